@@ -1,0 +1,39 @@
+// Lint that guards determinism and async hygiene; run by `npm test` (and so by CI).
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeModules = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+/** Modules workflow code may never import: Node built-ins and Node-only packages break the sandbox. */
+const workflowForbidden = [
+  ...nodeModules.map((name) => ({ name, message: 'Workflow code is sandboxed: no Node modules (determinism).' })),
+  ...['execa', 'pino', 'pino-pretty', '@temporalio/activity', '@temporalio/worker', '@temporalio/client', '@temporalio/testing'].map(
+    (name) => ({ name, message: 'Node-only package: not allowed in workflow code.' }),
+  ),
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.base],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'No default exports.' }],
+    },
+  },
+  { files: ['vitest.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  {
+    // Workflow code and the contracts it imports must stay deterministic and sandbox-safe.
+    files: ['src/workflows/**/*.ts', 'src/contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: workflowForbidden, patterns: [{ group: ['**/activities/*', '**/worker/*', '**/server/*', '**/tools/*', '**/client/*'], allowTypeImports: true, message: 'Workflow code may import only types from Node-side folders.' }] }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'No process in workflow code.' }, { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Not available in workflows.' }],
+    },
+  },
+);

@@ -1,0 +1,63 @@
+import os from 'node:os';
+import type { CallPlan } from '../contracts/call-plan.js';
+import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
+import type { ToolCall } from '../contracts/tool-call.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { executeCall } from './execute-call.js';
+import type { CallOutcome, ExecuteCallInput } from './execute-call.js';
+import { prepareCall } from './prepare-turn.js';
+
+export interface ActivityDependencies {
+  registry: ToolRegistry;
+  /** Working directory of sessions that name none. Default: the worker's. */
+  defaultCwd?: string;
+  /** Group size for sessions that name none. Default `SWITCHYARD_MAX_TOOL_CONCURRENCY` or 10. */
+  defaultMaxConcurrency?: number;
+}
+
+export interface PrepareTurnInput {
+  sessionId: string;
+  cwd?: string;
+  calls: ToolCall[];
+}
+
+export interface PreparedTurn {
+  plans: CallPlan[];
+  /** The session's effective working directory. */
+  cwd: string;
+  /** The worker's default group size, recorded in history so replay sees the same grouping. */
+  defaultMaxConcurrency: number;
+}
+
+/** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
+export function maxConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SWITCHYARD_MAX_TOOL_CONCURRENCY;
+  if (raw === undefined || raw === '') return DEFAULT_MAX_CONCURRENCY;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`SWITCHYARD_MAX_TOOL_CONCURRENCY must be a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
+/** The activities of a worker; dependencies come in here so tests can hand in their own tools. */
+export function createActivities(dependencies: ActivityDependencies) {
+  const defaultCwd = dependencies.defaultCwd ?? process.cwd();
+  const defaultMaxConcurrency = dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv();
+  const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));
+  return {
+    /** Plans every call of a turn in one round trip: lookup, validation, resolution, flags, digest, deadline. */
+    async prepareTurn(input: PrepareTurnInput): Promise<PreparedTurn> {
+      const cwd = cwdOf(input.cwd);
+      const context = { sessionId: input.sessionId, cwd };
+      const plans = await Promise.all(input.calls.map((call) => prepareCall({ registry: dependencies.registry, call, context })));
+      return { plans, cwd, defaultMaxConcurrency };
+    },
+    /** Runs one allowed call. */
+    async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
+      return executeCall({ registry: dependencies.registry, request });
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,32 @@
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../contracts/defaults.js';
+import type { Tool } from '../tools/define-tool.js';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The call's deadline in ms (seed 000 `resolveTimeoutMs`): `kind: 'none'` → none; else the tool's own budget
+ * resolver; else, when the tool allows it, the input's `timeout_ms` or `timeout`; else the tool's default; else
+ * the executor default; capped at `maxMs`; plus `cleanupGraceMs`.
+ */
+export function resolveTimeoutMs(
+  tool: Pick<Tool, 'timeout'> & { resolveTimeoutBudgetMs?: (input: unknown) => number | undefined },
+  input: unknown,
+  defaultTimeoutMs: number = DEFAULT_TOOL_TIMEOUT_MS,
+): number | undefined {
+  const policy = tool.timeout;
+  if (policy?.kind === 'none') return undefined;
+  const defaultMs = policy?.defaultMs ?? defaultTimeoutMs;
+  const override = policy?.allowCallOverride && isRecord(input)
+    ? typeof input.timeout_ms === 'number'
+      ? input.timeout_ms
+      : typeof input.timeout === 'number'
+        ? input.timeout
+        : undefined
+    : undefined;
+  const requestedMs = tool.resolveTimeoutBudgetMs?.(input) ?? override ?? defaultMs;
+  const cappedMs = policy?.maxMs === undefined ? requestedMs : Math.min(requestedMs, policy.maxMs);
+  const cleanupGraceMs = Math.max(0, Math.trunc(policy?.cleanupGraceMs ?? 0));
+  return Math.max(1, Math.trunc(cappedMs)) + cleanupGraceMs;
+}

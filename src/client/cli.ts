@@ -1,0 +1,204 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Logger as PinoLogger } from 'pino';
+import { DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { toolSessionWorkflowType } from '../contracts/messages.js';
+import { startDevServer } from '../server/dev-server.js';
+import type { DevServer } from '../server/dev-server.js';
+import { findTemporalBinary } from '../server/temporal-binary.js';
+import { NativeConnection, createSwitchyardWorker, namespaceFromEnv, taskQueueFromEnv } from '../worker/create-worker.js';
+import { createLogger } from '../worker/logger.js';
+import { installTemporalRuntime } from '../worker/runtime.js';
+import { SwitchyardClient } from './switchyard-client.js';
+
+const USAGE = `switchyard — a durable tool-call executor for AI agents, on Temporal
+
+Usage: switchyard <command> [options]
+
+Commands:
+  dev             Start a local Temporal dev server (with Web UI) and a Switchyard worker. What \`npm start\` runs.
+                  With TEMPORAL_ADDRESS set, no server is started and the worker joins that cluster.
+      --port N        gRPC port of the dev server (default 7233)
+      --ui-port N     Web UI port (default port + 1000, i.e. 8233)
+      --db-file F     keep the server's state in this SQLite file across restarts (default: in memory)
+      --headless      no Web UI
+      --cwd DIR       working directory of sessions that name none (default: the current directory)
+  worker          Run a worker against TEMPORAL_ADDRESS (default localhost:7233) and TEMPORAL_NAMESPACE.
+      --cwd DIR       as for dev
+  turn            Run one turn on a session, starting the session if needed; prints the TurnResult as JSON.
+      --session ID    session (workflow) id (required)
+      --calls JSON    the calls: [{"id":"c1","name":"Read","input":{"file_path":"README.md"}}], or @file.json
+      --turn-id ID    turn id (default: a new one); repeating it re-attaches instead of running twice
+      --cwd DIR       the session's cwd when this starts it
+  temporal-path   Find or build the temporal CLI (DESIGN.md §6 order) and print its path.
+  help            This text.
+
+Environment:
+  TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (default: an embedded dev server for dev)
+  SWITCHYARD_TASK_QUEUE                    task queue (default ${DEFAULT_TASK_QUEUE})
+  SWITCHYARD_MAX_TOOL_CONCURRENCY          largest concurrent group (default 10)
+  SWITCHYARD_LOG_LEVEL, SWITCHYARD_LOG_FORMAT  pino level (default info); json or pretty (default: pretty on a TTY)
+  TEMPORAL_CLI_PATH, SWITCHYARD_CACHE_DIR  where the temporal binary is, or is cached/built (~/.cache/switchyard)
+`;
+
+class UsageError extends Error {}
+
+function parsePort(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new UsageError(`${name} must be a port number, got "${value}"`);
+  return port;
+}
+
+/** Runs the worker until SIGINT/SIGTERM; the Temporal Runtime turns those signals into a clean shutdown. */
+async function runWorker(options: { address: string; namespace: string; cwd: string; logger: PinoLogger }): Promise<void> {
+  const connection = await NativeConnection.connect({ address: options.address });
+  try {
+    const worker = await createSwitchyardWorker({ connection, namespace: options.namespace, defaultCwd: options.cwd, logger: options.logger });
+    options.logger.info({ taskQueue: worker.options.taskQueue, namespace: options.namespace, address: options.address }, 'worker started');
+    await worker.run();
+    options.logger.info('worker stopped');
+  } finally {
+    await connection.close();
+  }
+}
+
+function firstTurnHint(server: { address: string; namespace: string }, cwd: string): string {
+  const taskQueue = taskQueueFromEnv();
+  const file = path.join(cwd, 'README.md');
+  return [
+    'Send a first turn from another terminal, with the Temporal CLI:',
+    `  temporal workflow start --address ${server.address} --namespace ${server.namespace} --task-queue ${taskQueue} --type ${toolSessionWorkflowType} --workflow-id demo --input '{}'`,
+    `  temporal workflow update execute --address ${server.address} --namespace ${server.namespace} --workflow-id demo --name executeTurn --input '{"turnId":"t1","calls":[{"id":"c1","name":"Read","input":{"file_path":"${file}","limit":5}}]}'`,
+    'or with Switchyard\'s own CLI:',
+    `  TEMPORAL_ADDRESS=${server.address} npx switchyard turn --session demo2 --calls '[{"id":"c1","name":"Read","input":{"file_path":"README.md","limit":5}}]'`,
+  ].join('\n');
+}
+
+async function dev(args: string[], logger: PinoLogger): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, 'ui-port': { type: 'string' }, 'db-file': { type: 'string' }, headless: { type: 'boolean' }, cwd: { type: 'string' } },
+    strict: true,
+  });
+  const cwd = path.resolve(values.cwd ?? process.cwd());
+  const namespace = namespaceFromEnv();
+  if (process.env.TEMPORAL_ADDRESS) {
+    logger.info({ address: process.env.TEMPORAL_ADDRESS }, 'TEMPORAL_ADDRESS is set: using that cluster, no embedded server');
+    await runWorker({ address: process.env.TEMPORAL_ADDRESS, namespace, cwd, logger });
+    return;
+  }
+  const port = parsePort(values.port, '--port') ?? 7233;
+  const uiPort = parsePort(values['ui-port'], '--ui-port') ?? port + 1000;
+  let server: DevServer | undefined;
+  try {
+    server = await startDevServer({
+      port,
+      ui: values.headless !== true,
+      uiPort,
+      namespace,
+      ...(values['db-file'] === undefined ? {} : { dbFilename: path.resolve(values['db-file']) }),
+      onProgress: (message) => logger.info(message),
+    });
+  } catch (error) {
+    throw new Error(`Could not start the Temporal dev server on port ${port} (is another server using it? try --port): ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const lines = [
+      '',
+      `Temporal dev server: ${server.address} (namespace ${server.namespace}; binary ${server.binary.path})`,
+      server.uiUrl === undefined ? 'Web UI: off (--headless)' : `Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows`,
+      `Switchyard worker: task queue ${taskQueueFromEnv()}, sessions default to cwd ${cwd}`,
+      '',
+      firstTurnHint(server, cwd),
+      '',
+      'Press Ctrl-C to stop the worker and the server.',
+      '',
+    ];
+    process.stderr.write(`${lines.join('\n')}\n`);
+    await runWorker({ address: server.address, namespace, cwd, logger });
+  } finally {
+    await server.stop();
+    logger.info('dev server stopped');
+  }
+}
+
+async function turn(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { session: { type: 'string' }, calls: { type: 'string' }, 'turn-id': { type: 'string' }, cwd: { type: 'string' } },
+    strict: true,
+  });
+  if (values.session === undefined) throw new UsageError('turn needs --session ID');
+  if (values.calls === undefined) throw new UsageError('turn needs --calls JSON (or @file.json)');
+  const text = values.calls.startsWith('@') ? await readFile(values.calls.slice(1), 'utf8') : values.calls;
+  let calls: unknown;
+  try {
+    calls = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--calls is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(calls)) throw new UsageError('--calls must be a JSON array of {id, name, input}');
+  const client = await SwitchyardClient.connect({ taskQueue: taskQueueFromEnv() });
+  try {
+    const turnId = values['turn-id'] ?? `turn-${Date.now().toString(36)}`;
+    const result = await client.executeTurnWithStart(values.session, { turnId, calls }, values.cwd === undefined ? {} : { cwd: path.resolve(values.cwd) });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await client.client.connection.close();
+  }
+}
+
+/** Entry point of the `switchyard` command; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  let logger: PinoLogger | undefined;
+  try {
+    switch (command) {
+      case 'dev':
+      case 'worker': {
+        logger = createLogger();
+        installTemporalRuntime(logger);
+        if (command === 'dev') {
+          await dev(rest, logger);
+        } else {
+          const { values } = parseArgs({ args: rest, options: { cwd: { type: 'string' } }, strict: true });
+          await runWorker({
+            address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
+            namespace: namespaceFromEnv(),
+            cwd: path.resolve(values.cwd ?? process.cwd()),
+            logger,
+          });
+        }
+        return 0;
+      }
+      case 'turn':
+        await turn(rest);
+        return 0;
+      case 'temporal-path': {
+        const binary = await findTemporalBinary({ onProgress: (message) => process.stderr.write(`${message}\n`) });
+        if (binary === undefined) {
+          process.stderr.write('No temporal binary found and no Go toolchain to build one; install the Temporal CLI or Go.\n');
+          return 1;
+        }
+        process.stdout.write(`${binary.path}\n`);
+        return 0;
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE);
+        return command === undefined ? 1 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    const usage = error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
+    const message = error instanceof Error ? error.message : String(error);
+    if (logger !== undefined && !usage) logger.error({ err: error }, message);
+    else process.stderr.write(`switchyard: ${message}\n${usage ? 'Run `switchyard help` for usage.\n' : ''}`);
+    return usage ? 2 : 1;
+  }
+}

@@ -1,0 +1,105 @@
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
+import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import type { EventsPage } from '../contracts/events.js';
+import {
+  approvalSignal,
+  eventsQuery,
+  executeTurnUpdate,
+  interruptSignal,
+  pendingApprovalsQuery,
+  toolSessionWorkflowType,
+} from '../contracts/messages.js';
+import type { SessionOptions } from '../contracts/session.js';
+import type { ToolCall } from '../contracts/tool-call.js';
+import type { TurnResult } from '../contracts/tool-result.js';
+
+export interface SwitchyardClientOptions {
+  client: Client;
+  /** Default `switchyard`. */
+  taskQueue?: string;
+}
+
+/** Typed access to sessions; any other Temporal client can do the same through the wire contract. */
+export class SwitchyardClient {
+  readonly client: Client;
+  readonly taskQueue: string;
+
+  constructor(options: SwitchyardClientOptions) {
+    this.client = options.client;
+    this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+  }
+
+  /** Connects to `address` (default `TEMPORAL_ADDRESS` or `localhost:7233`). */
+  static async connect(options: { address?: string; namespace?: string; taskQueue?: string } = {}): Promise<SwitchyardClient> {
+    const connection = await Connection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
+    const client = new Client({ connection, namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE });
+    return new SwitchyardClient({ client, ...(options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue }) });
+  }
+
+  /** Starts a session whose workflow id is `sessionId`. */
+  async startSession(sessionId: string, options: SessionOptions = {}): Promise<SessionHandle> {
+    await this.client.workflow.start(toolSessionWorkflowType, {
+      workflowId: sessionId,
+      taskQueue: this.taskQueue,
+      args: [options],
+    });
+    return this.session(sessionId);
+  }
+
+  /** A handle on an existing session. */
+  session(sessionId: string): SessionHandle {
+    return new SessionHandle(this, this.client.workflow.getHandle(sessionId));
+  }
+
+  /**
+   * Runs a turn, starting the session first if it does not exist yet (update-with-start), so an agent loop needs
+   * a single call per model reply.
+   */
+  async executeTurnWithStart(sessionId: string, request: { turnId: string; calls: ToolCall[] }, options: SessionOptions = {}): Promise<TurnResult> {
+    const startOperation = new WithStartWorkflowOperation(toolSessionWorkflowType, {
+      workflowId: sessionId,
+      taskQueue: this.taskQueue,
+      args: [options],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    return this.client.workflow.executeUpdateWithStart(executeTurnUpdate, {
+      args: [request],
+      updateId: request.turnId,
+      startWorkflowOperation: startOperation,
+    });
+  }
+}
+
+export class SessionHandle {
+  constructor(
+    readonly switchyard: SwitchyardClient,
+    readonly workflow: WorkflowHandle,
+  ) {}
+
+  get sessionId(): string {
+    return this.workflow.workflowId;
+  }
+
+  /** Runs one model reply's tool calls; the update id is the turnId, so a retry re-attaches instead of re-running. */
+  executeTurn(request: { turnId: string; calls: ToolCall[] }): Promise<TurnResult> {
+    return this.workflow.executeUpdate(executeTurnUpdate, { args: [request], updateId: request.turnId });
+  }
+
+  approve(approval: ApprovalSignal): Promise<void> {
+    return this.workflow.signal(approvalSignal, approval);
+  }
+
+  interrupt(reason?: string): Promise<void> {
+    return this.workflow.signal(interruptSignal, reason === undefined ? {} : { reason });
+  }
+
+  pendingApprovals(): Promise<ApprovalRequest[]> {
+    return this.workflow.query(pendingApprovalsQuery);
+  }
+
+  events(since = 0): Promise<EventsPage> {
+    return this.workflow.query(eventsQuery, { since });
+  }
+}

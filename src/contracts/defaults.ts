@@ -1,0 +1,43 @@
+/**
+ * Seed defaults, one table per concern, so they can be read at a glance.
+ * Source: seeds/000 (ZCode executor) and seeds/001 (Claude Code orchestration).
+ * Pure data: safe to import from workflow code.
+ */
+
+/** Task queue used when neither an option nor `SWITCHYARD_TASK_QUEUE` names one. */
+export const DEFAULT_TASK_QUEUE = 'switchyard';
+
+/** Namespace used when `TEMPORAL_NAMESPACE` is unset. */
+export const DEFAULT_NAMESPACE = 'default';
+
+/** Largest number of calls in one concurrent group (seed: `toolConcurrency.maxConcurrency`). */
+export const DEFAULT_MAX_CONCURRENCY = 10;
+
+/** Executor default deadline when a tool declares none (seed 000: `impl.ts:32`). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;
+
+/** Per-turn aggregate budget for all tool results of one model message (seed 001 §4.6.2). */
+export const DEFAULT_AGGREGATE_BUDGET_CHARS = 200_000;
+
+/** Characters of preview in a `<persisted-output>` envelope (seed 000). */
+export const PERSISTED_PREVIEW_CHARS = 2_000;
+
+/** Error messages projected to the model: depth of the cause chain and length cap (seed 000). */
+export const ERROR_PROJECTION = { maxCauseDepth: 12, maxChars: 500 } as const;
+
+/** Bash timeouts (seed 000 table); the env vars `BASH_DEFAULT_TIMEOUT_MS`/`BASH_MAX_TIMEOUT_MS` override. */
+export const BASH_TIMEOUTS = { defaultMs: 120_000, maxMs: 600_000, cleanupGraceMs: 6_000 } as const;
+
+/** Timeouts of the other built-in tools (seed 000 table). */
+export const TOOL_TIMEOUTS = {
+  Read: { defaultMs: 30_000, maxMs: 150_000 },
+  WebFetch: { defaultMs: 60_000, maxMs: 60_000 },
+  mcp: { defaultMs: 30_000 },
+  other: { defaultMs: 30_000 },
+} as const;
+
+/** Display limits, outside the model budget (seed 000). */
+export const DISPLAY_LIMITS = { fileDiffHunks: 8, fileDiffLines: 160, bashOutputBytes: 150_000 } as const;
+
+/** Events kept in one run before the session continues as new even if Temporal has not suggested it. */
+export const DEFAULT_CONTINUE_AS_NEW_EVENTS = 2_000;

@@ -1,0 +1,62 @@
+import type { CallFlags } from './call-plan.js';
+import type { ApprovalDecision } from './approval.js';
+import type { ToolResultStatus } from './tool-result.js';
+
+interface EventBase {
+  /** Position in the session's event log; `events({ since })` returns events with `seq >= since`. */
+  seq: number;
+  /** ISO timestamp (workflow time). */
+  at: string;
+  turnId: string;
+}
+
+/** The session's append-only event log (query `events`); event types follow the seed. */
+export type SessionEvent =
+  | (EventBase & { type: 'TurnStarted'; callIds: string[]; streaming: boolean })
+  | (EventBase & {
+      type: 'ToolCallScheduled';
+      callId: string;
+      toolName: string;
+      groupIndex: number;
+      /** The whole grouping of the turn, as lists of call ids. */
+      groups: string[][];
+    })
+  | (EventBase & { type: 'PermissionRequested'; callId: string; requestId: string; toolName: string; reason?: string })
+  | (EventBase & {
+      type: 'PermissionResolved';
+      callId: string;
+      requestId?: string;
+      decision: ApprovalDecision | 'allow';
+      source: 'rule' | 'mode' | 'hook' | 'user' | 'remembered' | 'tool';
+      by?: string;
+    })
+  | (EventBase & { type: 'PermissionDenied'; callId: string; requestId?: string; reason: string; source: string })
+  | (EventBase & {
+      type: 'ToolCallStarted';
+      callId: string;
+      toolName: string;
+      readOnly: boolean;
+      sideEffectScope: CallFlags['sideEffectScope'];
+    })
+  | (EventBase & { type: 'ToolCallResult'; callId: string; toolName: string; status: ToolResultStatus; totalMs: number })
+  | (EventBase & {
+      type: 'ToolCallError';
+      callId: string;
+      toolName: string;
+      status: ToolResultStatus;
+      errorCode?: string;
+      message: string;
+    })
+  | (EventBase & { type: 'ToolBatchComplete'; groupIndex: number; succeeded: number; failed: number })
+  | (EventBase & { type: 'TurnCompleted'; stopped: boolean; stopReason?: string; resultCount: number })
+  | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: 'unknown' | 'already_decided' | 'digest_mismatch' | 'invalid' ; detail?: string });
+
+export type SessionEventType = SessionEvent['type'];
+
+/** An event before the log assigns its position and time. */
+export type NewSessionEvent = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'seq' | 'at'> : never) : never;
+
+export interface EventsPage {
+  events: SessionEvent[];
+  next: number;
+}

@@ -1,0 +1,25 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ApprovalRequest, ApprovalSignal } from './approval.js';
+import type { EventsPage } from './events.js';
+import type { ExecuteTurnRequest } from './tool-call.js';
+import type { TurnResult } from './tool-result.js';
+
+/** Workflow type of a session (wire contract v1). */
+export const toolSessionWorkflowType = 'toolSession';
+
+/** An update, not a signal, because the caller waits for the results. The update id is the turnId. */
+export const executeTurnUpdate = defineUpdate<TurnResult, [ExecuteTurnRequest]>('executeTurn');
+
+export const approvalSignal = defineSignal<[ApprovalSignal]>('approval');
+
+export interface InterruptSignal {
+  reason?: string;
+}
+export const interruptSignal = defineSignal<[InterruptSignal]>('interrupt');
+
+export const pendingApprovalsQuery = defineQuery<ApprovalRequest[]>('pendingApprovals');
+
+export const eventsQuery = defineQuery<EventsPage, [{ since?: number }?]>('events');
+
+/** Name of the Int search attribute that counts a session's pending approvals. */
+export const pendingApprovalsSearchAttribute = 'SwitchyardPendingApprovals';

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+export const permissionModes = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
+export type PermissionMode = (typeof permissionModes)[number];
+
+export const permissionRulesSchema = z.strictObject({
+  allow: z.array(z.string()).optional(),
+  ask: z.array(z.string()).optional(),
+  deny: z.array(z.string()).optional(),
+});
+export type PermissionRules = z.infer<typeof permissionRulesSchema>;
+
+/** Start input of the `toolSession` workflow (wire contract v1). */
+export const sessionOptionsSchema = z.object({
+  /** Defaults to the workflow id. */
+  sessionId: z.string().min(1).optional(),
+  /** Working directory of the session's tools; defaults to the worker's working directory. */
+  cwd: z.string().min(1).optional(),
+  /** Default `default`. */
+  permissionMode: z.enum(permissionModes).optional(),
+  rules: permissionRulesSchema.optional(),
+  /** Largest concurrent group; default 10 (`SWITCHYARD_MAX_TOOL_CONCURRENCY` on the worker). */
+  maxConcurrency: z.number().int().min(1).max(100).optional(),
+  /** Deny an unanswered approval after this long; default: wait forever. */
+  approvalTimeoutMs: z.number().int().positive().optional(),
+  /** Per-turn aggregate budget of all results' model content; default 200,000 characters. */
+  aggregateBudgetChars: z.number().int().positive().optional(),
+  /** Continue as new after this many events in one run even if Temporal has not suggested it. */
+  continueAsNewAfterEvents: z.number().int().positive().optional(),
+});
+export type SessionOptions = z.infer<typeof sessionOptionsSchema>;

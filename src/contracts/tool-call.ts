@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** One tool call as the model produced it. `input` may be an object or a JSON string. */
+export const toolCallSchema = z.object({
+  id: z.string().min(1, 'call id must be a non-empty string'),
+  name: z.string(),
+  input: z.unknown(),
+});
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+function rejectDuplicateIds(calls: readonly ToolCall[], context: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  calls.forEach((call, index) => {
+    if (seen.has(call.id)) {
+      context.addIssue({ code: 'custom', message: `duplicate call id "${call.id}"`, path: ['calls', index, 'id'] });
+    }
+    seen.add(call.id);
+  });
+}
+
+/** Input of the `executeTurn` update. */
+export const executeTurnRequestSchema = z
+  .object({
+    turnId: z.string().min(1, 'turnId must be a non-empty string'),
+    calls: z.array(toolCallSchema),
+  })
+  .superRefine((request, context) => rejectDuplicateIds(request.calls, context));
+export type ExecuteTurnRequest = z.infer<typeof executeTurnRequestSchema>;
+
+/** Formats a zod error as one line for an update rejection or a model-facing message. */
+export function formatZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+      return `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}

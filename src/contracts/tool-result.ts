@@ -1,0 +1,80 @@
+/** Terminal statuses a call can end in (wire contract). */
+export const toolResultStatuses = ['success', 'error', 'cancelled', 'denied'] as const;
+export type ToolResultStatus = (typeof toolResultStatuses)[number];
+
+/** Every status a call passes through (DESIGN.md §4). */
+export type CallStatus = 'validating' | 'scheduled' | 'awaiting_approval' | 'executing' | ToolResultStatus;
+
+/** How a result changes the course of the turn. */
+export interface TurnControl {
+  stopTurn: boolean;
+  reason?: string;
+}
+
+export type ResultBudgetPolicy = 'truncate' | 'artifact';
+
+export interface ResultBudgetInfo {
+  truncated: boolean;
+  originalBytes: number;
+  modelBytes: number;
+  policy: ResultBudgetPolicy;
+  /** URI of the stored full output, when it was persisted. */
+  artifact?: string;
+}
+
+/** What a UI shows for a result; closed union, bounded independently of the model budget. */
+export type ToolDisplay =
+  | { type: 'text'; text: string }
+  | { type: 'bash_output'; stdout: string; stderr: string; exitCode: number | null; truncated: boolean }
+  | { type: 'file_diff'; filePath: string; hunks: DiffHunk[]; truncated: boolean };
+
+export interface DiffHunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+}
+
+export interface ToolResultTimings {
+  totalMs: number;
+  permissionWaitMs: number;
+  queuedMs: number;
+}
+
+/** One result per call, in call order (wire contract). */
+export interface ToolResult {
+  callId: string;
+  toolName: string;
+  status: ToolResultStatus;
+  modelContent: string;
+  isError: boolean;
+  errorCode?: string;
+  display?: ToolDisplay;
+  budget?: ResultBudgetInfo;
+  timings: ToolResultTimings;
+  turnControl?: TurnControl;
+}
+
+export interface TurnResult {
+  turnId: string;
+  results: ToolResult[];
+  stopped: boolean;
+  stopReason?: string;
+}
+
+/** Error codes a result may carry; open to tools' own codes, these are Switchyard's. */
+export const errorCodes = {
+  toolNotFound: 'tool_not_found',
+  inputValidation: 'input_validation',
+  businessFailure: 'tool_use_error',
+  prepareFailed: 'prepare_failed',
+  permissionDenied: 'permission_denied',
+  hookBlocked: 'hook_blocked',
+  timeout: 'timeout',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+  handlerError: 'handler_error',
+  outputSchema: 'output_schema',
+  turnStopped: 'turn_stopped',
+} as const;

@@ -1,0 +1,74 @@
+import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { EphemeralServerExecutable } from '@temporalio/testing';
+import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
+import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
+import { TEMPORAL_CLI_VERSION, findTemporalBinary } from './temporal-binary.js';
+import type { TemporalBinary } from './temporal-binary.js';
+
+export const pendingApprovalsKey = defineSearchAttributeKey(pendingApprovalsSearchAttribute, SearchAttributeType.INT);
+
+export interface DevServerOptions {
+  /** gRPC port; default a free one. */
+  port?: number;
+  /** Serve the Web UI; default false. */
+  ui?: boolean;
+  /** Web UI port; default `port + 1000`. */
+  uiPort?: number;
+  /** SQLite file that keeps state across restarts; default in-memory. */
+  dbFilename?: string;
+  namespace?: string;
+  /** Host to bind; default 127.0.0.1. */
+  ip?: string;
+  env?: NodeJS.ProcessEnv;
+  onProgress?: (message: string) => void;
+}
+
+export interface DevServer {
+  /** `host:port` for `TEMPORAL_ADDRESS`. */
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  binary: TemporalBinary | { path: 'sdk-download'; source: 'download' };
+  environment: TestWorkflowEnvironment;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a local Temporal dev server with Switchyard's search attribute registered and WAL journaling, using the
+ * binary `findTemporalBinary` finds (or, as a last resort, the SDK's download).
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const found = await findTemporalBinary({ env: options.env, onProgress: options.onProgress });
+  const executable: EphemeralServerExecutable =
+    found === undefined ? { type: 'cached-download', version: `v${TEMPORAL_CLI_VERSION}` } : { type: 'existing-path', path: found.path };
+  if (found === undefined) options.onProgress?.('No temporal binary and no Go toolchain: downloading the dev server through the Temporal SDK…');
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  const ip = options.ip ?? '127.0.0.1';
+  const extraArgs = ['--sqlite-pragma', 'journal_mode=WAL', '--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
+  const environment = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable,
+      namespace,
+      ip,
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.ui ? { ui: true } : {}),
+      ...(options.uiPort === undefined ? {} : { uiPort: options.uiPort }),
+      ...(options.dbFilename === undefined ? {} : { dbFilename: options.dbFilename }),
+      searchAttributes: [pendingApprovalsKey],
+      extraArgs,
+      log: { format: 'json', level: 'error' },
+    },
+  });
+  const address = environment.address;
+  const port = Number(address.split(':').at(-1));
+  const server: DevServer = {
+    address,
+    namespace,
+    binary: found ?? { path: 'sdk-download', source: 'download' },
+    environment,
+    stop: () => environment.teardown(),
+  };
+  if (options.ui) server.uiUrl = `http://${ip}:${options.uiPort ?? port + 1000}`;
+  return server;
+}

@@ -1,0 +1,121 @@
+import type { z } from 'zod';
+import type { InterruptBehavior, SideEffectScope } from '../contracts/call-plan.js';
+import type { ResultBudgetPolicy, ToolDisplay, TurnControl } from '../contracts/tool-result.js';
+
+/** How long a call may run (seed 000 `resolveTimeoutMs`). */
+export interface TimeoutPolicy {
+  /** `none`: no deadline at all (agent-like tools, `submit_result`). Default `deadline`. */
+  kind?: 'deadline' | 'none';
+  /** Default deadline; falls back to the executor default of 300000 ms. */
+  defaultMs?: number;
+  /** Cap on any requested deadline. */
+  maxMs?: number;
+  /** Whether the input's `timeout_ms` or `timeout` field may set the deadline. Default false. */
+  allowCallOverride?: boolean;
+  /** Extra time after the deadline for the tool's own cleanup. Default 0. */
+  cleanupGraceMs?: number;
+}
+
+/** How much of the output goes to the model, and what happens to the rest (seed 000 budget table). */
+export interface ResultBudget {
+  maxModelBytes: number;
+  /** Defaults to `maxModelBytes`; the smaller of the two applies. */
+  maxInlineBytes?: number;
+  policy: ResultBudgetPolicy;
+  /** Which end of the output a truncation or preview keeps. */
+  keep: 'head' | 'tail';
+}
+
+export type ValidationOutcome = { ok: true } | { ok: false; message: string; errorCode?: string };
+
+/** What tools see before execution (classification, validation, resolution). */
+export interface ToolPrepareContext {
+  sessionId: string;
+  /** Absolute working directory of the session. */
+  cwd: string;
+}
+
+/** What a tool's `execute` receives. */
+export interface ToolExecutionContext extends ToolPrepareContext {
+  callId: string;
+  turnId: string;
+  /** Fires on turn interrupt, on the deadline, and on cancellation delivered by heartbeat. */
+  signal: AbortSignal;
+  /** Reports progress (e.g. the tail of a command's output); it travels in heartbeat details. */
+  reportProgress(progress: string): void;
+}
+
+export interface ToolOutputObject {
+  content: string;
+  /** A result that is an error for the model even though the handler returned normally. */
+  isError?: boolean;
+  errorCode?: string;
+  display?: ToolDisplay;
+  turnControl?: TurnControl;
+}
+export type ToolOutput = string | ToolOutputObject;
+
+/** A tool definition; build one with `defineTool`. */
+export interface ToolDefinition<Input> {
+  name: string;
+  /** Other names the model may use (deprecated names, other CLIs' names). */
+  aliases?: readonly string[];
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  /** Never concurrent when true. Default false. */
+  destructive?: boolean;
+  /** Whether the call may share a group; a function of the input, or a value. Default false (fail closed). */
+  concurrentSafe?: boolean | ((input: Input) => boolean);
+  /** Read-only tools need no approval in `default` mode. Default false. */
+  readOnly?: boolean | ((input: Input) => boolean);
+  /** Default `none` for read-only tools, `workspace` otherwise. */
+  sideEffectScope?: SideEffectScope;
+  /** May run again after a lost worker. Default: same as read-only. */
+  idempotent?: boolean;
+  /** Whether the tool edits files (for `acceptEdits`). Default false. */
+  editsFiles?: boolean;
+  timeout?: TimeoutPolicy;
+  resultBudget?: ResultBudget;
+  /** `cancel` (default): an interrupt cancels the call; `block`: it runs to completion. */
+  interruptBehavior?: InterruptBehavior;
+  /** Always ask a human, whatever the rules and hooks say (deny still wins). */
+  alwaysAsk?: boolean;
+  /** A successful call ends the turn (e.g. `submit_result`). */
+  stopTurnOnSuccess?: boolean;
+  /** A failure cancels running siblings of the same tool in its group (Bash). */
+  cancelSiblingsOnError?: boolean;
+  /** Message the model sees when the call is cancelled. */
+  cancelledMessage?: string;
+  /** What permission rules match, e.g. the command for `Bash(npm run test:*)`, the path for `Read(src/**)`. */
+  ruleContent?(input: Input): string | undefined;
+  /** One line for the Web UI, after the tool name: `Bash: npm test`. */
+  summarize?(input: Input): string;
+  /** Semantic checks after the schema; a failure is a `<tool_use_error>` for the model. */
+  validateInput?(input: Input, context: ToolPrepareContext): ValidationOutcome | Promise<ValidationOutcome>;
+  /** Turns the input into execution facts (absolute paths…) before hooks, rules, approval and the handler. */
+  resolveInput?(input: Input, context: ToolPrepareContext): Input | Promise<Input>;
+  execute(input: Input, context: ToolExecutionContext): Promise<ToolOutput>;
+}
+
+/** A registered tool, its input type erased. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry holds tools of every input type
+export type Tool = ToolDefinition<any>;
+
+/** Defines a tool; the input type follows from the zod schema. */
+export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<z.infer<Schema>> & { inputSchema: Schema }): Tool {
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(definition.name)) {
+    throw new TypeError(`Invalid tool name "${definition.name}": use 1-64 letters, digits, "_", ".", ":" or "-"`);
+  }
+  return definition;
+}
+
+/** A business failure: the model sees its message wrapped in `<tool_use_error>`. */
+export class ToolUseError extends Error {
+  override readonly name = 'ToolUseError';
+  constructor(
+    message: string,
+    readonly code: string = 'tool_use_error',
+  ) {
+    super(message);
+  }
+}

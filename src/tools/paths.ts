@@ -1,0 +1,43 @@
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Absolute path of a tool's path argument: absolute as given, or relative to the session's cwd. */
+export function resolveToolPath(cwd: string, filePath: string): string {
+  return path.resolve(cwd, filePath);
+}
+
+export function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * Why a path may not be used by a file tool, or undefined when it may: it must lie inside cwd, and so must the
+ * file a symlink leads to (the deepest existing ancestor is resolved for paths that do not exist yet).
+ */
+export async function pathEscapeReason(cwd: string, absolutePath: string): Promise<string | undefined> {
+  const root = await realpath(cwd).catch(() => path.resolve(cwd));
+  if (!isInside(path.resolve(cwd), absolutePath) && !isInside(root, absolutePath)) {
+    return `Path ${absolutePath} is outside the session's working directory ${cwd}`;
+  }
+  const real = await realpathOfDeepestExisting(absolutePath);
+  if (!isInside(root, real)) {
+    return `Path ${absolutePath} leads outside the session's working directory ${cwd} (through a symlink, to ${real})`;
+  }
+  return undefined;
+}
+
+async function realpathOfDeepestExisting(absolutePath: string): Promise<string> {
+  let current = absolutePath;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(await realpath(current), ...rest);
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return absolutePath;
+      rest.unshift(path.basename(current));
+      current = parent;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+
+describe('a one-call turn on a real Temporal server', () => {
+  let harness: Harness;
+  let cwd: string;
+
+  beforeAll(async () => {
+    cwd = await scratchDir();
+    await writeFile(path.join(cwd, 'notes.txt'), 'first line\nsecond line\nthird line\n');
+    harness = await createHarness({ defaultCwd: cwd });
+  });
+  afterAll(async () => harness.close());
+
+  it('reads a file under the session cwd and returns the numbered lines', async () => {
+    const result = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      return session.executeTurn({ turnId: 't1', calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt', offset: 2 } }] });
+    });
+    expect(result.turnId).toBe('t1');
+    expect(result.stopped).toBe(false);
+    expect(result.results).toHaveLength(1);
+    const [read] = result.results;
+    expect(read).toMatchObject({ callId: 'c1', toolName: 'Read', status: 'success', isError: false });
+    expect(read?.modelContent).toBe('     2\tsecond line\n     3\tthird line');
+    expect(read?.timings.totalMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('starts the session on first use with update-with-start and re-attaches to a repeated turnId', async () => {
+    const sessionId = uniqueName('uws');
+    const request = { turnId: 'same', calls: [{ id: 'c1', name: 'Read', input: '{"file_path":"notes.txt","limit":1}' }] };
+    const [first, again, events] = await harness.withWorker(async () => {
+      const first = await harness.client.executeTurnWithStart(sessionId, request, { cwd });
+      const again = await harness.client.session(sessionId).executeTurn(request);
+      const events = await harness.client.session(sessionId).events();
+      return [first, again, events] as const;
+    });
+    expect(first.results[0]?.modelContent).toBe('     1\tfirst line');
+    expect(again).toEqual(first);
+    // Ran once: one TurnStarted, one ToolCallStarted.
+    expect(events.events.filter((event) => event.type === 'ToolCallStarted')).toHaveLength(1);
+    expect(events.events.filter((event) => event.type === 'TurnStarted')).toHaveLength(1);
+  });
+
+  it('rejects a malformed request in the update validator, before it enters history', async () => {
+    const outcome = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      const rejected = await session
+        .executeTurn({ turnId: 'bad', calls: [{ id: 'x', name: 'Read', input: {} }, { id: 'x', name: 'Read', input: {} }] })
+        .then(
+          () => 'accepted',
+          (error: Error) => `${error.message}: ${(error.cause as Error | undefined)?.message}`,
+        );
+      const history = await session.workflow.fetchHistory();
+      return { rejected, historyText: JSON.stringify(history) };
+    });
+    expect(outcome.rejected).toMatch(/duplicate call id "x"/);
+    expect(outcome.historyText).not.toContain('"bad"');
+  });
+
+  it('replays the recorded history of a session deterministically', async () => {
+    const session = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      await session.executeTurn({ turnId: 't1', calls: [{ id: 'a', name: 'Read', input: { file_path: 'notes.txt' } }, { id: 'b', name: 'Missing', input: {} }] });
+      return session;
+    });
+    const history = await session.workflow.fetchHistory();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, session.sessionId),
+    ).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,90 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { SwitchyardClient } from '../../src/client/switchyard-client.js';
+import type { SessionHandle } from '../../src/client/switchyard-client.js';
+import type { SessionOptions } from '../../src/contracts/session.js';
+import type { Tool } from '../../src/tools/define-tool.js';
+import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
+import { createLogger } from '../../src/worker/logger.js';
+import { installTemporalRuntime } from '../../src/worker/runtime.js';
+
+let counter = 0;
+let runtimeInstalled = false;
+
+function ensureRuntime(): void {
+  if (runtimeInstalled) return;
+  installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
+  runtimeInstalled = true;
+}
+
+/** A unique name per test, so tests sharing one server stay apart. */
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
+
+export { scratchDir } from './scratch.js';
+
+export interface Harness {
+  taskQueue: string;
+  client: SwitchyardClient;
+  address: string;
+  namespace: string;
+  /** Starts a worker on this harness's task queue; stop it with `worker.shutdown()`. */
+  startWorker(options?: { tools?: readonly Tool[]; defaultCwd?: string }): Promise<{ worker: Worker; done: Promise<void> }>;
+  /** Runs `body` while a worker polls, then shuts the worker down. */
+  withWorker<T>(body: () => Promise<T>, options?: { tools?: readonly Tool[]; defaultCwd?: string }): Promise<T>;
+  startSession(options?: SessionOptions): Promise<SessionHandle>;
+  close(): Promise<void>;
+}
+
+/** A client and workers on a fresh task queue of the shared test server (see global-setup.ts). */
+export async function createHarness(options: { tools?: readonly Tool[]; defaultCwd?: string } = {}): Promise<Harness> {
+  ensureRuntime();
+  const address = inject('temporalAddress');
+  const namespace = inject('temporalNamespace');
+  const codePath = inject('workflowBundlePath');
+  const taskQueue = uniqueName('tq');
+  const connection = await Connection.connect({ address });
+  const client = new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue });
+  const nativeConnections: NativeConnection[] = [];
+
+  const startWorker: Harness['startWorker'] = async (workerOptions = {}) => {
+    const nativeConnection = await NativeConnection.connect({ address });
+    nativeConnections.push(nativeConnection);
+    const worker = await createSwitchyardWorker({
+      connection: nativeConnection,
+      namespace,
+      taskQueue,
+      tools: workerOptions.tools ?? options.tools,
+      defaultCwd: workerOptions.defaultCwd ?? options.defaultCwd,
+      workflowBundle: { codePath },
+    });
+    const done = worker.run();
+    return { worker, done };
+  };
+
+  return {
+    taskQueue,
+    client,
+    address,
+    namespace,
+    startWorker,
+    async withWorker(body, workerOptions) {
+      const { worker, done } = await startWorker(workerOptions);
+      try {
+        return await body();
+      } finally {
+        worker.shutdown();
+        await done;
+      }
+    },
+    startSession: (sessionOptions = {}) => client.startSession(uniqueName('session'), sessionOptions),
+    async close() {
+      await connection.close();
+      await Promise.all(nativeConnections.map((c) => c.close()));
+    },
+  };
+}

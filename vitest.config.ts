@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+import { SummaryReporter } from './test/support/summary-reporter.js';
+
+// Two projects: fast unit tests of pure logic, and integration tests against one real Temporal dev server that
+// the global setup starts once (and builds the workflow bundle once) for the whole run.
+export default defineConfig({
+  test: {
+    reporters: ['default', new SummaryReporter()],
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          sequence: { groupOrder: 0 },
+          include: ['test/unit/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          sequence: { groupOrder: 1 },
+          include: ['test/integration/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/support/global-setup.ts'],
+          pool: 'forks',
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          // Two cores: two test files at a time against the shared server.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
