@@ -16,6 +16,7 @@ export interface ExecuteCallInput {
   cwd: string;
   turnId: string;
   plan: ReadyCallPlan;
+  sessionState: Record<string, unknown>;
 }
 
 /** What one execution produced; the workflow adds the timings it measured and the permission wait. */
@@ -27,6 +28,8 @@ export interface CallOutcome {
   display?: ToolDisplay;
   budget?: ResultBudgetInfo;
   turnControl?: TurnControl;
+  /** Session-state keys the call sets (its context modifier). */
+  sessionState?: Record<string, unknown>;
   /** Time the handler was working (deadline time). */
   activeMs: number;
   /** Time the handler waited at an admission gate (not deadline time). */
@@ -93,6 +96,7 @@ export async function executeCall(options: { registry: ToolRegistry; request: Ex
         reportProgress: (text) => {
           progress = text;
         },
+        sessionState: request.sessionState,
       })
       .then(
         (output) => resolve({ kind: 'output', output: typeof output === 'string' ? { content: output } : output }),
@@ -147,6 +151,7 @@ export async function executeCall(options: { registry: ToolRegistry; request: Ex
       if (output.errorCode !== undefined) outcome.errorCode = output.errorCode;
       if (serialized.budget !== undefined) outcome.budget = serialized.budget;
       if (output.display !== undefined) outcome.display = output.display;
+      if (output.sessionState !== undefined && !output.isError) outcome.sessionState = output.sessionState;
       const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
       if (stopTurn !== undefined) outcome.turnControl = stopTurn;
       return outcome;

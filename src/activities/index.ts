@@ -5,6 +5,7 @@ import type { ToolCall } from '../contracts/tool-call.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { executeCall } from './execute-call.js';
 import type { CallOutcome, ExecuteCallInput } from './execute-call.js';
+import type { SwitchyardHooks } from './hooks.js';
 import { prepareCall } from './prepare-turn.js';
 
 export interface ActivityDependencies {
@@ -13,6 +14,12 @@ export interface ActivityDependencies {
   defaultCwd?: string;
   /** Group size for sessions that name none. Default `SWITCHYARD_MAX_TOOL_CONCURRENCY` or 10. */
   defaultMaxConcurrency?: number;
+  /** Hooks given as functions. */
+  hooks?: SwitchyardHooks;
+  /** Whether the namespace has the `SwitchyardPendingApprovals` search attribute (the worker checks at start). */
+  pendingApprovalsSearchAttribute?: boolean;
+  /** Where hook failures and other worker-side problems are reported. */
+  onWarning?: (message: string, details: Record<string, unknown>) => void;
 }
 
 export interface PrepareTurnInput {
@@ -27,6 +34,8 @@ export interface PreparedTurn {
   cwd: string;
   /** The worker's default group size, recorded in history so replay sees the same grouping. */
   defaultMaxConcurrency: number;
+  /** Whether the workflow may upsert the `SwitchyardPendingApprovals` search attribute. */
+  pendingApprovalsSearchAttribute: boolean;
 }
 
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
@@ -50,8 +59,12 @@ export function createActivities(dependencies: ActivityDependencies) {
     async prepareTurn(input: PrepareTurnInput): Promise<PreparedTurn> {
       const cwd = cwdOf(input.cwd);
       const context = { sessionId: input.sessionId, cwd };
-      const plans = await Promise.all(input.calls.map((call) => prepareCall({ registry: dependencies.registry, call, context })));
-      return { plans, cwd, defaultMaxConcurrency };
+      const onHookError = (error: unknown, toolName: string): void =>
+        dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
+      const plans = await Promise.all(
+        input.calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }) })),
+      );
+      return { plans, cwd, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {

@@ -1,4 +1,4 @@
-import type { CallFlags, CallPlan, ReadyCallPlan, RejectedCallPlan } from '../contracts/call-plan.js';
+import type { CallFlags, CallPlan, PreToolUseOutcome, ReadyCallPlan, RejectedCallPlan } from '../contracts/call-plan.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import { formatZodError } from '../contracts/tool-call.js';
@@ -6,6 +6,9 @@ import { projectErrorMessage } from '../contracts/error-projection.js';
 import { texts } from '../contracts/texts.js';
 import type { Tool, ToolPrepareContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { isInside } from '../tools/paths.js';
+import { hookMatches } from './hooks.js';
+import type { SwitchyardHooks } from './hooks.js';
 import { inputDigest } from './digest.js';
 import { resolveTimeoutMs } from './resolve-timeout.js';
 
@@ -60,7 +63,13 @@ function parseInput(raw: unknown): { ok: true; value: unknown } | { ok: false; m
  * The front of the pipeline for one call (seed 000 `executeToolCall`, up to the hooks): lookup, normalisation,
  * schema validation, `validateInput`, `resolveInput`, then the flags, digest and deadline of the resolved input.
  */
-export async function prepareCall(options: { registry: ToolRegistry; call: ToolCall; context: ToolPrepareContext }): Promise<CallPlan> {
+export async function prepareCall(options: {
+  registry: ToolRegistry;
+  call: ToolCall;
+  context: ToolPrepareContext;
+  hooks?: SwitchyardHooks;
+  onHookError?: (error: unknown, toolName: string) => void;
+}): Promise<CallPlan> {
   const { registry, call, context } = options;
   const tool = registry.lookup(call.name);
   if (tool === undefined) return rejected(call, 'lookup', errorCodes.toolNotFound, texts.toolNotFound(call.name));
@@ -94,6 +103,34 @@ export async function prepareCall(options: { registry: ToolRegistry; call: ToolC
     };
   }
 
+  const hookOutcome = await runPreToolUseHooks({ hooks: options.hooks, tool, call, input, context, onError: options.onHookError });
+  if (hookOutcome.updatedInput !== undefined) {
+    const reparsed = tool.inputSchema.safeParse(hookOutcome.updatedInput.value);
+    if (!reparsed.success) {
+      return {
+        ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(`input rewritten by a PreToolUse hook is invalid: ${formatZodError(reparsed.error)}`)),
+        toolName: tool.name,
+      };
+    }
+    input = reparsed.data;
+    try {
+      const validation = (await tool.validateInput?.(input, context)) ?? { ok: true };
+      if (!validation.ok) {
+        return { ...rejected(call, 'validation', validation.errorCode ?? errorCodes.businessFailure, texts.toolUseError(validation.message)), toolName: tool.name };
+      }
+      input = (await tool.resolveInput?.(input, context)) ?? input;
+    } catch (error) {
+      return { ...rejected(call, 'validation', errorCodes.businessFailure, texts.toolUseError(projectErrorMessage(error))), toolName: tool.name };
+    }
+  }
+
+  let ruleContent: string | undefined;
+  try {
+    ruleContent = tool.ruleContent?.(input);
+  } catch {
+    // No rule content: only whole-tool rules match this call.
+  }
+  const ruleKind = tool.ruleKind ?? 'text';
   const plan: ReadyCallPlan = {
     kind: 'ready',
     callId: call.id,
@@ -106,14 +143,104 @@ export async function prepareCall(options: { registry: ToolRegistry; call: ToolC
     alwaysAsk: tool.alwaysAsk === true,
     stopTurnOnSuccess: tool.stopTurnOnSuccess === true,
     cancelSiblingsOnError: tool.cancelSiblingsOnError === true,
+    ruleKind,
+    rememberRule: rememberRuleFor(tool, input, ruleContent),
+    editsInsideCwd: tool.editsFiles === true && ruleContent !== undefined && isInside(context.cwd, ruleContent),
   };
+  if (ruleContent !== undefined) plan.ruleContent = ruleContent;
   const timeoutMs = resolveTimeoutMs(tool, input);
   if (timeoutMs !== undefined) plan.timeoutMs = timeoutMs;
-  try {
-    const ruleContent = tool.ruleContent?.(input);
-    if (ruleContent !== undefined) plan.ruleContent = ruleContent;
-  } catch {
-    // No rule content: only whole-tool rules match this call.
+  if (hookOutcome.outcome !== undefined) plan.hook = hookOutcome.outcome;
+  if (!plan.flags.readOnly && tool.prepareApproval !== undefined) {
+    try {
+      const approval = await tool.prepareApproval(input, context);
+      plan.approval = {
+        ...(approval.preview === undefined ? {} : { preview: approval.preview }),
+        ...(approval.narrowToAllow === true ? { narrowToAllow: true } : {}),
+      };
+    } catch {
+      // The ask stands, without a preview: a failing prepareApproval never allows silently.
+    }
   }
   return plan;
+}
+
+/** Tools whose second word is a subcommand, so `allow_always` remembers `npm test`, not all of `npm`. */
+const SUBCOMMAND_TOOLS = new Set(['npm', 'npx', 'pnpm', 'yarn', 'bun', 'deno', 'git', 'gh', 'cargo', 'go', 'docker', 'kubectl', 'make', 'pip', 'pip3', 'poetry', 'uv']);
+
+/** The rule an `allow_always` answer remembers (see `ToolDefinition.rememberRule`). */
+export function rememberRuleFor(tool: Tool, input: unknown, ruleContent: string | undefined): string {
+  try {
+    const custom = tool.rememberRule?.(input);
+    if (custom !== undefined) return custom;
+  } catch {
+    // fall through to the default
+  }
+  if (ruleContent === undefined || ruleContent === '') return tool.name;
+  switch (tool.ruleKind ?? 'text') {
+    case 'command': {
+      const words = ruleContent.trim().split(/\s+/);
+      const first = words[0] ?? '';
+      const second = words[1];
+      const prefix = second !== undefined && SUBCOMMAND_TOOLS.has(first) && /^[A-Za-z][\w:.-]*$/.test(second) ? `${first} ${second}` : first;
+      return `${tool.name}(${prefix}:*)`;
+    }
+    case 'url': {
+      const host = /^[a-z][a-z0-9+.-]*:\/\/([^:/?#]+)/i.exec(ruleContent)?.[1];
+      return host === undefined ? `${tool.name}(${ruleContent})` : `${tool.name}(domain:${host.toLowerCase()})`;
+    }
+    case 'path':
+    case 'text':
+      return `${tool.name}(${ruleContent})`;
+    default: {
+      const exhaustive: never = tool.ruleKind as never;
+      return exhaustive;
+    }
+  }
+}
+
+/** Runs the matching PreToolUse hooks in order; a hook that throws is reported and counts as no decision. */
+async function runPreToolUseHooks(options: {
+  hooks: SwitchyardHooks | undefined;
+  tool: Tool;
+  call: ToolCall;
+  input: unknown;
+  context: ToolPrepareContext;
+  onError: ((error: unknown, toolName: string) => void) | undefined;
+}): Promise<{ outcome?: PreToolUseOutcome; updatedInput?: { value: unknown } }> {
+  const hooks = (options.hooks?.preToolUse ?? []).filter((hook) => hookMatches(hook.matcher, options.tool.name));
+  if (hooks.length === 0) return {};
+  const outcome: PreToolUseOutcome = {};
+  let updatedInput: { value: unknown } | undefined;
+  const rank = { allow: 1, ask: 2, deny: 3 } as const;
+  for (const hook of hooks) {
+    let result;
+    try {
+      result = await hook.run({
+        sessionId: options.context.sessionId,
+        cwd: options.context.cwd,
+        toolName: options.tool.name,
+        toolInput: updatedInput?.value ?? options.input,
+        toolUseId: options.call.id,
+      });
+    } catch (error) {
+      options.onError?.(error, options.tool.name);
+      continue;
+    }
+    if (result === undefined || result === null || typeof result !== 'object') continue;
+    const decision = result.permissionDecision;
+    if (decision === 'allow' || decision === 'ask' || decision === 'deny') {
+      if (outcome.decision === undefined || rank[decision] > rank[outcome.decision]) {
+        outcome.decision = decision;
+        if (result.permissionDecisionReason !== undefined) outcome.reason = result.permissionDecisionReason;
+        else delete outcome.reason;
+      }
+    }
+    if (result.updatedInput !== undefined) updatedInput = { value: result.updatedInput };
+    if (typeof result.additionalContext === 'string' && result.additionalContext !== '') {
+      outcome.additionalContext = [...(outcome.additionalContext ?? []), result.additionalContext];
+    }
+    if (result.continue === false) outcome.stopTurn = { reason: result.stopReason ?? 'A PreToolUse hook stopped the turn.' };
+  }
+  return updatedInput === undefined ? { outcome } : { outcome, updatedInput };
 }

@@ -27,6 +27,14 @@ export interface ReadyCallPlan {
   flags: CallFlags;
   /** Content matched by permission rules, e.g. the command for Bash, the path for file tools. */
   ruleContent?: string;
+  /** How `ruleContent` is matched. */
+  ruleKind: 'command' | 'path' | 'url' | 'text';
+  /** The rule an `allow_always` answer remembers, e.g. `Bash(npm test:*)`. */
+  rememberRule: string;
+  /** From the tool's `prepareApproval`: a preview for the approver, or that a default ask is not needed. */
+  approval?: { preview?: string; narrowToAllow?: boolean };
+  /** The PreToolUse hooks' combined outcome. */
+  hook?: PreToolUseOutcome;
   /** One line for the Web UI, e.g. `Bash: npm test`. */
   summary: string;
   /** Deadline in ms including cleanup grace; undefined means none. */
@@ -35,8 +43,18 @@ export interface ReadyCallPlan {
   alwaysAsk: boolean;
   stopTurnOnSuccess: boolean;
   cancelSiblingsOnError: boolean;
-  /** File tools: is the target inside the session's cwd (for `acceptEdits`). */
-  editsInsideCwd?: boolean;
+  /** The tool edits files and its target is inside the session's cwd (what `acceptEdits` allows). */
+  editsInsideCwd: boolean;
+}
+
+/** What the PreToolUse hooks decided for one call, combined (deny > ask > allow). */
+export interface PreToolUseOutcome {
+  decision?: 'allow' | 'deny' | 'ask';
+  reason?: string;
+  /** Context for the model, appended under `[Hook additional context]`. */
+  additionalContext?: string[];
+  /** A hook asked to stop the turn after this call (`continue: false`). */
+  stopTurn?: { reason: string };
 }
 
 /** A call that ended before scheduling: unknown tool, invalid input, business validation failure. */

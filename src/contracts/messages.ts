@@ -1,3 +1,4 @@
+import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalRequest, ApprovalSignal } from './approval.js';
 import type { EventsPage } from './events.js';
@@ -23,3 +24,13 @@ export const eventsQuery = defineQuery<EventsPage, [{ since?: number }?]>('event
 
 /** Name of the Int search attribute that counts a session's pending approvals. */
 export const pendingApprovalsSearchAttribute = 'SwitchyardPendingApprovals';
+
+/** Typed key of that search attribute. */
+export const pendingApprovalsSearchAttributeKey = defineSearchAttributeKey(pendingApprovalsSearchAttribute, SearchAttributeType.INT);
+
+/** Session state (todo list and other tool-set keys) and remembered rules; not part of the wire contract v1. */
+export interface SessionStateView {
+  state: Record<string, unknown>;
+  rememberedRules: string[];
+}
+export const sessionStateQuery = defineQuery<SessionStateView>('sessionState');

@@ -14,6 +14,13 @@ export const texts = {
   outputSchemaFailed: 'Tool output failed runtimeOutputSchema validation',
   hookContextHeader: '[Hook additional context]',
   defaultCancelled: 'Tool call was cancelled.',
+  turnInterrupted: (reason?: string) => `Tool call was cancelled: the turn was interrupted${reason ? ` (${reason})` : ''}.`,
+  approvalDenied: (toolName: string, reason?: string) =>
+    `The user denied permission to use ${toolName}.${reason ? ` Reason: ${reason}` : ''}`,
+  approvalTimedOut: (toolName: string, ms: number) =>
+    `Permission to use ${toolName} was denied: no approval arrived within ${ms}ms (approvalTimeoutMs).`,
+  invalidSessionRules: (message: string) =>
+    `This session's permission rules are invalid, so no tool may run: ${message}. Start a new session with valid rules.`,
   interruptedMayHavePartlyRun: (toolName: string) =>
     `${toolName} was interrupted because its worker stopped; it may have partly run. It was not restarted automatically.`,
 } as const;

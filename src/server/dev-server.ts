@@ -1,12 +1,9 @@
-import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { EphemeralServerExecutable } from '@temporalio/testing';
 import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
-import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
+import { pendingApprovalsSearchAttributeKey } from '../contracts/messages.js';
 import { TEMPORAL_CLI_VERSION, findTemporalBinary } from './temporal-binary.js';
 import type { TemporalBinary } from './temporal-binary.js';
-
-export const pendingApprovalsKey = defineSearchAttributeKey(pendingApprovalsSearchAttribute, SearchAttributeType.INT);
 
 export interface DevServerOptions {
   /** gRPC port; default a free one. */
@@ -55,7 +52,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       ...(options.ui ? { ui: true } : {}),
       ...(options.uiPort === undefined ? {} : { uiPort: options.uiPort }),
       ...(options.dbFilename === undefined ? {} : { dbFilename: options.dbFilename }),
-      searchAttributes: [pendingApprovalsKey],
+      searchAttributes: [pendingApprovalsSearchAttributeKey],
       extraArgs,
       log: { format: 'json', level: 'error' },
     },

@@ -43,6 +43,8 @@ export interface ToolExecutionContext extends ToolPrepareContext {
   signal: AbortSignal;
   /** Reports progress (e.g. the tail of a command's output); it travels in heartbeat details. */
   reportProgress(progress: string): void;
+  /** The session's state (todo list, …) as it was when the call's group started. */
+  sessionState: Readonly<Record<string, unknown>>;
 }
 
 export interface ToolOutputObject {
@@ -52,6 +54,11 @@ export interface ToolOutputObject {
   errorCode?: string;
   display?: ToolDisplay;
   turnControl?: TurnControl;
+  /**
+   * Session-state keys to set (the call's "context modifier"): applied by the workflow at once for an exclusive
+   * call, and for a concurrent group after the whole group, in call order.
+   */
+  sessionState?: Record<string, unknown>;
 }
 export type ToolOutput = string | ToolOutputObject;
 
@@ -88,6 +95,19 @@ export interface ToolDefinition<Input> {
   cancelledMessage?: string;
   /** What permission rules match, e.g. the command for `Bash(npm run test:*)`, the path for `Read(src/**)`. */
   ruleContent?(input: Input): string | undefined;
+  /** How rule content is matched: `command` (prefix rules `x:*`), `path` (globs), `url` (`domain:`), `text`. Default `text`. */
+  ruleKind?: 'command' | 'path' | 'url' | 'text';
+  /**
+   * The rule an `allow_always` answer remembers. Default: `Tool(<command prefix>:*)` for command tools,
+   * `Tool(<path>)` for path tools, `Tool(<content>)` otherwise, `Tool` without rule content.
+   */
+  rememberRule?(input: Input): string;
+  /**
+   * Runs when a call may need approval: returns a preview for the approver and/or says that a default ask is not
+   * needed (`narrowToAllow`). It cannot lift an explicit ask rule or `alwaysAsk`; if it throws, the ask stands
+   * without a preview.
+   */
+  prepareApproval?(input: Input, context: ToolPrepareContext): Promise<{ preview?: string; narrowToAllow?: boolean }> | { preview?: string; narrowToAllow?: boolean };
   /** One line for the Web UI, after the tool name: `Bash: npm test`. */
   summarize?(input: Input): string;
   /** Semantic checks after the schema; a failure is a `<tool_use_error>` for the model. */

@@ -36,6 +36,7 @@ export const readTool = defineTool({
   timeout: { defaultMs: TOOL_TIMEOUTS.Read.defaultMs, maxMs: TOOL_TIMEOUTS.Read.maxMs },
   resultBudget: { maxModelBytes: 262_144, policy: 'truncate', keep: 'head' },
   ruleContent: (input) => input.file_path,
+  ruleKind: 'path',
   summarize: (input) => input.file_path,
   resolveInput: (input, context) => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
   async validateInput(input, context) {

@@ -3,7 +3,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
 import { createActivities } from '../activities/index.js';
+import type { SwitchyardHooks } from '../activities/hooks.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -25,7 +27,22 @@ export interface SwitchyardWorkerOptions {
   defaultMaxConcurrency?: number;
   /** A prebuilt workflow bundle (tests build one and share it); default: bundle `workflowsPath`. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Hooks given as functions (PreToolUse today). */
+  hooks?: SwitchyardHooks;
   logger?: PinoLogger;
+}
+
+/**
+ * Whether the namespace has the `SwitchyardPendingApprovals` search attribute. Sessions only upsert it when it
+ * exists, so a cluster without it still works (without the visibility query).
+ */
+export async function hasPendingApprovalsSearchAttribute(connection: NativeConnection, namespace: string): Promise<boolean> {
+  try {
+    const response = await connection.operatorService.listSearchAttributes({ namespace });
+    return Object.hasOwn(response.customAttributes ?? {}, pendingApprovalsSearchAttribute);
+  } catch {
+    return false;
+  }
 }
 
 export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -39,12 +56,26 @@ export function namespaceFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 /** Creates a worker that runs `toolSession` workflows and the tool activities. */
 export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): Promise<Worker> {
   const registry = new ToolRegistry(options.tools ?? builtinTools());
-  const activityDependencies: Parameters<typeof createActivities>[0] = { registry };
+  const namespace = options.namespace ?? namespaceFromEnv();
+  const pendingApprovals = await hasPendingApprovalsSearchAttribute(options.connection, namespace);
+  if (!pendingApprovals) {
+    options.logger?.warn(
+      { namespace },
+      `search attribute ${pendingApprovalsSearchAttribute} (Int) is not registered; sessions will not publish their pending approvals to visibility`,
+    );
+  }
+  const logger = options.logger;
+  const activityDependencies: Parameters<typeof createActivities>[0] = {
+    registry,
+    pendingApprovalsSearchAttribute: pendingApprovals,
+    ...(logger === undefined ? {} : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+  };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
   if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
   return Worker.create({
     connection: options.connection,
-    namespace: options.namespace ?? namespaceFromEnv(),
+    namespace,
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
     activities: createActivities(activityDependencies),
     ...(options.workflowBundle === undefined ? { workflowsPath } : { workflowBundle: options.workflowBundle }),

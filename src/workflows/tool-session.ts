@@ -1,36 +1,55 @@
 import {
   ActivityCancellationType,
   ActivityFailure,
+  CancellationScope,
   TimeoutFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
   isCancellation,
+  log,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  upsertSearchAttributes,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { Activities, PreparedTurn } from '../activities/index.js';
 import type { CallOutcome } from '../activities/execute-call.js';
+import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
+import { approvalSignalSchema } from '../contracts/approval.js';
 import type { ReadyCallPlan, RejectedCallPlan } from '../contracts/call-plan.js';
 import { DEFAULT_CONTINUE_AS_NEW_EVENTS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
-import type { SessionEvent } from '../contracts/events.js';
-import { eventsQuery, executeTurnUpdate, pendingApprovalsQuery } from '../contracts/messages.js';
+import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
+import {
+  approvalSignal,
+  eventsQuery,
+  executeTurnUpdate,
+  interruptSignal,
+  pendingApprovalsQuery,
+  pendingApprovalsSearchAttributeKey,
+  sessionStateQuery,
+} from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { texts } from '../contracts/texts.js';
 import { executeTurnRequestSchema, formatZodError } from '../contracts/tool-call.js';
 import type { ExecuteTurnRequest } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
-import type { ToolResult, TurnResult } from '../contracts/tool-result.js';
+import type { ToolResult, ToolResultStatus, TurnResult } from '../contracts/tool-result.js';
+import { decidePermission } from './decide-permission.js';
 import { EventLog } from './event-log.js';
 import { groupCalls } from './group-calls.js';
+import { parseRule } from './permission-rules.js';
+import type { ParsedRule } from './permission-rules.js';
 
 /** Completed turns remembered for re-attachment by turnId. */
 const COMPLETED_TURNS_RETAINED = 50;
+/** Answered approval ids remembered, so a second answer is reported as `already_decided`. */
+const DECIDED_REQUESTS_RETAINED = 500;
 /** A lost worker is noticed within this long. */
 const HEARTBEAT_TIMEOUT = '10 seconds';
 /** Temporal's safety net on top of the tool's own deadline, which the activity enforces. */
@@ -41,6 +60,9 @@ const NO_DEADLINE_START_TO_CLOSE = '7 days';
 export interface CarriedSessionState {
   events: { events: SessionEvent[]; next: number };
   completedTurns: TurnResult[];
+  rememberedRules: string[];
+  sessionState: Record<string, unknown>;
+  decidedRequestIds: string[];
 }
 
 /** What a session returns when it ends (it only ends by continue-as-new today). */
@@ -59,6 +81,7 @@ function executeCallOptions(plan: ReadyCallPlan): ActivityOptions {
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     // At most once for side effects: only idempotent tools are retried after a lost worker.
     retry: plan.flags.idempotent ? { maximumAttempts: 3, initialInterval: '1 second' } : { maximumAttempts: 1 },
+    // Wait for the handler to stop, so a cancelled call's result is the tool's own and no process outlives it.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary: plan.summary,
   };
@@ -72,24 +95,73 @@ export async function toolSession(options: SessionOptions = {}, carried?: Carrie
   await condition(
     () => session.idle && (workflowInfo().continueAsNewSuggested || session.events.appendedThisRun >= eventThreshold),
   );
+  // Signals and updates that arrived meanwhile finish first; none is lost across continue-as-new.
   await condition(allHandlersFinished);
   return await continueAsNew<typeof toolSession>(options, session.carry());
 }
+
+interface PendingApproval {
+  request: ApprovalRequest;
+  decision?: ApprovalSignal;
+}
+
+interface RunningTurn {
+  turnId: string;
+  scope: CancellationScope;
+  interrupted?: { reason?: string };
+}
+
+/** A call's result plus the session changes it asks for (its context modifier). */
+interface CallCompletion {
+  result: ToolResult;
+  stateChanges?: Record<string, unknown>;
+  rememberRule?: string;
+}
+
+type ApprovalOutcome =
+  | { kind: 'decided'; signal: ApprovalSignal; waitMs: number }
+  | { kind: 'timeout'; waitMs: number }
+  | { kind: 'cancelled'; waitMs: number };
 
 class Session {
   readonly events: EventLog;
   readonly #options: SessionOptions;
   readonly #sessionId: string;
+  readonly #rules: { allow: ParsedRule[]; ask: ParsedRule[]; deny: ParsedRule[] };
+  readonly #ruleError: string | undefined;
+  readonly #remembered: ParsedRule[];
+  #sessionState: Record<string, unknown>;
   /** Turn ids in the order their updates were accepted; the head is running. */
   readonly #turnQueue: string[] = [];
   readonly #completedTurns: Map<string, TurnResult>;
   readonly #running = new Map<string, Promise<TurnResult>>();
+  readonly #pending = new Map<string, PendingApproval>();
+  readonly #decidedRequestIds: string[];
+  #current: RunningTurn | undefined;
+  #searchAttributeAvailable = false;
+  #searchAttributeValue = 0;
 
   constructor(options: SessionOptions, carried?: CarriedSessionState) {
     this.#options = options;
     this.#sessionId = options.sessionId ?? workflowInfo().workflowId;
     this.events = new EventLog(carried?.events);
     this.#completedTurns = new Map((carried?.completedTurns ?? []).map((turn) => [turn.turnId, turn]));
+    this.#sessionState = { ...(carried?.sessionState ?? {}) };
+    this.#decidedRequestIds = [...(carried?.decidedRequestIds ?? [])];
+    // Start input is user input: a bad rule must not fail the workflow task; it makes every call an error instead.
+    let ruleError: string | undefined;
+    const parse = (list: readonly string[] | undefined): ParsedRule[] =>
+      (list ?? []).flatMap((rule) => {
+        try {
+          return [parseRule(rule)];
+        } catch (error) {
+          ruleError ??= projectErrorMessage(error);
+          return [];
+        }
+      });
+    this.#rules = { allow: parse(options.rules?.allow), ask: parse(options.rules?.ask), deny: parse(options.rules?.deny) };
+    this.#remembered = parse(carried?.rememberedRules);
+    this.#ruleError = ruleError;
   }
 
   get idle(): boolean {
@@ -103,27 +175,81 @@ class Session {
         if (!parsed.success) throw new Error(`Invalid executeTurn request: ${formatZodError(parsed.error)}`);
       },
     });
+    setHandler(approvalSignal, (signal) => this.#onApproval(signal));
+    setHandler(interruptSignal, (signal) => this.#onInterrupt(signal?.reason));
     setHandler(eventsQuery, (query) => this.events.read(query?.since ?? 0));
-    setHandler(pendingApprovalsQuery, () => []);
+    setHandler(pendingApprovalsQuery, () => [...this.#pending.values()].map((entry) => entry.request));
+    setHandler(sessionStateQuery, () => ({ state: { ...this.#sessionState }, rememberedRules: this.#remembered.map((rule) => rule.source) }));
     this.#updateDetails();
   }
 
   carry(): CarriedSessionState {
-    return { events: this.events.carry(), completedTurns: [...this.#completedTurns.values()].slice(-COMPLETED_TURNS_RETAINED) };
+    return {
+      events: this.events.carry(),
+      completedTurns: [...this.#completedTurns.values()].slice(-COMPLETED_TURNS_RETAINED),
+      rememberedRules: this.#remembered.map((rule) => rule.source),
+      sessionState: { ...this.#sessionState },
+      decidedRequestIds: this.#decidedRequestIds.slice(-DECIDED_REQUESTS_RETAINED),
+    };
   }
 
-  #emit(event: Parameters<EventLog['append']>[0]): void {
+  #emit(event: NewSessionEvent): void {
     this.events.append(event, new Date());
   }
 
+  /** Current details for the Web UI and the pending-approvals search attribute, kept in step with state. */
   #updateDetails(): void {
     const running = this.#turnQueue[0];
     const waiting = this.#turnQueue.length - 1;
-    setCurrentDetails(
-      running === undefined
-        ? `Idle. ${this.#completedTurns.size} turn(s) completed.`
-        : `Running turn \`${running}\`${waiting > 0 ? `; ${waiting} turn(s) queued` : ''}.`,
-    );
+    const lines: string[] = [];
+    if (running === undefined) lines.push(`**Idle.** ${this.#completedTurns.size} turn(s) completed.`);
+    else lines.push(`**Running turn \`${running}\`**${waiting > 0 ? `; ${waiting} turn(s) queued` : ''}.`);
+    if (this.#pending.size > 0) {
+      lines.push('', `Waiting for ${this.#pending.size} approval(s):`);
+      for (const { request } of this.#pending.values()) {
+        lines.push(`- \`${request.requestId}\` ${request.toolName} (call \`${request.callId}\`): ${request.reason ?? ''}`);
+      }
+    }
+    setCurrentDetails(lines.join('\n'));
+    if (this.#searchAttributeAvailable && this.#searchAttributeValue !== this.#pending.size) {
+      this.#searchAttributeValue = this.#pending.size;
+      upsertSearchAttributes([{ key: pendingApprovalsSearchAttributeKey, value: this.#pending.size }]);
+    }
+  }
+
+  #onInterrupt(reason: string | undefined): void {
+    const current = this.#current;
+    if (current === undefined || current.interrupted !== undefined) return;
+    current.interrupted = reason === undefined ? {} : { reason };
+    current.scope.cancel();
+  }
+
+  #onApproval(raw: unknown): void {
+    const turnId = this.#current?.turnId ?? '';
+    const parsed = approvalSignalSchema.safeParse(raw);
+    if (!parsed.success) {
+      const requestId = typeof (raw as { requestId?: unknown })?.requestId === 'string' ? (raw as { requestId: string }).requestId : '';
+      this.#emit({ type: 'ApprovalIgnored', turnId, requestId, reason: 'invalid', detail: formatZodError(parsed.error) });
+      return;
+    }
+    const signal = parsed.data;
+    const entry = this.#pending.get(signal.requestId);
+    if (entry === undefined || entry.decision !== undefined) {
+      const known = entry !== undefined || this.#decidedRequestIds.includes(signal.requestId);
+      this.#emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown' });
+      return;
+    }
+    if (signal.inputDigest !== entry.request.inputDigest) {
+      this.#emit({
+        type: 'ApprovalIgnored',
+        turnId: entry.request.turnId,
+        requestId: signal.requestId,
+        reason: 'digest_mismatch',
+        detail: `expected ${entry.request.inputDigest}, got ${signal.inputDigest}`,
+      });
+      return;
+    }
+    entry.decision = signal;
   }
 
   async #executeTurn(request: ExecuteTurnRequest): Promise<TurnResult> {
@@ -142,7 +268,15 @@ class Session {
     try {
       await condition(() => this.#turnQueue[0] === request.turnId);
       this.#updateDetails();
-      const result = await this.#runTurn(request);
+      const scope = new CancellationScope();
+      const current: RunningTurn = { turnId: request.turnId, scope };
+      this.#current = current;
+      let result: TurnResult;
+      try {
+        result = await scope.run(() => this.#runTurn(request, current));
+      } finally {
+        this.#current = undefined;
+      }
       this.#completedTurns.set(request.turnId, result);
       if (this.#completedTurns.size > COMPLETED_TURNS_RETAINED) {
         const oldest = this.#completedTurns.keys().next().value;
@@ -156,23 +290,28 @@ class Session {
     }
   }
 
-  async #runTurn(request: ExecuteTurnRequest): Promise<TurnResult> {
+  async #runTurn(request: ExecuteTurnRequest, current: RunningTurn): Promise<TurnResult> {
     const { turnId, calls } = request;
     const turnStartedAt = Date.now();
     this.#emit({ type: 'TurnStarted', turnId, callIds: calls.map((call) => call.id), streaming: false });
+
+    const failAll = (message: string, errorCode: string, status: ToolResultStatus = 'error'): TurnResult => {
+      const results = calls.map((call) =>
+        this.#finishRejected(turnId, { kind: 'rejected', callId: call.id, toolName: call.name, status, modelContent: message, errorCode, stage: 'lookup' }, turnStartedAt),
+      );
+      return this.#completeTurn(turnId, results, current);
+    };
+    if (this.#ruleError !== undefined) return failAll(texts.invalidSessionRules(this.#ruleError), errorCodes.permissionDenied);
 
     let prepared: PreparedTurn;
     try {
       prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls });
     } catch (error) {
+      if (isCancellation(error)) return failAll(texts.turnInterrupted(current.interrupted?.reason), errorCodes.cancelled, 'cancelled');
       // The worker could not plan the turn: every call gets an error result instead of a failed workflow task.
-      const message = `Switchyard could not prepare the tool calls: ${projectErrorMessage(error)}`;
-      const results = calls.map((call) =>
-        this.#finishRejected(turnId, { kind: 'rejected', callId: call.id, toolName: call.name, status: 'error', modelContent: message, errorCode: errorCodes.prepareFailed, stage: 'lookup' }, turnStartedAt),
-      );
-      this.#emit({ type: 'TurnCompleted', turnId, stopped: false, resultCount: results.length });
-      return { turnId, results, stopped: false };
+      return failAll(`Switchyard could not prepare the tool calls: ${projectErrorMessage(error)}`, errorCodes.prepareFailed);
     }
+    this.#searchAttributeAvailable = prepared.pendingApprovalsSearchAttribute;
 
     const maxConcurrency = this.#options.maxConcurrency ?? prepared.defaultMaxConcurrency;
     const groups = groupCalls(
@@ -190,20 +329,34 @@ class Session {
     const resultById = new Map<string, ToolResult>();
     let stopReason: string | undefined;
     for (const [groupIndex, group] of groups.entries()) {
-      const groupResults = await Promise.all(
-        group.map(async (callId) => {
+      const completions = await Promise.all(
+        group.map(async (callId): Promise<CallCompletion> => {
           const plan = planById.get(callId);
           if (plan === undefined) throw new Error(`unreachable: no plan for call ${callId}`);
-          if (stopReason !== undefined) return this.#finishStopped(turnId, plan, turnStartedAt);
-          return plan.kind === 'rejected'
-            ? this.#finishRejected(turnId, plan, turnStartedAt)
-            : this.#runCall(turnId, prepared.cwd, plan, turnStartedAt);
+          if (current.interrupted !== undefined) {
+            return { result: this.#finishSynthetic(turnId, plan, texts.turnInterrupted(current.interrupted.reason), errorCodes.cancelled, turnStartedAt) };
+          }
+          if (stopReason !== undefined) return { result: this.#finishSynthetic(turnId, plan, texts.turnStopCancelled, errorCodes.turnStopped, turnStartedAt) };
+          if (plan.kind === 'rejected') return { result: this.#finishRejected(turnId, plan, turnStartedAt) };
+          return this.#runCall(turnId, prepared.cwd, plan, turnStartedAt, current);
         }),
       );
-      for (const result of groupResults) resultById.set(result.callId, result);
-      const failed = groupResults.filter((result) => result.isError).length;
-      this.#emit({ type: 'ToolBatchComplete', turnId, groupIndex, succeeded: groupResults.length - failed, failed });
-      const stopper = groupResults.find((result) => result.turnControl?.stopTurn === true);
+      // Context modifiers: after the whole group, in call order (for an exclusive call that is at once).
+      for (const completion of completions) {
+        resultById.set(completion.result.callId, completion.result);
+        if (completion.stateChanges !== undefined) this.#sessionState = { ...this.#sessionState, ...completion.stateChanges };
+        if (completion.rememberRule !== undefined && !this.#remembered.some((rule) => rule.source === completion.rememberRule)) {
+          try {
+            this.#remembered.push(parseRule(completion.rememberRule));
+          } catch (error) {
+            log.warn('could not remember rule', { rule: completion.rememberRule, error: projectErrorMessage(error) });
+          }
+        }
+      }
+      const results = completions.map((completion) => completion.result);
+      const failed = results.filter((result) => result.isError).length;
+      this.#emit({ type: 'ToolBatchComplete', turnId, groupIndex, succeeded: results.length - failed, failed });
+      const stopper = results.find((result) => result.turnControl?.stopTurn === true);
       if (stopReason === undefined && stopper !== undefined) {
         stopReason = stopper.turnControl?.reason ?? `${stopper.toolName} requested a turn stop`;
       }
@@ -214,9 +367,14 @@ class Session {
       if (result === undefined) throw new Error(`unreachable: no result for call ${call.id}`);
       return result;
     });
-    const stopped = stopReason !== undefined;
-    this.#emit({ type: 'TurnCompleted', turnId, stopped, ...(stopped ? { stopReason } : {}), resultCount: results.length });
-    return stopped ? { turnId, results, stopped, stopReason } : { turnId, results, stopped };
+    return this.#completeTurn(turnId, results, current, stopReason);
+  }
+
+  #completeTurn(turnId: string, results: ToolResult[], current: RunningTurn, stopReason?: string): TurnResult {
+    const reason = current.interrupted !== undefined ? `interrupted${current.interrupted.reason ? `: ${current.interrupted.reason}` : ''}` : stopReason;
+    const stopped = reason !== undefined;
+    this.#emit({ type: 'TurnCompleted', turnId, stopped, ...(stopped ? { stopReason: reason } : {}), resultCount: results.length });
+    return stopped ? { turnId, results, stopped, stopReason: reason } : { turnId, results, stopped };
   }
 
   #finishRejected(turnId: string, plan: RejectedCallPlan, turnStartedAt: number): ToolResult {
@@ -232,58 +390,175 @@ class Session {
     };
   }
 
-  #finishStopped(turnId: string, plan: ReadyCallPlan | RejectedCallPlan, turnStartedAt: number): ToolResult {
-    const result: ToolResult = {
+  /** A cancelled result for a call that never ran (turn stop or interrupt). */
+  #finishSynthetic(turnId: string, plan: ReadyCallPlan | RejectedCallPlan, message: string, errorCode: string, turnStartedAt: number): ToolResult {
+    this.#emit({ type: 'ToolCallError', turnId, callId: plan.callId, toolName: plan.toolName, status: 'cancelled', errorCode, message });
+    return {
       callId: plan.callId,
       toolName: plan.toolName,
       status: 'cancelled',
-      modelContent: texts.turnStopCancelled,
+      modelContent: message,
       isError: true,
-      errorCode: errorCodes.turnStopped,
+      errorCode,
       timings: { totalMs: Date.now() - turnStartedAt, permissionWaitMs: 0, queuedMs: 0 },
     };
-    this.#emit({ type: 'ToolCallError', turnId, callId: plan.callId, toolName: plan.toolName, status: 'cancelled', errorCode: errorCodes.turnStopped, message: result.modelContent });
-    return result;
   }
 
-  async #runCall(turnId: string, cwd: string, plan: ReadyCallPlan, turnStartedAt: number): Promise<ToolResult> {
-    this.#emit({
-      type: 'ToolCallStarted',
-      turnId,
-      callId: plan.callId,
-      toolName: plan.toolName,
+  async #runCall(turnId: string, cwd: string, plan: ReadyCallPlan, turnStartedAt: number, current: RunningTurn): Promise<CallCompletion> {
+    const hookContext = plan.hook?.additionalContext ?? [];
+    const finish = (result: Omit<ToolResult, 'timings'> & { timings?: Partial<ToolResult['timings']> }): ToolResult => {
+      const full: ToolResult = {
+        ...result,
+        modelContent: withHookContext(result.modelContent, hookContext),
+        timings: { totalMs: Date.now() - turnStartedAt, permissionWaitMs: result.timings?.permissionWaitMs ?? 0, queuedMs: result.timings?.queuedMs ?? 0 },
+      };
+      if (full.status === 'success') {
+        this.#emit({ type: 'ToolCallResult', turnId, callId: plan.callId, toolName: plan.toolName, status: full.status, totalMs: full.timings.totalMs });
+      } else {
+        this.#emit({ type: 'ToolCallError', turnId, callId: plan.callId, toolName: plan.toolName, status: full.status, message: full.modelContent, ...(full.errorCode === undefined ? {} : { errorCode: full.errorCode }) });
+      }
+      return full;
+    };
+    const denied = (reason: string, source: string, permissionWaitMs: number, requestId?: string): CallCompletion => {
+      this.#emit({ type: 'PermissionDenied', turnId, callId: plan.callId, reason, source, ...(requestId === undefined ? {} : { requestId }) });
+      return {
+        result: finish({
+          callId: plan.callId,
+          toolName: plan.toolName,
+          status: 'denied',
+          modelContent: reason,
+          isError: true,
+          errorCode: source === 'hook' ? errorCodes.hookBlocked : errorCodes.permissionDenied,
+          timings: { permissionWaitMs },
+        }),
+      };
+    };
+
+    const decision = decidePermission({
+      subject: { toolName: plan.toolName, contentKind: plan.ruleKind, cwd, ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }) },
+      mode: this.#options.permissionMode ?? 'default',
+      rules: this.#rules,
+      remembered: this.#remembered,
       readOnly: plan.flags.readOnly,
-      sideEffectScope: plan.flags.sideEffectScope,
+      editsInsideCwd: plan.editsInsideCwd,
+      alwaysAsk: plan.alwaysAsk,
+      ...(plan.hook?.decision === undefined ? {} : { hook: { decision: plan.hook.decision, ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }) } }),
+      ...(plan.approval?.narrowToAllow === true ? { toolNarrowedToAllow: true } : {}),
     });
+
+    let permissionWaitMs = 0;
+    let rememberRule: string | undefined;
+    if (decision.behavior === 'deny') return denied(decision.reason, decision.source, 0);
+    if (decision.behavior === 'ask') {
+      const outcome = await this.#awaitApproval(turnId, plan, decision.reason);
+      permissionWaitMs = outcome.waitMs;
+      switch (outcome.kind) {
+        case 'cancelled':
+          return {
+            result: finish({
+              callId: plan.callId,
+              toolName: plan.toolName,
+              status: 'cancelled',
+              modelContent: texts.turnInterrupted(current.interrupted?.reason),
+              isError: true,
+              errorCode: errorCodes.cancelled,
+              timings: { permissionWaitMs },
+            }),
+          };
+        case 'timeout':
+          return denied(texts.approvalTimedOut(plan.toolName, this.#options.approvalTimeoutMs ?? 0), 'timeout', permissionWaitMs);
+        case 'decided': {
+          const { signal } = outcome;
+          const by = signal.by === undefined ? {} : { by: signal.by };
+          if (signal.decision === 'deny') return denied(texts.approvalDenied(plan.toolName, signal.reason), 'user', permissionWaitMs, signal.requestId);
+          this.#emit({ type: 'PermissionResolved', turnId, callId: plan.callId, requestId: signal.requestId, decision: signal.decision, source: 'user', ...by });
+          if (signal.decision === 'allow_always') rememberRule = plan.rememberRule;
+          break;
+        }
+        default: {
+          const exhaustive: never = outcome;
+          return exhaustive;
+        }
+      }
+    }
+    if (current.interrupted !== undefined) {
+      return { result: this.#finishSynthetic(turnId, plan, texts.turnInterrupted(current.interrupted.reason), errorCodes.cancelled, turnStartedAt) };
+    }
+
+    this.#emit({ type: 'ToolCallStarted', turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
     const outcome = await this.#execute(turnId, cwd, plan);
-    const result: ToolResult = {
+    const hookStop = plan.hook?.stopTurn;
+    const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });
+    const result = finish({
       callId: plan.callId,
       toolName: plan.toolName,
       status: outcome.status,
       modelContent: outcome.modelContent,
       isError: outcome.isError,
-      timings: { totalMs: Date.now() - turnStartedAt, permissionWaitMs: 0, queuedMs: outcome.queuedMs },
+      ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
+      ...(outcome.display === undefined ? {} : { display: outcome.display }),
+      ...(outcome.budget === undefined ? {} : { budget: outcome.budget }),
+      ...(turnControl === undefined ? {} : { turnControl }),
+      timings: { permissionWaitMs, queuedMs: outcome.queuedMs },
+    });
+    return {
+      result,
+      ...(outcome.sessionState === undefined ? {} : { stateChanges: outcome.sessionState }),
+      ...(rememberRule === undefined ? {} : { rememberRule }),
     };
-    if (outcome.errorCode !== undefined) result.errorCode = outcome.errorCode;
-    if (outcome.display !== undefined) result.display = outcome.display;
-    if (outcome.budget !== undefined) result.budget = outcome.budget;
-    if (outcome.turnControl !== undefined) result.turnControl = outcome.turnControl;
-    if (result.status === 'success') {
-      this.#emit({ type: 'ToolCallResult', turnId, callId: plan.callId, toolName: plan.toolName, status: result.status, totalMs: result.timings.totalMs });
-    } else {
-      this.#emit({ type: 'ToolCallError', turnId, callId: plan.callId, toolName: plan.toolName, status: result.status, message: result.modelContent, ...(result.errorCode === undefined ? {} : { errorCode: result.errorCode }) });
+  }
+
+  /** Waits for the `approval` signal (or the approval timeout, or an interrupt); the wait survives anything. */
+  async #awaitApproval(turnId: string, plan: ReadyCallPlan, reason: string): Promise<ApprovalOutcome> {
+    const requestId = uuid4();
+    const request: ApprovalRequest = {
+      requestId,
+      turnId,
+      callId: plan.callId,
+      toolName: plan.toolName,
+      input: plan.input,
+      inputDigest: plan.inputDigest,
+      reason,
+      requestedAt: new Date().toISOString(),
+      ...(plan.approval?.preview === undefined ? {} : { preview: plan.approval.preview }),
+    };
+    const entry: PendingApproval = { request };
+    this.#pending.set(requestId, entry);
+    this.#emit({ type: 'PermissionRequested', turnId, callId: plan.callId, requestId, toolName: plan.toolName, reason });
+    this.#updateDetails();
+    const startedAt = Date.now();
+    const waitMs = (): number => Date.now() - startedAt;
+    try {
+      const timeoutMs = this.#options.approvalTimeoutMs;
+      if (timeoutMs === undefined) {
+        await condition(() => entry.decision !== undefined);
+      } else if (!(await condition(() => entry.decision !== undefined, timeoutMs))) {
+        return { kind: 'timeout', waitMs: waitMs() };
+      }
+      const signal = entry.decision;
+      if (signal === undefined) throw new Error('unreachable: approval without decision');
+      return { kind: 'decided', signal, waitMs: waitMs() };
+    } catch (error) {
+      if (isCancellation(error)) return { kind: 'cancelled', waitMs: waitMs() };
+      throw error;
+    } finally {
+      this.#pending.delete(requestId);
+      this.#decidedRequestIds.push(requestId);
+      if (this.#decidedRequestIds.length > DECIDED_REQUESTS_RETAINED) this.#decidedRequestIds.shift();
+      this.#updateDetails();
     }
-    return result;
   }
 
   /** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
   async #execute(turnId: string, cwd: string, plan: ReadyCallPlan): Promise<CallOutcome> {
     const { executeCall } = proxyActivities<Activities>(executeCallOptions(plan));
+    const run = (): Promise<CallOutcome> => executeCall({ sessionId: this.#sessionId, cwd, turnId, plan, sessionState: this.#sessionState });
     try {
-      return await executeCall({ sessionId: this.#sessionId, cwd, turnId, plan });
+      // `block` tools run to completion through an interrupt.
+      return plan.interruptBehavior === 'block' ? await CancellationScope.nonCancellable(run) : await run();
     } catch (error) {
       if (isCancellation(error)) {
-        return { status: 'cancelled', modelContent: texts.defaultCancelled, isError: true, errorCode: errorCodes.cancelled, activeMs: 0, queuedMs: 0 };
+        return { status: 'cancelled', modelContent: texts.turnInterrupted(this.#current?.interrupted?.reason), isError: true, errorCode: errorCodes.cancelled, activeMs: 0, queuedMs: 0 };
       }
       if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && !plan.flags.idempotent) {
         return { status: 'error', modelContent: texts.interruptedMayHavePartlyRun(plan.toolName), isError: true, errorCode: errorCodes.interrupted, activeMs: 0, queuedMs: 0 };
@@ -291,4 +566,11 @@ class Session {
       return { status: 'error', modelContent: projectErrorMessage(error), isError: true, errorCode: errorCodes.handlerError, activeMs: 0, queuedMs: 0 };
     }
   }
+}
+
+/** Hook context reaches the model under `[Hook additional context]`, numbered (seed 000 hook-flow). */
+export function withHookContext(content: string, context: readonly string[]): string {
+  if (context.length === 0) return content;
+  const lines = context.map((text, index) => `${index + 1}. ${text}`);
+  return `${content}\n\n${texts.hookContextHeader}\n${lines.join('\n')}`;
 }

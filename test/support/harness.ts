@@ -6,6 +6,7 @@ import { SwitchyardClient } from '../../src/client/switchyard-client.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { SessionOptions } from '../../src/contracts/session.js';
 import type { Tool } from '../../src/tools/define-tool.js';
+import type { SwitchyardHooks } from '../../src/activities/hooks.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';
@@ -27,21 +28,27 @@ export function uniqueName(prefix: string): string {
 
 export { scratchDir } from './scratch.js';
 
+export interface WorkerOverrides {
+  tools?: readonly Tool[];
+  defaultCwd?: string;
+  hooks?: SwitchyardHooks;
+}
+
 export interface Harness {
   taskQueue: string;
   client: SwitchyardClient;
   address: string;
   namespace: string;
   /** Starts a worker on this harness's task queue; stop it with `worker.shutdown()`. */
-  startWorker(options?: { tools?: readonly Tool[]; defaultCwd?: string }): Promise<{ worker: Worker; done: Promise<void> }>;
+  startWorker(options?: WorkerOverrides): Promise<{ worker: Worker; done: Promise<void> }>;
   /** Runs `body` while a worker polls, then shuts the worker down. */
-  withWorker<T>(body: () => Promise<T>, options?: { tools?: readonly Tool[]; defaultCwd?: string }): Promise<T>;
+  withWorker<T>(body: () => Promise<T>, options?: WorkerOverrides): Promise<T>;
   startSession(options?: SessionOptions): Promise<SessionHandle>;
   close(): Promise<void>;
 }
 
 /** A client and workers on a fresh task queue of the shared test server (see global-setup.ts). */
-export async function createHarness(options: { tools?: readonly Tool[]; defaultCwd?: string } = {}): Promise<Harness> {
+export async function createHarness(options: WorkerOverrides = {}): Promise<Harness> {
   ensureRuntime();
   const address = inject('temporalAddress');
   const namespace = inject('temporalNamespace');
@@ -60,6 +67,7 @@ export async function createHarness(options: { tools?: readonly Tool[]; defaultC
       taskQueue,
       tools: workerOptions.tools ?? options.tools,
       defaultCwd: workerOptions.defaultCwd ?? options.defaultCwd,
+      hooks: workerOptions.hooks ?? options.hooks,
       workflowBundle: { codePath },
     });
     const done = worker.run();

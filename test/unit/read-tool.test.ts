@@ -23,7 +23,7 @@ describe('Read and the front of the pipeline', () => {
   });
   const prepare = (input: unknown, name = 'Read') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd } });
   const execute = async (plan: ReadyCallPlan) =>
-    readTool.execute(plan.input, { sessionId: 's', cwd, callId: 'c', turnId: 't', signal: new AbortController().signal, reportProgress() {} });
+    readTool.execute(plan.input, { sessionId: 's', cwd, callId: 'c', turnId: 't', signal: new AbortController().signal, reportProgress() {}, sessionState: {} });
 
   it('resolves a relative path against cwd and plans a concurrent, read-only, idempotent call', async () => {
     const plan = await prepare({ file_path: 'a.txt' });

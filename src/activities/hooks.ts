@@ -1,0 +1,40 @@
+/** Hooks given as functions by library users (command hooks from settings files join in the hooks issue). */
+
+export interface PreToolUseHookInput {
+  sessionId: string;
+  cwd: string;
+  toolName: string;
+  toolInput: unknown;
+  toolUseId: string;
+}
+
+/** Claude Code's PreToolUse hook output, as an object. */
+export interface PreToolUseHookResult {
+  permissionDecision?: 'allow' | 'deny' | 'ask';
+  permissionDecisionReason?: string;
+  /** Replaces the input; it is validated again before use. */
+  updatedInput?: unknown;
+  additionalContext?: string;
+  /** `false` stops the turn after this call. */
+  continue?: boolean;
+  stopReason?: string;
+}
+
+export interface PreToolUseHook {
+  /** Regular expression on the tool name (`Bash|Write`); default: every tool. */
+  matcher?: string;
+  run(input: PreToolUseHookInput): PreToolUseHookResult | undefined | Promise<PreToolUseHookResult | undefined>;
+}
+
+export interface SwitchyardHooks {
+  preToolUse?: readonly PreToolUseHook[];
+}
+
+export function hookMatches(matcher: string | undefined, toolName: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  try {
+    return new RegExp(`^(?:${matcher})$`).test(toolName);
+  } catch {
+    return matcher === toolName;
+  }
+}
