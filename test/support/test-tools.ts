@@ -1,0 +1,148 @@
+import { appendFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { ToolUseError, defineTool } from '../../src/tools/define-tool.js';
+import type { Tool } from '../../src/tools/define-tool.js';
+import { pathEscapeReason, resolveToolPath } from '../../src/tools/paths.js';
+import { readTool } from '../../src/tools/read.js';
+
+/**
+ * Tools with the flags the seed's examples assume (Edit, WebFetch, Bash, submit_result), implemented small so the
+ * workflow's behaviour can be tested before the real built-ins exist. Names are the seed's.
+ */
+
+const abortableSleep = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal });
+
+export const sleepTool = defineTool({
+  name: 'Sleep',
+  description: 'Sleeps, then answers its label.',
+  inputSchema: z.object({ ms: z.number().int().min(0), label: z.string().optional() }),
+  concurrentSafe: true,
+  readOnly: true,
+  async execute(input, context) {
+    await abortableSleep(input.ms, context.signal);
+    return input.label ?? `slept ${input.ms}`;
+  },
+});
+
+export const blockingSleepTool = defineTool({
+  name: 'BlockingSleep',
+  description: 'Sleeps and cannot be interrupted.',
+  inputSchema: z.object({ ms: z.number().int().min(0) }),
+  concurrentSafe: true,
+  readOnly: true,
+  interruptBehavior: 'block',
+  async execute(input) {
+    await sleep(input.ms);
+    return `blocked for ${input.ms}`;
+  },
+});
+
+/** Appends to a file: exclusive, not idempotent, edits files; for approvals and at-most-once checks. */
+export const editTool = defineTool({
+  name: 'Edit',
+  description: 'Appends text to a file (test stand-in for Edit).',
+  inputSchema: z.object({ file_path: z.string(), text: z.string().default('x\n'), delay_ms: z.number().optional() }),
+  editsFiles: true,
+  ruleKind: 'path',
+  ruleContent: (input) => input.file_path,
+  summarize: (input) => input.file_path,
+  resolveInput: (input, context) => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
+  async validateInput(input, context) {
+    const escape = await pathEscapeReason(context.cwd, resolveToolPath(context.cwd, input.file_path));
+    return escape === undefined ? { ok: true } : { ok: false, message: escape };
+  },
+  prepareApproval: (input) => ({ preview: `append ${JSON.stringify(input.text)} to ${input.file_path}` }),
+  async execute(input, context) {
+    if (input.delay_ms !== undefined) await abortableSleep(input.delay_ms, context.signal);
+    await appendFile(input.file_path, input.text);
+    return `appended to ${input.file_path}`;
+  },
+});
+
+export const webFetchTool = defineTool({
+  name: 'WebFetch',
+  description: 'Pretends to fetch a URL.',
+  inputSchema: z.object({ url: z.string() }),
+  concurrentSafe: true,
+  readOnly: true,
+  ruleKind: 'url',
+  ruleContent: (input) => input.url,
+  async execute(input) {
+    return `fetched ${input.url}`;
+  },
+});
+
+const READ_ONLY_COMMANDS = /^(ls|cat|git (log|status|diff))(\s|$)/;
+
+export const bashTool = defineTool({
+  name: 'Bash',
+  description: 'Pretends to run a command; "fail" fails, "throw-classifier" makes the classifier throw.',
+  inputSchema: z.object({ command: z.string() }),
+  concurrentSafe: (input) => {
+    if (input.command === 'throw-classifier') throw new Error('cannot parse');
+    return READ_ONLY_COMMANDS.test(input.command);
+  },
+  readOnly: (input) => READ_ONLY_COMMANDS.test(input.command),
+  ruleKind: 'command',
+  ruleContent: (input) => input.command,
+  summarize: (input) => input.command,
+  async execute(input) {
+    if (input.command === 'fail') throw new Error('command failed with exit code 1');
+    return `ran ${input.command}`;
+  },
+});
+
+export const submitResultTool = defineTool({
+  name: 'submit_result',
+  description: 'Ends the turn on success.',
+  inputSchema: z.object({ result: z.unknown() }),
+  stopTurnOnSuccess: true,
+  timeout: { kind: 'none' },
+  sideEffectScope: 'session',
+  readOnly: true,
+  async execute(input) {
+    return JSON.stringify(input.result);
+  },
+});
+
+/** Sets a session-state key after a delay: shows context modifiers apply in call order. */
+export const setStateTool = defineTool({
+  name: 'SetState',
+  description: 'Sets a session-state key.',
+  inputSchema: z.object({ key: z.string(), value: z.unknown(), delay_ms: z.number().default(0) }),
+  concurrentSafe: true,
+  readOnly: true,
+  async execute(input, context) {
+    await abortableSleep(input.delay_ms, context.signal);
+    return { content: `saw ${JSON.stringify(context.sessionState[input.key] ?? null)}`, sessionState: { [input.key]: input.value } };
+  },
+});
+
+export const businessFailureTool = defineTool({
+  name: 'Refuse',
+  description: 'Always fails with a business error.',
+  inputSchema: z.object({}),
+  concurrentSafe: true,
+  readOnly: true,
+  async execute() {
+    throw new ToolUseError('nothing to do here');
+  },
+});
+
+export const slowTool = defineTool({
+  name: 'Slow',
+  description: 'Sleeps past its 200 ms deadline.',
+  inputSchema: z.object({}),
+  readOnly: true,
+  concurrentSafe: true,
+  timeout: { defaultMs: 200 },
+  async execute(_input, context) {
+    await abortableSleep(5_000, context.signal);
+    return 'never';
+  },
+});
+
+export function testTools(): Tool[] {
+  return [readTool, sleepTool, blockingSleepTool, editTool, webFetchTool, bashTool, submitResultTool, setStateTool, businessFailureTool, slowTool];
+}
