@@ -1,0 +1,191 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { SessionHandle } from '../../src/client/switchyard-client.js';
+import type { ApprovalRequest } from '../../src/contracts/approval.js';
+import type { SessionEvent } from '../../src/contracts/events.js';
+import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { testTools } from '../support/test-tools.js';
+import { waitFor } from '../support/wait-for.js';
+
+const run = promisify(execFile);
+
+describe('durable approvals on a real server', () => {
+  let harness: Harness;
+  let cwd: string;
+  beforeAll(async () => {
+    cwd = await scratchDir();
+    harness = await createHarness({ tools: testTools(), defaultCwd: cwd });
+  });
+  afterAll(async () => harness.close());
+
+  /** Sends the approval signal with the temporal CLI binary, not with project code. */
+  async function signalWithCli(session: SessionHandle, payload: Record<string, unknown>): Promise<void> {
+    const binary = inject('temporalBinaryPath') || 'temporal';
+    await run(binary, [
+      'workflow', 'signal',
+      '--address', harness.address,
+      '--namespace', harness.namespace,
+      '--workflow-id', session.sessionId,
+      '--name', 'approval',
+      '--input', JSON.stringify(payload),
+    ]);
+  }
+
+  const pending = (session: SessionHandle, count = 1) =>
+    waitFor(() => session.pendingApprovals(), (list) => list.length >= count, { what: `${count} pending approval(s)` });
+  const eventsOf = async (session: SessionHandle, type: SessionEvent['type']) => (await session.events()).events.filter((event) => event.type === type);
+
+  it('waits for approval, ignores a wrong digest, an unknown id and a second answer, and runs the approved input once', async () => {
+    const { worker, done } = await harness.startWorker();
+    try {
+      const session = await harness.startSession({ cwd });
+      const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'e1', name: 'Edit', input: { file_path: 'out.txt', text: 'hello\n' } }] });
+      const [request] = (await pending(session)) as [ApprovalRequest];
+      expect(request).toMatchObject({
+        turnId: 't1',
+        callId: 'e1',
+        toolName: 'Edit',
+        input: { file_path: path.join(cwd, 'out.txt'), text: 'hello\n' },
+        preview: `append "hello\\n" to ${path.join(cwd, 'out.txt')}`,
+      });
+      expect(request.inputDigest).toMatch(/^[0-9a-f]{64}$/);
+
+      await signalWithCli(session, { requestId: request.requestId, decision: 'allow', inputDigest: 'f'.repeat(64) });
+      await signalWithCli(session, { requestId: 'no-such-request', decision: 'allow', inputDigest: request.inputDigest });
+      await waitFor(() => eventsOf(session, 'ApprovalIgnored'), (events) => events.length === 2, { what: 'two ignored approvals' });
+      expect(await session.pendingApprovals()).toHaveLength(1);
+
+      await signalWithCli(session, { requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest, by: 'cli-user' });
+      const result = await turn;
+      expect(result.results[0]).toMatchObject({ status: 'success', modelContent: `appended to ${path.join(cwd, 'out.txt')}` });
+      expect(result.results[0]?.timings.permissionWaitMs).toBeGreaterThan(0);
+
+      await signalWithCli(session, { requestId: request.requestId, decision: 'deny', inputDigest: request.inputDigest });
+      const ignored = await waitFor(() => eventsOf(session, 'ApprovalIgnored'), (events) => events.length === 3, { what: 'third ignored approval' });
+      expect(ignored.map((event) => event.type === 'ApprovalIgnored' && event.reason)).toEqual(['digest_mismatch', 'unknown', 'already_decided']);
+      expect(await eventsOf(session, 'PermissionResolved')).toMatchObject([{ callId: 'e1', decision: 'allow', source: 'user', by: 'cli-user' }]);
+      expect(await readFile(path.join(cwd, 'out.txt'), 'utf8')).toBe('hello\n');
+      expect(await session.pendingApprovals()).toEqual([]);
+    } finally {
+      worker.shutdown();
+      await done;
+    }
+  });
+
+  it('publishes the pending count in the SwitchyardPendingApprovals search attribute and the current details', async () => {
+    const { worker, done } = await harness.startWorker();
+    try {
+      const session = await harness.startSession({ cwd });
+      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'sa.txt' } }] });
+      const [request] = (await pending(session)) as [ApprovalRequest];
+      const query = `WorkflowId = '${session.sessionId}' AND SwitchyardPendingApprovals > 0`;
+      await waitFor(async () => {
+        const found: string[] = [];
+        for await (const execution of harness.client.client.workflow.list({ query })) found.push(execution.workflowId);
+        return found;
+      }, (found) => found.includes(session.sessionId), { what: 'visibility to list the waiting session' });
+      // What the Web UI shows as the workflow's current details (the built-in metadata query).
+      const metadata = await session.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      expect(metadata.currentDetails).toContain('Waiting for 1 approval(s)');
+      expect(metadata.currentDetails).toContain(request.requestId);
+      await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+      await turn;
+    } finally {
+      worker.shutdown();
+      await done;
+    }
+  });
+
+  it('answers two asks of one group in reverse order, and runs both', async () => {
+    const result = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd, rules: { ask: ['Sleep'] } });
+      const turn = session.executeTurn({
+        turnId: 't',
+        calls: [
+          { id: 'first', name: 'Sleep', input: { ms: 1, label: 'one' } },
+          { id: 'second', name: 'Sleep', input: { ms: 1, label: 'two' } },
+        ],
+      });
+      const requests = await pending(session, 2);
+      const byCall = new Map(requests.map((request) => [request.callId, request]));
+      for (const callId of ['second', 'first']) {
+        const request = byCall.get(callId);
+        if (request === undefined) throw new Error(`no request for ${callId}`);
+        await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+      }
+      const result = await turn;
+      const { events } = await session.events();
+      return { result, groups: events.find((e) => e.type === 'ToolCallScheduled')?.type === 'ToolCallScheduled' ? (events.find((e) => e.type === 'ToolCallScheduled') as { groups: string[][] }).groups : [] };
+    });
+    expect(result.groups).toEqual([['first', 'second']]);
+    expect(result.result.results.map((r) => [r.callId, r.status, r.modelContent])).toEqual([
+      ['first', 'success', 'one'],
+      ['second', 'success', 'two'],
+    ]);
+  });
+
+  it('turns a deny into a denied result, and a missed approvalTimeoutMs into a denial that says so', async () => {
+    const outcome = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'denied.txt' } }] });
+      const [request] = (await pending(session)) as [ApprovalRequest];
+      await session.approve({ requestId: request.requestId, decision: 'deny', inputDigest: request.inputDigest, reason: 'not today' });
+      const denied = await turn;
+      const timed = await harness.startSession({ cwd, approvalTimeoutMs: 300 });
+      const timedOut = await timed.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'late.txt' } }] });
+      return { denied, timedOut, deniedEvents: await eventsOf(session, 'PermissionDenied') };
+    });
+    expect(outcome.denied.results[0]).toMatchObject({ status: 'denied', isError: true, modelContent: 'The user denied permission to use Edit. Reason: not today' });
+    expect(outcome.deniedEvents).toHaveLength(1);
+    expect(outcome.timedOut.results[0]).toMatchObject({
+      status: 'denied',
+      modelContent: 'Permission to use Edit was denied: no approval arrived within 300ms (approvalTimeoutMs).',
+    });
+  });
+
+  it('remembers allow_always as a session rule that later calls match, but never above an ask rule', async () => {
+    const outcome = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd, rules: { ask: ['Bash(npm publish:*)'] } });
+      const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'npm test -- --run' } }] });
+      const [request] = (await pending(session)) as [ApprovalRequest];
+      await session.approve({ requestId: request.requestId, decision: 'allow_always', inputDigest: request.inputDigest });
+      await first;
+      const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'b2', name: 'Bash', input: { command: 'npm test' } }] });
+      const third = session.executeTurn({ turnId: 't3', calls: [{ id: 'b3', name: 'Bash', input: { command: 'npm publish' } }] });
+      const [publish] = (await pending(session)) as [ApprovalRequest];
+      await session.approve({ requestId: publish.requestId, decision: 'deny', inputDigest: publish.inputDigest });
+      const state = await session.workflow.query<{ rememberedRules: string[] }>('sessionState');
+      return { second, third: await third, requested: await eventsOf(session, 'PermissionRequested'), rules: state.rememberedRules };
+    });
+    expect(outcome.rules).toEqual(['Bash(npm test:*)']);
+    expect(outcome.second.results[0]).toMatchObject({ status: 'success', modelContent: 'ran npm test' });
+    expect(outcome.requested.map((event) => event.type === 'PermissionRequested' && event.callId)).toEqual(['b1', 'b3']);
+    expect(outcome.third.results[0]?.status).toBe('denied');
+  });
+
+  it('keeps a pending approval across a worker restart, and runs the call exactly once', async () => {
+    const session = await harness.startSession({ cwd });
+    const target = path.join(cwd, `${uniqueName('restart')}.txt`);
+    const first = await harness.startWorker();
+    const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: target, text: 'once\n' } }] });
+    const [request] = (await pending(session)) as [ApprovalRequest];
+    first.worker.shutdown();
+    await first.done;
+
+    const second = await harness.startWorker();
+    try {
+      await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+      const result = await turn;
+      expect(result.results[0]?.status).toBe('success');
+      expect(await readFile(target, 'utf8')).toBe('once\n');
+      expect((await eventsOf(session, 'ToolCallStarted')).length).toBe(1);
+    } finally {
+      second.worker.shutdown();
+      await second.done;
+    }
+  });
+});
