@@ -80,8 +80,9 @@ export async function executeCall(options: { registry: ToolRegistry; request: Ex
     if (plan.timeoutMs !== undefined) {
       const remaining = Math.max(0, plan.timeoutMs - (Date.now() - startedAt));
       deadlineTimer = setTimeout(() => {
-        abort.abort(new Error(texts.timedOut(plan.timeoutMs ?? 0)));
+        // Settle as a timeout first: aborting the handler's signal would otherwise settle it as a cancellation.
         resolve({ kind: 'timeout' });
+        abort.abort(new Error(texts.timedOut(plan.timeoutMs ?? 0)));
       }, remaining);
     }
     abort.signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true });

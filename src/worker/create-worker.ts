@@ -27,6 +27,11 @@ export interface SwitchyardWorkerOptions {
   defaultMaxConcurrency?: number;
   /** A prebuilt workflow bundle (tests build one and share it); default: bundle `workflowsPath`. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * Longest gap between heartbeats sent to the server. Cancellation (an interrupt) reaches a running tool only in
+   * the answer to a heartbeat, so this bounds how late it arrives. Default 1000 ms.
+   */
+  heartbeatThrottleMs?: number;
   /** Hooks given as functions (PreToolUse today). */
   hooks?: SwitchyardHooks;
   logger?: PinoLogger;
@@ -78,6 +83,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     namespace,
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
     activities: createActivities(activityDependencies),
+    maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     ...(options.workflowBundle === undefined ? { workflowsPath } : { workflowBundle: options.workflowBundle }),
   });
 }
