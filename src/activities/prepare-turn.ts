@@ -36,7 +36,7 @@ export function computeFlags(tool: Tool, input: unknown): CallFlags {
   const sideEffectScope = tool.sideEffectScope ?? (declaredReadOnly ? 'none' : 'workspace');
   const readOnly = declaredReadOnly && sideEffectScope === 'none';
   const concurrentSafe = !destructive && evaluateFlag(tool.concurrentSafe, input, false);
-  return { concurrentSafe, readOnly, destructive, sideEffectScope, idempotent: tool.idempotent ?? readOnly };
+  return { concurrentSafe, readOnly, destructive, sideEffectScope, idempotent: tool.idempotent ?? readOnly, declaredReadOnly };
 }
 
 function summarize(tool: Tool, input: unknown): string {

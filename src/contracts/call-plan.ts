@@ -10,6 +10,11 @@ export interface CallFlags {
   destructive: boolean;
   sideEffectScope: SideEffectScope;
   idempotent: boolean;
+  /**
+   * The tool declared itself read-only, whatever its side-effect scope: it needs no approval in `default` mode even
+   * when it changes session state (TodoWrite, submit_result) and so is not read-only for scheduling.
+   */
+  declaredReadOnly: boolean;
 }
 
 /** What the workflow needs to schedule, authorise and run one call; produced by the `prepareTurn` activity. */

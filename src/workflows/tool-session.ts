@@ -439,7 +439,7 @@ class Session {
       mode: this.#options.permissionMode ?? 'default',
       rules: this.#rules,
       remembered: this.#remembered,
-      readOnly: plan.flags.readOnly,
+      readOnly: plan.flags.declaredReadOnly,
       editsInsideCwd: plan.editsInsideCwd,
       alwaysAsk: plan.alwaysAsk,
       ...(plan.hook?.decision === undefined ? {} : { hook: { decision: plan.hook.decision, ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }) } }),
