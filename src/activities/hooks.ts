@@ -26,8 +26,27 @@ export interface PreToolUseHook {
   run(input: PreToolUseHookInput): PreToolUseHookResult | undefined | Promise<PreToolUseHookResult | undefined>;
 }
 
+export interface PermissionRequestHookInput extends PreToolUseHookInput {
+  requestId: string;
+  /** Why the call needs approval. */
+  reason: string;
+}
+
+/** A PermissionRequest hook's decision; undefined leaves the decision to the human. */
+export interface PermissionRequestHookResult {
+  behavior: 'allow' | 'deny';
+  message?: string;
+}
+
+export interface PermissionRequestHook {
+  matcher?: string;
+  run(input: PermissionRequestHookInput): PermissionRequestHookResult | undefined | Promise<PermissionRequestHookResult | undefined>;
+}
+
 export interface SwitchyardHooks {
   preToolUse?: readonly PreToolUseHook[];
+  /** Race the human approver: the first decision (hook or `approval` signal) wins. */
+  permissionRequest?: readonly PermissionRequestHook[];
 }
 
 export function hookMatches(matcher: string | undefined, toolName: string): boolean {

@@ -5,7 +5,8 @@ import type { ToolCall } from '../contracts/tool-call.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { executeCall } from './execute-call.js';
 import type { CallOutcome, ExecuteCallInput } from './execute-call.js';
-import type { SwitchyardHooks } from './hooks.js';
+import { hookMatches } from './hooks.js';
+import type { PermissionRequestHookInput, PermissionRequestHookResult, SwitchyardHooks } from './hooks.js';
 import { prepareCall } from './prepare-turn.js';
 
 export interface ActivityDependencies {
@@ -65,6 +66,22 @@ export function createActivities(dependencies: ActivityDependencies) {
         input.calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }) })),
       );
       return { plans, cwd, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
+    },
+    /**
+     * Runs the matching PermissionRequest hooks in order; the first decision wins. A hook that throws is reported
+     * and counts as no decision, so the human's answer still decides.
+     */
+    async runPermissionRequestHooks(input: PermissionRequestHookInput): Promise<PermissionRequestHookResult | null> {
+      for (const hook of dependencies.hooks?.permissionRequest ?? []) {
+        if (!hookMatches(hook.matcher, input.toolName)) continue;
+        try {
+          const result = await hook.run(input);
+          if (result?.behavior === 'allow' || result?.behavior === 'deny') return result;
+        } catch (error) {
+          dependencies.onWarning?.('PermissionRequest hook failed; it counts as no decision', { toolName: input.toolName, error: String(error) });
+        }
+      }
+      return null;
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {

@@ -146,6 +146,7 @@ export async function prepareCall(options: {
     ruleKind,
     rememberRule: rememberRuleFor(tool, input, ruleContent),
     editsInsideCwd: tool.editsFiles === true && ruleContent !== undefined && isInside(context.cwd, ruleContent),
+    hasPermissionRequestHooks: (options.hooks?.permissionRequest ?? []).some((hook) => hookMatches(hook.matcher, tool.name)),
   };
   if (ruleContent !== undefined) plan.ruleContent = ruleContent;
   const timeoutMs = resolveTimeoutMs(tool, input);

@@ -31,6 +31,15 @@ Commands:
       --calls JSON    the calls: [{"id":"c1","name":"Read","input":{"file_path":"README.md"}}], or @file.json
       --turn-id ID    turn id (default: a new one); repeating it re-attaches instead of running twice
       --cwd DIR       the session's cwd when this starts it
+  pending         List the approvals a session waits for (JSON).
+      --session ID
+  approve         Answer a pending approval; the digest is taken from the pending request unless given.
+      --session ID  --request ID  [--decision allow|allow_always|deny (default allow)]  [--reason TEXT]
+      [--by NAME]   [--digest SHA256]
+  interrupt       Interrupt the session's running turn.
+      --session ID  [--reason TEXT]
+  events          Print a session's events (JSON lines) from a cursor.
+      --session ID  [--since N]
   temporal-path   Find or build the temporal CLI (DESIGN.md §6 order) and print its path.
   help            This text.
 
@@ -150,6 +159,79 @@ async function turn(args: string[]): Promise<void> {
   }
 }
 
+async function withClient<T>(body: (client: SwitchyardClient) => Promise<T>): Promise<T> {
+  const client = await SwitchyardClient.connect({ taskQueue: taskQueueFromEnv() });
+  try {
+    return await body(client);
+  } finally {
+    await client.client.connection.close();
+  }
+}
+
+async function sessionCommand(command: 'pending' | 'approve' | 'interrupt' | 'events', args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      session: { type: 'string' },
+      request: { type: 'string' },
+      decision: { type: 'string' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      digest: { type: 'string' },
+      since: { type: 'string' },
+    },
+    strict: true,
+  });
+  const sessionId = values.session;
+  if (sessionId === undefined) throw new UsageError(`${command} needs --session ID`);
+  await withClient(async (client) => {
+    const session = client.session(sessionId);
+    switch (command) {
+      case 'pending':
+        process.stdout.write(`${JSON.stringify(await session.pendingApprovals(), null, 2)}\n`);
+        return;
+      case 'approve': {
+        if (values.request === undefined) throw new UsageError('approve needs --request ID (see `switchyard pending`)');
+        const decision = values.decision ?? 'allow';
+        if (decision !== 'allow' && decision !== 'allow_always' && decision !== 'deny') {
+          throw new UsageError(`--decision must be allow, allow_always or deny; got "${decision}"`);
+        }
+        let digest = values.digest;
+        if (digest === undefined) {
+          const request = (await session.pendingApprovals()).find((candidate) => candidate.requestId === values.request);
+          if (request === undefined) throw new UsageError(`session ${sessionId} has no pending approval ${values.request}`);
+          digest = request.inputDigest;
+        }
+        await session.approve({
+          requestId: values.request,
+          decision,
+          inputDigest: digest,
+          by: values.by ?? process.env.USER ?? 'cli',
+          ...(values.reason === undefined ? {} : { reason: values.reason }),
+        });
+        process.stderr.write(`sent ${decision} for ${values.request}\n`);
+        return;
+      }
+      case 'interrupt':
+        await session.interrupt(values.reason);
+        process.stderr.write(`interrupt sent to ${sessionId}\n`);
+        return;
+      case 'events': {
+        const since = values.since === undefined ? 0 : Number(values.since);
+        if (!Number.isInteger(since) || since < 0) throw new UsageError('--since must be a non-negative integer');
+        const page = await session.events(since);
+        for (const event of page.events) process.stdout.write(`${JSON.stringify(event)}\n`);
+        process.stderr.write(`next cursor: ${page.next}\n`);
+        return;
+      }
+      default: {
+        const exhaustive: never = command;
+        throw new Error(`unknown command ${String(exhaustive)}`);
+      }
+    }
+  });
+}
+
 /** Entry point of the `switchyard` command; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -175,6 +257,12 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'turn':
         await turn(rest);
+        return 0;
+      case 'pending':
+      case 'approve':
+      case 'interrupt':
+      case 'events':
+        await sessionCommand(command, rest);
         return 0;
       case 'temporal-path': {
         const binary = await findTemporalBinary({ onProgress: (message) => process.stderr.write(`${message}\n`) });

@@ -12,6 +12,19 @@ import {
   toolSessionWorkflowType,
 } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
+import { sessionOptionsSchema } from '../contracts/session.js';
+import { formatZodError } from '../contracts/tool-call.js';
+import { parseRule } from '../workflows/permission-rules.js';
+
+/** Rejects bad session options before a session starts (the workflow tolerates them, but every call would fail). */
+export function validateSessionOptions(options: SessionOptions): SessionOptions {
+  const parsed = sessionOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new TypeError(`Invalid session options: ${formatZodError(parsed.error)}`);
+  for (const list of [options.rules?.allow, options.rules?.ask, options.rules?.deny]) {
+    for (const rule of list ?? []) parseRule(rule);
+  }
+  return options;
+}
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { TurnResult } from '../contracts/tool-result.js';
 
@@ -43,7 +56,7 @@ export class SwitchyardClient {
     await this.client.workflow.start(toolSessionWorkflowType, {
       workflowId: sessionId,
       taskQueue: this.taskQueue,
-      args: [options],
+      args: [validateSessionOptions(options)],
     });
     return this.session(sessionId);
   }
@@ -61,7 +74,7 @@ export class SwitchyardClient {
     const startOperation = new WithStartWorkflowOperation(toolSessionWorkflowType, {
       workflowId: sessionId,
       taskQueue: this.taskQueue,
-      args: [options],
+      args: [validateSessionOptions(options)],
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
     return this.client.workflow.executeUpdateWithStart(executeTurnUpdate, {

@@ -40,6 +40,8 @@ export interface ReadyCallPlan {
   approval?: { preview?: string; narrowToAllow?: boolean };
   /** The PreToolUse hooks' combined outcome. */
   hook?: PreToolUseOutcome;
+  /** Some PermissionRequest hook matches this tool: an ask races it against the human. */
+  hasPermissionRequestHooks: boolean;
   /** One line for the Web UI, e.g. `Bash: npm test`. */
   summary: string;
   /** Deadline in ms including cleanup grace; undefined means none. */

@@ -75,6 +75,14 @@ const { prepareTurn } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 3 },
 });
 
+// A hook that fails or hangs is no decision: the human still decides. Abandoned once the race is decided.
+const { runPermissionRequestHooks } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  retry: { maximumAttempts: 1 },
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  summary: 'PermissionRequest hooks',
+});
+
 function executeCallOptions(plan: ReadyCallPlan): ActivityOptions {
   return {
     startToCloseTimeout: plan.timeoutMs === undefined ? NO_DEADLINE_START_TO_CLOSE : plan.timeoutMs + START_TO_CLOSE_MARGIN_MS,
@@ -103,6 +111,7 @@ export async function toolSession(options: SessionOptions = {}, carried?: Carrie
 interface PendingApproval {
   request: ApprovalRequest;
   decision?: ApprovalSignal;
+  hookDecision?: { behavior: 'allow' | 'deny'; message?: string };
 }
 
 interface RunningTurn {
@@ -120,6 +129,7 @@ interface CallCompletion {
 
 type ApprovalOutcome =
   | { kind: 'decided'; signal: ApprovalSignal; waitMs: number }
+  | { kind: 'hook'; behavior: 'allow' | 'deny'; message?: string; waitMs: number }
   | { kind: 'timeout'; waitMs: number }
   | { kind: 'cancelled'; waitMs: number };
 
@@ -234,7 +244,7 @@ class Session {
     }
     const signal = parsed.data;
     const entry = this.#pending.get(signal.requestId);
-    if (entry === undefined || entry.decision !== undefined) {
+    if (entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined) {
       const known = entry !== undefined || this.#decidedRequestIds.includes(signal.requestId);
       this.#emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown' });
       return;
@@ -450,7 +460,7 @@ class Session {
     let rememberRule: string | undefined;
     if (decision.behavior === 'deny') return denied(decision.reason, decision.source, 0);
     if (decision.behavior === 'ask') {
-      const outcome = await this.#awaitApproval(turnId, plan, decision.reason);
+      const outcome = await this.#awaitApproval(turnId, cwd, plan, decision.reason);
       permissionWaitMs = outcome.waitMs;
       switch (outcome.kind) {
         case 'cancelled':
@@ -465,6 +475,12 @@ class Session {
               timings: { permissionWaitMs },
             }),
           };
+        case 'hook':
+          if (outcome.behavior === 'deny') {
+            return denied(outcome.message ?? `A PermissionRequest hook denied permission to use ${plan.toolName}.`, 'hook', permissionWaitMs);
+          }
+          this.#emit({ type: 'PermissionResolved', turnId, callId: plan.callId, decision: 'allow', source: 'hook' });
+          break;
         case 'timeout':
           return denied(texts.approvalTimedOut(plan.toolName, this.#options.approvalTimeoutMs ?? 0), 'timeout', permissionWaitMs);
         case 'decided': {
@@ -509,7 +525,7 @@ class Session {
   }
 
   /** Waits for the `approval` signal (or the approval timeout, or an interrupt); the wait survives anything. */
-  async #awaitApproval(turnId: string, plan: ReadyCallPlan, reason: string): Promise<ApprovalOutcome> {
+  async #awaitApproval(turnId: string, cwd: string, plan: ReadyCallPlan, reason: string): Promise<ApprovalOutcome> {
     const requestId = uuid4();
     const request: ApprovalRequest = {
       requestId,
@@ -528,12 +544,39 @@ class Session {
     this.#updateDetails();
     const startedAt = Date.now();
     const waitMs = (): number => Date.now() - startedAt;
+    // The approval broker races the PermissionRequest hooks: whichever decides first wins (seed 000).
+    const hookScope = new CancellationScope();
+    if (plan.hasPermissionRequestHooks) {
+      hookScope
+        .run(() =>
+          runPermissionRequestHooks({
+            sessionId: this.#sessionId,
+            cwd,
+            toolName: plan.toolName,
+            toolInput: plan.input,
+            toolUseId: plan.callId,
+            requestId,
+            reason,
+          }),
+        )
+        .then(
+          (hookResult) => {
+            if (hookResult !== null && entry.decision === undefined) entry.hookDecision = hookResult;
+          },
+          () => undefined,
+        );
+    }
+    const decided = (): boolean => entry.decision !== undefined || entry.hookDecision !== undefined;
     try {
       const timeoutMs = this.#options.approvalTimeoutMs;
       if (timeoutMs === undefined) {
-        await condition(() => entry.decision !== undefined);
-      } else if (!(await condition(() => entry.decision !== undefined, timeoutMs))) {
+        await condition(decided);
+      } else if (!(await condition(decided, timeoutMs))) {
         return { kind: 'timeout', waitMs: waitMs() };
+      }
+      if (entry.hookDecision !== undefined) {
+        const { behavior, message } = entry.hookDecision;
+        return { kind: 'hook', behavior, ...(message === undefined ? {} : { message }), waitMs: waitMs() };
       }
       const signal = entry.decision;
       if (signal === undefined) throw new Error('unreachable: approval without decision');
@@ -542,6 +585,7 @@ class Session {
       if (isCancellation(error)) return { kind: 'cancelled', waitMs: waitMs() };
       throw error;
     } finally {
+      if (plan.hasPermissionRequestHooks) hookScope.cancel();
       this.#pending.delete(requestId);
       this.#decidedRequestIds.push(requestId);
       if (this.#decidedRequestIds.length > DECIDED_REQUESTS_RETAINED) this.#decidedRequestIds.shift();

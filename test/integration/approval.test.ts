@@ -167,6 +167,72 @@ describe('durable approvals on a real server', () => {
     expect(outcome.third.results[0]?.status).toBe('denied');
   });
 
+  it('races PermissionRequest hooks against the human: the first decision wins, a crashing hook decides nothing', async () => {
+    const hooks = {
+      permissionRequest: [
+        {
+          matcher: 'Edit',
+          run: async (input: { toolInput: unknown }) => {
+            const file = path.basename((input.toolInput as { file_path: string }).file_path);
+            if (file === 'auto.txt') return { behavior: 'allow' as const };
+            if (file === 'blocked.txt') return { behavior: 'deny' as const, message: 'blocked by policy hook' };
+            if (file === 'crash.txt') throw new Error('hook crashed');
+            if (file === 'slow.txt') {
+              await new Promise((resolve) => setTimeout(resolve, 3_000));
+              return { behavior: 'deny' as const, message: 'too late' };
+            }
+            return undefined;
+          },
+        },
+      ],
+    };
+    const outcome = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      const hooked = await session.executeTurn({
+        turnId: 't1',
+        calls: [
+          { id: 'auto', name: 'Edit', input: { file_path: 'auto.txt' } },
+          { id: 'blocked', name: 'Edit', input: { file_path: 'blocked.txt' } },
+        ],
+      });
+      const human = session.executeTurn({ turnId: 't2', calls: [{ id: 'crash', name: 'Edit', input: { file_path: 'crash.txt' } }, { id: 'slow', name: 'Edit', input: { file_path: 'slow.txt' } }] });
+      for (let answered = 0; answered < 2; answered++) {
+        const [request] = (await pending(session)) as [ApprovalRequest];
+        await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+        await waitFor(() => session.pendingApprovals(), (list) => !list.some((r) => r.requestId === request.requestId));
+      }
+      return { hooked, human: await human, resolved: await eventsOf(session, 'PermissionResolved') };
+    }, { hooks });
+    expect(outcome.hooked.results.map((r) => [r.callId, r.status, r.modelContent])).toEqual([
+      ['auto', 'success', `appended to ${path.join(cwd, 'auto.txt')}`],
+      ['blocked', 'denied', 'blocked by policy hook'],
+    ]);
+    expect(outcome.human.results.map((r) => r.status)).toEqual(['success', 'success']);
+    expect(outcome.resolved.map((e) => e.type === 'PermissionResolved' && [e.callId, e.source])).toEqual([
+      ['auto', 'hook'],
+      ['crash', 'user'],
+      ['slow', 'user'],
+    ]);
+  });
+
+  it('lists and answers approvals with the switchyard CLI', async () => {
+    const cli = async (...args: string[]) =>
+      run(process.execPath, [path.resolve('bin/switchyard.js'), ...args], {
+        env: { ...process.env, TEMPORAL_ADDRESS: harness.address, TEMPORAL_NAMESPACE: harness.namespace, SWITCHYARD_TASK_QUEUE: harness.taskQueue },
+      });
+    const result = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'cli.txt' } }] });
+      await pending(session);
+      const listed = JSON.parse((await cli('pending', '--session', session.sessionId)).stdout) as ApprovalRequest[];
+      expect(listed).toHaveLength(1);
+      await cli('approve', '--session', session.sessionId, '--request', listed[0]?.requestId ?? '', '--decision', 'deny', '--reason', 'from the CLI');
+      return turn;
+    });
+    expect(result.results[0]).toMatchObject({ status: 'denied', modelContent: 'The user denied permission to use Edit. Reason: from the CLI' });
+    await expect(cli('approve', '--session', 'x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('approve needs --request') });
+  });
+
   it('keeps a pending approval across a worker restart, and runs the call exactly once', async () => {
     const session = await harness.startSession({ cwd });
     const target = path.join(cwd, `${uniqueName('restart')}.txt`);

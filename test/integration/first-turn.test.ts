@@ -62,6 +62,17 @@ describe('a one-call turn on a real Temporal server', () => {
     expect(outcome.historyText).not.toContain('"bad"');
   });
 
+  it('labels each tool activity with a summary the Web UI shows', async () => {
+    const history = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      await session.executeTurn({ turnId: 't1', calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt' } }] });
+      return session.workflow.fetchHistory();
+    });
+    const scheduled = history.events?.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall');
+    const summary = Buffer.from(scheduled?.userMetadata?.summary?.data ?? []).toString();
+    expect(JSON.parse(summary)).toBe(`Read: ${path.join(cwd, 'notes.txt')}`);
+  });
+
   it('replays the recorded history of a session deterministically', async () => {
     const session = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });

@@ -112,6 +112,21 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
     expect(outcome.results[0]?.modelContent).toMatch(/dontAsk/);
   });
 
+  it('answers every call with a clear error when the session was started with an invalid rule', async () => {
+    const result = await harness.withWorker(async () => {
+      // Started with a raw client: the typed client would refuse these options.
+      const handle = await harness.client.client.workflow.start('toolSession', {
+        workflowId: `bad-rules-${Date.now()}`,
+        taskQueue: harness.taskQueue,
+        args: [{ cwd, rules: { deny: ['Bash('] } }],
+      });
+      return harness.client.session(handle.workflowId).executeTurn({ turnId: 't', calls: [{ id: 'a', name: 'Sleep', input: { ms: 1 } }] });
+    });
+    expect(result.results[0]?.status).toBe('error');
+    expect(result.results[0]?.modelContent).toMatch(/^This session's permission rules are invalid, so no tool may run: Invalid permission rule "Bash\("/);
+    await expect(harness.client.startSession('never', { rules: { deny: ['Bash('] } })).rejects.toThrow(/Invalid permission rule/);
+  });
+
   it('continues as new in the middle of a session, keeping remembered approvals and the event cursor', async () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, continueAsNewAfterEvents: 5 });
