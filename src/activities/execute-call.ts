@@ -1,15 +1,21 @@
 import { Context } from '@temporalio/activity';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
+import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { texts } from '../contracts/texts.js';
 import type { ResultBudgetInfo, ToolDisplay, ToolResultStatus, TurnControl } from '../contracts/tool-result.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import { ToolUseError } from '../tools/define-tool.js';
-import type { ToolOutputObject } from '../tools/define-tool.js';
+import type { Tool, ToolExecutionContext, ToolOutputObject } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { serializeOutput } from './serialize-output.js';
+import type { AdmissionGate } from './admission-gate.js';
+import type { ArtifactStore } from './artifact-store.js';
+import { cutUtf8, serializeOutput } from './serialize-output.js';
+import { ToolDeadline } from './tool-deadline.js';
 
 const HEARTBEAT_INTERVAL_MS = 1_000;
+/** A bash_output display kept in history when the full output was persisted: the UI reads the artifact for more. */
+const PERSISTED_DISPLAY_BYTES = 8_192;
 
 export interface ExecuteCallInput {
   sessionId: string;
@@ -30,17 +36,27 @@ export interface CallOutcome {
   turnControl?: TurnControl;
   /** Session-state keys the call sets (its context modifier). */
   sessionState?: Record<string, unknown>;
-  /** Time the handler was working (deadline time). */
+  /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
+  aggregateReplacement?: { envelope: string; artifact: string };
+  /** Time the handler was working (deadline time), over all attempts. */
   activeMs: number;
-  /** Time the handler waited at an admission gate (not deadline time). */
+  /** Time the handler waited at admission gates (not deadline time), over all attempts. */
   queuedMs: number;
+  attempt?: number;
 }
 
-/** Heartbeat details: what a retry resumes from. */
+/** Heartbeat details: what a retry resumes from, and live progress for UIs. */
 export interface ExecutionHeartbeat {
   activeMs: number;
   queuedMs: number;
   progress?: string;
+}
+
+export interface ExecuteCallDependencies {
+  registry: ToolRegistry;
+  gates: ReadonlyMap<string, AdmissionGate>;
+  artifacts: ArtifactStore | undefined;
+  onWarning?: (message: string, details: Record<string, unknown>) => void;
 }
 
 type HandlerEnd =
@@ -49,117 +65,177 @@ type HandlerEnd =
   | { kind: 'timeout' }
   | { kind: 'cancelled' };
 
-/** Runs one allowed call: the handler under its deadline, heartbeating, then serialisation of its output. */
-export async function executeCall(options: { registry: ToolRegistry; request: ExecuteCallInput }): Promise<CallOutcome> {
-  const { registry, request } = options;
+/** Bounds a display on its own, outside the model budget (seed 000 result-display). */
+function boundDisplay(display: ToolDisplay | undefined, modelCopyShortened: boolean, persisted: boolean): ToolDisplay | undefined {
+  if (display === undefined) return undefined;
+  switch (display.type) {
+    case 'text':
+      return { type: 'text', text: cutUtf8(display.text, DISPLAY_LIMITS.bashOutputBytes, 'head') };
+    case 'bash_output': {
+      // Only when the model's copy was truncated or persisted: otherwise the model content says it all.
+      if (!modelCopyShortened) return undefined;
+      const limit = persisted ? PERSISTED_DISPLAY_BYTES : DISPLAY_LIMITS.bashOutputBytes;
+      const stdout = cutUtf8(display.stdout, limit, 'tail');
+      const stderr = cutUtf8(display.stderr, Math.max(0, limit - Buffer.byteLength(stdout)), 'tail');
+      return { ...display, stdout, stderr, truncated: display.truncated || stdout !== display.stdout || stderr !== display.stderr };
+    }
+    case 'file_diff':
+      return display;
+    default: {
+      const exhaustive: never = display;
+      return exhaustive;
+    }
+  }
+}
+
+function failure(status: ToolResultStatus, modelContent: string, errorCode: string, deadline: ToolDeadline, attempt: number): CallOutcome {
+  return { status, modelContent, isError: true, errorCode, activeMs: deadline.activeMs, queuedMs: deadline.queuedMs, attempt };
+}
+
+/** Runs one allowed call: the handler under its pausable deadline, heartbeating, then serialisation of its output. */
+export async function executeCall(options: { dependencies: ExecuteCallDependencies; request: ExecuteCallInput }): Promise<CallOutcome> {
+  const { dependencies, request } = options;
   const { plan } = request;
   const activity = Context.current();
-  const tool = registry.lookup(plan.toolName);
+  const attempt = activity.info.attempt;
+  const tool: Tool | undefined = dependencies.registry.lookup(plan.toolName);
   if (tool === undefined) {
     return { status: 'error', modelContent: texts.toolNotFound(plan.toolName), isError: true, errorCode: errorCodes.toolNotFound, activeMs: 0, queuedMs: 0 };
   }
 
+  const abort = new AbortController();
+  let settle: (end: HandlerEnd) => void = () => {};
+  const ended = new Promise<HandlerEnd>((resolve) => {
+    settle = resolve;
+  });
+  // A retry resumes from the last heartbeat: the remaining budget is conserved, not renewed.
   const resumed = activity.info.heartbeatDetails as ExecutionHeartbeat | undefined;
-  const startedAt = Date.now() - (resumed?.activeMs ?? 0);
-  const queuedMs = resumed?.queuedMs ?? 0;
+  const deadline = new ToolDeadline({
+    budgetMs: plan.timeoutMs,
+    ...(resumed === undefined ? {} : { resumed }),
+    onExpire: () => {
+      // Settle as a timeout first: aborting the handler's signal would otherwise settle it as a cancellation.
+      settle({ kind: 'timeout' });
+      abort.abort(new Error(texts.timedOut(plan.timeoutMs ?? 0)));
+    },
+  });
   let progress: string | undefined;
   const heartbeat = (): void => {
-    const details: ExecutionHeartbeat = { activeMs: Date.now() - startedAt, queuedMs };
+    const details: ExecutionHeartbeat = { activeMs: deadline.activeMs, queuedMs: deadline.queuedMs };
     if (progress !== undefined) details.progress = progress;
     activity.heartbeat(details);
   };
   heartbeat();
   const heartbeatTimer = setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
-
-  const abort = new AbortController();
-  const onCancel = (): void => abort.abort(new Error('cancelled'));
+  const onCancel = (): void => {
+    settle({ kind: 'cancelled' });
+    abort.abort(new Error('cancelled'));
+  };
   activity.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+  if (activity.cancellationSignal.aborted) onCancel();
 
-  let deadlineTimer: NodeJS.Timeout | undefined;
-  const ended = new Promise<HandlerEnd>((resolve) => {
-    if (plan.timeoutMs !== undefined) {
-      const remaining = Math.max(0, plan.timeoutMs - (Date.now() - startedAt));
-      deadlineTimer = setTimeout(() => {
-        // Settle as a timeout first: aborting the handler's signal would otherwise settle it as a cancellation.
-        resolve({ kind: 'timeout' });
-        abort.abort(new Error(texts.timedOut(plan.timeoutMs ?? 0)));
-      }, remaining);
-    }
-    abort.signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true });
-    if (activity.cancellationSignal.aborted) onCancel();
-    tool
-      .execute(plan.input, {
-        sessionId: request.sessionId,
-        cwd: request.cwd,
-        callId: plan.callId,
-        turnId: request.turnId,
-        signal: abort.signal,
-        reportProgress: (text) => {
-          progress = text;
-        },
-        sessionState: request.sessionState,
-      })
-      .then(
-        (output) => resolve({ kind: 'output', output: typeof output === 'string' ? { content: output } : output }),
-        (error: unknown) => resolve({ kind: 'error', error }),
-      );
-  });
+  const context: ToolExecutionContext = {
+    sessionId: request.sessionId,
+    cwd: request.cwd,
+    callId: plan.callId,
+    turnId: request.turnId,
+    signal: abort.signal,
+    reportProgress: (text) => {
+      progress = text;
+    },
+    sessionState: request.sessionState,
+    attempt,
+    deadline,
+    artifacts: dependencies.artifacts,
+    async admit(gateName, work) {
+      const gate = dependencies.gates.get(gateName);
+      if (gate === undefined) throw new Error(`Unknown admission gate "${gateName}"; this worker has: ${[...dependencies.gates.keys()].join(', ')}`);
+      deadline.pause();
+      let release: () => void;
+      try {
+        release = await gate.acquire(abort.signal);
+      } finally {
+        deadline.resume();
+      }
+      try {
+        return await work();
+      } finally {
+        release();
+      }
+    },
+  };
+  if (!abort.signal.aborted) {
+    tool.execute(plan.input, context).then(
+      (output) => settle({ kind: 'output', output: typeof output === 'string' ? { content: output } : output }),
+      (error: unknown) => settle({ kind: abort.signal.aborted && !deadline.expired ? 'cancelled' : 'error', error } as HandlerEnd),
+    );
+  }
 
   let end: HandlerEnd;
   try {
     end = await ended;
   } finally {
     clearInterval(heartbeatTimer);
-    clearTimeout(deadlineTimer);
+    deadline.dispose();
     activity.cancellationSignal.removeEventListener('abort', onCancel);
   }
-  const activeMs = Date.now() - startedAt;
 
   switch (end.kind) {
     case 'timeout':
-      return { status: 'error', modelContent: texts.timedOut(plan.timeoutMs ?? 0), isError: true, errorCode: errorCodes.timeout, activeMs, queuedMs };
+      return failure('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout, deadline, attempt);
     case 'cancelled':
-      return {
-        status: 'cancelled',
-        modelContent: tool.cancelledMessage ?? texts.defaultCancelled,
-        isError: true,
-        errorCode: errorCodes.cancelled,
-        activeMs,
-        queuedMs,
-      };
+      return failure('cancelled', tool.cancelledMessage ?? texts.defaultCancelled, errorCodes.cancelled, deadline, attempt);
     case 'error': {
       const business = end.error instanceof ToolUseError;
       const message = projectErrorMessage(end.error);
-      return {
-        status: 'error',
-        modelContent: business ? texts.toolUseError(message) : message,
-        isError: true,
-        errorCode: business ? (end.error as ToolUseError).code : errorCodes.handlerError,
-        activeMs,
-        queuedMs,
-      };
+      return failure('error', business ? texts.toolUseError(message) : message, business ? (end.error as ToolUseError).code : errorCodes.handlerError, deadline, attempt);
     }
-    case 'output': {
-      const { output } = end;
-      const serialized = serializeOutput({ toolName: tool.name, content: output.content, budget: tool.resultBudget });
-      const outcome: CallOutcome = {
-        status: output.isError ? 'error' : 'success',
-        modelContent: serialized.modelContent,
-        isError: output.isError === true,
-        activeMs,
-        queuedMs,
-      };
-      if (output.errorCode !== undefined) outcome.errorCode = output.errorCode;
-      if (serialized.budget !== undefined) outcome.budget = serialized.budget;
-      if (output.display !== undefined) outcome.display = output.display;
-      if (output.sessionState !== undefined && !output.isError) outcome.sessionState = output.sessionState;
-      const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
-      if (stopTurn !== undefined) outcome.turnControl = stopTurn;
-      return outcome;
-    }
+    case 'output':
+      return finishOutput({ tool, plan, request, output: end.output, deadline, attempt, dependencies });
     default: {
       const exhaustive: never = end;
       return exhaustive;
     }
   }
+}
+
+async function finishOutput(options: {
+  tool: Tool;
+  plan: ReadyCallPlan;
+  request: ExecuteCallInput;
+  output: ToolOutputObject;
+  deadline: ToolDeadline;
+  attempt: number;
+  dependencies: ExecuteCallDependencies;
+}): Promise<CallOutcome> {
+  const { tool, plan, request, output, deadline, attempt, dependencies } = options;
+  if (tool.outputSchema !== undefined && !tool.outputSchema.safeParse(output.data).success) {
+    return failure('error', texts.outputSchemaFailed, errorCodes.outputSchema, deadline, attempt);
+  }
+  const serialized = await serializeOutput({
+    tool,
+    content: output.content,
+    ...(output.spool === undefined ? {} : { spool: output.spool }),
+    ...(dependencies.artifacts === undefined ? {} : { store: dependencies.artifacts }),
+    sessionId: request.sessionId,
+    callId: plan.callId,
+    onStoreError: (error) => dependencies.onWarning?.('artifact store failed; the output was truncated instead', { callId: plan.callId, error: String(error) }),
+  });
+  const outcome: CallOutcome = {
+    status: output.isError ? 'error' : 'success',
+    modelContent: serialized.modelContent,
+    isError: output.isError === true,
+    activeMs: deadline.activeMs,
+    queuedMs: deadline.queuedMs,
+    attempt,
+  };
+  if (output.errorCode !== undefined) outcome.errorCode = output.errorCode;
+  if (serialized.budget !== undefined) outcome.budget = serialized.budget;
+  if (serialized.aggregateReplacement !== undefined) outcome.aggregateReplacement = serialized.aggregateReplacement;
+  const display = boundDisplay(output.display, serialized.budget?.truncated === true, serialized.budget?.artifact !== undefined);
+  if (display !== undefined) outcome.display = display;
+  if (output.sessionState !== undefined && !output.isError) outcome.sessionState = output.sessionState;
+  const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
+  if (stopTurn !== undefined) outcome.turnControl = stopTurn;
+  return outcome;
 }

@@ -3,6 +3,8 @@ import type { CallPlan } from '../contracts/call-plan.js';
 import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
+import type { ArtifactStore } from './artifact-store.js';
 import { executeCall } from './execute-call.js';
 import type { CallOutcome, ExecuteCallInput } from './execute-call.js';
 import { hookMatches } from './hooks.js';
@@ -19,6 +21,10 @@ export interface ActivityDependencies {
   hooks?: SwitchyardHooks;
   /** Whether the namespace has the `SwitchyardPendingApprovals` search attribute (the worker checks at start). */
   pendingApprovalsSearchAttribute?: boolean;
+  /** Where full outputs go; without a store, over-budget outputs are truncated. */
+  artifacts?: ArtifactStore;
+  /** Admission gates by name, with their permits. Default `{ model: 4, network: 16 }`. */
+  admissionGates?: Readonly<Record<string, number>>;
   /** Where hook failures and other worker-side problems are reported. */
   onWarning?: (message: string, details: Record<string, unknown>) => void;
 }
@@ -54,6 +60,15 @@ export function maxConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): num
 export function createActivities(dependencies: ActivityDependencies) {
   const defaultCwd = dependencies.defaultCwd ?? process.cwd();
   const defaultMaxConcurrency = dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv();
+  const gates = new Map(
+    Object.entries(dependencies.admissionGates ?? DEFAULT_ADMISSION_GATES).map(([name, permits]) => [name, new AdmissionGate(name, permits)]),
+  );
+  const executeDependencies = {
+    registry: dependencies.registry,
+    gates,
+    artifacts: dependencies.artifacts,
+    ...(dependencies.onWarning === undefined ? {} : { onWarning: dependencies.onWarning }),
+  };
   const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));
   return {
     /** Plans every call of a turn in one round trip: lookup, validation, resolution, flags, digest, deadline. */
@@ -85,7 +100,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
-      return executeCall({ registry: dependencies.registry, request });
+      return executeCall({ dependencies: executeDependencies, request });
     },
   };
 }

@@ -1,13 +1,33 @@
+import { rm } from 'node:fs/promises';
+import { PERSISTED_PREVIEW_CHARS } from '../contracts/defaults.js';
 import { texts } from '../contracts/texts.js';
 import type { ResultBudgetInfo } from '../contracts/tool-result.js';
-import type { ResultBudget } from '../tools/define-tool.js';
+import type { ResultBudget, Tool } from '../tools/define-tool.js';
+import type { ArtifactStore } from './artifact-store.js';
+import { formatPersistedOutputEnvelope } from './persisted-output.js';
 
 /** Budget of tools that declare none (seed 000: 100000 bytes, truncate, keep head). */
 export const DEFAULT_RESULT_BUDGET: ResultBudget = { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' };
 
+/** Results longer than this get an envelope ready, so the aggregate budget can swap them without a round trip. */
+export const AGGREGATE_REPLACEMENT_MIN_CHARS = 2 * PERSISTED_PREVIEW_CHARS;
+
 export interface SerializedOutput {
   modelContent: string;
   budget?: ResultBudgetInfo;
+  /** An envelope that may replace `modelContent` when the turn's aggregate budget is exceeded. */
+  aggregateReplacement?: { envelope: string; artifact: string };
+}
+
+export interface SerializeOutputOptions {
+  tool: Pick<Tool, 'name' | 'resultBudget' | 'formatPersistedModelContent'>;
+  content: string;
+  spool?: { path: string; bytes: number };
+  store?: ArtifactStore;
+  sessionId: string;
+  callId: string;
+  /** Told when the store fails (the call still succeeds, truncated). */
+  onStoreError?: (error: unknown) => void;
 }
 
 /** Cuts a UTF-8 string to at most `maxBytes` bytes from its head or tail without splitting a character. */
@@ -29,22 +49,59 @@ export function truncationNotice(originalBytes: number, limitBytes: number): str
 }
 
 /**
- * Model content of a successful output (seed 000 `serializeOutput`): empty → placeholder; within
- * `min(maxModelBytes, maxInlineBytes)` → as it is; above → truncated to the budget with a notice.
- * The artifact branch joins in the execution issue; without a store, `artifact` falls back to truncation.
+ * Model content of a successful output (seed 000 `serializeOutput`): empty → `(<tool> completed with no output)`;
+ * within `min(maxModelBytes, maxInlineBytes)` → as it is; above it, policy `artifact` stores the whole output and
+ * the model gets the `<persisted-output>` envelope (or the tool's own); policy `truncate`, or a store that is
+ * missing or failed, keeps the head or tail and appends the truncation notice. A store failure never fails the call.
  */
-export function serializeOutput(options: { toolName: string; content: string; budget?: ResultBudget }): SerializedOutput {
-  const { toolName, content } = options;
-  const budget = options.budget ?? DEFAULT_RESULT_BUDGET;
-  if (content.trim() === '') return { modelContent: texts.emptyOutput(toolName) };
+export async function serializeOutput(options: SerializeOutputOptions): Promise<SerializedOutput> {
+  const { tool, content, spool, store } = options;
+  const budget = tool.resultBudget ?? DEFAULT_RESULT_BUDGET;
   const limit = Math.min(budget.maxModelBytes, budget.maxInlineBytes ?? budget.maxModelBytes);
-  const originalBytes = Buffer.byteLength(content, 'utf8');
-  if (originalBytes <= limit) return { modelContent: content };
+  const originalBytes = spool?.bytes ?? Buffer.byteLength(content, 'utf8');
+  const dropSpool = async (): Promise<void> => {
+    if (spool !== undefined) await rm(spool.path, { force: true });
+  };
+
+  if (originalBytes === 0 || (spool === undefined && content.trim() === '')) {
+    await dropSpool();
+    return { modelContent: texts.emptyOutput(tool.name) };
+  }
+  if (originalBytes <= limit) {
+    await dropSpool();
+    const result: SerializedOutput = { modelContent: content };
+    if (store !== undefined && content.length > AGGREGATE_REPLACEMENT_MIN_CHARS) {
+      const replacement = await persist({ ...options, store, keep: budget.keep, originalBytes }).catch((error: unknown) => {
+        options.onStoreError?.(error);
+        return undefined;
+      });
+      if (replacement !== undefined) result.aggregateReplacement = { envelope: replacement.envelope, artifact: replacement.uri };
+    }
+    return result;
+  }
+
+  if (budget.policy === 'artifact' && store !== undefined) {
+    try {
+      const { envelope, uri } = await persist({ ...options, store, keep: budget.keep, originalBytes });
+      return {
+        modelContent: envelope,
+        budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(envelope, 'utf8'), policy: 'artifact', artifact: uri },
+      };
+    } catch (error) {
+      options.onStoreError?.(error);
+    }
+  }
+  await dropSpool();
   const kept = cutUtf8(content, limit, budget.keep);
   const notice = truncationNotice(originalBytes, limit);
   const modelContent = budget.keep === 'head' ? `${kept}\n${notice}` : `${notice}\n${kept}`;
-  return {
-    modelContent,
-    budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(modelContent, 'utf8'), policy: 'truncate' },
-  };
+  return { modelContent, budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(modelContent, 'utf8'), policy: 'truncate' } };
+}
+
+async function persist(options: SerializeOutputOptions & { store: ArtifactStore; keep: 'head' | 'tail'; originalBytes: number }): Promise<{ envelope: string; uri: string }> {
+  const { store, spool, sessionId, callId } = options;
+  const stored = spool === undefined ? await store.put({ sessionId, callId, content: options.content }) : await store.put({ sessionId, callId, file: spool.path });
+  const envelopeInput = { content: options.content, originalBytes: options.originalBytes, persistedPath: stored.path, keep: options.keep };
+  const envelope = options.tool.formatPersistedModelContent?.({ ...envelopeInput, uri: stored.uri }) ?? formatPersistedOutputEnvelope(envelopeInput);
+  return { envelope, uri: stored.uri };
 }

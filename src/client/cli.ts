@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Logger as PinoLogger } from 'pino';
 import { DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { toolSessionWorkflowType } from '../contracts/messages.js';
+import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
 import { startDevServer } from '../server/dev-server.js';
 import type { DevServer } from '../server/dev-server.js';
 import { findTemporalBinary } from '../server/temporal-binary.js';
@@ -40,6 +41,8 @@ Commands:
       --session ID  [--reason TEXT]
   events          Print a session's events (JSON lines) from a cursor.
       --session ID  [--since N]
+  artifact        Print a stored full output: switchyard artifact switchyard-artifact://<session>/<id>
+                  (reads the file store under SWITCHYARD_DATA_DIR, the same one the workers write)
   temporal-path   Find or build the temporal CLI (DESIGN.md §6 order) and print its path.
   help            This text.
 
@@ -47,6 +50,7 @@ Environment:
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (default: an embedded dev server for dev)
   SWITCHYARD_TASK_QUEUE                    task queue (default ${DEFAULT_TASK_QUEUE})
   SWITCHYARD_MAX_TOOL_CONCURRENCY          largest concurrent group (default 10)
+  SWITCHYARD_DATA_DIR                      artifact store root (default ~/.local/share/switchyard)
   SWITCHYARD_LOG_LEVEL, SWITCHYARD_LOG_FORMAT  pino level (default info); json or pretty (default: pretty on a TTY)
   TEMPORAL_CLI_PATH, SWITCHYARD_CACHE_DIR  where the temporal binary is, or is cached/built (~/.cache/switchyard)
 `;
@@ -264,6 +268,13 @@ export async function main(argv: string[]): Promise<number> {
       case 'events':
         await sessionCommand(command, rest);
         return 0;
+      case 'artifact': {
+        const uri = rest[0];
+        if (uri === undefined || rest.length > 1) throw new UsageError('artifact needs exactly one URI: switchyard artifact switchyard-artifact://<session>/<id>');
+        const store = new FileArtifactStore(dataDirFromEnv());
+        process.stdout.write(await store.read(uri));
+        return 0;
+      }
       case 'temporal-path': {
         const binary = await findTemporalBinary({ onProgress: (message) => process.stderr.write(`${message}\n`) });
         if (binary === undefined) {

@@ -1,5 +1,7 @@
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
+import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
+import type { ArtifactStore } from '../activities/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import type { EventsPage } from '../contracts/events.js';
@@ -32,16 +34,25 @@ export interface SwitchyardClientOptions {
   client: Client;
   /** Default `switchyard`. */
   taskQueue?: string;
+  /** Where `readArtifact` looks; default the file store under `SWITCHYARD_DATA_DIR` (the workers' store). */
+  artifacts?: ArtifactStore;
 }
 
 /** Typed access to sessions; any other Temporal client can do the same through the wire contract. */
 export class SwitchyardClient {
   readonly client: Client;
   readonly taskQueue: string;
+  readonly artifacts: ArtifactStore;
 
   constructor(options: SwitchyardClientOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.artifacts = options.artifacts ?? new FileArtifactStore(dataDirFromEnv());
+  }
+
+  /** The full output behind a result's `budget.artifact` URI (`switchyard-artifact://<session>/<id>`). */
+  readArtifact(uri: string): Promise<string> {
+    return this.artifacts.read(uri);
   }
 
   /** Connects to `address` (default `TEMPORAL_ADDRESS` or `localhost:7233`). */

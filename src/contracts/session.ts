@@ -25,6 +25,8 @@ export const sessionOptionsSchema = z.object({
   approvalTimeoutMs: z.number().int().positive().optional(),
   /** Per-turn aggregate budget of all results' model content; default 200,000 characters. */
   aggregateBudgetChars: z.number().int().positive().optional(),
+  /** How soon a lost worker is noticed (heartbeat timeout of tool activities); default 10000. */
+  heartbeatTimeoutMs: z.number().int().min(1_000).optional(),
   /** Continue as new after this many events in one run even if Temporal has not suggested it. */
   continueAsNewAfterEvents: z.number().int().positive().optional(),
 });

@@ -77,4 +77,5 @@ export const errorCodes = {
   handlerError: 'handler_error',
   outputSchema: 'output_schema',
   turnStopped: 'turn_stopped',
+  siblingError: 'sibling_error',
 } as const;

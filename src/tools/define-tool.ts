@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { InterruptBehavior, SideEffectScope } from '../contracts/call-plan.js';
 import type { ResultBudgetPolicy, ToolDisplay, TurnControl } from '../contracts/tool-result.js';
+import type { ArtifactStore } from '../activities/artifact-store.js';
+import type { PersistedOutputEnvelopeInput } from '../activities/persisted-output.js';
 
 /** How long a call may run (seed 000 `resolveTimeoutMs`). */
 export interface TimeoutPolicy {
@@ -45,6 +47,17 @@ export interface ToolExecutionContext extends ToolPrepareContext {
   reportProgress(progress: string): void;
   /** The session's state (todo list, …) as it was when the call's group started. */
   sessionState: Readonly<Record<string, unknown>>;
+  /** 1 on the first attempt; higher when an idempotent call is retried after a lost worker. */
+  attempt: number;
+  /** The call's deadline: `remainingMs()` is undefined for tools without one. Retries keep the remaining budget. */
+  deadline: { remainingMs(): number | undefined; readonly activeMs: number; readonly queuedMs: number };
+  /**
+   * Waits for a permit of an admission gate (`model`, `network`, or one the worker defines), then runs `work`
+   * holding it. The wait does not count against the deadline.
+   */
+  admit<T>(gate: string, work: () => Promise<T>): Promise<T>;
+  /** Where full outputs go; a tool may store its own files here. */
+  artifacts: ArtifactStore | undefined;
 }
 
 export interface ToolOutputObject {
@@ -54,6 +67,14 @@ export interface ToolOutputObject {
   errorCode?: string;
   display?: ToolDisplay;
   turnControl?: TurnControl;
+  /**
+   * The full output in a file the tool wrote, for outputs too large to hold in memory; `content` then holds what
+   * fits (its head or tail, per the budget's `keep`). The file is moved into the artifact store when the output is
+   * over budget, and deleted otherwise.
+   */
+  spool?: { path: string; bytes: number };
+  /** Structured output, checked against the tool's `outputSchema`. */
+  data?: unknown;
   /**
    * Session-state keys to set (the call's "context modifier"): applied by the workflow at once for an exclusive
    * call, and for a concurrent group after the whole group, in call order.
@@ -69,6 +90,8 @@ export interface ToolDefinition<Input> {
   aliases?: readonly string[];
   description: string;
   inputSchema: z.ZodType<Input>;
+  /** Checks `data` of the output; a mismatch is a non-retryable failure (`Tool output failed runtimeOutputSchema validation`). */
+  outputSchema?: z.ZodType;
   /** Never concurrent when true. Default false. */
   destructive?: boolean;
   /** Whether the call may share a group; a function of the input, or a value. Default false (fail closed). */
@@ -91,6 +114,8 @@ export interface ToolDefinition<Input> {
   stopTurnOnSuccess?: boolean;
   /** A failure cancels running siblings of the same tool in its group (Bash). */
   cancelSiblingsOnError?: boolean;
+  /** Writes the model's content for an output that was persisted, instead of the generic `<persisted-output>` envelope. */
+  formatPersistedModelContent?(envelope: PersistedOutputEnvelopeInput & { uri: string }): string;
   /** Message the model sees when the call is cancelled. */
   cancelledMessage?: string;
   /** What permission rules match, e.g. the command for `Bash(npm run test:*)`, the path for `Read(src/**)`. */

@@ -3,6 +3,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
 import { createActivities } from '../activities/index.js';
+import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
+import type { ArtifactStore } from '../activities/artifact-store.js';
 import type { SwitchyardHooks } from '../activities/hooks.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
@@ -32,6 +34,15 @@ export interface SwitchyardWorkerOptions {
    * the answer to a heartbeat, so this bounds how late it arrives. Default 1000 ms.
    */
   heartbeatThrottleMs?: number;
+  /**
+   * Where full outputs go. Default: a `FileArtifactStore` under `dataDir`. Pass a shared store when workers run on
+   * several hosts.
+   */
+  artifacts?: ArtifactStore;
+  /** Data directory of the default artifact store: `SWITCHYARD_DATA_DIR`, else `~/.local/share/switchyard`. */
+  dataDir?: string;
+  /** Admission gates (name → permits) that tools pass before model or network requests. Default `{ model: 4, network: 16 }`. */
+  admissionGates?: Readonly<Record<string, number>>;
   /** Hooks given as functions (PreToolUse today). */
   hooks?: SwitchyardHooks;
   logger?: PinoLogger;
@@ -73,6 +84,8 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   const activityDependencies: Parameters<typeof createActivities>[0] = {
     registry,
     pendingApprovalsSearchAttribute: pendingApprovals,
+    artifacts: options.artifacts ?? new FileArtifactStore(options.dataDir ?? dataDirFromEnv()),
+    ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
     ...(logger === undefined ? {} : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   };

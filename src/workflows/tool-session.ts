@@ -22,7 +22,7 @@ import type { CallOutcome } from '../activities/execute-call.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { approvalSignalSchema } from '../contracts/approval.js';
 import type { ReadyCallPlan, RejectedCallPlan } from '../contracts/call-plan.js';
-import { DEFAULT_CONTINUE_AS_NEW_EVENTS } from '../contracts/defaults.js';
+import { DEFAULT_AGGREGATE_BUDGET_CHARS, DEFAULT_CONTINUE_AS_NEW_EVENTS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
 import {
@@ -40,6 +40,7 @@ import { executeTurnRequestSchema, formatZodError } from '../contracts/tool-call
 import type { ExecuteTurnRequest } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult, ToolResultStatus, TurnResult } from '../contracts/tool-result.js';
+import { applyAggregateBudget } from './aggregate-budget.js';
 import { decidePermission } from './decide-permission.js';
 import { EventLog } from './event-log.js';
 import { groupCalls } from './group-calls.js';
@@ -50,8 +51,10 @@ import type { ParsedRule } from './permission-rules.js';
 const COMPLETED_TURNS_RETAINED = 50;
 /** Answered approval ids remembered, so a second answer is reported as `already_decided`. */
 const DECIDED_REQUESTS_RETAINED = 500;
-/** A lost worker is noticed within this long. */
-const HEARTBEAT_TIMEOUT = '10 seconds';
+/** A lost worker is noticed within this long, unless the session sets `heartbeatTimeoutMs`. */
+const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
+/** Replaced-result keys kept (a key is `<turnId>/<callId>`). */
+const REPLACED_RESULTS_RETAINED = 5_000;
 /** Temporal's safety net on top of the tool's own deadline, which the activity enforces. */
 const START_TO_CLOSE_MARGIN_MS = 60_000;
 const NO_DEADLINE_START_TO_CLOSE = '7 days';
@@ -63,6 +66,8 @@ export interface CarriedSessionState {
   rememberedRules: string[];
   sessionState: Record<string, unknown>;
   decidedRequestIds: string[];
+  /** `<turnId>/<callId>` of results the aggregate budget replaced: they stay replaced. */
+  replacedResults: string[];
 }
 
 /** What a session returns when it ends (it only ends by continue-as-new today). */
@@ -83,10 +88,10 @@ const { runPermissionRequestHooks } = proxyActivities<Activities>({
   summary: 'PermissionRequest hooks',
 });
 
-function executeCallOptions(plan: ReadyCallPlan): ActivityOptions {
+function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number): ActivityOptions {
   return {
     startToCloseTimeout: plan.timeoutMs === undefined ? NO_DEADLINE_START_TO_CLOSE : plan.timeoutMs + START_TO_CLOSE_MARGIN_MS,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    heartbeatTimeout: heartbeatTimeoutMs,
     // At most once for side effects: only idempotent tools are retried after a lost worker.
     retry: plan.flags.idempotent ? { maximumAttempts: 3, initialInterval: '1 second' } : { maximumAttempts: 1 },
     // Wait for the handler to stop, so a cancelled call's result is the tool's own and no process outlives it.
@@ -123,6 +128,8 @@ interface RunningTurn {
 /** A call's result plus the session changes it asks for (its context modifier). */
 interface CallCompletion {
   result: ToolResult;
+  /** An envelope that may replace the content under the aggregate budget. */
+  replacement?: { envelope: string; artifact: string };
   stateChanges?: Record<string, unknown>;
   rememberRule?: string;
 }
@@ -147,6 +154,7 @@ class Session {
   readonly #running = new Map<string, Promise<TurnResult>>();
   readonly #pending = new Map<string, PendingApproval>();
   readonly #decidedRequestIds: string[];
+  readonly #replacedResults: Set<string>;
   #current: RunningTurn | undefined;
   #searchAttributeAvailable = false;
   #searchAttributeValue = 0;
@@ -158,6 +166,7 @@ class Session {
     this.#completedTurns = new Map((carried?.completedTurns ?? []).map((turn) => [turn.turnId, turn]));
     this.#sessionState = { ...(carried?.sessionState ?? {}) };
     this.#decidedRequestIds = [...(carried?.decidedRequestIds ?? [])];
+    this.#replacedResults = new Set(carried?.replacedResults ?? []);
     // Start input is user input: a bad rule must not fail the workflow task; it makes every call an error instead.
     let ruleError: string | undefined;
     const parse = (list: readonly string[] | undefined): ParsedRule[] =>
@@ -200,6 +209,7 @@ class Session {
       rememberedRules: this.#remembered.map((rule) => rule.source),
       sessionState: { ...this.#sessionState },
       decidedRequestIds: this.#decidedRequestIds.slice(-DECIDED_REQUESTS_RETAINED),
+      replacedResults: [...this.#replacedResults].slice(-REPLACED_RESULTS_RETAINED),
     };
   }
 
@@ -337,8 +347,10 @@ class Session {
     });
 
     const resultById = new Map<string, ToolResult>();
+    const replacementById = new Map<string, { envelope: string; artifact: string }>();
     let stopReason: string | undefined;
     for (const [groupIndex, group] of groups.entries()) {
+      const siblings = new SiblingGroup();
       const completions = await Promise.all(
         group.map(async (callId): Promise<CallCompletion> => {
           const plan = planById.get(callId);
@@ -348,12 +360,13 @@ class Session {
           }
           if (stopReason !== undefined) return { result: this.#finishSynthetic(turnId, plan, texts.turnStopCancelled, errorCodes.turnStopped, turnStartedAt) };
           if (plan.kind === 'rejected') return { result: this.#finishRejected(turnId, plan, turnStartedAt) };
-          return this.#runCall(turnId, prepared.cwd, plan, turnStartedAt, current);
+          return this.#runCall(turnId, prepared.cwd, plan, turnStartedAt, current, siblings);
         }),
       );
       // Context modifiers: after the whole group, in call order (for an exclusive call that is at once).
       for (const completion of completions) {
         resultById.set(completion.result.callId, completion.result);
+        if (completion.replacement !== undefined) replacementById.set(completion.result.callId, completion.replacement);
         if (completion.stateChanges !== undefined) this.#sessionState = { ...this.#sessionState, ...completion.stateChanges };
         if (completion.rememberRule !== undefined && !this.#remembered.some((rule) => rule.source === completion.rememberRule)) {
           try {
@@ -372,12 +385,40 @@ class Session {
       }
     }
 
-    const results = calls.map((call) => {
-      const result = resultById.get(call.id);
-      if (result === undefined) throw new Error(`unreachable: no result for call ${call.id}`);
-      return result;
-    });
+    const results = this.#applyAggregateBudget(
+      turnId,
+      calls.map((call) => {
+        const result = resultById.get(call.id);
+        if (result === undefined) throw new Error(`unreachable: no result for call ${call.id}`);
+        return result;
+      }),
+      replacementById,
+    );
     return this.#completeTurn(turnId, results, current, stopReason);
+  }
+
+  /** Replaces the largest results by their envelopes until the turn fits `aggregateBudgetChars`; replaced stays replaced. */
+  #applyAggregateBudget(turnId: string, results: ToolResult[], replacements: ReadonlyMap<string, { envelope: string; artifact: string }>): ToolResult[] {
+    const keyOf = (callId: string): string => `${turnId}/${callId}`;
+    const outcome = applyAggregateBudget({
+      results: results.map((result) => {
+        const replacement = replacements.get(result.callId);
+        return { key: keyOf(result.callId), modelContent: result.modelContent, ...(replacement === undefined ? {} : { replacement }) };
+      }),
+      budgetChars: this.#options.aggregateBudgetChars ?? DEFAULT_AGGREGATE_BUDGET_CHARS,
+      alreadyReplaced: this.#replacedResults,
+    });
+    for (const key of outcome.replaced) this.#replacedResults.add(key);
+    return results.map((result) => {
+      const replacement = replacements.get(result.callId);
+      if (replacement === undefined || !outcome.replaced.has(keyOf(result.callId))) return result;
+      const originalBytes = result.budget?.originalBytes ?? byteLength(result.modelContent);
+      return {
+        ...result,
+        modelContent: replacement.envelope,
+        budget: { truncated: true, originalBytes, modelBytes: byteLength(replacement.envelope), policy: 'artifact', artifact: replacement.artifact },
+      };
+    });
   }
 
   #completeTurn(turnId: string, results: ToolResult[], current: RunningTurn, stopReason?: string): TurnResult {
@@ -414,7 +455,7 @@ class Session {
     };
   }
 
-  async #runCall(turnId: string, cwd: string, plan: ReadyCallPlan, turnStartedAt: number, current: RunningTurn): Promise<CallCompletion> {
+  async #runCall(turnId: string, cwd: string, plan: ReadyCallPlan, turnStartedAt: number, current: RunningTurn, siblings: SiblingGroup): Promise<CallCompletion> {
     const hookContext = plan.hook?.additionalContext ?? [];
     const finish = (result: Omit<ToolResult, 'timings'> & { timings?: Partial<ToolResult['timings']> }): ToolResult => {
       const full: ToolResult = {
@@ -502,7 +543,7 @@ class Session {
     }
 
     this.#emit({ type: 'ToolCallStarted', turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
-    const outcome = await this.#execute(turnId, cwd, plan);
+    const outcome = await this.#execute(turnId, cwd, plan, siblings);
     const hookStop = plan.hook?.stopTurn;
     const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });
     const result = finish({
@@ -519,6 +560,7 @@ class Session {
     });
     return {
       result,
+      ...(outcome.aggregateReplacement === undefined ? {} : { replacement: outcome.aggregateReplacement }),
       ...(outcome.sessionState === undefined ? {} : { stateChanges: outcome.sessionState }),
       ...(rememberRule === undefined ? {} : { rememberRule }),
     };
@@ -594,22 +636,74 @@ class Session {
   }
 
   /** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
-  async #execute(turnId: string, cwd: string, plan: ReadyCallPlan): Promise<CallOutcome> {
-    const { executeCall } = proxyActivities<Activities>(executeCallOptions(plan));
+  async #execute(turnId: string, cwd: string, plan: ReadyCallPlan, siblings: SiblingGroup): Promise<CallOutcome> {
+    const { executeCall } = proxyActivities<Activities>(executeCallOptions(plan, this.#options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
     const run = (): Promise<CallOutcome> => executeCall({ sessionId: this.#sessionId, cwd, turnId, plan, sessionState: this.#sessionState });
+    // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.
+    const scope = plan.interruptBehavior === 'block' ? undefined : new CancellationScope();
+    if (scope !== undefined) siblings.add(plan, scope);
     try {
       // `block` tools run to completion through an interrupt.
-      return plan.interruptBehavior === 'block' ? await CancellationScope.nonCancellable(run) : await run();
+      const outcome = scope === undefined ? await CancellationScope.nonCancellable(run) : await scope.run(run);
+      const cancelledBy = siblings.cancelledBy(plan.callId);
+      if (outcome.status === 'cancelled' && cancelledBy !== undefined) return { ...outcome, modelContent: texts.siblingErrored(cancelledBy), errorCode: errorCodes.siblingError };
+      if (outcome.isError && outcome.status === 'error' && plan.cancelSiblingsOnError) siblings.cancelOthers(plan);
+      return outcome;
     } catch (error) {
       if (isCancellation(error)) {
+        const cancelledBy = siblings.cancelledBy(plan.callId);
+        if (cancelledBy !== undefined) {
+          return { status: 'cancelled', modelContent: texts.siblingErrored(cancelledBy), isError: true, errorCode: errorCodes.siblingError, activeMs: 0, queuedMs: 0 };
+        }
         return { status: 'cancelled', modelContent: texts.turnInterrupted(this.#current?.interrupted?.reason), isError: true, errorCode: errorCodes.cancelled, activeMs: 0, queuedMs: 0 };
       }
       if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && !plan.flags.idempotent) {
         return { status: 'error', modelContent: texts.interruptedMayHavePartlyRun(plan.toolName), isError: true, errorCode: errorCodes.interrupted, activeMs: 0, queuedMs: 0 };
       }
       return { status: 'error', modelContent: projectErrorMessage(error), isError: true, errorCode: errorCodes.handlerError, activeMs: 0, queuedMs: 0 };
+    } finally {
+      siblings.remove(plan.callId);
     }
   }
+}
+
+/**
+ * The running calls of one group, for `cancelSiblingsOnError` (seed 001 §4.5.3): a failing Bash cancels the Bash
+ * calls still running beside it — not other tools, not the turn.
+ */
+class SiblingGroup {
+  readonly #running = new Map<string, { toolName: string; scope: CancellationScope }>();
+  readonly #cancelledBy = new Map<string, string>();
+
+  add(plan: ReadyCallPlan, scope: CancellationScope): void {
+    this.#running.set(plan.callId, { toolName: plan.toolName, scope });
+  }
+
+  remove(callId: string): void {
+    this.#running.delete(callId);
+  }
+
+  cancelOthers(failed: ReadyCallPlan): void {
+    for (const [callId, sibling] of this.#running) {
+      if (callId === failed.callId || sibling.toolName !== failed.toolName || this.#cancelledBy.has(callId)) continue;
+      this.#cancelledBy.set(callId, `${failed.toolName}(${failed.summary.replace(/^[^:]*: /, '')})`);
+      sibling.scope.cancel();
+    }
+  }
+
+  cancelledBy(callId: string): string | undefined {
+    return this.#cancelledBy.get(callId);
+  }
+}
+
+/** UTF-8 length without Node's Buffer (workflow sandbox). */
+function byteLength(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
 }
 
 /** Hook context reaches the model under `[Hook additional context]`, numbered (seed 000 hook-flow). */

@@ -26,12 +26,16 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
 }
 
-export { scratchDir } from './scratch.js';
+import { scratchDir } from './scratch.js';
+import { FileArtifactStore } from '../../src/activities/artifact-store.js';
+
+export { scratchDir };
 
 export interface WorkerOverrides {
   tools?: readonly Tool[];
   defaultCwd?: string;
   hooks?: SwitchyardHooks;
+  admissionGates?: Readonly<Record<string, number>>;
 }
 
 export interface Harness {
@@ -39,6 +43,8 @@ export interface Harness {
   client: SwitchyardClient;
   address: string;
   namespace: string;
+  /** The artifact store's data directory, private to this harness. */
+  dataDir: string;
   /** Starts a worker on this harness's task queue; stop it with `worker.shutdown()`. */
   startWorker(options?: WorkerOverrides): Promise<{ worker: Worker; done: Promise<void> }>;
   /** Runs `body` while a worker polls, then shuts the worker down. */
@@ -54,8 +60,9 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
   const namespace = inject('temporalNamespace');
   const codePath = inject('workflowBundlePath');
   const taskQueue = uniqueName('tq');
+  const dataDir = await scratchDir('switchyard-data-');
   const connection = await Connection.connect({ address });
-  const client = new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue });
+  const client = new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue, artifacts: new FileArtifactStore(dataDir) });
   const nativeConnections: NativeConnection[] = [];
 
   const startWorker: Harness['startWorker'] = async (workerOptions = {}) => {
@@ -68,6 +75,8 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       tools: workerOptions.tools ?? options.tools,
       defaultCwd: workerOptions.defaultCwd ?? options.defaultCwd,
       hooks: workerOptions.hooks ?? options.hooks,
+      admissionGates: workerOptions.admissionGates ?? options.admissionGates,
+      dataDir,
       workflowBundle: { codePath },
     });
     const done = worker.run();
@@ -79,6 +88,7 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
     client,
     address,
     namespace,
+    dataDir,
     startWorker,
     async withWorker(body, workerOptions) {
       const { worker, done } = await startWorker(workerOptions);

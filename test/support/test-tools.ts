@@ -144,5 +144,65 @@ export const slowTool = defineTool({
 });
 
 export function testTools(): Tool[] {
-  return [readTool, sleepTool, blockingSleepTool, editTool, webFetchTool, bashTool, submitResultTool, setStateTool, businessFailureTool, slowTool];
+  return [
+    readTool, sleepTool, blockingSleepTool, editTool, webFetchTool, bashTool, submitResultTool, setStateTool, businessFailureTool, slowTool,
+    gatedWorkTool, resumableWorkTool, appendThenWaitTool, bigOutputTool,
+  ];
 }
+
+/** Waits at the `model` admission gate, then holds the permit while it works for `work_ms`. */
+export const gatedWorkTool = defineTool({
+  name: 'GatedWork',
+  description: 'Holds an admission permit while working.',
+  inputSchema: z.object({ work_ms: z.number().int().min(0), timeout_ms: z.number().int().positive().optional(), label: z.string() }),
+  concurrentSafe: true,
+  readOnly: true,
+  timeout: { defaultMs: 10_000, allowCallOverride: true },
+  async execute(input, context) {
+    return context.admit('model', async () => {
+      await abortableSleep(input.work_ms, context.signal);
+      return `${input.label} done`;
+    });
+  },
+});
+
+/** Idempotent work that reports its attempt and the budget it started with (for the lost-worker test). */
+export const resumableWorkTool = defineTool({
+  name: 'ResumableWork',
+  description: 'Works for work_ms, reporting attempt and remaining budget.',
+  inputSchema: z.object({ work_ms: z.number().int().min(0), timeout_ms: z.number().int().positive() }),
+  concurrentSafe: true,
+  readOnly: true,
+  idempotent: true,
+  timeout: { defaultMs: 10_000, allowCallOverride: true },
+  async execute(input, context) {
+    const startedWith = context.deadline.remainingMs();
+    await abortableSleep(input.work_ms, context.signal);
+    return JSON.stringify({ attempt: context.attempt, startedWithRemainingMs: startedWith, activeMs: context.deadline.activeMs });
+  },
+});
+
+/** Not idempotent: appends a line at once, then works for a long time (for the lost-worker test). */
+export const appendThenWaitTool = defineTool({
+  name: 'AppendThenWait',
+  description: 'Appends to a file, then waits.',
+  inputSchema: z.object({ file_path: z.string(), wait_ms: z.number().int().min(0) }),
+  editsFiles: true,
+  async execute(input, context) {
+    await appendFile(input.file_path, 'ran\n');
+    await abortableSleep(input.wait_ms, context.signal);
+    return 'finished';
+  },
+});
+
+/** Returns `size` characters of output. */
+export const bigOutputTool = defineTool({
+  name: 'BigOutput',
+  description: 'Produces a large output.',
+  inputSchema: z.object({ size: z.number().int().min(0), char: z.string().length(1).default('z') }),
+  concurrentSafe: true,
+  readOnly: true,
+  async execute(input) {
+    return Array.from({ length: Math.ceil(input.size / 100) }, () => `${input.char.repeat(99)}\n`).join('').slice(0, input.size);
+  },
+});

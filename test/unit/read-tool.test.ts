@@ -6,6 +6,7 @@ import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import { readTool } from '../../src/tools/read.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { scratchDir } from '../support/scratch.js';
+import { toolContext } from '../support/tool-context.js';
 
 const registry = new ToolRegistry([readTool]);
 
@@ -23,7 +24,7 @@ describe('Read and the front of the pipeline', () => {
   });
   const prepare = (input: unknown, name = 'Read') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd } });
   const execute = async (plan: ReadyCallPlan) =>
-    readTool.execute(plan.input, { sessionId: 's', cwd, callId: 'c', turnId: 't', signal: new AbortController().signal, reportProgress() {}, sessionState: {} });
+    readTool.execute(plan.input, toolContext({ cwd }));
 
   it('resolves a relative path against cwd and plans a concurrent, read-only, idempotent call', async () => {
     const plan = await prepare({ file_path: 'a.txt' });

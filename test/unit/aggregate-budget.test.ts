@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { applyAggregateBudget } from '../../src/workflows/aggregate-budget.js';
+import type { BudgetedResult } from '../../src/workflows/aggregate-budget.js';
+
+const result = (key: string, size: number, withEnvelope = true): BudgetedResult => ({
+  key,
+  modelContent: 'x'.repeat(size),
+  ...(withEnvelope ? { replacement: { envelope: `<persisted-output>${key}</persisted-output>`, artifact: `switchyard-artifact://s/${key}` } } : {}),
+});
+
+describe('applyAggregateBudget', () => {
+  it('replaces nothing when the turn fits', () => {
+    const outcome = applyAggregateBudget({ results: [result('a', 100), result('b', 100)], budgetChars: 200, alreadyReplaced: new Set() });
+    expect([...outcome.replaced]).toEqual([]);
+    expect(outcome.totalChars).toBe(200);
+  });
+
+  it('replaces the largest results first until the total fits', () => {
+    const outcome = applyAggregateBudget({
+      results: [result('small', 50_000), result('largest', 90_000), result('large', 80_000), result('mid', 60_000)],
+      budgetChars: 200_000,
+      alreadyReplaced: new Set(),
+    });
+    expect(outcome.newlyReplaced).toEqual(['largest']);
+    expect(outcome.totalChars).toBeLessThanOrEqual(200_000);
+    const tighter = applyAggregateBudget({ results: [result('small', 50_000), result('largest', 90_000), result('large', 80_000)], budgetChars: 60_000, alreadyReplaced: new Set() });
+    expect(tighter.newlyReplaced).toEqual(['largest', 'large']);
+  });
+
+  it('keeps a result replaced once replaced in later evaluations, even when the total fits', () => {
+    const outcome = applyAggregateBudget({ results: [result('a', 10), result('b', 10)], budgetChars: 1_000, alreadyReplaced: new Set(['a']) });
+    expect([...outcome.replaced]).toEqual(['a']);
+    expect(outcome.newlyReplaced).toEqual([]);
+  });
+
+  it('cannot replace results without an envelope, and stops when nothing is left to replace', () => {
+    const outcome = applyAggregateBudget({ results: [result('a', 500, false), result('b', 400)], budgetChars: 100, alreadyReplaced: new Set() });
+    expect(outcome.newlyReplaced).toEqual(['b']);
+    expect(outcome.totalChars).toBeGreaterThan(100);
+  });
+});
