@@ -15,7 +15,7 @@ import { ToolDeadline } from './tool-deadline.js';
 
 const HEARTBEAT_INTERVAL_MS = 1_000;
 /** A bash_output display kept in history when the full output was persisted: the UI reads the artifact for more. */
-const PERSISTED_DISPLAY_BYTES = 8_192;
+const PERSISTED_DISPLAY_BYTES = 2_048;
 
 export interface ExecuteCallInput {
   sessionId: string;

@@ -16,6 +16,8 @@ export interface ToolCallTelemetryStart {
   callId: string;
   toolName: string;
   known: boolean;
+  /** Epoch ms the call began (default now): the workflow reports calls after the fact. */
+  startTime?: number;
 }
 
 /** How a call ended; `stage` and `errorCategory` are set for non-success statuses. */
@@ -60,6 +62,7 @@ export function createToolCallTelemetry(options: { tracer?: Tracer; logger?: Log
       // startSpan parents on the active context, so under the Temporal activity interceptor it nests in the activity span.
       const span: Span | undefined = tracer?.startSpan(`tool.call ${spanToolName}`, {
         kind: SpanKind.INTERNAL,
+        ...(start.startTime === undefined ? {} : { startTime: start.startTime }),
         attributes: {
           'gen_ai.operation.name': 'execute_tool',
           'gen_ai.tool.name': spanToolName,

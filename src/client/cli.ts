@@ -5,6 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { toolSessionWorkflowType } from '../contracts/messages.js';
 import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
+import { createTracingFromEnv } from '../activities/telemetry.js';
 import { startDevServer } from '../server/dev-server.js';
 import type { DevServer } from '../server/dev-server.js';
 import { findTemporalBinary } from '../server/temporal-binary.js';
@@ -50,6 +51,7 @@ Environment:
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (default: an embedded dev server for dev)
   SWITCHYARD_TASK_QUEUE                    task queue (default ${DEFAULT_TASK_QUEUE})
   SWITCHYARD_MAX_TOOL_CONCURRENCY          largest concurrent group (default 10)
+  SWITCHYARD_OTEL_CONSOLE=1                print a span per tool call to the console (library users pass a tracer)
   SWITCHYARD_DATA_DIR                      artifact store root (default ~/.local/share/switchyard)
   SWITCHYARD_LOG_LEVEL, SWITCHYARD_LOG_FORMAT  pino level (default info); json or pretty (default: pretty on a TTY)
   TEMPORAL_CLI_PATH, SWITCHYARD_CACHE_DIR  where the temporal binary is, or is cached/built (~/.cache/switchyard)
@@ -67,12 +69,20 @@ function parsePort(value: string | undefined, name: string): number | undefined 
 /** Runs the worker until SIGINT/SIGTERM; the Temporal Runtime turns those signals into a clean shutdown. */
 async function runWorker(options: { address: string; namespace: string; cwd: string; logger: PinoLogger }): Promise<void> {
   const connection = await NativeConnection.connect({ address: options.address });
+  const tracing = createTracingFromEnv(process.env);
   try {
-    const worker = await createSwitchyardWorker({ connection, namespace: options.namespace, defaultCwd: options.cwd, logger: options.logger });
+    const worker = await createSwitchyardWorker({
+      connection,
+      namespace: options.namespace,
+      defaultCwd: options.cwd,
+      logger: options.logger,
+      ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
+    });
     options.logger.info({ taskQueue: worker.options.taskQueue, namespace: options.namespace, address: options.address }, 'worker started');
     await worker.run();
     options.logger.info('worker stopped');
   } finally {
+    await tracing.shutdown();
     await connection.close();
   }
 }

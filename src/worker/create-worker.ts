@@ -3,7 +3,12 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
 import { createActivities } from '../activities/index.js';
+import type { Tracer } from '@opentelemetry/api';
+import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
+import { createToolCallTelemetry, errorCategoryOf, stageOf } from '../activities/telemetry.js';
+import type { ToolCallRecorder } from '../activities/telemetry.js';
+import type { SwitchyardSinks } from '../contracts/sinks.js';
 import type { ArtifactStore } from '../activities/artifact-store.js';
 import type { SwitchyardHooks } from '../activities/hooks.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
@@ -43,6 +48,8 @@ export interface SwitchyardWorkerOptions {
   dataDir?: string;
   /** Admission gates (name → permits) that tools pass before model or network requests. Default `{ model: 4, network: 16 }`. */
   admissionGates?: Readonly<Record<string, number>>;
+  /** OpenTelemetry tracer for a span per tool call; tracing is off without one. */
+  tracer?: Tracer;
   /** Hooks given as functions (PreToolUse today). */
   hooks?: SwitchyardHooks;
   logger?: PinoLogger;
@@ -67,6 +74,44 @@ export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 
 export function namespaceFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE;
+}
+
+/** The worker side of the telemetry sink: spans and `tool.call.*` logs for what the workflow reports. */
+function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): InjectedSinks<SwitchyardSinks> {
+  const telemetry = createToolCallTelemetry({
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  const open = new Map<string, ToolCallRecorder>();
+  const keyOf = (workflowId: string, record: { turnId: string; callId: string }): string => `${workflowId}/${record.turnId}/${record.callId}`;
+  return {
+    switchyardTelemetry: {
+      toolCallStarted: {
+        fn: (info, record) => {
+          open.set(keyOf(info.workflowId, record), telemetry.started({ ...record, startTime: record.startedAt }));
+        },
+        callDuringReplay: false,
+      },
+      toolCallEnded: {
+        fn: (info, record) => {
+          const key = keyOf(info.workflowId, record);
+          const recorder = open.get(key) ?? telemetry.started({ ...record, startTime: record.startedAt });
+          open.delete(key);
+          const stage = stageOf(record.errorCode, record.status);
+          recorder.end({
+            status: record.status,
+            permission: record.permission,
+            outputBytes: record.outputBytes,
+            truncated: record.truncated,
+            durationMs: record.durationMs,
+            ...(stage === undefined ? {} : { stage }),
+            ...(record.status === 'success' ? {} : { errorCategory: errorCategoryOf(record.errorCode, record.status) }),
+          });
+        },
+        callDuringReplay: false,
+      },
+    },
+  };
 }
 
 /** Creates a worker that runs `toolSession` workflows and the tool activities. */
@@ -97,6 +142,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
     activities: createActivities(activityDependencies),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
+    sinks: telemetrySinks({ ...(options.tracer === undefined ? {} : { tracer: options.tracer }), ...(logger === undefined ? {} : { logger }) }),
     ...(options.workflowBundle === undefined ? { workflowsPath } : { workflowBundle: options.workflowBundle }),
   });
 }

@@ -10,6 +10,7 @@ import {
   log,
   proxyActivities,
   proxyLocalActivities,
+  proxySinks,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -35,6 +36,7 @@ import {
   sessionStateQuery,
 } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
+import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
 import { executeTurnRequestSchema, formatZodError } from '../contracts/tool-call.js';
 import type { ExecuteTurnRequest } from '../contracts/tool-call.js';
@@ -87,6 +89,8 @@ const { runPermissionRequestHooks } = proxyActivities<Activities>({
   cancellationType: ActivityCancellationType.TRY_CANCEL,
   summary: 'PermissionRequest hooks',
 });
+
+const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 
 function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number): ActivityOptions {
   return {
@@ -215,6 +219,24 @@ class Session {
 
   #emit(event: NewSessionEvent): void {
     this.events.append(event, new Date());
+  }
+
+  /** Telemetry through a sink: spans and `tool.call.*` logs on the worker, nothing in history. */
+  #reportEnded(turnId: string, result: ToolResult, startedAt: number, permission: ToolCallTelemetryEndRecord['permission']): void {
+    switchyardTelemetry.toolCallEnded({
+      sessionId: this.#sessionId,
+      turnId,
+      callId: result.callId,
+      toolName: result.toolName,
+      known: result.errorCode !== errorCodes.toolNotFound,
+      startedAt,
+      status: result.status,
+      ...(result.errorCode === undefined ? {} : { errorCode: result.errorCode }),
+      permission,
+      outputBytes: result.budget?.originalBytes ?? byteLength(result.modelContent),
+      truncated: result.budget?.truncated === true,
+      durationMs: Date.now() - startedAt,
+    });
   }
 
   /** Current details for the Web UI and the pending-approvals search attribute, kept in step with state. */
@@ -430,7 +452,7 @@ class Session {
 
   #finishRejected(turnId: string, plan: RejectedCallPlan, turnStartedAt: number): ToolResult {
     this.#emit({ type: 'ToolCallError', turnId, callId: plan.callId, toolName: plan.toolName, status: plan.status, errorCode: plan.errorCode, message: plan.modelContent });
-    return {
+    const result: ToolResult = {
       callId: plan.callId,
       toolName: plan.toolName,
       status: plan.status,
@@ -439,12 +461,14 @@ class Session {
       errorCode: plan.errorCode,
       timings: { totalMs: Date.now() - turnStartedAt, permissionWaitMs: 0, queuedMs: 0 },
     };
+    this.#reportEnded(turnId, result, turnStartedAt, 'none_needed');
+    return result;
   }
 
   /** A cancelled result for a call that never ran (turn stop or interrupt). */
   #finishSynthetic(turnId: string, plan: ReadyCallPlan | RejectedCallPlan, message: string, errorCode: string, turnStartedAt: number): ToolResult {
     this.#emit({ type: 'ToolCallError', turnId, callId: plan.callId, toolName: plan.toolName, status: 'cancelled', errorCode, message });
-    return {
+    const result: ToolResult = {
       callId: plan.callId,
       toolName: plan.toolName,
       status: 'cancelled',
@@ -453,10 +477,13 @@ class Session {
       errorCode,
       timings: { totalMs: Date.now() - turnStartedAt, permissionWaitMs: 0, queuedMs: 0 },
     };
+    this.#reportEnded(turnId, result, turnStartedAt, 'none_needed');
+    return result;
   }
 
   async #runCall(turnId: string, cwd: string, plan: ReadyCallPlan, turnStartedAt: number, current: RunningTurn, siblings: SiblingGroup): Promise<CallCompletion> {
     const hookContext = plan.hook?.additionalContext ?? [];
+    let permission: ToolCallTelemetryEndRecord['permission'] = 'none_needed';
     const finish = (result: Omit<ToolResult, 'timings'> & { timings?: Partial<ToolResult['timings']> }): ToolResult => {
       const full: ToolResult = {
         ...result,
@@ -468,6 +495,7 @@ class Session {
       } else {
         this.#emit({ type: 'ToolCallError', turnId, callId: plan.callId, toolName: plan.toolName, status: full.status, message: full.modelContent, ...(full.errorCode === undefined ? {} : { errorCode: full.errorCode }) });
       }
+      this.#reportEnded(turnId, full, turnStartedAt, full.status === 'denied' ? 'denied' : permission);
       return full;
     };
     const denied = (reason: string, source: string, permissionWaitMs: number, requestId?: string): CallCompletion => {
@@ -521,6 +549,7 @@ class Session {
             return denied(outcome.message ?? `A PermissionRequest hook denied permission to use ${plan.toolName}.`, 'hook', permissionWaitMs);
           }
           this.#emit({ type: 'PermissionResolved', turnId, callId: plan.callId, decision: 'allow', source: 'hook' });
+          permission = 'approved';
           break;
         case 'timeout':
           return denied(texts.approvalTimedOut(plan.toolName, this.#options.approvalTimeoutMs ?? 0), 'timeout', permissionWaitMs);
@@ -529,6 +558,7 @@ class Session {
           const by = signal.by === undefined ? {} : { by: signal.by };
           if (signal.decision === 'deny') return denied(texts.approvalDenied(plan.toolName, signal.reason), 'user', permissionWaitMs, signal.requestId);
           this.#emit({ type: 'PermissionResolved', turnId, callId: plan.callId, requestId: signal.requestId, decision: signal.decision, source: 'user', ...by });
+          permission = 'approved';
           if (signal.decision === 'allow_always') rememberRule = plan.rememberRule;
           break;
         }
@@ -543,6 +573,7 @@ class Session {
     }
 
     this.#emit({ type: 'ToolCallStarted', turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
+    switchyardTelemetry.toolCallStarted({ sessionId: this.#sessionId, turnId, callId: plan.callId, toolName: plan.toolName, known: true, startedAt: turnStartedAt });
     const outcome = await this.#execute(turnId, cwd, plan, siblings);
     const hookStop = plan.hook?.stopTurn;
     const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });

@@ -88,7 +88,14 @@ describe('replay of recorded session histories', () => {
       files.map(async (file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(await readFile(path.join(fixtures, file), 'utf8'))) })),
     );
     const results = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') } }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      {
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        // Sinks are not called during replay; registering them keeps the replayer from warning about them.
+        sinks: { switchyardTelemetry: { toolCallStarted: { fn: () => undefined }, toolCallEnded: { fn: () => undefined } } },
+      },
+      histories,
+    )) {
       results.push({ workflowId: result.workflowId, error: result.error === undefined ? undefined : String(result.error) });
     }
     expect(results).toEqual(files.map((workflowId) => ({ workflowId, error: undefined })));

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
+import type { Tracer } from '@opentelemetry/api';
 import { inject } from 'vitest';
 import { SwitchyardClient } from '../../src/client/switchyard-client.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
@@ -36,6 +37,7 @@ export interface WorkerOverrides {
   defaultCwd?: string;
   hooks?: SwitchyardHooks;
   admissionGates?: Readonly<Record<string, number>>;
+  tracer?: Tracer;
 }
 
 export interface Harness {
@@ -76,6 +78,7 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       defaultCwd: workerOptions.defaultCwd ?? options.defaultCwd,
       hooks: workerOptions.hooks ?? options.hooks,
       admissionGates: workerOptions.admissionGates ?? options.admissionGates,
+      tracer: workerOptions.tracer ?? options.tracer,
       dataDir,
       workflowBundle: { codePath },
     });

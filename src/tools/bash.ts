@@ -1,0 +1,162 @@
+import { createWriteStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { z } from 'zod';
+import { BASH_TIMEOUTS } from '../contracts/defaults.js';
+import { commandPrefix, isReadOnlyCommand } from './bash-classifier.js';
+import { defineTool } from './define-tool.js';
+import type { ToolOutputObject } from './define-tool.js';
+
+/** Bytes of each stream's tail kept in memory for the display; the whole output goes to a spool file. */
+const DISPLAY_TAIL_BYTES = 150_000;
+/** Bytes of the combined output's tail kept in memory for the model (the Bash budget keeps the tail). */
+const MODEL_TAIL_BYTES = 64 * 1024;
+/** After SIGTERM, the process group gets SIGKILL this long later. */
+const KILL_GRACE_MS = 2_000;
+
+function envMs(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
+  return value;
+}
+
+/** Keeps the last `limit` bytes of a stream. */
+class TailBuffer {
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  total = 0;
+  constructor(private readonly limit: number) {}
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    while (this.#bytes - (this.#chunks[0]?.length ?? 0) >= this.limit) {
+      this.#bytes -= this.#chunks.shift()?.length ?? 0;
+    }
+  }
+  text(): string {
+    const all = Buffer.concat(this.#chunks);
+    return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
+  }
+  get truncated(): boolean {
+    return this.total > this.limit;
+  }
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+const bashInputSchema = z.strictObject({
+  command: z.string().min(1).describe('The command to run, in bash'),
+  timeout: z.number().int().positive().optional().describe('Timeout in milliseconds (default 120000, at most 600000)'),
+  description: z.string().optional().describe('What the command does, in a few words'),
+});
+
+export const bashTool = defineTool({
+  name: 'Bash',
+  aliases: ['shell', 'run_shell_command'],
+  description: 'Runs a bash command in the session directory and returns its output and exit code.',
+  inputSchema: bashInputSchema,
+  concurrentSafe: (input) => isReadOnlyCommand(input.command),
+  readOnly: (input) => isReadOnlyCommand(input.command),
+  timeout: {
+    defaultMs: envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs),
+    maxMs: envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs),
+    allowCallOverride: true,
+    cleanupGraceMs: BASH_TIMEOUTS.cleanupGraceMs,
+  },
+  resultBudget: { maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' },
+  cancelSiblingsOnError: true,
+  cancelledMessage: 'Command was cancelled; its process group was terminated.',
+  ruleKind: 'command',
+  ruleContent: (input) => input.command,
+  rememberRule: (input) => `Bash(${commandPrefix(input.command)}:*)`,
+  summarize: (input) => input.description ?? input.command,
+  async execute(input, context) {
+    const timeoutMs = Math.min(input.timeout ?? envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs));
+    const spoolPath = path.join(os.tmpdir(), `switchyard-bash-${randomUUID()}.out`);
+    const spool = createWriteStream(spoolPath);
+    const combined = new TailBuffer(MODEL_TAIL_BYTES);
+    const stdout = new TailBuffer(DISPLAY_TAIL_BYTES);
+    const stderr = new TailBuffer(DISPLAY_TAIL_BYTES);
+
+    // Its own process group, so cancel and timeout kill the whole tree (pipelines, children of the shell).
+    const child = execa('/bin/bash', ['-c', input.command], {
+      cwd: context.cwd,
+      detached: true,
+      buffer: false,
+      stdin: 'ignore',
+      reject: false,
+      env: { SWITCHYARD_SESSION_ID: context.sessionId },
+    });
+    let killTimer: NodeJS.Timeout | undefined;
+    const terminate = (): void => {
+      killGroup(child.pid, 'SIGTERM');
+      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+    };
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      terminate();
+    }, timeoutMs);
+    context.signal.addEventListener('abort', terminate, { once: true });
+    const onData = (buffer: TailBuffer) => (chunk: Buffer) => {
+      buffer.push(chunk);
+      combined.push(chunk);
+      spool.write(chunk);
+      context.reportProgress(combined.text().slice(-2_000));
+    };
+    child.stdout?.on('data', onData(stdout));
+    child.stderr?.on('data', onData(stderr));
+
+    try {
+      // Wait for the shell to exit, then kill what it left behind (background jobs would hold the pipes open):
+      // nothing the command started outlives it.
+      await new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve();
+        else child.once('exit', () => resolve());
+      });
+      clearTimeout(timer);
+      killGroup(child.pid, 'SIGKILL');
+      const result = await child;
+      await new Promise<void>((resolve, reject) => spool.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      if (context.signal.aborted) throw context.signal.reason instanceof Error ? context.signal.reason : new Error('cancelled');
+      const exitCode = result.exitCode ?? null;
+      const status = timedOut
+        ? `Command timed out after ${timeoutMs}ms and was killed.`
+        : exitCode === 0
+          ? undefined
+          : exitCode === null
+            ? `Command was killed by ${result.signal ?? 'a signal'}.`
+            : `Exit code ${exitCode}`;
+      const text = combined.text();
+      const output: ToolOutputObject = {
+        content: status === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${status}`,
+        isError: status !== undefined,
+        display: { type: 'bash_output', stdout: stdout.text(), stderr: stderr.text(), exitCode, truncated: stdout.truncated || stderr.truncated },
+      };
+      if (status !== undefined) output.errorCode = timedOut ? 'command_timeout' : 'exit_code';
+      if (combined.truncated) output.spool = { path: spoolPath, bytes: combined.total };
+      else await rm(spoolPath, { force: true });
+      return output;
+    } catch (error) {
+      spool.destroy();
+      await rm(spoolPath, { force: true });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      context.signal.removeEventListener('abort', terminate);
+    }
+  },
+});
