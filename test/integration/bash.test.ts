@@ -91,12 +91,12 @@ describe('Bash through a session (real server, real processes)', () => {
   it('stores 50 MB of output as an artifact with bounded memory, and history grows by less than 20 KB', async () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      await session.executeTurn({ turnId: 'warm', calls: [{ id: 'w', name: 'Bash', input: { command: 'echo warm' } }] });
+      const warm = await session.executeTurn({ turnId: 'warm', calls: [{ id: 'w', name: 'Bash', input: { command: 'echo warm' } }] });
       const before = await historySize(session);
       const rssBefore = process.memoryUsage().rss;
       const result = await session.executeTurn({ turnId: 'big', calls: [{ id: 'big', name: 'Bash', input: { command: 'head -c 52428800 /dev/zero | tr "\\0" x' } }] });
       const rssGrowth = process.memoryUsage().rss - rssBefore;
-      return { result, growth: (await historySize(session)) - before, rssGrowth };
+      return { result, warm, growth: (await historySize(session)) - before, rssGrowth };
     });
     const [big] = outcome.result.results;
     expect(big?.status).toBe('success');
@@ -104,6 +104,11 @@ describe('Bash through a session (real server, real processes)', () => {
     expect(big?.modelContent).toMatch(/^<persisted-output>\nOutput too large \(50\.0 MB\)\. Full output saved to: /);
     const stored = harness.client.artifacts.locate(big?.budget?.artifact ?? '');
     expect(Number(execFileSync('stat', ['-c', '%s', stored]).toString().trim())).toBe(52_428_800);
+    // The UI's display is bounded on its own and small when the full output was persisted.
+    expect(big?.display).toMatchObject({ type: 'bash_output', exitCode: 0, truncated: true });
+    expect(big?.display?.type === 'bash_output' && Buffer.byteLength(big.display.stdout)).toBeLessThanOrEqual(2_048);
+    expect(outcome.warm.results[0]?.display).toBeUndefined();
+    process.stderr.write(`[50 MB output] history grew by ${outcome.growth} bytes\n`);
     expect(outcome.growth).toBeLessThan(20 * 1024);
     expect(outcome.rssGrowth).toBeLessThan(200 * 1024 * 1024);
   });

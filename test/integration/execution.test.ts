@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -142,5 +143,11 @@ describe('execution: deadlines, admission, lost workers, budgets (real server, r
     expect(c?.modelContent).toHaveLength(80_000);
     expect(outcome.full).toHaveLength(90_000);
     expect(outcome.reread).toEqual(outcome.result);
+    // The CLI reads the same artifact back.
+    const { stdout } = await promisify(execFile)(process.execPath, [path.resolve('bin/switchyard.js'), 'artifact', b?.budget?.artifact ?? ''], {
+      env: { ...process.env, SWITCHYARD_DATA_DIR: harness.dataDir },
+      maxBuffer: 1024 * 1024,
+    });
+    expect(stdout).toBe(outcome.full);
   });
 });

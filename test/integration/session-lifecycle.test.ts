@@ -85,6 +85,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
           { id: 'ruledeny', name: 'WebFetch', input: { url: 'https://api.evil.io/x' } },
           { id: 'timeout', name: 'Slow', input: {} },
           { id: 'hooked', name: 'Bash', input: { command: 'hooked' } },
+          { id: 'schema-out', name: 'BadOutput', input: {} },
         ],
       });
       return { result, history: await session.workflow.fetchHistory() };
@@ -99,6 +100,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
     expect(byId.timeout).toMatchObject({ status: 'error', modelContent: 'Tool execution timed out after 200ms', errorCode: 'timeout' });
     // A hook's allow skipped the default ask, and its context reached the model.
     expect(byId.hooked).toMatchObject({ status: 'success', modelContent: 'ran hooked\n\n[Hook additional context]\n1. checked by the test hook' });
+    expect(byId['schema-out']).toMatchObject({ status: 'error', errorCode: 'output_schema', modelContent: 'Tool output failed runtimeOutputSchema validation' });
     const failedTasks = history.events?.filter((event) => event.workflowTaskFailedEventAttributes) ?? [];
     expect(failedTasks).toEqual([]);
   });

@@ -146,7 +146,7 @@ export const slowTool = defineTool({
 export function testTools(): Tool[] {
   return [
     readTool, sleepTool, blockingSleepTool, editTool, webFetchTool, bashTool, submitResultTool, setStateTool, businessFailureTool, slowTool,
-    gatedWorkTool, resumableWorkTool, appendThenWaitTool, bigOutputTool,
+    gatedWorkTool, resumableWorkTool, appendThenWaitTool, bigOutputTool, badOutputTool,
   ];
 }
 
@@ -204,5 +204,18 @@ export const bigOutputTool = defineTool({
   readOnly: true,
   async execute(input) {
     return Array.from({ length: Math.ceil(input.size / 100) }, () => `${input.char.repeat(99)}\n`).join('').slice(0, input.size);
+  },
+});
+
+/** Returns structured data that breaks its own output schema. */
+export const badOutputTool = defineTool({
+  name: 'BadOutput',
+  description: 'Returns data that fails its output schema.',
+  inputSchema: z.object({}),
+  outputSchema: z.object({ count: z.number() }),
+  concurrentSafe: true,
+  readOnly: true,
+  async execute() {
+    return { content: 'count is many', data: { count: 'many' } };
   },
 });
