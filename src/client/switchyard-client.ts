@@ -6,7 +6,10 @@ import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import type { EventsPage } from '../contracts/events.js';
 import {
+  activeTurnQuery,
+  addCallsUpdate,
   approvalSignal,
+  awaitResultsUpdate,
   eventsQuery,
   executeTurnUpdate,
   interruptSignal,
@@ -28,7 +31,7 @@ export function validateSessionOptions(options: SessionOptions): SessionOptions 
   return options;
 }
 import type { ToolCall } from '../contracts/tool-call.js';
-import type { TurnResult } from '../contracts/tool-result.js';
+import type { ActiveTurnView, AddCallsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 
 export interface SwitchyardClientOptions {
   client: Client;
@@ -111,6 +114,19 @@ export class SessionHandle {
     return this.workflow.executeUpdate(executeTurnUpdate, { args: [request], updateId: request.turnId });
   }
 
+  /**
+   * A streaming turn: `add(...)` calls as the model streams them, `end()` when its reply is complete, and iterate
+   * the results, which arrive in call order as soon as each is ready.
+   */
+  streamTurn(turnId: string): StreamingTurn {
+    return new StreamingTurn(this, turnId);
+  }
+
+  /** The running turn and whether everything executing is interruptible; null when idle. */
+  activeTurn(): Promise<ActiveTurnView | null> {
+    return this.workflow.query(activeTurnQuery);
+  }
+
   approve(approval: ApprovalSignal): Promise<void> {
     return this.workflow.signal(approvalSignal, approval);
   }
@@ -125,5 +141,58 @@ export class SessionHandle {
 
   events(since = 0): Promise<EventsPage> {
     return this.workflow.query(eventsQuery, { since });
+  }
+}
+
+/** Client side of a streaming turn (`addCalls` / `awaitResults`). */
+export class StreamingTurn implements AsyncIterable<ToolResult> {
+  #next = 0;
+  #markOpened: () => void = () => {};
+  /** Resolves once the first `add`/`end` was accepted: polling before the turn exists would be rejected. */
+  readonly #opened = new Promise<void>((resolve) => {
+    this.#markOpened = resolve;
+  });
+
+  constructor(
+    readonly session: SessionHandle,
+    readonly turnId: string,
+  ) {}
+
+  /** Adds calls; resolves once the session accepted them (they may already be running). */
+  add(...calls: ToolCall[]): Promise<AddCallsResult> {
+    return this.#addCalls(calls, false);
+  }
+
+  /** Says the model's reply is complete; calls added afterwards are rejected. */
+  end(): Promise<AddCallsResult> {
+    return this.#addCalls([], true);
+  }
+
+  #addCalls(calls: ToolCall[], done: boolean): Promise<AddCallsResult> {
+    // A retried batch re-attaches to the same update instead of adding the calls twice.
+    const updateId = done && calls.length === 0 ? `${this.turnId}:end` : `${this.turnId}:add:${calls[0]?.id ?? ''}:${calls.at(-1)?.id ?? ''}:${calls.length}`;
+    const accepted = this.session.workflow.executeUpdate(addCallsUpdate, { args: [{ turnId: this.turnId, calls, ...(done ? { done } : {}) }], updateId });
+    return accepted.then((result) => {
+      this.#markOpened();
+      return result;
+    });
+  }
+
+  /** Results in call order, each as soon as it and all before it are ready; ends with the turn. */
+  async *results(): AsyncGenerator<ToolResult> {
+    await this.#opened;
+    for (;;) {
+      const page = await this.session.workflow.executeUpdate(awaitResultsUpdate, {
+        args: [{ turnId: this.turnId, since: this.#next }],
+        updateId: `${this.turnId}:await:${this.#next}`,
+      });
+      for (const result of page.results) yield result;
+      this.#next = page.next;
+      if (page.done) return;
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<ToolResult> {
+    return this.results();
   }
 }

@@ -2,14 +2,23 @@ import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalRequest, ApprovalSignal } from './approval.js';
 import type { EventsPage } from './events.js';
-import type { ExecuteTurnRequest } from './tool-call.js';
-import type { TurnResult } from './tool-result.js';
+import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from './tool-call.js';
+import type { ActiveTurnView, AddCallsResult, AwaitResultsResult, TurnResult } from './tool-result.js';
 
 /** Workflow type of a session (wire contract v1). */
 export const toolSessionWorkflowType = 'toolSession';
 
 /** An update, not a signal, because the caller waits for the results. The update id is the turnId. */
 export const executeTurnUpdate = defineUpdate<TurnResult, [ExecuteTurnRequest]>('executeTurn');
+
+/** Streaming turns: add calls while the model is still talking; returns once they are accepted. */
+export const addCallsUpdate = defineUpdate<AddCallsResult, [AddCallsRequest]>('addCalls');
+
+/** Streaming turns: long-polls the next results in call order. */
+export const awaitResultsUpdate = defineUpdate<AwaitResultsResult, [AwaitResultsRequest]>('awaitResults');
+
+/** The running turn and whether everything executing is interruptible; null when idle. Not in wire contract v1. */
+export const activeTurnQuery = defineQuery<ActiveTurnView | null>('activeTurn');
 
 export const approvalSignal = defineSignal<[ApprovalSignal]>('approval');
 

@@ -36,3 +36,20 @@ export function formatZodError(error: z.ZodError): string {
     })
     .join('; ');
 }
+
+/** Input of the `addCalls` update: opens a streaming turn on first use; `done` says the model's reply is complete. */
+export const addCallsRequestSchema = z
+  .object({
+    turnId: z.string().min(1, 'turnId must be a non-empty string'),
+    calls: z.array(toolCallSchema),
+    done: z.boolean().optional(),
+  })
+  .superRefine((request, context) => rejectDuplicateIds(request.calls, context));
+export type AddCallsRequest = z.infer<typeof addCallsRequestSchema>;
+
+/** Input of the `awaitResults` update: long-polls the results past `since`, in call order. */
+export const awaitResultsRequestSchema = z.object({
+  turnId: z.string().min(1, 'turnId must be a non-empty string'),
+  since: z.number().int().min(0).optional(),
+});
+export type AwaitResultsRequest = z.infer<typeof awaitResultsRequestSchema>;

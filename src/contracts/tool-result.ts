@@ -54,6 +54,33 @@ export interface ToolResult {
   budget?: ResultBudgetInfo;
   timings: ToolResultTimings;
   turnControl?: TurnControl;
+  /** When the call was added, started and finished (ISO, workflow time): time to first result can be measured. */
+  timeline?: { addedAt: string; startedAt?: string; finishedAt: string };
+}
+
+/** Result of `addCalls`. */
+export interface AddCallsResult {
+  turnId: string;
+  /** Calls in the turn so far. */
+  total: number;
+  done: boolean;
+}
+
+/** Result of `awaitResults`: the next results in call order, the cursor after them, and whether the turn ended. */
+export interface AwaitResultsResult {
+  results: ToolResult[];
+  next: number;
+  done: boolean;
+}
+
+/** What the session is doing right now (query `activeTurn`). */
+export interface ActiveTurnView {
+  turnId: string;
+  streaming: boolean;
+  /** Calls executing now (including those waiting for approval). */
+  executing: string[];
+  /** True when everything executing now is a `cancel` tool, so a UI may offer "Esc to cancel". */
+  interruptible: boolean;
 }
 
 export interface TurnResult {

@@ -22,12 +22,15 @@ import type { Activities, PreparedTurn } from '../activities/index.js';
 import type { CallOutcome } from '../activities/execute-call.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { approvalSignalSchema } from '../contracts/approval.js';
-import type { ReadyCallPlan, RejectedCallPlan } from '../contracts/call-plan.js';
+import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from '../contracts/call-plan.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS, DEFAULT_CONTINUE_AS_NEW_EVENTS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
 import {
+  activeTurnQuery,
+  addCallsUpdate,
   approvalSignal,
+  awaitResultsUpdate,
   eventsQuery,
   executeTurnUpdate,
   interruptSignal,
@@ -38,16 +41,18 @@ import {
 import type { SessionOptions } from '../contracts/session.js';
 import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
-import { executeTurnRequestSchema, formatZodError } from '../contracts/tool-call.js';
-import type { ExecuteTurnRequest } from '../contracts/tool-call.js';
+import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError } from '../contracts/tool-call.js';
+import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest, ToolCall } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
-import type { ToolResult, ToolResultStatus, TurnResult } from '../contracts/tool-result.js';
+import type { ActiveTurnView, AddCallsResult, AwaitResultsResult, ToolResult, ToolResultStatus, TurnResult } from '../contracts/tool-result.js';
 import { applyAggregateBudget } from './aggregate-budget.js';
 import { decidePermission } from './decide-permission.js';
 import { EventLog } from './event-log.js';
 import { groupCalls } from './group-calls.js';
 import { parseRule } from './permission-rules.js';
 import type { ParsedRule } from './permission-rules.js';
+import { resultsInOrder, startableCalls } from './streaming-turn.js';
+import type { StreamingCall } from './streaming-turn.js';
 
 /** Completed turns remembered for re-attachment by turnId. */
 const COMPLETED_TURNS_RETAINED = 50;
@@ -129,6 +134,25 @@ interface RunningTurn {
   interrupted?: { reason?: string };
 }
 
+/** A turn whose calls arrive while the model is still talking (`addCalls` / `awaitResults`). */
+interface StreamingTurnState {
+  turnId: string;
+  calls: StreamingCall[];
+  /** The model's reply is complete: no more calls. */
+  done: boolean;
+  /** Every call has a result; `awaitResults` reports done once they are handed out. */
+  ended: boolean;
+  cwd?: string;
+  maxConcurrency?: number;
+  stopReason?: string;
+  /** Session changes of calls that finished while others still ran: applied, in call order, when none runs. */
+  pendingChanges: Array<{ index: number; completion: CallCompletion }>;
+  /** Results up to here passed the aggregate budget and may be handed out. */
+  orderedUpTo: number;
+  orderedChars: number;
+  replacements: Map<number, { envelope: string; artifact: string }>;
+}
+
 /** A call's result plus the session changes it asks for (its context modifier). */
 interface CallCompletion {
   result: ToolResult;
@@ -160,6 +184,9 @@ class Session {
   readonly #decidedRequestIds: string[];
   readonly #replacedResults: Set<string>;
   #current: RunningTurn | undefined;
+  readonly #streaming = new Map<string, StreamingTurnState>();
+  /** Calls between permission and result, with their interrupt behaviour (query `activeTurn`). */
+  readonly #executing = new Map<string, 'cancel' | 'block'>();
   #searchAttributeAvailable = false;
   #searchAttributeValue = 0;
 
@@ -196,8 +223,20 @@ class Session {
       validator: (request) => {
         const parsed = executeTurnRequestSchema.safeParse(request);
         if (!parsed.success) throw new Error(`Invalid executeTurn request: ${formatZodError(parsed.error)}`);
+        if (this.#streaming.has(request.turnId)) throw new Error(`Turn "${request.turnId}" is a streaming turn: use addCalls and awaitResults`);
       },
     });
+    setHandler(addCallsUpdate, (request) => this.#addCalls(request), { validator: (request) => this.#validateAddCalls(request) });
+    setHandler(awaitResultsUpdate, (request) => this.#awaitResults(request), {
+      validator: (request) => {
+        const parsed = awaitResultsRequestSchema.safeParse(request);
+        if (!parsed.success) throw new Error(`Invalid awaitResults request: ${formatZodError(parsed.error)}`);
+        if (!this.#streaming.has(request.turnId) && !this.#completedTurns.has(request.turnId)) {
+          throw new Error(`Unknown turn "${request.turnId}": open a streaming turn with addCalls first`);
+        }
+      },
+    });
+    setHandler(activeTurnQuery, () => this.#activeTurn());
     setHandler(approvalSignal, (signal) => this.#onApproval(signal));
     setHandler(interruptSignal, (signal) => this.#onInterrupt(signal?.reason));
     setHandler(eventsQuery, (query) => this.events.read(query?.since ?? 0));
@@ -263,6 +302,8 @@ class Session {
     const current = this.#current;
     if (current === undefined || current.interrupted !== undefined) return;
     current.interrupted = reason === undefined ? {} : { reason };
+    const streaming = this.#streaming.get(current.turnId);
+    if (streaming !== undefined) streaming.done = true;
     current.scope.cancel();
   }
 
@@ -305,21 +346,26 @@ class Session {
   }
 
   async #runQueuedTurn(request: ExecuteTurnRequest): Promise<TurnResult> {
-    this.#turnQueue.push(request.turnId);
+    return this.#queueTurn(request.turnId, (current) => this.#runTurn(request, current));
+  }
+
+  /** Runs turns one at a time, in the order they were accepted, each in its own cancellation scope. */
+  async #queueTurn(turnId: string, run: (current: RunningTurn) => Promise<TurnResult>): Promise<TurnResult> {
+    this.#turnQueue.push(turnId);
     this.#updateDetails();
     try {
-      await condition(() => this.#turnQueue[0] === request.turnId);
+      await condition(() => this.#turnQueue[0] === turnId);
       this.#updateDetails();
       const scope = new CancellationScope();
-      const current: RunningTurn = { turnId: request.turnId, scope };
+      const current: RunningTurn = { turnId, scope };
       this.#current = current;
       let result: TurnResult;
       try {
-        result = await scope.run(() => this.#runTurn(request, current));
+        result = await scope.run(() => run(current));
       } finally {
         this.#current = undefined;
       }
-      this.#completedTurns.set(request.turnId, result);
+      this.#completedTurns.set(turnId, result);
       if (this.#completedTurns.size > COMPLETED_TURNS_RETAINED) {
         const oldest = this.#completedTurns.keys().next().value;
         if (oldest !== undefined) this.#completedTurns.delete(oldest);
@@ -327,9 +373,226 @@ class Session {
       return result;
     } finally {
       this.#turnQueue.shift();
-      this.#running.delete(request.turnId);
+      this.#running.delete(turnId);
       this.#updateDetails();
     }
+  }
+
+  #activeTurn(): ActiveTurnView | null {
+    const current = this.#current;
+    if (current === undefined) return null;
+    const executing = [...this.#executing.keys()];
+    return {
+      turnId: current.turnId,
+      streaming: this.#streaming.has(current.turnId),
+      executing,
+      interruptible: [...this.#executing.values()].every((behavior) => behavior === 'cancel'),
+    };
+  }
+
+  #validateAddCalls(request: AddCallsRequest): void {
+    const parsed = addCallsRequestSchema.safeParse(request);
+    if (!parsed.success) throw new Error(`Invalid addCalls request: ${formatZodError(parsed.error)}`);
+    const turn = this.#streaming.get(request.turnId);
+    if (turn === undefined) {
+      if (this.#completedTurns.has(request.turnId) || this.#running.has(request.turnId)) {
+        throw new Error(`Turn "${request.turnId}" is a whole turn (executeTurn) or has ended; a streaming turn needs a new turnId`);
+      }
+      return;
+    }
+    if (turn.done && request.calls.length > 0) throw new Error(`Turn "${request.turnId}" is done: no more calls can be added`);
+    const known = new Set(turn.calls.map((entry) => entry.call.id));
+    const duplicate = request.calls.find((call) => known.has(call.id));
+    if (duplicate !== undefined) throw new Error(`duplicate call id "${duplicate.id}" in turn "${request.turnId}"`);
+  }
+
+  /** Opens a streaming turn on first use; returns as soon as the calls are accepted. */
+  #addCalls(request: AddCallsRequest): AddCallsResult {
+    let turn = this.#streaming.get(request.turnId);
+    if (turn === undefined) {
+      const created: StreamingTurnState = {
+        turnId: request.turnId,
+        calls: [],
+        done: false,
+        ended: false,
+        pendingChanges: [],
+        orderedUpTo: 0,
+        orderedChars: 0,
+        replacements: new Map(),
+      };
+      turn = created;
+      this.#streaming.set(request.turnId, created);
+      const promise = this.#queueTurn(request.turnId, (current) => this.#runStreamingTurn(created, current));
+      this.#running.set(request.turnId, promise);
+      promise.catch((error: unknown) => log.error('streaming turn failed', { turnId: request.turnId, error: projectErrorMessage(error) }));
+    }
+    const addedAt = Date.now();
+    const added = request.calls.map((call, offset): StreamingCall => ({ index: turn.calls.length + offset, call, addedAt, state: 'queued' }));
+    turn.calls.push(...added);
+    if (request.done === true) turn.done = true;
+    if (added.length > 0) {
+      this.#prepareStreamingCalls(turn, added).catch((error: unknown) => log.error('prepare failed', { error: projectErrorMessage(error) }));
+    }
+    return { turnId: turn.turnId, total: turn.calls.length, done: turn.done };
+  }
+
+  /** Plans a batch of streaming calls in one round trip; a failure becomes error results, never a failed task. */
+  async #prepareStreamingCalls(turn: StreamingTurnState, added: StreamingCall[]): Promise<void> {
+    const reject = (entry: StreamingCall, modelContent: string, errorCode: string): void => {
+      entry.plan = { kind: 'rejected', callId: entry.call.id, toolName: entry.call.name, status: 'error', modelContent, errorCode, stage: 'lookup' };
+    };
+    if (this.#ruleError !== undefined) {
+      for (const entry of added) reject(entry, texts.invalidSessionRules(this.#ruleError), errorCodes.permissionDenied);
+      return;
+    }
+    try {
+      const prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls: added.map((entry) => entry.call) });
+      turn.cwd ??= prepared.cwd;
+      turn.maxConcurrency ??= this.#options.maxConcurrency ?? prepared.defaultMaxConcurrency;
+      this.#searchAttributeAvailable = prepared.pendingApprovalsSearchAttribute;
+      added.forEach((entry, offset) => {
+        entry.plan = prepared.plans[offset];
+      });
+    } catch (error) {
+      for (const entry of added) reject(entry, `Switchyard could not prepare the tool calls: ${projectErrorMessage(error)}`, errorCodes.prepareFailed);
+    }
+  }
+
+  /**
+   * The streaming executor (seed 001 §4.5): calls start as they arrive when the concurrency rule allows, results
+   * are handed out strictly in call order, progress and events are not held back.
+   */
+  async #runStreamingTurn(turn: StreamingTurnState, current: RunningTurn): Promise<TurnResult> {
+    const { turnId } = turn;
+    this.#emit({ type: 'TurnStarted', turnId, callIds: turn.calls.map((entry) => entry.call.id), streaming: true });
+    const siblings = new SiblingGroup();
+    let wave = -1;
+    let waveIds: string[] = [];
+    const executingCount = (): number => turn.calls.filter((entry) => entry.state === 'executing').length;
+    const finished = (): boolean => turn.done && turn.calls.every((entry) => entry.state === 'completed' || entry.state === 'yielded');
+    const cancelQueued = (): boolean => {
+      const reason = current.interrupted !== undefined ? texts.turnInterrupted(current.interrupted.reason) : turn.stopReason === undefined ? undefined : texts.turnStopCancelled;
+      if (reason === undefined) return false;
+      const errorCode = current.interrupted !== undefined ? errorCodes.cancelled : errorCodes.turnStopped;
+      let any = false;
+      for (const entry of turn.calls) {
+        if (entry.state !== 'queued') continue;
+        const plan: CallPlan = entry.plan ?? { kind: 'rejected', callId: entry.call.id, toolName: entry.call.name, status: 'cancelled', modelContent: reason, errorCode, stage: 'lookup' };
+        this.#completeStreamingCall(turn, entry, { result: this.#finishSynthetic(turnId, plan, reason, errorCode, entry.addedAt) }, executingCount);
+        any = true;
+      }
+      return any;
+    };
+
+    for (;;) {
+      // Not cancellable: the loop handles an interrupt itself (it cancels what is queued and waits for the rest).
+      await CancellationScope.nonCancellable(() =>
+        condition(
+          () =>
+            finished() ||
+            ((current.interrupted !== undefined || turn.stopReason !== undefined) && turn.calls.some((entry) => entry.state === 'queued')) ||
+            startableCalls(turn.calls, turn.maxConcurrency ?? 10).length > 0,
+        ),
+      );
+      if (cancelQueued()) continue;
+      if (finished()) break;
+      const startable = startableCalls(turn.calls, turn.maxConcurrency ?? 10);
+      if (executingCount() === 0) {
+        wave += 1;
+        waveIds = [];
+      }
+      for (const entry of startable) {
+        const plan = entry.plan;
+        if (plan === undefined) continue;
+        entry.state = 'executing';
+        entry.startedAt = Date.now();
+        waveIds.push(entry.call.id);
+        this.#emit({ type: 'ToolCallScheduled', turnId, callId: entry.call.id, toolName: plan.toolName, groupIndex: wave, groups: [[...waveIds]] });
+        const run = async (): Promise<CallCompletion> =>
+          plan.kind === 'rejected'
+            ? { result: this.#finishRejected(turnId, plan, entry.addedAt) }
+            : this.#runCall(turnId, turn.cwd ?? this.#options.cwd ?? '', plan, entry.addedAt, current, siblings);
+        run().then(
+          (completion) => this.#completeStreamingCall(turn, entry, completion, executingCount),
+          (error: unknown) => {
+            const message = `Switchyard failed while running the call: ${projectErrorMessage(error)}`;
+            this.#completeStreamingCall(turn, entry, { result: this.#finishSynthetic(turnId, plan, message, errorCodes.handlerError, entry.addedAt) }, executingCount);
+          },
+        );
+      }
+    }
+    turn.ended = true;
+    const results = turn.calls.map((entry) => {
+      if (entry.result === undefined) throw new Error(`unreachable: no result for streaming call ${entry.call.id}`);
+      return entry.result;
+    });
+    return this.#completeTurn(turnId, results, current, turn.stopReason);
+  }
+
+  #completeStreamingCall(turn: StreamingTurnState, entry: StreamingCall, completion: CallCompletion, executingCount: () => number): void {
+    const finishedAt = Date.now();
+    entry.state = 'completed';
+    entry.finishedAt = finishedAt;
+    entry.result = {
+      ...completion.result,
+      timeline: {
+        addedAt: new Date(entry.addedAt).toISOString(),
+        ...(entry.startedAt === undefined ? {} : { startedAt: new Date(entry.startedAt).toISOString() }),
+        finishedAt: new Date(finishedAt).toISOString(),
+      },
+    };
+    if (completion.replacement !== undefined) turn.replacements.set(entry.index, completion.replacement);
+    if (completion.result.turnControl?.stopTurn === true && turn.stopReason === undefined) {
+      turn.stopReason = completion.result.turnControl.reason ?? `${completion.result.toolName} requested a turn stop`;
+    }
+    turn.pendingChanges.push({ index: entry.index, completion });
+    // Context modifiers of calls that ran side by side apply once none runs, in call order.
+    if (executingCount() === 0) {
+      const changes = turn.pendingChanges.sort((a, b) => a.index - b.index).map((change) => change.completion);
+      turn.pendingChanges = [];
+      this.#applySessionChanges(changes);
+    }
+    this.#advanceOrdered(turn);
+  }
+
+  /**
+   * Moves the in-order frontier: each result joins the turn's total; one that would take the total over the
+   * aggregate budget is replaced by its envelope (results already handed out never change).
+   */
+  #advanceOrdered(turn: StreamingTurnState): void {
+    const budget = this.#options.aggregateBudgetChars ?? DEFAULT_AGGREGATE_BUDGET_CHARS;
+    for (const result of resultsInOrder(turn.calls, turn.orderedUpTo)) {
+      const entry = turn.calls[turn.orderedUpTo];
+      const replacement = turn.replacements.get(turn.orderedUpTo);
+      const key = `${turn.turnId}/${result.callId}`;
+      if (entry !== undefined && replacement !== undefined && (this.#replacedResults.has(key) || turn.orderedChars + result.modelContent.length > budget)) {
+        this.#replacedResults.add(key);
+        entry.result = {
+          ...result,
+          modelContent: replacement.envelope,
+          budget: { truncated: true, originalBytes: result.budget?.originalBytes ?? byteLength(result.modelContent), modelBytes: byteLength(replacement.envelope), policy: 'artifact', artifact: replacement.artifact },
+        };
+      }
+      turn.orderedChars += entry?.result?.modelContent.length ?? result.modelContent.length;
+      turn.orderedUpTo += 1;
+    }
+  }
+
+  /** Long-polls the next results in call order (or the end of the turn). */
+  async #awaitResults(request: AwaitResultsRequest): Promise<AwaitResultsResult> {
+    const since = request.since ?? 0;
+    const turn = this.#streaming.get(request.turnId);
+    if (turn === undefined) {
+      const completed = this.#completedTurns.get(request.turnId);
+      const results = completed?.results.slice(since) ?? [];
+      return { results, next: since + results.length, done: true };
+    }
+    await condition(() => turn.orderedUpTo > since || turn.ended);
+    const ready = turn.calls.slice(since, turn.orderedUpTo);
+    for (const entry of ready) entry.state = 'yielded';
+    const results = ready.map((entry) => entry.result).filter((result): result is ToolResult => result !== undefined);
+    const next = since + results.length;
+    return { results, next, done: turn.ended && next >= turn.calls.length };
   }
 
   async #runTurn(request: ExecuteTurnRequest, current: RunningTurn): Promise<TurnResult> {
@@ -385,19 +648,12 @@ class Session {
           return this.#runCall(turnId, prepared.cwd, plan, turnStartedAt, current, siblings);
         }),
       );
-      // Context modifiers: after the whole group, in call order (for an exclusive call that is at once).
       for (const completion of completions) {
         resultById.set(completion.result.callId, completion.result);
         if (completion.replacement !== undefined) replacementById.set(completion.result.callId, completion.replacement);
-        if (completion.stateChanges !== undefined) this.#sessionState = { ...this.#sessionState, ...completion.stateChanges };
-        if (completion.rememberRule !== undefined && !this.#remembered.some((rule) => rule.source === completion.rememberRule)) {
-          try {
-            this.#remembered.push(parseRule(completion.rememberRule));
-          } catch (error) {
-            log.warn('could not remember rule', { rule: completion.rememberRule, error: projectErrorMessage(error) });
-          }
-        }
       }
+      // Context modifiers: after the whole group, in call order (for an exclusive call that is at once).
+      this.#applySessionChanges(completions);
       const results = completions.map((completion) => completion.result);
       const failed = results.filter((result) => result.isError).length;
       this.#emit({ type: 'ToolBatchComplete', turnId, groupIndex, succeeded: results.length - failed, failed });
@@ -417,6 +673,20 @@ class Session {
       replacementById,
     );
     return this.#completeTurn(turnId, results, current, stopReason);
+  }
+
+  /** Applies calls' session changes (state keys, remembered rules) in the order given. */
+  #applySessionChanges(completions: readonly CallCompletion[]): void {
+    for (const completion of completions) {
+      if (completion.stateChanges !== undefined) this.#sessionState = { ...this.#sessionState, ...completion.stateChanges };
+      if (completion.rememberRule !== undefined && !this.#remembered.some((rule) => rule.source === completion.rememberRule)) {
+        try {
+          this.#remembered.push(parseRule(completion.rememberRule));
+        } catch (error) {
+          log.warn('could not remember rule', { rule: completion.rememberRule, error: projectErrorMessage(error) });
+        }
+      }
+    }
   }
 
   /** Replaces the largest results by their envelopes until the turn fits `aggregateBudgetChars`; replaced stays replaced. */
@@ -525,9 +795,33 @@ class Session {
       ...(plan.approval?.narrowToAllow === true ? { toolNarrowedToAllow: true } : {}),
     });
 
+    if (decision.behavior === 'deny') return denied(decision.reason, decision.source, 0);
+    this.#executing.set(plan.callId, plan.interruptBehavior);
+    const markApproved = (): void => {
+      permission = 'approved';
+    };
+    try {
+      return await this.#authorizeAndExecute({ turnId, cwd, plan, turnStartedAt, current, siblings, decision, finish, denied, markApproved });
+    } finally {
+      this.#executing.delete(plan.callId);
+    }
+  }
+
+  async #authorizeAndExecute(options: {
+    turnId: string;
+    cwd: string;
+    plan: ReadyCallPlan;
+    turnStartedAt: number;
+    current: RunningTurn;
+    siblings: SiblingGroup;
+    decision: ReturnType<typeof decidePermission>;
+    finish: (result: Omit<ToolResult, 'timings'> & { timings?: Partial<ToolResult['timings']> }) => ToolResult;
+    denied: (reason: string, source: string, permissionWaitMs: number, requestId?: string) => CallCompletion;
+    markApproved: () => void;
+  }): Promise<CallCompletion> {
+    const { turnId, cwd, plan, turnStartedAt, current, siblings, decision, finish, denied, markApproved } = options;
     let permissionWaitMs = 0;
     let rememberRule: string | undefined;
-    if (decision.behavior === 'deny') return denied(decision.reason, decision.source, 0);
     if (decision.behavior === 'ask') {
       const outcome = await this.#awaitApproval(turnId, cwd, plan, decision.reason);
       permissionWaitMs = outcome.waitMs;
@@ -549,7 +843,7 @@ class Session {
             return denied(outcome.message ?? `A PermissionRequest hook denied permission to use ${plan.toolName}.`, 'hook', permissionWaitMs);
           }
           this.#emit({ type: 'PermissionResolved', turnId, callId: plan.callId, decision: 'allow', source: 'hook' });
-          permission = 'approved';
+          markApproved();
           break;
         case 'timeout':
           return denied(texts.approvalTimedOut(plan.toolName, this.#options.approvalTimeoutMs ?? 0), 'timeout', permissionWaitMs);
@@ -558,7 +852,7 @@ class Session {
           const by = signal.by === undefined ? {} : { by: signal.by };
           if (signal.decision === 'deny') return denied(texts.approvalDenied(plan.toolName, signal.reason), 'user', permissionWaitMs, signal.requestId);
           this.#emit({ type: 'PermissionResolved', turnId, callId: plan.callId, requestId: signal.requestId, decision: signal.decision, source: 'user', ...by });
-          permission = 'approved';
+          markApproved();
           if (signal.decision === 'allow_always') rememberRule = plan.rememberRule;
           break;
         }
