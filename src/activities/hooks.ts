@@ -43,7 +43,41 @@ export interface PermissionRequestHook {
   run(input: PermissionRequestHookInput): PermissionRequestHookResult | undefined | Promise<PermissionRequestHookResult | undefined>;
 }
 
+/** PostToolUse: after a successful call; may add context for the model or stop the turn. */
+export interface PostToolUseHookInput extends PreToolUseHookInput {
+  toolResponse: { content: string; isError: boolean };
+}
+
+/** PostToolUseFailure: after a failed, timed-out or cancelled call. */
+export interface PostToolUseFailureHookInput extends PreToolUseHookInput {
+  error: string;
+  /** True when the call was cancelled (interrupt, sibling failure). */
+  isInterrupt: boolean;
+}
+
+/** Claude Code's PostToolUse output, as an object. */
+export interface PostToolUseHookResult {
+  additionalContext?: string;
+  /** `false` stops the turn after this call. */
+  continue?: boolean;
+  stopReason?: string;
+}
+
+export interface PostToolUseHook {
+  matcher?: string;
+  run(input: PostToolUseHookInput): PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>;
+}
+
+export interface PostToolUseFailureHook {
+  matcher?: string;
+  run(input: PostToolUseFailureHookInput): PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>;
+}
+
 export interface SwitchyardHooks {
+  /** After a successful call (context for the model, `continue: false`). */
+  postToolUse?: readonly PostToolUseHook[];
+  /** After a failed, timed-out or cancelled call. */
+  postToolUseFailure?: readonly PostToolUseFailureHook[];
   preToolUse?: readonly PreToolUseHook[];
   /** Race the human approver: the first decision (hook or `approval` signal) wins. */
   permissionRequest?: readonly PermissionRequestHook[];

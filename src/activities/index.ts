@@ -33,6 +33,8 @@ export interface PrepareTurnInput {
   sessionId: string;
   cwd?: string;
   calls: ToolCall[];
+  /** The session's allow rules (file tools may use paths outside cwd that these name explicitly). */
+  allowRules?: string[];
 }
 
 export interface PreparedTurn {
@@ -74,7 +76,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     /** Plans every call of a turn in one round trip: lookup, validation, resolution, flags, digest, deadline. */
     async prepareTurn(input: PrepareTurnInput): Promise<PreparedTurn> {
       const cwd = cwdOf(input.cwd);
-      const context = { sessionId: input.sessionId, cwd };
+      const context = { sessionId: input.sessionId, cwd, allowRules: input.allowRules ?? [] };
       const onHookError = (error: unknown, toolName: string): void =>
         dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
       const plans = await Promise.all(

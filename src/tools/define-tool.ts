@@ -35,10 +35,15 @@ export interface ToolPrepareContext {
   sessionId: string;
   /** Absolute working directory of the session. */
   cwd: string;
+  /**
+   * The session's allow rules (`Read(/etc/hosts)`, `Write(/tmp/**)`): a file tool may use a path outside cwd only
+   * when one of them names it explicitly (see `checkToolPath`).
+   */
+  allowRules: readonly string[];
 }
 
 /** What a tool's `execute` receives. */
-export interface ToolExecutionContext extends ToolPrepareContext {
+export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRules'> {
   callId: string;
   turnId: string;
   /** Fires on turn interrupt, on the deadline, and on cancellation delivered by heartbeat. */

@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { parseRule, ruleMatches } from '../workflows/permission-rules.js';
 
 /** Absolute path of a tool's path argument: absolute as given, or relative to the session's cwd. */
 export function resolveToolPath(cwd: string, filePath: string): string {
@@ -40,4 +41,26 @@ async function realpathOfDeepestExisting(absolutePath: string): Promise<string> 
       current = parent;
     }
   }
+}
+
+/**
+ * Why a file tool may not use a path, or undefined when it may: inside cwd (symlinks included), or outside it only
+ * when an allow rule of this tool names the path explicitly with an absolute pattern (`Read(/etc/hosts)`,
+ * `Write(/tmp/**)`); a whole-tool rule (`Read`) does not open paths outside cwd.
+ */
+export async function checkToolPath(options: { cwd: string; toolName: string; absolutePath: string; allowRules: readonly string[] }): Promise<string | undefined> {
+  const reason = await pathEscapeReason(options.cwd, options.absolutePath);
+  if (reason === undefined) return undefined;
+  const real = await realpathOfDeepestExisting(options.absolutePath);
+  const allowed = options.allowRules.some((text) => {
+    try {
+      const rule = parseRule(text);
+      if (rule.toolName !== options.toolName || rule.content === undefined || !/^\/\/?/.test(rule.content)) return false;
+      const subject = (content: string) => ({ toolName: options.toolName, content, contentKind: 'path' as const, cwd: options.cwd });
+      return ruleMatches(rule, subject(options.absolutePath)) && ruleMatches(rule, subject(real));
+    } catch {
+      return false;
+    }
+  });
+  return allowed ? undefined : reason;
 }

@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { ToolUseError, defineTool } from './define-tool.js';
-import { pathEscapeReason, resolveToolPath } from './paths.js';
+import { checkToolPath, resolveToolPath } from './paths.js';
 
 const DEFAULT_LINE_LIMIT = 2_000;
 const MAX_LINE_CHARS = 2_000;
@@ -41,7 +41,7 @@ export const readTool = defineTool({
   resolveInput: (input, context) => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
   async validateInput(input, context) {
     const filePath = resolveToolPath(context.cwd, input.file_path);
-    const escape = await pathEscapeReason(context.cwd, filePath);
+    const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Read', absolutePath: filePath, allowRules: context.allowRules });
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
     const info = await stat(filePath).catch(() => undefined);
     if (info === undefined) return { ok: false, message: `File does not exist: ${filePath}`, errorCode: 'not_found' };

@@ -446,7 +446,7 @@ class Session {
       return;
     }
     try {
-      const prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls: added.map((entry) => entry.call) });
+      const prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls: added.map((entry) => entry.call), allowRules: this.#options.rules?.allow ?? [] });
       turn.cwd ??= prepared.cwd;
       turn.maxConcurrency ??= this.#options.maxConcurrency ?? prepared.defaultMaxConcurrency;
       this.#searchAttributeAvailable = prepared.pendingApprovalsSearchAttribute;
@@ -610,7 +610,7 @@ class Session {
 
     let prepared: PreparedTurn;
     try {
-      prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls });
+      prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls, allowRules: this.#options.rules?.allow ?? [] });
     } catch (error) {
       if (isCancellation(error)) return failAll(texts.turnInterrupted(current.interrupted?.reason), errorCodes.cancelled, 'cancelled');
       // The worker could not plan the turn: every call gets an error result instead of a failed workflow task.

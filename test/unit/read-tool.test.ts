@@ -22,7 +22,7 @@ describe('Read and the front of the pipeline', () => {
     await writeFile(path.join(outside, 'secret.txt'), 'secret');
     await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'));
   });
-  const prepare = (input: unknown, name = 'Read') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd } });
+  const prepare = (input: unknown, name = 'Read') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [] } });
   const execute = async (plan: ReadyCallPlan) =>
     readTool.execute(plan.input, toolContext({ cwd }));
 
@@ -76,5 +76,19 @@ describe('Read and the front of the pipeline', () => {
   it('refuses binary files as a business failure', async () => {
     const plan = await prepare({ file_path: 'bin.dat' });
     await expect(execute(plan as ReadyCallPlan)).rejects.toThrow(/Cannot read binary file/);
+  });
+});
+
+describe('paths outside cwd', () => {
+  it('are refused unless an allow rule of the same tool names them with an absolute pattern', async () => {
+    const cwd = await scratchDir();
+    const outside = await scratchDir();
+    await writeFile(path.join(outside, 'shared.txt'), 'shared\n');
+    const target = path.join(outside, 'shared.txt');
+    const plan = (allowRules: string[]) => prepareCall({ registry, call: { id: 'c', name: 'Read', input: { file_path: target } }, context: { sessionId: 's', cwd, allowRules } });
+    expect((await plan([])).kind).toBe('rejected');
+    expect((await plan(['Read'])).kind).toBe('rejected');
+    expect((await plan(['Write(' + outside + '/**)'])).kind).toBe('rejected');
+    expect((await plan([`Read(${outside}/**)`])).kind).toBe('ready');
   });
 });
