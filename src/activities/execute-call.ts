@@ -10,6 +10,8 @@ import type { Tool, ToolExecutionContext, ToolOutputObject } from '../tools/defi
 import type { ToolRegistry } from '../tools/registry.js';
 import type { AdmissionGate } from './admission-gate.js';
 import type { ArtifactStore } from './artifact-store.js';
+import { hookMatches } from './hooks.js';
+import type { PostToolUseHookResult, SwitchyardHooks } from './hooks.js';
 import { cutUtf8, serializeOutput } from './serialize-output.js';
 import { ToolDeadline } from './tool-deadline.js';
 
@@ -38,6 +40,8 @@ export interface CallOutcome {
   sessionState?: Record<string, unknown>;
   /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
   aggregateReplacement?: { envelope: string; artifact: string };
+  /** Context from PostToolUse / PostToolUseFailure hooks, for the model under `[Hook additional context]`. */
+  hookContext?: string[];
   /** Time the handler was working (deadline time), over all attempts. */
   activeMs: number;
   /** Time the handler waited at admission gates (not deadline time), over all attempts. */
@@ -56,6 +60,8 @@ export interface ExecuteCallDependencies {
   registry: ToolRegistry;
   gates: ReadonlyMap<string, AdmissionGate>;
   artifacts: ArtifactStore | undefined;
+  /** PostToolUse / PostToolUseFailure hooks. */
+  hooks?: SwitchyardHooks;
   onWarning?: (message: string, details: Record<string, unknown>) => void;
 }
 
@@ -180,23 +186,65 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     activity.cancellationSignal.removeEventListener('abort', onCancel);
   }
 
+  let outcome: CallOutcome;
   switch (end.kind) {
     case 'timeout':
-      return failure('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout, deadline, attempt);
+      outcome = failure('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout, deadline, attempt);
+      break;
     case 'cancelled':
-      return failure('cancelled', tool.cancelledMessage ?? texts.defaultCancelled, errorCodes.cancelled, deadline, attempt);
+      outcome = failure('cancelled', tool.cancelledMessage ?? texts.defaultCancelled, errorCodes.cancelled, deadline, attempt);
+      break;
     case 'error': {
       const business = end.error instanceof ToolUseError;
       const message = projectErrorMessage(end.error);
-      return failure('error', business ? texts.toolUseError(message) : message, business ? (end.error as ToolUseError).code : errorCodes.handlerError, deadline, attempt);
+      outcome = failure('error', business ? texts.toolUseError(message) : message, business ? (end.error as ToolUseError).code : errorCodes.handlerError, deadline, attempt);
+      break;
     }
     case 'output':
-      return finishOutput({ tool, plan, request, output: end.output, deadline, attempt, dependencies });
+      outcome = await finishOutput({ tool, plan, request, output: end.output, deadline, attempt, dependencies });
+      break;
     default: {
       const exhaustive: never = end;
       return exhaustive;
     }
   }
+  return runPostHooks({ outcome, plan, request, dependencies });
+}
+
+/**
+ * PostToolUse after a success, PostToolUseFailure after a failure, a timeout or a cancellation (`isInterrupt`).
+ * Their context reaches the model; `continue: false` stops the turn; a hook that throws is logged and ignored.
+ */
+async function runPostHooks(options: { outcome: CallOutcome; plan: ReadyCallPlan; request: ExecuteCallInput; dependencies: ExecuteCallDependencies }): Promise<CallOutcome> {
+  const { outcome, plan, request, dependencies } = options;
+  const base = { sessionId: request.sessionId, cwd: request.cwd, toolName: plan.toolName, toolInput: plan.input, toolUseId: plan.callId };
+  const results: PostToolUseHookResult[] = [];
+  const run = async (matcher: string | undefined, invoke: () => PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>): Promise<void> => {
+    if (!hookMatches(matcher, plan.toolName)) return;
+    try {
+      const result = await invoke();
+      if (result !== undefined && result !== null && typeof result === 'object') results.push(result);
+    } catch (error) {
+      dependencies.onWarning?.(`${outcome.status === 'success' ? 'PostToolUse' : 'PostToolUseFailure'} hook failed; ignored`, { toolName: plan.toolName, error: String(error) });
+    }
+  };
+  if (outcome.status === 'success') {
+    for (const hook of dependencies.hooks?.postToolUse ?? []) {
+      await run(hook.matcher, () => hook.run({ ...base, toolResponse: { content: outcome.modelContent, isError: outcome.isError } }));
+    }
+  } else {
+    for (const hook of dependencies.hooks?.postToolUseFailure ?? []) {
+      await run(hook.matcher, () => hook.run({ ...base, error: outcome.modelContent, isInterrupt: outcome.status === 'cancelled' }));
+    }
+  }
+  if (results.length === 0) return outcome;
+  const hookContext = results.flatMap((result) => (typeof result.additionalContext === 'string' && result.additionalContext !== '' ? [result.additionalContext] : []));
+  const stop = results.find((result) => result.continue === false);
+  return {
+    ...outcome,
+    ...(hookContext.length === 0 ? {} : { hookContext }),
+    ...(stop === undefined || outcome.turnControl?.stopTurn === true ? {} : { turnControl: { stopTurn: true, reason: stop.stopReason ?? 'A PostToolUse hook stopped the turn.' } }),
+  };
 }
 
 async function finishOutput(options: {

@@ -69,6 +69,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     registry: dependencies.registry,
     gates,
     artifacts: dependencies.artifacts,
+    ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }),
     ...(dependencies.onWarning === undefined ? {} : { onWarning: dependencies.onWarning }),
   };
   const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));

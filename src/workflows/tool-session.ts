@@ -752,7 +752,7 @@ class Session {
   }
 
   async #runCall(turnId: string, cwd: string, plan: ReadyCallPlan, turnStartedAt: number, current: RunningTurn, siblings: SiblingGroup): Promise<CallCompletion> {
-    const hookContext = plan.hook?.additionalContext ?? [];
+    const hookContext = [...(plan.hook?.additionalContext ?? [])];
     let permission: ToolCallTelemetryEndRecord['permission'] = 'none_needed';
     const finish = (result: Omit<ToolResult, 'timings'> & { timings?: Partial<ToolResult['timings']> }): ToolResult => {
       const full: ToolResult = {
@@ -801,7 +801,7 @@ class Session {
       permission = 'approved';
     };
     try {
-      return await this.#authorizeAndExecute({ turnId, cwd, plan, turnStartedAt, current, siblings, decision, finish, denied, markApproved });
+      return await this.#authorizeAndExecute({ turnId, cwd, plan, turnStartedAt, current, siblings, decision, finish, denied, markApproved, hookContext });
     } finally {
       this.#executing.delete(plan.callId);
     }
@@ -818,8 +818,10 @@ class Session {
     finish: (result: Omit<ToolResult, 'timings'> & { timings?: Partial<ToolResult['timings']> }) => ToolResult;
     denied: (reason: string, source: string, permissionWaitMs: number, requestId?: string) => CallCompletion;
     markApproved: () => void;
+    /** Hook context for the model; PostToolUse hooks add to it. */
+    hookContext: string[];
   }): Promise<CallCompletion> {
-    const { turnId, cwd, plan, turnStartedAt, current, siblings, decision, finish, denied, markApproved } = options;
+    const { turnId, cwd, plan, turnStartedAt, current, siblings, decision, finish, denied, markApproved, hookContext } = options;
     let permissionWaitMs = 0;
     let rememberRule: string | undefined;
     if (decision.behavior === 'ask') {
@@ -869,6 +871,7 @@ class Session {
     this.#emit({ type: 'ToolCallStarted', turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
     switchyardTelemetry.toolCallStarted({ sessionId: this.#sessionId, turnId, callId: plan.callId, toolName: plan.toolName, known: true, startedAt: turnStartedAt });
     const outcome = await this.#execute(turnId, cwd, plan, siblings);
+    hookContext.push(...(outcome.hookContext ?? []));
     const hookStop = plan.hook?.stopTurn;
     const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });
     const result = finish({

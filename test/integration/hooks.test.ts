@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PostToolUseFailureHookInput } from '../../src/activities/hooks.js';
+import { createHarness, scratchDir } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { testTools } from '../support/test-tools.js';
+import { waitFor } from '../support/wait-for.js';
+
+describe('PostToolUse and PostToolUseFailure hooks on a real server', () => {
+  let harness: Harness;
+  let cwd: string;
+  const failures: PostToolUseFailureHookInput[] = [];
+  beforeAll(async () => {
+    cwd = await scratchDir();
+    harness = await createHarness({
+      tools: testTools(),
+      defaultCwd: cwd,
+      hooks: {
+        preToolUse: [{ matcher: 'WebFetch', run: () => ({ additionalContext: 'pre: fetched pages may be stale' }) }],
+        postToolUse: [
+          { matcher: 'WebFetch', run: (input) => ({ additionalContext: `post: saw ${input.toolResponse.content.length} chars` }) },
+          { matcher: 'Sleep', run: (input) => ((input.toolInput as { label?: string }).label === 'stop' ? { continue: false, stopReason: 'post hook said stop' } : undefined) },
+          { matcher: 'Refuse', run: () => ({ additionalContext: 'never: Refuse fails' }) },
+          { matcher: 'Slow', run: () => { throw new Error('broken hook'); } },
+        ],
+        postToolUseFailure: [
+          {
+            run: (input) => {
+              failures.push(input);
+              return { additionalContext: `failure seen: ${input.isInterrupt ? 'interrupt' : 'error'}` };
+            },
+          },
+        ],
+      },
+    });
+  });
+  afterAll(async () => harness.close());
+
+  it('adds pre and post hook context to the result, numbered, and lets a PostToolUse hook stop the turn', async () => {
+    const result = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
+      return session.executeTurn({
+        turnId: 't',
+        calls: [
+          { id: 'fetch', name: 'WebFetch', input: { url: 'https://example.com' } },
+          { id: 'stopper', name: 'Sleep', input: { ms: 1, label: 'stop' } },
+          { id: 'skipped', name: 'Sleep', input: { ms: 1 } },
+          { id: 'hidden', name: 'Edit', input: { file_path: 'never.txt' } },
+        ],
+      });
+    });
+    expect(result.results[0]?.modelContent).toBe(
+      'fetched https://example.com\n\n[Hook additional context]\n1. pre: fetched pages may be stale\n2. post: saw 27 chars',
+    );
+    expect(result.results[1]?.turnControl).toEqual({ stopTurn: true, reason: 'post hook said stop' });
+    expect(result.stopped).toBe(true);
+    expect(result.results[3]).toMatchObject({ status: 'cancelled', modelContent: 'Tool cancelled because a previous tool result requested a turn stop.' });
+  });
+
+  it('runs PostToolUseFailure on errors, timeouts and cancellations (isInterrupt), and ignores a hook that throws', async () => {
+    failures.length = 0;
+    const outcome = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      const first = await session.executeTurn({
+        turnId: 't1',
+        calls: [
+          { id: 'refuse', name: 'Refuse', input: {} },
+          { id: 'slow', name: 'Slow', input: {} },
+        ],
+      });
+      const second = session.executeTurn({ turnId: 't2', calls: [{ id: 'long', name: 'Sleep', input: { ms: 60_000 } }] });
+      await waitFor(async () => (await session.events()).events, (events) => events.some((e) => e.type === 'ToolCallStarted' && e.turnId === 't2'));
+      await session.interrupt('esc');
+      return { first, second: await second };
+    });
+    expect(outcome.first.results[0]?.modelContent).toBe('<tool_use_error>nothing to do here</tool_use_error>\n\n[Hook additional context]\n1. failure seen: error');
+    expect(outcome.first.results[1]?.modelContent).toBe('Tool execution timed out after 200ms\n\n[Hook additional context]\n1. failure seen: error');
+    expect(outcome.second.results[0]?.modelContent).toMatch(/\n\n\[Hook additional context\]\n1\. failure seen: interrupt$/);
+    expect(failures.map((f) => [f.toolUseId, f.isInterrupt])).toEqual([
+      ['refuse', false],
+      ['slow', false],
+      ['long', true],
+    ]);
+  });
+});
