@@ -25,6 +25,8 @@ export interface ExecuteCallInput {
   turnId: string;
   plan: ReadyCallPlan;
   sessionState: Record<string, unknown>;
+  /** The session's own command hooks (`SessionOptions.hooks`), for PostToolUse / PostToolUseFailure. */
+  sessionHooks?: Record<string, unknown>;
 }
 
 /** What one execution produced; the workflow adds the timings it measured and the permission wait. */

@@ -7,6 +7,7 @@ import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { executeCall } from './execute-call.js';
 import type { CallOutcome, ExecuteCallInput } from './execute-call.js';
+import { commandHooks, hookSettingsSchema, loadHookSettings, mergeHookSettings } from './command-hooks.js';
 import { hookMatches } from './hooks.js';
 import type { PermissionRequestHookInput, PermissionRequestHookResult, SwitchyardHooks } from './hooks.js';
 import { prepareCall } from './prepare-turn.js';
@@ -17,8 +18,13 @@ export interface ActivityDependencies {
   defaultCwd?: string;
   /** Group size for sessions that name none. Default `SWITCHYARD_MAX_TOOL_CONCURRENCY` or 10. */
   defaultMaxConcurrency?: number;
-  /** Hooks given as functions. */
+  /** Hooks given as functions; they run before command hooks from settings. */
   hooks?: SwitchyardHooks;
+  /**
+   * Where the user-level `settings.json` with command hooks is (default `~/.switchyard`); `false` reads no settings
+   * files at all (project `<cwd>/.switchyard/settings.json` included).
+   */
+  userSettingsDir?: string | false;
   /** Whether the namespace has the `SwitchyardPendingApprovals` search attribute (the worker checks at start). */
   pendingApprovalsSearchAttribute?: boolean;
   /** Where full outputs go; without a store, over-budget outputs are truncated. */
@@ -33,6 +39,8 @@ export interface PrepareTurnInput {
   sessionId: string;
   cwd?: string;
   calls: ToolCall[];
+  /** The session's own command hooks (`SessionOptions.hooks`). */
+  sessionHooks?: Record<string, unknown>;
   /** The session's allow rules (file tools may use paths outside cwd that these name explicitly). */
   allowRules?: string[];
 }
@@ -58,6 +66,15 @@ export function maxConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): num
   return value;
 }
 
+function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHooks {
+  return {
+    preToolUse: sets.flatMap((set) => set?.preToolUse ?? []),
+    permissionRequest: sets.flatMap((set) => set?.permissionRequest ?? []),
+    postToolUse: sets.flatMap((set) => set?.postToolUse ?? []),
+    postToolUseFailure: sets.flatMap((set) => set?.postToolUseFailure ?? []),
+  };
+}
+
 /** The activities of a worker; dependencies come in here so tests can hand in their own tools. */
 export function createActivities(dependencies: ActivityDependencies) {
   const defaultCwd = dependencies.defaultCwd ?? process.cwd();
@@ -69,8 +86,25 @@ export function createActivities(dependencies: ActivityDependencies) {
     registry: dependencies.registry,
     gates,
     artifacts: dependencies.artifacts,
-    ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }),
     ...(dependencies.onWarning === undefined ? {} : { onWarning: dependencies.onWarning }),
+  };
+  const warn = (message: string, details: Record<string, unknown> = {}): void => dependencies.onWarning?.(message, details);
+  /**
+   * The hooks of one session: the worker's function hooks, then command hooks from the user-level and project
+   * settings files and the session's own options. Read on each use, so edited settings apply to the next call.
+   */
+  const hooksFor = async (cwd: string, sessionHooks: Record<string, unknown> | undefined): Promise<SwitchyardHooks> => {
+    if (dependencies.userSettingsDir === false && sessionHooks === undefined) return dependencies.hooks ?? {};
+    const files = dependencies.userSettingsDir === false
+      ? undefined
+      : await loadHookSettings({ cwd, ...(dependencies.userSettingsDir === undefined ? {} : { userDir: dependencies.userSettingsDir }), onWarning: (message) => warn(message) });
+    let session;
+    if (sessionHooks !== undefined) {
+      const parsed = hookSettingsSchema.safeParse({ hooks: sessionHooks });
+      if (parsed.success) session = parsed.data;
+      else warn('the session\'s hooks option is invalid; ignored', { error: parsed.error.message });
+    }
+    return concatHooks(dependencies.hooks, commandHooks(mergeHookSettings(files, session), { onWarning: warn }));
   };
   const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));
   return {
@@ -80,20 +114,21 @@ export function createActivities(dependencies: ActivityDependencies) {
       const context = { sessionId: input.sessionId, cwd, allowRules: input.allowRules ?? [] };
       const onHookError = (error: unknown, toolName: string): void =>
         dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
-      const plans = await Promise.all(
-        input.calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }) })),
-      );
+      const hooks = await hooksFor(cwd, input.sessionHooks);
+      const plans = await Promise.all(input.calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks })));
       return { plans, cwd, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
     },
     /**
      * Runs the matching PermissionRequest hooks in order; the first decision wins. A hook that throws is reported
      * and counts as no decision, so the human's answer still decides.
      */
-    async runPermissionRequestHooks(input: PermissionRequestHookInput): Promise<PermissionRequestHookResult | null> {
-      for (const hook of dependencies.hooks?.permissionRequest ?? []) {
+    async runPermissionRequestHooks(input: PermissionRequestHookInput & { sessionHooks?: Record<string, unknown> }): Promise<PermissionRequestHookResult | null> {
+      const { sessionHooks, ...hookInput } = input;
+      const hooks = await hooksFor(hookInput.cwd, sessionHooks);
+      for (const hook of hooks.permissionRequest ?? []) {
         if (!hookMatches(hook.matcher, input.toolName)) continue;
         try {
-          const result = await hook.run(input);
+          const result = await hook.run(hookInput);
           if (result?.behavior === 'allow' || result?.behavior === 'deny') return result;
         } catch (error) {
           dependencies.onWarning?.('PermissionRequest hook failed; it counts as no decision', { toolName: input.toolName, error: String(error) });
@@ -103,7 +138,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
-      return executeCall({ dependencies: executeDependencies, request });
+      const hooks = await hooksFor(request.cwd, request.sessionHooks);
+      return executeCall({ dependencies: { ...executeDependencies, hooks }, request });
     },
   };
 }

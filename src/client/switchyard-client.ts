@@ -1,6 +1,7 @@
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
+import { hookSettingsSchema } from '../activities/command-hooks.js';
 import type { ArtifactStore } from '../activities/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
@@ -25,6 +26,10 @@ import { parseRule } from '../workflows/permission-rules.js';
 export function validateSessionOptions(options: SessionOptions): SessionOptions {
   const parsed = sessionOptionsSchema.safeParse(options);
   if (!parsed.success) throw new TypeError(`Invalid session options: ${formatZodError(parsed.error)}`);
+  if (options.hooks !== undefined) {
+    const hooks = hookSettingsSchema.safeParse({ hooks: options.hooks });
+    if (!hooks.success) throw new TypeError(`Invalid session hooks: ${formatZodError(hooks.error)}`);
+  }
   for (const list of [options.rules?.allow, options.rules?.ask, options.rules?.deny]) {
     for (const rule of list ?? []) parseRule(rule);
   }

@@ -27,6 +27,11 @@ export const sessionOptionsSchema = z.object({
   aggregateBudgetChars: z.number().int().positive().optional(),
   /** How soon a lost worker is noticed (heartbeat timeout of tool activities); default 10000. */
   heartbeatTimeoutMs: z.number().int().min(1_000).optional(),
+  /**
+   * Command hooks for this session, in Claude Code's settings shape (`{ PreToolUse: [{ matcher, hooks: [{ type:
+   * 'command', command, timeout }] }] }`); they run after the user-level and project settings files' hooks.
+   */
+  hooks: z.record(z.string(), z.unknown()).optional(),
   /** Continue as new after this many events in one run even if Temporal has not suggested it. */
   continueAsNewAfterEvents: z.number().int().positive().optional(),
 });

@@ -50,8 +50,13 @@ export interface SwitchyardWorkerOptions {
   admissionGates?: Readonly<Record<string, number>>;
   /** OpenTelemetry tracer for a span per tool call; tracing is off without one. */
   tracer?: Tracer;
-  /** Hooks given as functions (PreToolUse today). */
+  /** Hooks given as functions; command hooks come from settings files and session options. */
   hooks?: SwitchyardHooks;
+  /**
+   * Directory of the user-level `settings.json` with command hooks (default `~/.switchyard`, or
+   * `SWITCHYARD_USER_SETTINGS_DIR`); `false` reads no settings files, the project's included.
+   */
+  userSettingsDir?: string | false;
   logger?: PinoLogger;
 }
 
@@ -133,6 +138,11 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
     ...(logger === undefined ? {} : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.userSettingsDir !== undefined
+      ? { userSettingsDir: options.userSettingsDir }
+      : process.env.SWITCHYARD_USER_SETTINGS_DIR
+        ? { userSettingsDir: process.env.SWITCHYARD_USER_SETTINGS_DIR }
+        : {}),
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
   if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;

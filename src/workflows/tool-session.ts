@@ -256,6 +256,10 @@ class Session {
     };
   }
 
+  #sessionHooksInput(): { sessionHooks?: Record<string, unknown> } {
+    return this.#options.hooks === undefined ? {} : { sessionHooks: this.#options.hooks };
+  }
+
   #emit(event: NewSessionEvent): void {
     this.events.append(event, new Date());
   }
@@ -446,7 +450,7 @@ class Session {
       return;
     }
     try {
-      const prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls: added.map((entry) => entry.call), allowRules: this.#options.rules?.allow ?? [] });
+      const prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls: added.map((entry) => entry.call), allowRules: this.#options.rules?.allow ?? [], ...this.#sessionHooksInput() });
       turn.cwd ??= prepared.cwd;
       turn.maxConcurrency ??= this.#options.maxConcurrency ?? prepared.defaultMaxConcurrency;
       this.#searchAttributeAvailable = prepared.pendingApprovalsSearchAttribute;
@@ -610,7 +614,7 @@ class Session {
 
     let prepared: PreparedTurn;
     try {
-      prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls, allowRules: this.#options.rules?.allow ?? [] });
+      prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls, allowRules: this.#options.rules?.allow ?? [], ...this.#sessionHooksInput() });
     } catch (error) {
       if (isCancellation(error)) return failAll(texts.turnInterrupted(current.interrupted?.reason), errorCodes.cancelled, 'cancelled');
       // The worker could not plan the turn: every call gets an error result instead of a failed workflow task.
@@ -927,6 +931,7 @@ class Session {
             toolUseId: plan.callId,
             requestId,
             reason,
+            ...this.#sessionHooksInput(),
           }),
         )
         .then(
@@ -966,7 +971,8 @@ class Session {
   /** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
   async #execute(turnId: string, cwd: string, plan: ReadyCallPlan, siblings: SiblingGroup): Promise<CallOutcome> {
     const { executeCall } = proxyActivities<Activities>(executeCallOptions(plan, this.#options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
-    const run = (): Promise<CallOutcome> => executeCall({ sessionId: this.#sessionId, cwd, turnId, plan, sessionState: this.#sessionState });
+    const run = (): Promise<CallOutcome> =>
+      executeCall({ sessionId: this.#sessionId, cwd, turnId, plan, sessionState: this.#sessionState, ...(this.#options.hooks === undefined ? {} : { sessionHooks: this.#options.hooks }) });
     // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.
     const scope = plan.interruptBehavior === 'block' ? undefined : new CancellationScope();
     if (scope !== undefined) siblings.add(plan, scope);
@@ -1038,5 +1044,5 @@ function byteLength(text: string): number {
 export function withHookContext(content: string, context: readonly string[]): string {
   if (context.length === 0) return content;
   const lines = context.map((text, index) => `${index + 1}. ${text}`);
-  return `${content}\n\n${texts.hookContextHeader}\n${lines.join('\n')}`;
+  return `${content.replace(/\n+$/, '')}\n\n${texts.hookContextHeader}\n${lines.join('\n')}`;
 }

@@ -82,3 +82,47 @@ describe('PostToolUse and PostToolUseFailure hooks on a real server', () => {
     ]);
   });
 });
+
+describe('Claude Code command hooks from settings files and session options (real scripts, real Bash)', () => {
+  it('runs an existing Claude Code hook script unchanged: it blocks rm -rf in Bash', async () => {
+    const { mkdir, writeFile, chmod } = await import('node:fs/promises');
+    const path = await import('node:path');
+    const { bashTool } = await import('../../src/tools/bash.js');
+    const cwd = await scratchDir();
+    // A typical Claude Code PreToolUse hook: reads the event on stdin, exits 2 with a reason on stderr.
+    await mkdir(path.join(cwd, '.claude', 'hooks'), { recursive: true });
+    const script = path.join(cwd, '.claude', 'hooks', 'block-rm.sh');
+    await writeFile(
+      script,
+      '#!/bin/sh\ninput=$(cat)\nif printf "%s" "$input" | grep -q "rm -rf"; then\n  echo "Blocked: rm -rf is not allowed here" >&2\n  exit 2\nfi\nexit 0\n',
+    );
+    await chmod(script, 0o755);
+    await mkdir(path.join(cwd, '.switchyard'));
+    await writeFile(
+      path.join(cwd, '.switchyard', 'settings.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh', timeout: 10 }] }] } }),
+    );
+    const harness = await createHarness({ tools: [bashTool], defaultCwd: cwd });
+    try {
+      const result = await harness.withWorker(async () => {
+        const session = await harness.startSession({
+          cwd,
+          permissionMode: 'bypassPermissions',
+          // A session-level PostToolUse hook, in the same shape.
+          hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo \'{"additionalContext":"checked by session hook"}\'' }] }] },
+        });
+        return session.executeTurn({
+          turnId: 't',
+          calls: [
+            { id: 'rm', name: 'Bash', input: { command: 'rm -rf build' } },
+            { id: 'ok', name: 'Bash', input: { command: 'echo fine' } },
+          ],
+        });
+      });
+      expect(result.results[0]).toMatchObject({ status: 'denied', modelContent: 'Blocked: rm -rf is not allowed here' });
+      expect(result.results[1]).toMatchObject({ status: 'success', modelContent: 'fine\n\n[Hook additional context]\n1. checked by session hook' });
+    } finally {
+      await harness.close();
+    }
+  });
+});

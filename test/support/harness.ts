@@ -38,6 +38,8 @@ export interface WorkerOverrides {
   hooks?: SwitchyardHooks;
   admissionGates?: Readonly<Record<string, number>>;
   tracer?: Tracer;
+  /** Default: a private empty directory, so a developer's ~/.switchyard never leaks into tests. */
+  userSettingsDir?: string | false;
 }
 
 export interface Harness {
@@ -63,6 +65,7 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
   const codePath = inject('workflowBundlePath');
   const taskQueue = uniqueName('tq');
   const dataDir = await scratchDir('switchyard-data-');
+  const userSettingsDir = await scratchDir('switchyard-user-');
   const connection = await Connection.connect({ address });
   const client = new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue, artifacts: new FileArtifactStore(dataDir) });
   const nativeConnections: NativeConnection[] = [];
@@ -79,6 +82,7 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       hooks: workerOptions.hooks ?? options.hooks,
       admissionGates: workerOptions.admissionGates ?? options.admissionGates,
       tracer: workerOptions.tracer ?? options.tracer,
+      userSettingsDir: workerOptions.userSettingsDir ?? options.userSettingsDir ?? userSettingsDir,
       dataDir,
       workflowBundle: { codePath },
     });

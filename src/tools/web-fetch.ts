@@ -1,0 +1,350 @@
+import { TextDecoder } from 'node:util';
+import { z } from 'zod';
+import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { ToolUseError, defineTool } from './define-tool.js';
+import type { ToolOutputObject } from './define-tool.js';
+
+/** Largest response body read; the rest is not downloaded. */
+export const WEB_FETCH_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Redirects followed before giving up. */
+export const WEB_FETCH_MAX_REDIRECTS = 5;
+/** Bytes sniffed for a NUL when the server names no content type. */
+const SNIFF_BYTES = 8_192;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const FETCHABLE_PROTOCOLS = new Set(['http:', 'https:']);
+
+const webFetchInputSchema = z.strictObject({
+  url: z.string().min(1).describe('The http or https URL to fetch'),
+  prompt: z.string().optional().describe('What to look for in the page; the page text is returned for you to read with it in mind'),
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTML → text
+
+/** Elements whose boundaries are paragraph breaks in the text. */
+const BLOCK_ELEMENTS = new Set([
+  'p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'title', 'ul', 'ol', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tfoot', 'caption', 'blockquote', 'pre', 'hr',
+  'section', 'article', 'header', 'footer', 'main', 'nav', 'aside', 'figure', 'figcaption', 'form', 'fieldset',
+  'address', 'details', 'summary',
+]);
+/** Elements whose boundaries separate words (table cells). */
+const SPACED_ELEMENTS = new Set(['td', 'th']);
+/** Elements dropped with their content. */
+const SKIPPED_ELEMENTS = new Set(['script', 'style', 'noscript']);
+
+const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map(Object.entries({
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ',
+  ndash: '–', mdash: '—', hellip: '…', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»',
+  copy: '©', reg: '®', trade: '™', middot: '·', bull: '•',
+}));
+
+/** Decodes the common named entities and every numeric one, in one pass (`&amp;lt;` → `&lt;`). */
+export function decodeEntities(text: string): string {
+  return text.replace(/&(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,7}|[a-zA-Z][a-zA-Z0-9]{1,9});/g, (whole, body: string) => {
+    if (body.startsWith('#')) {
+      const code = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
+      if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return '\uFFFD';
+      return code === 0xa0 ? ' ' : String.fromCodePoint(code);
+    }
+    return NAMED_ENTITIES.get(body) ?? whole;
+  });
+}
+
+/** Index just past the `>` that closes the tag whose attributes start at `from` (quotes respected); `html.length` if none. */
+function tagEnd(html: string, from: number): number {
+  let quote: string | undefined;
+  for (let index = from; index < html.length; index++) {
+    const char = html[index];
+    if (quote !== undefined) {
+      if (char === quote) quote = undefined;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+    } else if (char === '>') {
+      return index + 1;
+    }
+  }
+  return html.length;
+}
+
+/** Index just past the end tag of a skipped element (`</script>`), or `html.length` when it is never closed. */
+function skipElement(html: string, name: string, from: number): number {
+  const closing = new RegExp(`</${name}(?=[\\s/>])`, 'gi');
+  closing.lastIndex = from;
+  const match = closing.exec(html);
+  return match === null ? html.length : tagEnd(html, match.index + match[0].length);
+}
+
+/**
+ * The readable text of an HTML document, in one linear scan: scripts, styles, `noscript`, comments and tags go;
+ * entities are decoded; whitespace collapses; block elements (`p`, `div`, `li`, `tr`, headings…) become paragraph
+ * breaks and `br` a line break. Not a full HTML parser (no `<pre>` whitespace, no `<meta charset>`).
+ */
+export function htmlToText(html: string): string {
+  const parts: string[] = [];
+  const pushText = (from: number, to: number): void => {
+    if (to > from) parts.push(decodeEntities(html.slice(from, to).replace(/\s+/g, ' ')));
+  };
+  let index = 0;
+  while (index < html.length) {
+    const open = html.indexOf('<', index);
+    if (open === -1) {
+      pushText(index, html.length);
+      break;
+    }
+    pushText(index, open);
+    if (html.startsWith('<!--', open)) {
+      const close = html.indexOf('-->', open + 4);
+      index = close === -1 ? html.length : close + 3;
+      continue;
+    }
+    const next = html[open + 1];
+    if (next === '!' || next === '?') {
+      // Doctype, CDATA marker, processing instruction.
+      const close = html.indexOf('>', open);
+      index = close === -1 ? html.length : close + 1;
+      continue;
+    }
+    const closing = next === '/';
+    const nameStart = closing ? open + 2 : open + 1;
+    let nameEnd = nameStart;
+    while (nameEnd < html.length && isTagNameChar(html.charCodeAt(nameEnd), nameEnd === nameStart)) nameEnd++;
+    if (nameEnd === nameStart) {
+      // A lone `<` in the text ("a < b").
+      parts.push('<');
+      index = open + 1;
+      continue;
+    }
+    const name = html.slice(nameStart, nameEnd).toLowerCase();
+    index = tagEnd(html, nameEnd);
+    if (SKIPPED_ELEMENTS.has(name)) {
+      if (!closing) index = skipElement(html, name, index);
+    } else if (name === 'br') {
+      parts.push('\n');
+    } else if (BLOCK_ELEMENTS.has(name)) {
+      parts.push('\n\n');
+    } else if (SPACED_ELEMENTS.has(name)) {
+      parts.push(' ');
+    }
+  }
+  return parts
+    .join('')
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** ASCII letters start a tag name; letters, digits and `-` continue it. */
+function isTagNameChar(code: number, first: boolean): boolean {
+  const letter = (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+  return first ? letter : letter || (code >= 48 && code <= 57) || code === 45;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Fetching
+
+type ContentKind = 'html' | 'text' | 'binary' | 'unknown';
+
+function contentKind(mimeType: string): ContentKind {
+  if (mimeType === '') return 'unknown';
+  if (mimeType === 'text/html' || mimeType === 'application/xhtml+xml') return 'html';
+  if (mimeType.startsWith('text/')) return 'text';
+  if (['application/json', 'application/xml', 'application/javascript', 'application/ecmascript', 'application/x-javascript'].includes(mimeType)) return 'text';
+  if (/^application\/[\w.+-]+\+(?:json|xml)$/.test(mimeType)) return 'text';
+  return 'binary';
+}
+
+function decoderFor(contentType: string): TextDecoder {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  if (charset !== undefined) {
+    try {
+      return new TextDecoder(charset);
+    } catch {
+      // Unknown charset: fall back to UTF-8.
+    }
+  }
+  return new TextDecoder('utf-8');
+}
+
+/** Reads at most `limit` bytes of a body, keeping them unless `keep` is false; the rest is never downloaded. */
+async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number, keep: boolean): Promise<{ bytes: Buffer; total: number; truncated: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let truncated = false;
+  if (body !== null) {
+    const reader = body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const room = limit - total;
+        if (value.byteLength > room) {
+          if (keep && room > 0) chunks.push(value.subarray(0, room));
+          total += room;
+          truncated = true;
+          await reader.cancel().catch(() => undefined);
+          break;
+        }
+        if (keep) chunks.push(value);
+        total += value.byteLength;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  return { bytes: Buffer.concat(chunks), total, truncated };
+}
+
+/** The useful part of a fetch failure: undici's `fetch failed` says nothing, its cause (`connect ECONNREFUSED …`) does. */
+function describeCause(error: unknown): string {
+  let cause: unknown = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  if (cause instanceof AggregateError && cause.message === '' && cause.errors.length > 0) cause = cause.errors[0];
+  if (!(cause instanceof Error)) return String(cause);
+  const code = (cause as NodeJS.ErrnoException).code;
+  const message = cause.message !== '' ? cause.message : (code ?? cause.name);
+  return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+interface FetchedPage {
+  url: string;
+  status: number;
+  contentType: string;
+  kind: ContentKind;
+  body: Buffer;
+  /** Bytes of the body (for binaries, from Content-Length when the server sent one). */
+  bytes: number;
+  truncated: boolean;
+}
+
+/** GETs `startUrl`, following up to five redirects to http(s) URLs, and reads at most the body cap. */
+async function fetchPage(startUrl: string, signal: AbortSignal): Promise<FetchedPage> {
+  let url = startUrl;
+  for (let redirects = 0; ; redirects++) {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        redirect: 'manual',
+        signal,
+        headers: { 'user-agent': 'Switchyard-WebFetch/0.1', accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8' },
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new Error(`Failed to fetch ${url}: ${describeCause(error)}`, { cause: error });
+    }
+    const location = response.headers.get('location');
+    if (REDIRECT_STATUSES.has(response.status) && location !== null) {
+      await response.body?.cancel().catch(() => undefined);
+      let target: URL;
+      try {
+        target = new URL(location, url);
+      } catch {
+        throw new ToolUseError(`${url} redirected to an invalid URL: ${location}`, 'redirect_refused');
+      }
+      if (!FETCHABLE_PROTOCOLS.has(target.protocol)) {
+        throw new ToolUseError(`Refused the redirect from ${url} to ${target.href}: WebFetch follows only http and https URLs`, 'redirect_refused');
+      }
+      if (target.host !== new URL(url).host) {
+        // Rules like WebFetch(domain:x) name hosts: following a redirect to another host would slip past them.
+        throw new ToolUseError(
+          `${url} redirects to a different host: ${target.href}. WebFetch does not follow redirects across hosts (permission rules apply per host); call WebFetch again with that URL if you need it.`,
+          'cross_host_redirect',
+        );
+      }
+      if (redirects >= WEB_FETCH_MAX_REDIRECTS) {
+        throw new ToolUseError(`Too many redirects fetching ${startUrl} (more than ${WEB_FETCH_MAX_REDIRECTS}); the last one led to ${target.href}`, 'too_many_redirects');
+      }
+      url = target.href;
+      continue;
+    }
+
+    const contentType = response.headers.get('content-type') ?? '';
+    const kind = contentKind((contentType.split(';')[0] ?? '').trim().toLowerCase());
+    const declaredLength = Number(response.headers.get('content-length') ?? Number.NaN);
+    try {
+      if (kind === 'binary' && Number.isSafeInteger(declaredLength) && declaredLength >= 0) {
+        // The size is known: a binary is not downloaded at all.
+        await response.body?.cancel().catch(() => undefined);
+        return { url, status: response.status, contentType, kind, body: Buffer.alloc(0), bytes: declaredLength, truncated: false };
+      }
+      const read = await readCapped(response.body, WEB_FETCH_MAX_BODY_BYTES, kind !== 'binary');
+      return { url, status: response.status, contentType, kind, body: read.bytes, bytes: read.total, truncated: read.truncated };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new Error(`Failed to fetch ${url}: ${describeCause(error)}`, { cause: error });
+    }
+  }
+}
+
+function bodyText(page: FetchedPage): string {
+  let kind = page.kind;
+  if (kind === 'unknown') kind = page.body.subarray(0, SNIFF_BYTES).includes(0) ? 'binary' : 'text';
+  const type = page.contentType === '' ? 'unknown type' : (page.contentType.split(';')[0] ?? '').trim();
+  if (kind === 'binary') {
+    const size = page.truncated ? `more than ${page.bytes} bytes` : `${page.bytes} bytes`;
+    return `Binary content (${type}, ${size}) was not fetched as text.`;
+  }
+  const text = decoderFor(page.contentType).decode(page.body);
+  return kind === 'html' ? htmlToText(text) : text;
+}
+
+/**
+ * Fetches a web page and returns its text for the agent's model to read. It calls no model: a `prompt` is
+ * answered by the model that reads the result.
+ */
+export const webFetchTool = defineTool({
+  name: 'WebFetch',
+  aliases: ['web_fetch', 'fetch'],
+  description:
+    'Fetches an http or https URL (following up to 5 redirects on the same host, reading at most 10 MB) and returns the page as text: ' +
+    'HTML is reduced to its readable text, JSON, XML and other text as it is; binaries are only described. ' +
+    'No model runs here: when you give a prompt, read the returned text with it in mind.',
+  inputSchema: webFetchInputSchema,
+  // Fetching changes nothing, so calls may share a group. But the tool is NOT declared read-only: it reaches the
+  // network (an exfiltration channel, internal addresses), so `default` mode asks before each fetch. Users allow
+  // hosts with rules such as `WebFetch(domain:example.com)` (ruleKind `url`), or the whole tool with `WebFetch`.
+  concurrentSafe: true,
+  readOnly: false,
+  sideEffectScope: 'none',
+  idempotent: true,
+  timeout: { defaultMs: TOOL_TIMEOUTS.WebFetch.defaultMs, maxMs: TOOL_TIMEOUTS.WebFetch.maxMs },
+  resultBudget: { maxModelBytes: 100_000, policy: 'artifact', keep: 'head' },
+  ruleKind: 'url',
+  ruleContent: (input) => input.url,
+  summarize: (input) => input.url,
+  validateInput(input) {
+    let parsed: URL;
+    try {
+      parsed = new URL(input.url);
+    } catch {
+      return { ok: false, message: `Invalid URL: ${input.url}`, errorCode: 'invalid_url' };
+    }
+    if (!FETCHABLE_PROTOCOLS.has(parsed.protocol)) {
+      return { ok: false, message: `Unsupported URL scheme "${parsed.protocol}" in ${input.url}: WebFetch fetches only http and https URLs`, errorCode: 'unsupported_scheme' };
+    }
+    if (parsed.username !== '' || parsed.password !== '') {
+      return { ok: false, message: `URLs with credentials are not fetched: ${parsed.protocol}//…@${parsed.host}`, errorCode: 'invalid_url' };
+    }
+    return { ok: true };
+  },
+  // The canonical form is what rules match and what is fetched: a rule and the request must see the same host
+  // (`http://a.example\@b.example` is host a.example to a URL parser, not b.example).
+  resolveInput: (input) => ({ ...input, url: new URL(input.url).href }),
+  async execute(input, context): Promise<ToolOutputObject> {
+    const page = await context.admit('network', () => fetchPage(input.url, context.signal));
+    context.signal.throwIfAborted();
+    const header = [`URL: ${page.url}`, `Status: ${page.status}`];
+    if (page.contentType !== '') header.push(`Content-Type: ${page.contentType}`);
+    if (page.truncated && page.kind !== 'binary') {
+      header.push(`Truncated: the body is larger than ${WEB_FETCH_MAX_BODY_BYTES} bytes; only the first ${WEB_FETCH_MAX_BODY_BYTES} bytes were read.`);
+    }
+    if (input.prompt !== undefined && input.prompt.trim() !== '') {
+      // In the header, not after the text: the budget keeps the head of a long page.
+      header.push(`Prompt: ${input.prompt.replace(/\s+/g, ' ').trim()}`);
+      header.push('Note: no model is configured to answer the prompt here; Switchyard returns the page text below for you to read and answer it.');
+    }
+    const content = `${header.join('\n')}\n\n${bodyText(page)}`;
+    if (page.status < 200 || page.status > 299) return { content, isError: true, errorCode: 'http_status' };
+    return { content };
+  },
+});
