@@ -1,0 +1,525 @@
+/**
+ * MCP servers as Switchyard tools: connects servers over stdio or streamable HTTP with `@modelcontextprotocol/sdk`,
+ * lists their tools and turns each into a tool named `mcp__<server>__<tool>` (Claude Code's naming), so every call
+ * runs as an activity like any other tool.
+ *
+ * The server's annotations decide the flags: `readOnlyHint: true` (without `destructiveHint: true`) → read-only and
+ * concurrent; `destructiveHint: true` → exclusive; `idempotentHint: true` → retryable after a lost worker. The hints
+ * come from the server and are not verified.
+ *
+ * A server that dies (its process exits, its HTTP endpoint goes away) fails the calls in flight with a clear
+ * `McpConnectionError`; the next call reconnects (spawns the process again, opens a new HTTP session) before it runs.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock, Tool as McpSdkTool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { defineTool } from './define-tool.js';
+import type { Tool, ToolOutput, ValidationOutcome } from './define-tool.js';
+
+/** How to reach one MCP server. `timeoutMs` is the deadline of each call (default 30000). */
+export type McpServerConfig =
+  | {
+      name: string;
+      transport: 'stdio';
+      command: string;
+      args?: string[];
+      /**
+       * Added to the few variables the SDK passes on by default (HOME, PATH, SHELL, TERM, USER, LOGNAME): the server
+       * does not inherit the worker's whole environment.
+       */
+      env?: Record<string, string>;
+      cwd?: string;
+      timeoutMs?: number;
+    }
+  | { name: string; transport: 'http'; url: string; headers?: Record<string, string>; timeoutMs?: number };
+
+/** One tool as the server lists it (`tools/list`). */
+export type McpToolInfo = McpSdkTool;
+
+/** The result of `tools/call`. */
+export type McpCallResult = CallToolResult;
+
+export interface McpConnectionOptions {
+  /** Reports a server that died, a reconnection, a tool that cannot be offered… */
+  onWarning?(message: string, details: Record<string, unknown>): void;
+}
+
+/** A Switchyard tool backed by an MCP tool; `mcpInputSchema` is the server's JSON Schema, for model adapters. */
+export type McpTool = Tool & { mcpInputSchema: unknown };
+
+/** A call failed because the server is not connected (it exited, it is unreachable); the next call reconnects. */
+export class McpConnectionError extends Error {
+  override readonly name = 'McpConnectionError';
+}
+
+/** Characters of a stdio server's stderr kept for error messages and warnings. */
+const STDERR_TAIL_CHARS = 2_000;
+/** Extra time the SDK's own request timeout leaves to the executor's deadline, which should fire first. */
+const SDK_TIMEOUT_SLACK_MS = 1_000;
+const RESULT_BUDGET = { maxModelBytes: 50_000, policy: 'truncate', keep: 'head' } as const;
+const SUMMARY_MAX_CHARS = 80;
+
+interface Session {
+  client: Client;
+  stdio: StdioClientTransport | undefined;
+  http: StreamableHTTPClientTransport | undefined;
+  stderrTail: string;
+  /** Set once the server is gone; the connection then opens a new session on the next use. */
+  lost: { reason: string } | undefined;
+  /** Set when Switchyard closes the session itself, so its `onclose` is no loss. */
+  closing: boolean;
+  /** Set once `initialize` succeeded: a failure before that is a failed connect, not a loss. */
+  established: boolean;
+}
+
+/** A live connection to one MCP server; reconnects when the server died. */
+export class McpConnection {
+  readonly #options: McpConnectionOptions;
+  #current: Session | undefined;
+  #connecting: Promise<Session> | undefined;
+  #sessionsOpened = 0;
+  #closed = false;
+
+  private constructor(
+    readonly config: McpServerConfig,
+    options: McpConnectionOptions,
+  ) {
+    this.#options = options;
+  }
+
+  /** Connects (spawns the process, or opens the HTTP session); rejects when the server cannot be reached. */
+  static async connect(config: McpServerConfig, options: McpConnectionOptions = {}): Promise<McpConnection> {
+    const connection = new McpConnection(config, options);
+    await connection.#ensureSession();
+    return connection;
+  }
+
+  get serverName(): string {
+    return this.config.name;
+  }
+
+  /** Pid of the current stdio server process; undefined for HTTP or while disconnected. */
+  get pid(): number | undefined {
+    const session = this.#current;
+    return session === undefined || session.lost !== undefined ? undefined : (session.stdio?.pid ?? undefined);
+  }
+
+  /** All tools of the server (every page of `tools/list`). */
+  async listTools(signal?: AbortSignal): Promise<McpToolInfo[]> {
+    return this.#request('tools/list', signal, async (client) => {
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, signal === undefined ? undefined : { signal });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return tools;
+    });
+  }
+
+  /**
+   * Calls a tool. `signal` cancels the request (the server gets `notifications/cancelled`); `timeoutMs` is the SDK's
+   * request timeout (default: the server's `timeoutMs`, else 30000).
+   */
+  async callTool(name: string, args: unknown, signal?: AbortSignal, options: { timeoutMs?: number } = {}): Promise<McpCallResult> {
+    const timeout = options.timeoutMs ?? this.config.timeoutMs ?? TOOL_TIMEOUTS.mcp.defaultMs;
+    const result = await this.#request(`call to "${name}"`, signal, (client) =>
+      client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { timeout, ...(signal === undefined ? {} : { signal }) }),
+    );
+    if ('content' in result && Array.isArray(result.content)) return result as McpCallResult;
+    // A pre-2024-11-05 server's `toolResult`: only reachable with the compatibility schema, kept for safety.
+    return { content: [{ type: 'text', text: JSON.stringify((result as { toolResult?: unknown }).toolResult ?? null) }] };
+  }
+
+  /** Closes the session (the child process ends, the HTTP session is deleted); later calls fail. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pending = this.#connecting;
+    if (pending !== undefined) await pending.catch(() => undefined);
+    const session = this.#current;
+    this.#current = undefined;
+    if (session !== undefined) await closeSession(session);
+  }
+
+  /** Runs one request on a live session, turning a lost connection into an `McpConnectionError`. */
+  async #request<T>(what: string, signal: AbortSignal | undefined, run: (client: Client) => Promise<T>): Promise<T> {
+    signal?.throwIfAborted();
+    const session = await abortable(this.#ensureSession(), signal);
+    try {
+      return await run(session.client);
+    } catch (error) {
+      // The SDK wraps the abort reason in an McpError; give the caller the reason itself.
+      if (signal?.aborted === true) throw signal.reason as Error;
+      if (this.#closed && session.lost === undefined) {
+        throw new McpConnectionError(`MCP server "${this.config.name}" is not connected: its connection was closed during the ${what}`, { cause: error });
+      }
+      const loss = session.lost ?? this.#classifyLoss(error);
+      if (loss === undefined) throw error;
+      this.#markLost(session, loss.reason, error);
+      const inFlight = what.startsWith('call') ? ' The call may have partly run.' : '';
+      throw new McpConnectionError(
+        `MCP server "${this.config.name}" is not connected (${loss.reason}): the ${what} failed with ${describeError(error)}.${inFlight} The next call reconnects.${stderrNote(session)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** The current session, or a new one; concurrent callers share one reconnection. */
+  #ensureSession(): Promise<Session> {
+    if (this.#closed) return Promise.reject(new McpConnectionError(`MCP server "${this.config.name}" is not connected: its connection was closed`));
+    const current = this.#current;
+    if (current !== undefined && current.lost === undefined) return Promise.resolve(current);
+    this.#connecting ??= this.#openSession().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  async #openSession(): Promise<Session> {
+    const { config } = this;
+    const reconnecting = this.#sessionsOpened > 0;
+    const client = new Client({ name: 'switchyard', version: '0.1.0' });
+    let transport: Transport;
+    let stdio: StdioClientTransport | undefined;
+    let http: StreamableHTTPClientTransport | undefined;
+    if (config.transport === 'stdio') {
+      stdio = new StdioClientTransport({
+        command: config.command,
+        ...(config.args === undefined ? {} : { args: config.args }),
+        ...(config.env === undefined ? {} : { env: config.env }),
+        ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+        stderr: 'pipe',
+      });
+      transport = stdio;
+    } else {
+      http = new StreamableHTTPClientTransport(new URL(config.url), config.headers === undefined ? undefined : { requestInit: { headers: config.headers } });
+      transport = http;
+    }
+    const session: Session = { client, stdio, http, stderrTail: '', lost: undefined, closing: false, established: false };
+    // Read stderr continuously (a full pipe would block the server); keep its tail for messages.
+    stdio?.stderr?.on('data', (chunk: unknown) => {
+      session.stderrTail = (session.stderrTail + String(chunk)).slice(-STDERR_TAIL_CHARS);
+    });
+    client.onclose = () => {
+      if (session.established) this.#markLost(session, config.transport === 'stdio' ? 'it exited' : 'connection lost', undefined);
+    };
+    client.onerror = (error) => {
+      // A broken HTTP response stream: the server went away mid-request, and the SDK would wait for the timeout.
+      if (session.established && config.transport === 'http' && (/^SSE stream disconnected/.test(error.message) || /^Maximum reconnection attempts/.test(error.message))) {
+        this.#markLost(session, 'connection lost', error);
+      }
+    };
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      await closeSession(session);
+      const verb = config.transport === 'stdio' ? 'start' : 'connect';
+      throw new McpConnectionError(
+        `MCP server "${config.name}" ${reconnecting ? 'is not connected: reconnecting failed' : `failed to ${verb}`}: ${describeError(error)}${stderrNote(session)}`,
+        { cause: error },
+      );
+    }
+    this.#sessionsOpened += 1;
+    session.established = true;
+    if (this.#closed) {
+      await closeSession(session);
+      throw new McpConnectionError(`MCP server "${config.name}" is not connected: its connection was closed`);
+    }
+    this.#current = session;
+    if (reconnecting) this.#warn(`MCP server "${config.name}" reconnected`, { server: config.name, ...(stdio?.pid == null ? {} : { pid: stdio.pid }) });
+    return session;
+  }
+
+  /** Whether an error means the server is gone (as opposed to a failed request). */
+  #classifyLoss(error: unknown): { reason: string } | undefined {
+    if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
+      return { reason: this.config.transport === 'stdio' ? 'it exited' : 'connection lost' };
+    }
+    if (error instanceof Error && error.message === 'Not connected') return { reason: this.config.transport === 'stdio' ? 'it exited' : 'connection lost' };
+    if (this.config.transport === 'http') {
+      // fetch rejects with a TypeError on network failures (refused, reset, DNS).
+      if (error instanceof TypeError) return { reason: 'unreachable' };
+      // The server no longer knows the session (it restarted).
+      if (error instanceof StreamableHTTPError && error.code === 404) return { reason: 'its session expired' };
+    }
+    return undefined;
+  }
+
+  /** Marks a session dead: later calls open a new one; the calls in flight are rejected. */
+  #markLost(session: Session, reason: string, cause: unknown): void {
+    if (session.closing || session.lost !== undefined) return;
+    session.lost = { reason };
+    if (this.#current === session) this.#current = undefined;
+    this.#warn(`MCP server "${this.config.name}" is not connected (${reason}); the next call reconnects`, {
+      server: this.config.name,
+      reason,
+      ...(cause === undefined ? {} : { error: describeError(cause) }),
+      ...(session.stderrTail === '' ? {} : { stderr: session.stderrTail }),
+    });
+    // Closing rejects the requests still waiting on this session (ConnectionClosed), and ends a process still running.
+    void closeSession(session);
+  }
+
+  #warn(message: string, details: Record<string, unknown>): void {
+    try {
+      this.#options.onWarning?.(message, details);
+    } catch {
+      // A failing warning sink must not break the connection.
+    }
+  }
+}
+
+/** How long closing waits for the HTTP server to acknowledge the end of the session. */
+const TERMINATE_SESSION_WAIT_MS = 2_000;
+
+async function closeSession(session: Session): Promise<void> {
+  if (session.closing) return;
+  session.closing = true;
+  if (session.http !== undefined && session.established && session.lost === undefined) {
+    // Ends the session on the server (HTTP DELETE) so it frees its state; best effort.
+    const http = session.http;
+    await Promise.race([http.terminateSession().catch(() => undefined), sleep(TERMINATE_SESSION_WAIT_MS, undefined, { ref: false })]);
+  }
+  try {
+    await session.client.close();
+  } catch {
+    // Already gone.
+  }
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}
+
+function stderrNote(session: Session): string {
+  const tail = session.stderrTail.trim();
+  if (tail === '') return '';
+  return ` Server stderr: ${tail.length > 300 ? `…${tail.slice(-300)}` : tail}`;
+}
+
+/** Rejects with the signal's reason as soon as it aborts, without cancelling `promise` (which others may share). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+/** A name part as Claude Code writes it: anything but letters, digits, `_` and `-` becomes `_`. */
+function normalizeNamePart(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** The Switchyard name of an MCP tool: `mcp__<server>__<tool>`. */
+export function mcpToolName(serverName: string, toolName: string): string {
+  return `mcp__${normalizeNamePart(serverName)}__${normalizeNamePart(toolName)}`;
+}
+
+/** The JSON Schema a model should see for a tool: the MCP server's own for MCP tools, undefined for others. */
+export function jsonSchemaOf(tool: Tool): unknown {
+  return (tool as Partial<McpTool>).mcpInputSchema;
+}
+
+/**
+ * A small check of the arguments against the tool's JSON Schema: the `required` properties and the basic `type` of
+ * each listed property. Full JSON Schema validation (formats, enums, nesting…) is left to the server, which
+ * reports failures as error results.
+ */
+export function checkMcpArguments(schema: McpToolInfo['inputSchema'], input: Record<string, unknown>): ValidationOutcome {
+  const problems: string[] = [];
+  for (const key of schema.required ?? []) {
+    if (input[key] === undefined) problems.push(`${key}: required property is missing`);
+  }
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    const declared = properties[key];
+    const type = typeof declared === 'object' && declared !== null ? (declared as { type?: unknown }).type : undefined;
+    const types = (Array.isArray(type) ? type : [type]).filter((entry): entry is string => typeof entry === 'string');
+    if (types.length === 0 || types.some((expected) => matchesJsonType(value, expected))) continue;
+    problems.push(`${key}: expected ${types.join(' or ')}, received ${jsonTypeOf(value)}`);
+  }
+  return problems.length === 0 ? { ok: true } : { ok: false, message: `InputValidationError: ${problems.join('; ')}`, errorCode: 'input_validation' };
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function matchesJsonType(value: unknown, expected: string): boolean {
+  const actual = jsonTypeOf(value);
+  if (expected === 'number') return actual === 'number' || actual === 'integer';
+  // Unknown type names (and `any`) are the server's business.
+  if (!['string', 'integer', 'boolean', 'object', 'array', 'null'].includes(expected)) return true;
+  return actual === expected;
+}
+
+function formatBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'image':
+      return `[image: ${block.mimeType}, ${Buffer.byteLength(block.data, 'base64')} bytes]`;
+    case 'audio':
+      return `[audio: ${block.mimeType}, ${Buffer.byteLength(block.data, 'base64')} bytes]`;
+    case 'resource':
+      return `[resource: ${block.resource.uri}]`;
+    case 'resource_link':
+      return `[resource: ${block.uri}]`;
+    default: {
+      const unknown: { type?: unknown } = block;
+      return `[${String(unknown.type)}]`;
+    }
+  }
+}
+
+/** The model's text for a `tools/call` result: text as is, media as one-line placeholders; an error result stays one. */
+export function formatMcpResult(result: McpCallResult): ToolOutput {
+  const parts = result.content.map(formatBlock);
+  const hasText = result.content.some((block) => block.type === 'text');
+  if (!hasText && result.structuredContent !== undefined) parts.unshift(JSON.stringify(result.structuredContent));
+  const content = parts.join('\n');
+  if (result.isError === true) {
+    return { content: content === '' ? 'The MCP tool reported an error without a message.' : content, isError: true, errorCode: 'mcp_error' };
+  }
+  return content;
+}
+
+/** The Switchyard tool for one MCP tool (exported for tests). */
+export function mcpTool(connection: McpConnection, info: McpToolInfo): McpTool {
+  const annotations = info.annotations ?? {};
+  // The issue's rule, literally: only an explicit `destructiveHint: true` makes a tool destructive.
+  const destructive = annotations.destructiveHint === true;
+  const readOnly = annotations.readOnlyHint === true && !destructive;
+  const tool = defineTool({
+    name: mcpToolName(connection.serverName, info.name),
+    description: info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${connection.serverName}"`,
+    inputSchema: z.record(z.string(), z.unknown()),
+    concurrentSafe: readOnly,
+    readOnly,
+    destructive,
+    idempotent: annotations.idempotentHint === true,
+    sideEffectScope: readOnly ? 'none' : 'external',
+    timeout: { defaultMs: connection.config.timeoutMs ?? TOOL_TIMEOUTS.mcp.defaultMs },
+    resultBudget: RESULT_BUDGET,
+    // Rules name MCP tools whole (`mcp__server__tool`): no rule content.
+    ruleKind: 'text',
+    summarize(input) {
+      const json = JSON.stringify(input);
+      return json.length > SUMMARY_MAX_CHARS ? `${json.slice(0, SUMMARY_MAX_CHARS - 1)}…` : json;
+    },
+    validateInput: (input) => checkMcpArguments(info.inputSchema, input),
+    async execute(input, context) {
+      // Leave the executor's deadline to fire first, with its own timeout message.
+      const remainingMs = context.deadline.remainingMs();
+      const timeoutMs = remainingMs === undefined ? undefined : Math.max(1, remainingMs) + SDK_TIMEOUT_SLACK_MS;
+      const result = await connection.callTool(info.name, input, context.signal, timeoutMs === undefined ? {} : { timeoutMs });
+      return formatMcpResult(result);
+    },
+  });
+  return Object.assign(tool, { mcpInputSchema: info.inputSchema });
+}
+
+/** Tool names are 1-64 letters, digits, `_`, `.`, `:` or `-` (see `defineTool`). */
+const VALID_TOOL_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * Connects every server and returns Switchyard tools named `mcp__<server>__<tool>` (Claude Code's naming), plus a
+ * close function. The tool list is a snapshot taken at connect time (`tools/list_changed` is not followed).
+ * A server that cannot be reached fails the whole call (the others are closed) unless `skipFailedServers` is set;
+ * a tool whose name does not fit (over 64 characters, or a duplicate after normalisation) is skipped with a warning.
+ */
+export async function connectMcpTools(
+  configs: McpServerConfig[],
+  options: McpConnectionOptions & { skipFailedServers?: boolean } = {},
+): Promise<{ tools: McpTool[]; close(): Promise<void> }> {
+  const seen = new Map<string, string>();
+  for (const config of configs) {
+    const normalized = normalizeNamePart(config.name);
+    if (config.name === '') throw new TypeError('An MCP server needs a name');
+    const previous = seen.get(normalized);
+    if (previous !== undefined) throw new TypeError(`MCP servers "${previous}" and "${config.name}" have the same name once normalised ("${normalized}")`);
+    seen.set(normalized, config.name);
+  }
+  const warn = (message: string, details: Record<string, unknown>): void => {
+    try {
+      options.onWarning?.(message, details);
+    } catch {
+      // ignore a failing sink
+    }
+  };
+  const connectionOptions: McpConnectionOptions = options.onWarning === undefined ? {} : { onWarning: warn };
+
+  const settled = await Promise.allSettled(
+    configs.map(async (config) => {
+      const connection = await McpConnection.connect(config, connectionOptions);
+      try {
+        return { connection, infos: await connection.listTools() };
+      } catch (error) {
+        await connection.close();
+        throw error;
+      }
+    }),
+  );
+  const connections: McpConnection[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.all(connections.map((connection) => connection.close()));
+  };
+  const failures: string[] = [];
+  const tools: McpTool[] = [];
+  const names = new Set<string>();
+  settled.forEach((outcome, index) => {
+    const serverName = configs[index]?.name ?? '?';
+    if (outcome.status === 'rejected') {
+      failures.push(describeError(outcome.reason));
+      if (options.skipFailedServers === true) warn(`MCP server "${serverName}" skipped: it could not be connected`, { server: serverName, error: describeError(outcome.reason) });
+      return;
+    }
+    const { connection, infos } = outcome.value;
+    connections.push(connection);
+    for (const info of infos) {
+      const name = mcpToolName(connection.serverName, info.name);
+      if (!VALID_TOOL_NAME.test(name) || names.has(name)) {
+        warn(`MCP tool "${info.name}" of server "${serverName}" skipped: ${names.has(name) ? `its name ${name} is taken` : `${name} is longer than 64 characters`}`, {
+          server: serverName,
+          tool: info.name,
+        });
+        continue;
+      }
+      names.add(name);
+      tools.push(mcpTool(connection, info));
+    }
+  });
+  if (failures.length > 0 && options.skipFailedServers !== true) {
+    await close();
+    throw new McpConnectionError(failures.join('; '));
+  }
+  return { tools, close };
+}

@@ -1,0 +1,321 @@
+import { mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareCall } from '../../src/activities/prepare-turn.js';
+import type { CallPlan, ReadyCallPlan } from '../../src/contracts/call-plan.js';
+import { compileGlob, expandBraces, GLOB_TRUNCATED_NOTE, globDepth, globTool, MAX_GLOB_RESULTS, splitGlobBase } from '../../src/tools/glob.js';
+import { grepTool, MAX_LINE_CHARS } from '../../src/tools/grep.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { scratchDir } from '../support/scratch.js';
+import { toolContext } from '../support/tool-context.js';
+
+const registry = new ToolRegistry([globTool, grepTool]);
+const created: string[] = [];
+
+async function tempDir(): Promise<string> {
+  const dir = await scratchDir();
+  created.push(dir);
+  return dir;
+}
+
+afterAll(async () => {
+  await Promise.all(created.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+function prepare(cwd: string, name: string, input: unknown, allowRules: string[] = []): Promise<CallPlan> {
+  return prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules } });
+}
+
+function ready(plan: CallPlan): ReadyCallPlan {
+  if (plan.kind !== 'ready') throw new Error(`expected a ready plan, got: ${plan.modelContent}`);
+  return plan;
+}
+
+function rejection(plan: CallPlan): string {
+  if (plan.kind !== 'rejected') throw new Error(`expected a rejected plan for ${plan.toolName}`);
+  return plan.modelContent;
+}
+
+async function run(cwd: string, plan: CallPlan, signal?: AbortSignal): Promise<string> {
+  const ok = ready(plan);
+  const tool = registry.lookup(ok.toolName);
+  if (tool === undefined) throw new Error(`no tool ${ok.toolName}`);
+  const output = await tool.execute(ok.input, toolContext({ cwd, ...(signal === undefined ? {} : { signal }) }));
+  if (typeof output !== 'string') throw new Error('expected a string output');
+  return output;
+}
+
+/** Writes files (relative path → content) under `root`, each with mtime `base + index` seconds, so later ones are newer. */
+async function tree(root: string, files: Record<string, string | Buffer>, base = 1_700_000_000): Promise<void> {
+  let index = 0;
+  for (const [relative, content] of Object.entries(files)) {
+    const file = path.join(root, relative);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+    await utimes(file, base + index, base + index);
+    index++;
+  }
+}
+
+const lines = (output: string) => output.split('\n');
+
+describe('glob matcher', () => {
+  it.each<[string, string[], string[]]>([
+    ['**/*.ts', ['a.ts', 'src/a.ts', 'src/deep/b.ts', '.hidden/c.ts'], ['a.js', 'a.ts/x', 'src/a.tsx']],
+    ['src/*.{js,ts}', ['src/a.js', 'src/b.ts'], ['src/a.jsx', 'src/deep/a.ts', 'a.ts']],
+    ['{src,test}/**/*.{ts,md}', ['src/a.ts', 'test/x/y/z.md'], ['lib/a.ts', 'src/a.js']],
+    ['{a/{b,c},d}/*.txt', ['a/b/1.txt', 'a/c/2.txt', 'd/3.txt'], ['a/d/1.txt', 'a/1.txt']],
+    ['file?.txt', ['file1.txt', 'fileA.txt'], ['file10.txt', 'file/.txt']],
+    ['[ab]*.txt', ['a1.txt', 'b.txt'], ['c.txt']],
+    ['[!ab]*.txt', ['c.txt'], ['a.txt', 'b.txt']],
+    ['[0-9].log', ['5.log'], ['a.log', '55.log']],
+    ['src/**', ['src/a', 'src/a/b/c'], ['srca', 'lib/src/a']],
+    ['a**b', ['ab', 'axxb'], ['a/b']],
+    ['lit\\*.txt', ['lit*.txt'], ['litx.txt']],
+    ['{single}.txt', ['{single}.txt'], ['single.txt']],
+    ['a.(b)+', ['a.(b)+'], ['a.b', 'a.bb']],
+  ])('%s', (pattern, matching, other) => {
+    const regexp = compileGlob(pattern);
+    for (const candidate of matching) expect(regexp.test(candidate), candidate).toBe(true);
+    for (const candidate of other) expect(regexp.test(candidate), candidate).toBe(false);
+  });
+
+  it('expands braces and splits off the literal leading directory', () => {
+    expect(expandBraces('x{a,b{c,d}}y').sort()).toEqual(['xay', 'xbcy', 'xbdy']);
+    expect(() => expandBraces('{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}')).toThrow(/more than 1024 alternatives/);
+    expect(splitGlobBase('src/tools/*.ts')).toEqual({ base: 'src/tools', rest: '*.ts' });
+    expect(splitGlobBase('src/index.ts')).toEqual({ base: 'src', rest: 'index.ts' });
+    expect(splitGlobBase('/abs/{a,b/c}/*.ts')).toEqual({ base: '/abs', rest: '{a,b/c}/*.ts' });
+    expect(splitGlobBase('/*')).toEqual({ base: '/', rest: '*' });
+    expect(splitGlobBase('**/*.ts')).toEqual({ base: '', rest: '**/*.ts' });
+    expect(globDepth('*.ts')).toBe(1);
+    expect(globDepth('{a,b/c}/*.ts')).toBe(3);
+    expect(globDepth('a/**/b')).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('Glob', () => {
+  let cwd: string;
+  let outside: string;
+  beforeAll(async () => {
+    cwd = await tempDir();
+    outside = await tempDir();
+    await tree(cwd, {
+      'old.ts': 'x',
+      'src/a.ts': 'x',
+      'src/b.js': 'x',
+      'src/c.jsx': 'x',
+      'src/deep/d.ts': 'x',
+      'test/e.ts': 'x',
+      'node_modules/pkg/index.ts': 'x',
+      '.git/hooks/f.ts': 'x',
+      'newest.ts': 'x',
+    });
+    await tree(outside, { 'secret.ts': 'x', 'sub/inner.ts': 'x' });
+    await symlink(outside, path.join(cwd, 'linked-dir'));
+    await symlink(path.join(outside, 'secret.ts'), path.join(cwd, 'leak.ts'));
+    await symlink(path.join(cwd, 'src', 'a.ts'), path.join(cwd, 'alias.ts'));
+  });
+  const glob = (input: Record<string, unknown>, allowRules: string[] = []) => prepare(cwd, 'Glob', input, allowRules);
+
+  it('plans a concurrent, read-only, idempotent call whose rule content is the search directory', async () => {
+    expect(ready(await glob({ pattern: '**/*.ts' }))).toMatchObject({
+      toolName: 'Glob',
+      input: { pattern: '**/*.ts', path: cwd },
+      flags: { concurrentSafe: true, readOnly: true, destructive: false, sideEffectScope: 'none', idempotent: true },
+      ruleKind: 'path',
+      ruleContent: cwd,
+      timeoutMs: 30_000,
+    });
+    expect(ready(await glob({ pattern: 'src/deep/*.ts' }))).toMatchObject({ input: { pattern: '*.ts', path: path.join(cwd, 'src', 'deep') }, ruleContent: path.join(cwd, 'src', 'deep') });
+    expect(ready(await prepare(cwd, 'glob', { pattern: '*' })).toolName).toBe('Glob');
+  });
+
+  it('lists absolute paths newest first, skipping node_modules, .git, symlinked directories and symlinks that lead out', async () => {
+    const output = await run(cwd, await glob({ pattern: '**/*.ts' }));
+    // src/a.ts and its symlink alias.ts share a modification time: ties go by path.
+    expect(lines(output)).toEqual(['newest.ts', 'test/e.ts', 'src/deep/d.ts', 'alias.ts', 'src/a.ts', 'old.ts'].map((file) => path.join(cwd, file)));
+  });
+
+  it('matches brace alternatives, ? and classes', async () => {
+    expect(lines(await run(cwd, await glob({ pattern: 'src/*.{js,ts}' })))).toEqual([path.join(cwd, 'src', 'b.js'), path.join(cwd, 'src', 'a.ts')]);
+    expect(lines(await run(cwd, await glob({ pattern: '{src,test}/**/[de].ts' })))).toEqual([path.join(cwd, 'test', 'e.ts'), path.join(cwd, 'src', 'deep', 'd.ts')]);
+    expect(await run(cwd, await glob({ pattern: 'src/?.jsx' }))).toBe(path.join(cwd, 'src', 'c.jsx'));
+    expect(await run(cwd, await glob({ pattern: '*.ts', path: 'src' }))).toBe(path.join(cwd, 'src', 'a.ts'));
+  });
+
+  it('accepts an absolute pattern inside cwd, and a pattern naming node_modules explicitly', async () => {
+    expect(await run(cwd, await glob({ pattern: `${cwd}/src/deep/*.ts` }))).toBe(path.join(cwd, 'src', 'deep', 'd.ts'));
+    expect(await run(cwd, await glob({ pattern: 'node_modules/pkg/*.ts' }))).toBe(path.join(cwd, 'node_modules', 'pkg', 'index.ts'));
+  });
+
+  it('answers "No files found" when nothing matches, also under a missing leading directory', async () => {
+    expect(await run(cwd, await glob({ pattern: '**/*.rs' }))).toBe('No files found');
+    expect(await run(cwd, await glob({ pattern: 'nowhere/*.ts' }))).toBe('No files found');
+  });
+
+  it('refuses a missing directory, a file as path, and escapes through .., absolute paths, patterns and symlinks', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ pattern: '*', path: 'missing' }, /Directory does not exist/],
+      [{ pattern: '*', path: 'old.ts' }, /Path is not a directory/],
+      [{ pattern: '*', path: '..' }, /outside the session's working directory/],
+      [{ pattern: '*', path: outside }, /outside the session's working directory/],
+      [{ pattern: '../*' }, /outside the session's working directory/],
+      [{ pattern: `${outside}/*.ts` }, /outside the session's working directory/],
+      [{ pattern: '*', path: 'linked-dir' }, /through a symlink/],
+      [{ pattern: 'linked-dir/*.ts' }, /through a symlink/],
+    ];
+    for (const [input, message] of cases) expect(rejection(await glob(input)), JSON.stringify(input)).toMatch(message);
+  });
+
+  it('searches outside cwd only when a Glob allow rule names the directory', async () => {
+    expect((await glob({ pattern: '**/*.ts', path: outside }, ['Glob'])).kind).toBe('rejected');
+    expect((await glob({ pattern: '**/*.ts', path: outside }, [`Read(${outside}/**)`])).kind).toBe('rejected');
+    const plan = await glob({ pattern: '**/*.ts', path: outside }, [`Glob(${outside}/**)`]);
+    expect(lines(await run(cwd, plan))).toEqual([path.join(outside, 'sub', 'inner.ts'), path.join(outside, 'secret.ts')]);
+    expect((await glob({ pattern: '*.ts', path: path.join(outside, 'sub') }, [`Glob(${outside})`])).kind).toBe('rejected');
+  });
+
+  it('stops at an aborted signal', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('interrupted'));
+    await expect(run(cwd, await glob({ pattern: '**/*' }), controller.signal)).rejects.toThrow('interrupted');
+  });
+
+  it(`caps the list at ${MAX_GLOB_RESULTS} paths with a note`, async () => {
+    const many = await tempDir();
+    await Promise.all(Array.from({ length: MAX_GLOB_RESULTS + 5 }, (_, index) => writeFile(path.join(many, `f${String(index).padStart(4, '0')}.txt`), '')));
+    const output = lines(await run(many, await prepare(many, 'Glob', { pattern: '*.txt' })));
+    expect(output).toHaveLength(MAX_GLOB_RESULTS + 1);
+    expect(output.at(-1)).toBe(GLOB_TRUNCATED_NOTE);
+    expect(output.at(-1)).toBe('(Results are truncated. Consider using a more specific path or pattern.)');
+    expect(lines(await run(many, await prepare(many, 'Glob', { pattern: 'f000?.txt' })))).toHaveLength(10);
+  });
+});
+
+describe('Grep', () => {
+  let cwd: string;
+  let outside: string;
+  beforeAll(async () => {
+    cwd = await tempDir();
+    outside = await tempDir();
+    await tree(cwd, {
+      'src/app.ts': 'const Foo = 1;\nfoo();\nbar();\n',
+      'src/util.js': 'export function foo() {}\n',
+      'docs/readme.md': 'Foo is documented\n',
+      'crlf.txt': 'first\r\nfoo bar\r\n',
+      'bin.dat': Buffer.from('foo\0binary'),
+      'node_modules/pkg/index.js': 'foo\n',
+      '.git/config': 'foo\n',
+      'src/latest.ts': 'foofoo\nfoo\n',
+    });
+    await tree(outside, { 'secret.txt': 'foo secret\n' });
+    await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'leak.txt'));
+    await symlink(outside, path.join(cwd, 'linked-dir'));
+  });
+  const grep = (input: Record<string, unknown>, allowRules: string[] = []) => prepare(cwd, 'Grep', input, allowRules);
+  const at = (...parts: string[]) => path.join(cwd, ...parts);
+
+  it('plans a concurrent, read-only, idempotent call whose rule content is the search path', async () => {
+    expect(ready(await grep({ pattern: 'foo', path: 'src', '-i': true, '-n': true, output_mode: 'content', glob: '*.ts' }))).toMatchObject({
+      toolName: 'Grep',
+      input: { pattern: 'foo', path: at('src') },
+      flags: { concurrentSafe: true, readOnly: true, destructive: false, sideEffectScope: 'none', idempotent: true },
+      ruleKind: 'path',
+      ruleContent: at('src'),
+      timeoutMs: 30_000,
+    });
+    for (const alias of ['grep', 'search_file_content']) expect(ready(await prepare(cwd, alias, { pattern: 'x' })).toolName).toBe('Grep');
+    expect(rejection(await grep({ pattern: 'x', output_mode: 'lines' }))).toMatch(/InputValidationError/);
+  });
+
+  it('lists matching files newest first by default, skipping binary files, node_modules, .git and symlinks that lead out', async () => {
+    expect(lines(await run(cwd, await grep({ pattern: 'foo' })))).toEqual([at('src', 'latest.ts'), at('crlf.txt'), at('src', 'util.js'), at('src', 'app.ts')]);
+  });
+
+  it('prints matching lines in content mode, with line numbers under -n, and ignores case under -i', async () => {
+    expect(lines(await run(cwd, await grep({ pattern: 'foo', path: 'src', output_mode: 'content' })))).toEqual([
+      `${at('src', 'app.ts')}:foo();`,
+      `${at('src', 'latest.ts')}:foofoo`,
+      `${at('src', 'latest.ts')}:foo`,
+      `${at('src', 'util.js')}:export function foo() {}`,
+    ]);
+    expect(lines(await run(cwd, await grep({ pattern: 'foo', path: 'src', output_mode: 'content', '-n': true, '-i': true })))).toEqual([
+      `${at('src', 'app.ts')}:1:const Foo = 1;`,
+      `${at('src', 'app.ts')}:2:foo();`,
+      `${at('src', 'latest.ts')}:1:foofoo`,
+      `${at('src', 'latest.ts')}:2:foo`,
+      `${at('src', 'util.js')}:1:export function foo() {}`,
+    ]);
+    expect(await run(cwd, await grep({ pattern: 'bar$', path: 'crlf.txt', output_mode: 'content', '-n': true }))).toBe(`${at('crlf.txt')}:2:foo bar`);
+  });
+
+  it('counts matching lines per file in count mode', async () => {
+    expect(lines(await run(cwd, await grep({ pattern: 'foo', output_mode: 'count', '-i': true })))).toEqual([
+      `${at('crlf.txt')}:1`,
+      `${at('docs', 'readme.md')}:1`,
+      `${at('src', 'app.ts')}:2`,
+      `${at('src', 'latest.ts')}:2`,
+      `${at('src', 'util.js')}:1`,
+    ]);
+  });
+
+  it('filters files with glob: names, paths, braces and exclusions', async () => {
+    const files = async (glob: string) => lines(await run(cwd, await grep({ pattern: 'foo', '-i': true, glob })));
+    expect(await files('*.ts')).toEqual([at('src', 'latest.ts'), at('src', 'app.ts')]);
+    expect(await files('*.{md,js}')).toEqual([at('docs', 'readme.md'), at('src', 'util.js')]);
+    expect(await files('docs/**/*.md')).toEqual([at('docs', 'readme.md')]);
+    expect(await files('src/** !*.ts')).toEqual([at('src', 'util.js')]);
+    expect(await files('!**/*.ts !*.md')).toEqual([at('crlf.txt'), at('src', 'util.js')]);
+  });
+
+  it('answers "No matches found"', async () => {
+    expect(await run(cwd, await grep({ pattern: 'no such text' }))).toBe('No matches found');
+    expect(await run(cwd, await grep({ pattern: 'binary' }))).toBe('No matches found');
+  });
+
+  it('rejects an invalid regular expression, a bad glob and a missing path', async () => {
+    expect(rejection(await grep({ pattern: 'foo(' }))).toMatch(/^<tool_use_error>Invalid regular expression: \/foo\(\/: Unterminated group<\/tool_use_error>$/);
+    expect(rejection(await grep({ pattern: 'x', glob: '[z-a]' }))).toMatch(/^<tool_use_error>Invalid glob pattern \[z-a\]/);
+    expect(rejection(await grep({ pattern: 'x', path: 'missing' }))).toMatch(/Path does not exist/);
+    execFileSync('mkfifo', [at('pipe')]);
+    expect(rejection(await grep({ pattern: 'x', path: 'pipe' }))).toMatch(/pipe is neither a file nor a directory/);
+    expect(await run(cwd, await grep({ pattern: 'x', path: '.' }))).not.toContain('pipe');
+  });
+
+  it('refuses escapes through .., absolute paths and symlinks, unless a Grep allow rule names the path', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['..', /outside the session's working directory/],
+      [outside, /outside the session's working directory/],
+      ['leak.txt', /through a symlink/],
+      ['linked-dir', /through a symlink/],
+    ];
+    for (const [searchPath, message] of cases) expect(rejection(await grep({ pattern: 'foo', path: searchPath })), searchPath).toMatch(message);
+    expect((await grep({ pattern: 'foo', path: outside }, [`Glob(${outside}/**)`])).kind).toBe('rejected');
+    expect((await grep({ pattern: 'foo', path: outside }, ['Grep'])).kind).toBe('rejected');
+    expect(await run(cwd, await grep({ pattern: 'foo', path: outside, output_mode: 'content' }, [`Grep(${outside}/**)`]))).toBe(
+      `${path.join(outside, 'secret.txt')}:foo secret`,
+    );
+  });
+
+  it('streams large files: line numbers and multi-byte characters survive chunk boundaries', async () => {
+    const big = await tempDir();
+    const filler = 'x'.repeat(99);
+    const head = Array.from({ length: 1_500 }, () => filler).join('\n'); // 149,999 characters
+    const straddle = `${'y'.repeat(65_536 * 3 - head.length - 2)}é-marker`;
+    await writeFile(path.join(big, 'log.txt'), `${head}\n${straddle}\nneedle at the end\n`);
+    const output = await run(big, await prepare(big, 'Grep', { pattern: 'needle|é-marker', output_mode: 'content', '-n': true }));
+    const [first, second] = lines(output);
+    expect(first).toMatch(new RegExp(`^${path.join(big, 'log.txt')}:1501:y{${MAX_LINE_CHARS}}… \\[line truncated\\]$`));
+    expect(second).toBe(`${path.join(big, 'log.txt')}:1502:needle at the end`);
+    const count = await run(big, await prepare(big, 'Grep', { pattern: 'é-marker$', output_mode: 'count' }));
+    expect(count).toBe(`${path.join(big, 'log.txt')}:1`);
+  });
+
+  it('stops at an aborted signal', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('interrupted'));
+    await expect(run(cwd, await grep({ pattern: 'foo' }), controller.signal)).rejects.toThrow('interrupted');
+  });
+});
