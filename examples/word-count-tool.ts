@@ -1,0 +1,27 @@
+import { NativeConnection } from '@temporalio/worker';
+import { z } from 'zod';
+import { ToolUseError, defineTool } from '../src/tools/define-tool.js';
+import { builtinTools } from '../src/tools/builtin.js';
+import { createSwitchyardWorker } from '../src/worker/create-worker.js';
+
+export const wordCountTool = defineTool({
+  name: 'WordCount',
+  description: 'Counts the words in a text.',
+  inputSchema: z.strictObject({ text: z.string().describe('The text to count') }),
+  concurrentSafe: true, // may run beside other concurrency-safe calls
+  readOnly: true, // needs no approval in the default permission mode
+  timeout: { defaultMs: 5_000 },
+  summarize: (input) => `${input.text.length} characters`,
+  async execute(input, context) {
+    context.signal.throwIfAborted();
+    const words = input.text.split(/\s+/).filter(Boolean).length;
+    if (words === 0) throw new ToolUseError('The text has no words.'); // the model sees <tool_use_error>…
+    return `${words} words`;
+  },
+});
+
+export async function runWorkerWithWordCount(): Promise<void> {
+  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
+  const worker = await createSwitchyardWorker({ connection, tools: [...builtinTools(), wordCountTool] });
+  await worker.run();
+}
