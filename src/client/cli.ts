@@ -6,6 +6,8 @@ import { DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { toolSessionWorkflowType } from '../contracts/messages.js';
 import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
 import { createTracingFromEnv } from '../activities/telemetry.js';
+import { builtinTools } from '../tools/builtin.js';
+import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';
 import { startDevServer } from '../server/dev-server.js';
 import type { DevServer } from '../server/dev-server.js';
 import { findTemporalBinary } from '../server/temporal-binary.js';
@@ -26,8 +28,10 @@ Commands:
       --db-file F     keep the server's state in this SQLite file across restarts (default: in memory)
       --headless      no Web UI
       --cwd DIR       working directory of sessions that name none (default: the current directory)
+      --mcp-config F  MCP servers to offer as tools, in Claude Code's .mcp.json shape
   worker          Run a worker against TEMPORAL_ADDRESS (default localhost:7233) and TEMPORAL_NAMESPACE.
       --cwd DIR       as for dev
+      --mcp-config F  as for dev
   turn            Run one turn on a session, starting the session if needed; prints the TurnResult as JSON.
       --session ID    session (workflow) id (required)
       --calls JSON    the calls: [{"id":"c1","name":"Read","input":{"file_path":"README.md"}}], or @file.json
@@ -67,21 +71,30 @@ function parsePort(value: string | undefined, name: string): number | undefined 
 }
 
 /** Runs the worker until SIGINT/SIGTERM; the Temporal Runtime turns those signals into a clean shutdown. */
-async function runWorker(options: { address: string; namespace: string; cwd: string; logger: PinoLogger }): Promise<void> {
+async function runWorker(options: { address: string; namespace: string; cwd: string; logger: PinoLogger; mcpConfig?: string }): Promise<void> {
   const connection = await NativeConnection.connect({ address: options.address });
   const tracing = createTracingFromEnv(process.env);
+  const mcp =
+    options.mcpConfig === undefined
+      ? undefined
+      : await connectMcpTools(mcpServersFromConfig(JSON.parse(await readFile(options.mcpConfig, 'utf8')) as unknown), {
+          onWarning: (message, details) => options.logger.warn(details, message),
+        });
+  if (mcp !== undefined) options.logger.info({ tools: mcp.tools.map((tool) => tool.name) }, 'MCP tools connected');
   try {
     const worker = await createSwitchyardWorker({
       connection,
       namespace: options.namespace,
       defaultCwd: options.cwd,
       logger: options.logger,
+      tools: [...builtinTools(), ...(mcp?.tools ?? [])],
       ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
     });
     options.logger.info({ taskQueue: worker.options.taskQueue, namespace: options.namespace, address: options.address }, 'worker started');
     await worker.run();
     options.logger.info('worker stopped');
   } finally {
+    await mcp?.close();
     await tracing.shutdown();
     await connection.close();
   }
@@ -102,14 +115,15 @@ function firstTurnHint(server: { address: string; namespace: string }, cwd: stri
 async function dev(args: string[], logger: PinoLogger): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, 'ui-port': { type: 'string' }, 'db-file': { type: 'string' }, headless: { type: 'boolean' }, cwd: { type: 'string' } },
+    options: { port: { type: 'string' }, 'ui-port': { type: 'string' }, 'db-file': { type: 'string' }, headless: { type: 'boolean' }, cwd: { type: 'string' }, 'mcp-config': { type: 'string' } },
     strict: true,
   });
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const namespace = namespaceFromEnv();
+  const mcpConfig = values['mcp-config'] === undefined ? {} : { mcpConfig: path.resolve(values['mcp-config']) };
   if (process.env.TEMPORAL_ADDRESS) {
     logger.info({ address: process.env.TEMPORAL_ADDRESS }, 'TEMPORAL_ADDRESS is set: using that cluster, no embedded server');
-    await runWorker({ address: process.env.TEMPORAL_ADDRESS, namespace, cwd, logger });
+    await runWorker({ address: process.env.TEMPORAL_ADDRESS, namespace, cwd, logger, ...mcpConfig });
     return;
   }
   const port = parsePort(values.port, '--port') ?? 7233;
@@ -140,7 +154,7 @@ async function dev(args: string[], logger: PinoLogger): Promise<void> {
       '',
     ];
     process.stderr.write(`${lines.join('\n')}\n`);
-    await runWorker({ address: server.address, namespace, cwd, logger });
+    await runWorker({ address: server.address, namespace, cwd, logger, ...mcpConfig });
   } finally {
     await server.stop();
     logger.info('dev server stopped');
@@ -259,12 +273,13 @@ export async function main(argv: string[]): Promise<number> {
         if (command === 'dev') {
           await dev(rest, logger);
         } else {
-          const { values } = parseArgs({ args: rest, options: { cwd: { type: 'string' } }, strict: true });
+          const { values } = parseArgs({ args: rest, options: { cwd: { type: 'string' }, 'mcp-config': { type: 'string' } }, strict: true });
           await runWorker({
             address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
             namespace: namespaceFromEnv(),
             cwd: path.resolve(values.cwd ?? process.cwd()),
             logger,
+            ...(values['mcp-config'] === undefined ? {} : { mcpConfig: path.resolve(values['mcp-config']) }),
           });
         }
         return 0;

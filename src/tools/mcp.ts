@@ -523,3 +523,28 @@ export async function connectMcpTools(
   }
   return { tools, close };
 }
+
+/**
+ * Server configs from Claude Code's `.mcp.json` shape: `{ "mcpServers": { "<name>": { "command", "args", "env" } |
+ * { "type": "http", "url", "headers" } } }` (`timeoutMs` may be added to either). Throws on anything else.
+ */
+export function mcpServersFromConfig(json: unknown): McpServerConfig[] {
+  const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
+  if (servers === null || typeof servers !== 'object') throw new TypeError('MCP config must be an object with "mcpServers": { "<name>": {...} }');
+  return Object.entries(servers as Record<string, Record<string, unknown>>).map(([name, entry]): McpServerConfig => {
+    const timeoutMs = typeof entry.timeoutMs === 'number' ? { timeoutMs: entry.timeoutMs } : {};
+    if (typeof entry.url === 'string') {
+      return { name, transport: 'http', url: entry.url, ...(entry.headers === undefined ? {} : { headers: entry.headers as Record<string, string> }), ...timeoutMs };
+    }
+    if (typeof entry.command !== 'string') throw new TypeError(`MCP server "${name}" needs a "command" (stdio) or a "url" (streamable HTTP)`);
+    return {
+      name,
+      transport: 'stdio',
+      command: entry.command,
+      ...(Array.isArray(entry.args) ? { args: entry.args.map(String) } : {}),
+      ...(entry.env === undefined ? {} : { env: entry.env as Record<string, string> }),
+      ...(typeof entry.cwd === 'string' ? { cwd: entry.cwd } : {}),
+      ...timeoutMs,
+    };
+  });
+}
