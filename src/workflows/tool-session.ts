@@ -42,7 +42,7 @@ import type { SessionOptions } from '../contracts/session.js';
 import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
 import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError } from '../contracts/tool-call.js';
-import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest, ToolCall } from '../contracts/tool-call.js';
+import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ActiveTurnView, AddCallsResult, AwaitResultsResult, ToolResult, ToolResultStatus, TurnResult } from '../contracts/tool-result.js';
 import { applyAggregateBudget } from './aggregate-budget.js';
