@@ -1,4 +1,6 @@
+import type { Tracer } from '@opentelemetry/api';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
 import { hookSettingsSchema } from '../activities/command-hooks.js';
@@ -63,10 +65,17 @@ export class SwitchyardClient {
     return this.artifacts.read(uri);
   }
 
-  /** Connects to `address` (default `TEMPORAL_ADDRESS` or `localhost:7233`). */
-  static async connect(options: { address?: string; namespace?: string; taskQueue?: string } = {}): Promise<SwitchyardClient> {
+  /**
+   * Connects to `address` (default `TEMPORAL_ADDRESS` or `localhost:7233`). With a `tracer`, starts, signals and
+   * updates carry the trace context (`@temporalio/interceptors-opentelemetry`).
+   */
+  static async connect(options: { address?: string; namespace?: string; taskQueue?: string; tracer?: Tracer } = {}): Promise<SwitchyardClient> {
     const connection = await Connection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
-    const client = new Client({ connection, namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE });
+    const client = new Client({
+      connection,
+      namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE,
+      ...(options.tracer === undefined ? {} : { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: options.tracer })] } }),
+    });
     return new SwitchyardClient({ client, ...(options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue }) });
   }
 

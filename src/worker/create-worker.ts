@@ -4,6 +4,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
 import { createActivities } from '../activities/index.js';
 import type { Tracer } from '@opentelemetry/api';
+import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
 import { createToolCallTelemetry, errorCategoryOf, stageOf } from '../activities/telemetry.js';
@@ -48,7 +49,10 @@ export interface SwitchyardWorkerOptions {
   dataDir?: string;
   /** Admission gates (name → permits) that tools pass before model or network requests. Default `{ model: 4, network: 16 }`. */
   admissionGates?: Readonly<Record<string, number>>;
-  /** OpenTelemetry tracer for a span per tool call; tracing is off without one. */
+  /**
+   * OpenTelemetry tracer: a span per tool call, and Temporal's activity spans (`@temporalio/interceptors-opentelemetry`).
+   * Tracing is off without one.
+   */
   tracer?: Tracer;
   /** Hooks given as functions; command hooks come from settings files and session options. */
   hooks?: SwitchyardHooks;
@@ -152,6 +156,19 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
     activities: createActivities(activityDependencies),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
+    // Temporal's own activity spans (they join the trace of the client that started the turn).
+    ...(options.tracer === undefined
+      ? {}
+      : {
+          interceptors: {
+            activity: [
+              (context) => ({
+                inbound: new OpenTelemetryActivityInboundInterceptor(context, { tracer: options.tracer }),
+                outbound: new OpenTelemetryActivityOutboundInterceptor(context),
+              }),
+            ],
+          },
+        }),
     sinks: telemetrySinks({ ...(options.tracer === undefined ? {} : { tracer: options.tracer }), ...(logger === undefined ? {} : { logger }) }),
     ...(options.workflowBundle === undefined ? { workflowsPath } : { workflowBundle: options.workflowBundle }),
   });

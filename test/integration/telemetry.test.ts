@@ -44,5 +44,8 @@ describe('telemetry of a real turn', () => {
     expect(spans.get('ghost')?.attributes).toMatchObject({ 'gen_ai.tool.name': 'unknown', 'switchyard.failure.stage': 'lookup', 'switchyard.error.category': 'not_found' });
     expect(spans.get('no')?.attributes).toMatchObject({ 'switchyard.permission.outcome': 'denied', 'switchyard.failure.stage': 'permission' });
     expect(spans.get('slow')?.attributes).toMatchObject({ 'switchyard.failure.stage': 'handler', 'switchyard.error.category': 'timeout' });
+    // Temporal's side: the activity interceptor's spans, one per executed call.
+    const activitySpans = exporter.getFinishedSpans().filter((span) => span.name === 'RunActivity:executeCall');
+    expect(activitySpans).toHaveLength(2);
   });
 });
