@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { PERSISTED_PREVIEW_CHARS } from '../contracts/defaults.js';
+import { PERSISTED_PREVIEW_CHARS, RESULT_BUDGETS } from '../contracts/defaults.js';
 import { texts } from '../contracts/texts.js';
 import type { ResultBudgetInfo } from '../contracts/tool-result.js';
 import type { ResultBudget, Tool } from '../tools/define-tool.js';
@@ -7,7 +7,7 @@ import type { ArtifactStore } from './artifact-store.js';
 import { formatPersistedOutputEnvelope } from './persisted-output.js';
 
 /** Budget of tools that declare none (seed 000: 100000 bytes, truncate, keep head). */
-export const DEFAULT_RESULT_BUDGET: ResultBudget = { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' };
+export const DEFAULT_RESULT_BUDGET: ResultBudget = RESULT_BUDGETS.default;
 
 /** Results longer than this get an envelope ready, so the aggregate budget can swap them without a round trip. */
 export const AGGREGATE_REPLACEMENT_MIN_CHARS = 2 * PERSISTED_PREVIEW_CHARS;

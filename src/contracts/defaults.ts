@@ -33,8 +33,22 @@ export const TOOL_TIMEOUTS = {
   Read: { defaultMs: 30_000, maxMs: 150_000 },
   WebFetch: { defaultMs: 60_000, maxMs: 60_000 },
   mcp: { defaultMs: 30_000 },
+  TodoWrite: { defaultMs: 10_000, maxMs: 10_000 },
   other: { defaultMs: 30_000 },
 } as const;
+
+/** Per-tool result budgets (seed 000 budget table): bytes for the model, over-budget policy, which end a cut keeps. */
+export const RESULT_BUDGETS = {
+  default: { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' },
+  Bash: { maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' },
+  Read: { maxModelBytes: 262_144, policy: 'truncate', keep: 'head' },
+  Write: { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' },
+  Edit: { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' },
+  WebFetch: { maxModelBytes: 100_000, policy: 'artifact', keep: 'head' },
+  Glob: { maxModelBytes: 100_000, policy: 'artifact', keep: 'head' },
+  Grep: { maxModelBytes: 20_000, policy: 'artifact', keep: 'head' },
+  mcp: { maxModelBytes: 50_000, policy: 'truncate', keep: 'head' },
+} as const satisfies Record<string, { maxModelBytes: number; policy: 'truncate' | 'artifact'; keep: 'head' | 'tail' }>;
 
 /** Display limits, outside the model budget (seed 000). */
 export const DISPLAY_LIMITS = { fileDiffHunks: 8, fileDiffLines: 160, bashOutputBytes: 150_000 } as const;

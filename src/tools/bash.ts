@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { BASH_TIMEOUTS } from '../contracts/defaults.js';
+import { BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
 import { commandPrefix, isReadOnlyCommand } from './bash-classifier.js';
 import { defineTool } from './define-tool.js';
 import type { ToolOutputObject } from './define-tool.js';
@@ -76,7 +76,7 @@ export const bashTool = defineTool({
     allowCallOverride: true,
     cleanupGraceMs: BASH_TIMEOUTS.cleanupGraceMs,
   },
-  resultBudget: { maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' },
+  resultBudget: RESULT_BUDGETS.Bash,
   cancelSiblingsOnError: true,
   cancelledMessage: 'Command was cancelled; its process group was terminated.',
   ruleKind: 'command',

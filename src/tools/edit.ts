@@ -15,11 +15,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { ToolUseError, defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
 import { createFileDiff } from './file-diff.js';
-import { checkToolPath, resolveToolPath } from './paths.js';
+import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
 import { MAX_DIFF_SOURCE_BYTES, approvalPreview, readExistingFile } from './write.js';
 import type { ExistingFile } from './write.js';
 
@@ -103,11 +103,8 @@ export const editTool = defineTool({
   idempotent: false,
   editsFiles: true,
   timeout: { defaultMs: TOOL_TIMEOUTS.other.defaultMs },
-  resultBudget: { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' },
-  ruleContent: (input) => input.file_path,
-  ruleKind: 'path',
-  summarize: (input) => input.file_path,
-  resolveInput: (input, context) => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
+  resultBudget: RESULT_BUDGETS.Edit,
+  ...filePathToolFields,
   async validateInput(input, context): Promise<ValidationOutcome> {
     const filePath = resolveToolPath(context.cwd, input.file_path);
     const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Edit', absolutePath: filePath, allowRules: context.allowRules });

@@ -22,7 +22,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { parseRule } from '../workflows/permission-rules.js';
 import { defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
@@ -302,7 +302,7 @@ export const globTool = defineTool({
   sideEffectScope: 'none',
   idempotent: true,
   timeout: { defaultMs: TOOL_TIMEOUTS.other.defaultMs },
-  resultBudget: { maxModelBytes: 100_000, policy: 'artifact', keep: 'head' },
+  resultBudget: RESULT_BUDGETS.Glob,
   ruleContent: (input) => input.path,
   ruleKind: 'path',
   summarize: (input) => (input.path === undefined ? input.pattern : `${input.pattern} in ${input.path}`),

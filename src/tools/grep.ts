@@ -24,7 +24,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { ToolUseError, defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
 import { GlobSyntaxError, checkSearchPath, compileGlob, walkFiles } from './glob.js';
@@ -142,7 +142,7 @@ export const grepTool = defineTool({
   sideEffectScope: 'none',
   idempotent: true,
   timeout: { defaultMs: TOOL_TIMEOUTS.other.defaultMs },
-  resultBudget: { maxModelBytes: 20_000, policy: 'artifact', keep: 'head' },
+  resultBudget: RESULT_BUDGETS.Grep,
   ruleContent: (input) => input.path,
   ruleKind: 'path',
   summarize: (input) => (input.path === undefined ? input.pattern : `${input.pattern} in ${input.path}`),

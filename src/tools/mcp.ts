@@ -18,7 +18,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, ContentBlock, Tool as McpSdkTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { defineTool } from './define-tool.js';
 import type { Tool, ToolOutput, ValidationOutcome } from './define-tool.js';
 
@@ -62,7 +62,6 @@ export class McpConnectionError extends Error {
 const STDERR_TAIL_CHARS = 2_000;
 /** Extra time the SDK's own request timeout leaves to the executor's deadline, which should fire first. */
 const SDK_TIMEOUT_SLACK_MS = 1_000;
-const RESULT_BUDGET = { maxModelBytes: 50_000, policy: 'truncate', keep: 'head' } as const;
 const SUMMARY_MAX_CHARS = 80;
 
 interface Session {
@@ -428,7 +427,7 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): McpTool {
     idempotent: annotations.idempotentHint === true,
     sideEffectScope: readOnly ? 'none' : 'external',
     timeout: { defaultMs: connection.config.timeoutMs ?? TOOL_TIMEOUTS.mcp.defaultMs },
-    resultBudget: RESULT_BUDGET,
+    resultBudget: RESULT_BUDGETS.mcp,
     // Rules name MCP tools whole (`mcp__server__tool`): no rule content.
     ruleKind: 'text',
     summarize(input) {

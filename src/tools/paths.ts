@@ -64,3 +64,14 @@ export async function checkToolPath(options: { cwd: string; toolName: string; ab
   });
   return allowed ? undefined : reason;
 }
+
+/**
+ * What every tool with a `file_path` input shares: rules and the Web UI see the path, and the path is resolved
+ * against the session's cwd before hooks, rules, the approver and the handler see it.
+ */
+export const filePathToolFields = {
+  ruleKind: 'path' as const,
+  ruleContent: (input: { file_path: string }): string => input.file_path,
+  summarize: (input: { file_path: string }): string => input.file_path,
+  resolveInput: <Input extends { file_path: string }>(input: Input, context: { cwd: string }): Input => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
+};

@@ -1,8 +1,8 @@
 import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { ToolUseError, defineTool } from './define-tool.js';
-import { checkToolPath, resolveToolPath } from './paths.js';
+import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
 
 const DEFAULT_LINE_LIMIT = 2_000;
 const MAX_LINE_CHARS = 2_000;
@@ -34,11 +34,8 @@ export const readTool = defineTool({
   sideEffectScope: 'none',
   idempotent: true,
   timeout: { defaultMs: TOOL_TIMEOUTS.Read.defaultMs, maxMs: TOOL_TIMEOUTS.Read.maxMs },
-  resultBudget: { maxModelBytes: 262_144, policy: 'truncate', keep: 'head' },
-  ruleContent: (input) => input.file_path,
-  ruleKind: 'path',
-  summarize: (input) => input.file_path,
-  resolveInput: (input, context) => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
+  resultBudget: RESULT_BUDGETS.Read,
+  ...filePathToolFields,
   async validateInput(input, context) {
     const filePath = resolveToolPath(context.cwd, input.file_path);
     const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Read', absolutePath: filePath, allowRules: context.allowRules });

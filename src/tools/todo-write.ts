@@ -1,3 +1,4 @@
+import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 
@@ -38,7 +39,7 @@ export const todoWriteTool = defineTool({
   readOnly: true,
   sideEffectScope: 'session',
   idempotent: true,
-  timeout: { defaultMs: 10_000, maxMs: 10_000 },
+  timeout: TOOL_TIMEOUTS.TodoWrite,
   summarize: (input) => summarizeTodos(input.todos),
   validateInput(input) {
     const active = input.todos.filter((todo) => todo.status === 'in_progress');

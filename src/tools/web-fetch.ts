@@ -1,6 +1,6 @@
 import { TextDecoder } from 'node:util';
 import { z } from 'zod';
-import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { ToolUseError, defineTool } from './define-tool.js';
 import type { ToolOutputObject } from './define-tool.js';
 
@@ -308,7 +308,7 @@ export const webFetchTool = defineTool({
   sideEffectScope: 'none',
   idempotent: true,
   timeout: { defaultMs: TOOL_TIMEOUTS.WebFetch.defaultMs, maxMs: TOOL_TIMEOUTS.WebFetch.maxMs },
-  resultBudget: { maxModelBytes: 100_000, policy: 'artifact', keep: 'head' },
+  resultBudget: RESULT_BUDGETS.WebFetch,
   ruleKind: 'url',
   ruleContent: (input) => input.url,
   summarize: (input) => input.url,

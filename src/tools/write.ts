@@ -16,12 +16,12 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import type { ToolDisplay } from '../contracts/tool-result.js';
 import { ToolUseError, defineTool } from './define-tool.js';
 import { createFileDiff, formatFileDiff } from './file-diff.js';
 import type { FileDiffDisplay } from './file-diff.js';
-import { checkToolPath, resolveToolPath } from './paths.js';
+import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
 
 /** Largest existing file read for a diff (Write) or edited at all (Edit). */
 export const MAX_DIFF_SOURCE_BYTES = 10 * 1024 * 1024;
@@ -83,11 +83,8 @@ export const writeTool = defineTool({
   idempotent: false,
   editsFiles: true,
   timeout: { defaultMs: TOOL_TIMEOUTS.other.defaultMs },
-  resultBudget: { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' },
-  ruleContent: (input) => input.file_path,
-  ruleKind: 'path',
-  summarize: (input) => input.file_path,
-  resolveInput: (input, context) => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
+  resultBudget: RESULT_BUDGETS.Write,
+  ...filePathToolFields,
   async validateInput(input, context) {
     const filePath = resolveToolPath(context.cwd, input.file_path);
     const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Write', absolutePath: filePath, allowRules: context.allowRules });
