@@ -126,3 +126,64 @@ describe('Claude Code command hooks from settings files and session options (rea
     }
   });
 });
+
+describe('command hook decisions through a turn (real scripts)', () => {
+  it('rewrites input (validated again), stops the turn with continue:false, and never allows when a hook hangs', async () => {
+    const { mkdir, writeFile, chmod } = await import('node:fs/promises');
+    const path = await import('node:path');
+    const { bashTool } = await import('../../src/tools/bash.js');
+    const cwd = await scratchDir();
+    const hooksDir = path.join(cwd, 'hooks');
+    await mkdir(hooksDir);
+    const script = async (name: string, body: string): Promise<string> => {
+      const file = path.join(hooksDir, name);
+      await writeFile(file, `#!/bin/sh\n${body}\n`);
+      await chmod(file, 0o755);
+      return file;
+    };
+    // Each script looks at the command in the event on stdin and answers the way a Claude Code hook would.
+    const router = await script(
+      'router.sh',
+      [
+        'input=$(cat)',
+        'case "$input" in',
+        '  *"echo rewrite-me"*) echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo rewritten"}}}\' ;;',
+        '  *"echo break-me"*) echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":42}}}\' ;;',
+        '  *"echo last"*) echo \'{"continue":false,"stopReason":"hook ended the turn"}\' ;;',
+        '  *"echo hang"*) sleep 30 ;;',
+        'esac',
+        'exit 0',
+      ].join('\n'),
+    );
+    const harness = await createHarness({ tools: [bashTool], defaultCwd: cwd });
+    try {
+      const result = await harness.withWorker(async () => {
+        const session = await harness.startSession({
+          cwd,
+          // dontAsk: whatever would ask is denied, so a hook that says nothing can never let a call through.
+          permissionMode: 'dontAsk',
+          rules: { allow: ['Bash(echo rewritten)', 'Bash(echo last)', 'Bash(echo after > after.txt)'] },
+          hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: router, timeout: 1 }] }] },
+        });
+        return session.executeTurn({
+          turnId: 't',
+          calls: [
+            { id: 'rewrite', name: 'Bash', input: { command: 'echo rewrite-me' } },
+            { id: 'invalid', name: 'Bash', input: { command: 'echo break-me' } },
+            { id: 'hang', name: 'Bash', input: { command: 'echo hang > hung.txt' } },
+            { id: 'last', name: 'Bash', input: { command: 'echo last' } },
+            { id: 'after', name: 'Bash', input: { command: 'echo after > after.txt' } }, // exclusive: a later group
+          ],
+        });
+      });
+      const byId = Object.fromEntries(result.results.map((r) => [r.callId, r]));
+      expect(byId.rewrite).toMatchObject({ status: 'success', modelContent: 'rewritten\n' });
+      expect(byId.invalid?.modelContent).toMatch(/^<tool_use_error>InputValidationError: input rewritten by a PreToolUse hook is invalid: command: /);
+      expect(byId.hang).toMatchObject({ status: 'denied' });
+      expect(byId.last).toMatchObject({ status: 'success', turnControl: { stopTurn: true, reason: 'hook ended the turn' } });
+      expect(byId.after).toMatchObject({ status: 'cancelled', modelContent: 'Tool cancelled because a previous tool result requested a turn stop.' });
+    } finally {
+      await harness.close();
+    }
+  });
+});
