@@ -43,7 +43,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const ip = options.ip ?? '127.0.0.1';
   const extraArgs = ['--sqlite-pragma', 'journal_mode=WAL', '--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
-  const environment = await TestWorkflowEnvironment.createLocal({
+  const environment = await createWithRetries(() => TestWorkflowEnvironment.createLocal({
     server: {
       executable,
       namespace,
@@ -56,7 +56,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       extraArgs,
       log: { format: 'json', level: 'error' },
     },
-  });
+  }), options.onProgress);
   const address = environment.address;
   const port = Number(address.split(':').at(-1));
   const server: DevServer = {
@@ -68,4 +68,22 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   };
   if (options.ui) server.uiUrl = `http://${ip}:${options.uiPort ?? port + 1000}`;
   return server;
+}
+
+/**
+ * The SDK gives a dev server 5 s to answer; a loaded machine (or a SQLite file still being released by a server that
+ * just stopped) can miss that. Two more tries before giving up.
+ */
+async function createWithRetries(create: () => Promise<TestWorkflowEnvironment>, onProgress?: (message: string) => void): Promise<TestWorkflowEnvironment> {
+  const attempts = 3;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (attempt >= attempts || !/did not start within/.test(message)) throw error;
+      onProgress?.(`The Temporal dev server did not answer in time (attempt ${attempt} of ${attempts}); trying again…`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+    }
+  }
 }

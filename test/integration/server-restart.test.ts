@@ -28,13 +28,13 @@ describe('a pending approval across a Temporal server restart (dev server with -
   it('survives the server and the worker going away, and the call runs exactly once after approval', async () => {
     const dir = await scratchDir();
     const dbFilename = path.join(dir, 'temporal.db');
-    const port = await freePort();
     const target = path.join(dir, 'approved.txt');
     const codePath = inject('workflowBundlePath');
     const taskQueue = `restart-${Date.now()}`;
 
     const run = async <T>(body: (client: SwitchyardClient) => Promise<T>): Promise<T> => {
-      const server = await startDevServer({ port, dbFilename });
+      // A fresh port each life: the session lives in the database file, not in the address.
+      const server = await startDevServer({ port: await freePort(), dbFilename });
       const native = await NativeConnection.connect({ address: server.address });
       const worker = await createSwitchyardWorker({ connection: native, taskQueue, tools: testTools(), defaultCwd: dir, dataDir: dir, userSettingsDir: false, workflowBundle: { codePath } });
       const connection = await Connection.connect({ address: server.address });
