@@ -1,8 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter.js';
 
 // Two projects: fast unit tests of pure logic, and integration tests against one real Temporal dev server that
 // the global setup starts once (and builds the workflow bundle once) for the whole run.
+// Every temporary file of the run (scratch dirs, spools, artifacts) lives under one directory, removed when the
+// run ends: test processes may be killed rather than exit, so they cannot clean up after themselves.
+const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-run-'));
+process.env.TMPDIR = runTmp;
+process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+
 export default defineConfig({
   test: {
     reporters: ['default', new SummaryReporter()],
