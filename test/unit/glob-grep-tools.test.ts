@@ -1,41 +1,19 @@
-import { mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareCall } from '../../src/activities/prepare-turn.js';
-import type { CallPlan, ReadyCallPlan } from '../../src/contracts/call-plan.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CallPlan } from '../../src/contracts/call-plan.js';
 import { compileGlob, expandBraces, GLOB_TRUNCATED_NOTE, globDepth, globTool, MAX_GLOB_RESULTS, splitGlobBase } from '../../src/tools/glob.js';
 import { grepTool, MAX_LINE_CHARS } from '../../src/tools/grep.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
+import { planner, ready, rejection } from '../support/tool-plans.js';
 
 const registry = new ToolRegistry([globTool, grepTool]);
-const created: string[] = [];
-
-async function tempDir(): Promise<string> {
-  const dir = await scratchDir();
-  created.push(dir);
-  return dir;
-}
-
-afterAll(async () => {
-  await Promise.all(created.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-function prepare(cwd: string, name: string, input: unknown, allowRules: string[] = []): Promise<CallPlan> {
-  return prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules } });
-}
-
-function ready(plan: CallPlan): ReadyCallPlan {
-  if (plan.kind !== 'ready') throw new Error(`expected a ready plan, got: ${plan.modelContent}`);
-  return plan;
-}
-
-function rejection(plan: CallPlan): string {
-  if (plan.kind !== 'rejected') throw new Error(`expected a rejected plan for ${plan.toolName}`);
-  return plan.modelContent;
-}
+const prepare = planner(registry.list());
+// Scratch directories live in the test run's temporary directory, removed when the run ends.
+const tempDir = (): Promise<string> => scratchDir();
 
 async function run(cwd: string, plan: CallPlan, signal?: AbortSignal): Promise<string> {
   const ok = ready(plan);
