@@ -9,7 +9,7 @@ import { ToolUseError } from '../tools/define-tool.js';
 import type { Tool, ToolExecutionContext, ToolOutputObject } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { AdmissionGate } from './admission-gate.js';
-import type { ArtifactStore } from './artifact-store.js';
+import type { ArtifactStore } from '../contracts/artifact-store.js';
 import { hookMatches } from './hooks.js';
 import type { PostToolUseHookResult, SwitchyardHooks } from './hooks.js';
 import { cutUtf8, serializeOutput } from './serialize-output.js';

@@ -149,6 +149,13 @@ export async function prepareCall(options: {
     hasPermissionRequestHooks: (options.hooks?.permissionRequest ?? []).some((hook) => hookMatches(hook.matcher, tool.name)),
   };
   if (ruleContent !== undefined) plan.ruleContent = ruleContent;
+  if (tool.permissionFacts !== undefined) {
+    try {
+      plan.permission = await tool.permissionFacts(input, context);
+    } catch (error) {
+      plan.permission = { deny: { reason: `${tool.name} could not check this call's permissions: ${projectErrorMessage(error)}` } };
+    }
+  }
   const timeoutMs = resolveTimeoutMs(tool, input);
   if (timeoutMs !== undefined) plan.timeoutMs = timeoutMs;
   if (hookOutcome.outcome !== undefined) plan.hook = hookOutcome.outcome;

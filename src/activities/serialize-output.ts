@@ -3,8 +3,8 @@ import { PERSISTED_PREVIEW_CHARS, RESULT_BUDGETS } from '../contracts/defaults.j
 import { texts } from '../contracts/texts.js';
 import type { ResultBudgetInfo } from '../contracts/tool-result.js';
 import type { ResultBudget, Tool } from '../tools/define-tool.js';
-import type { ArtifactStore } from './artifact-store.js';
-import { formatPersistedOutputEnvelope } from './persisted-output.js';
+import type { ArtifactStore } from '../contracts/artifact-store.js';
+import { formatPersistedOutputEnvelope } from '../contracts/persisted-output.js';
 
 /** Budget of tools that declare none (seed 000: 100000 bytes, truncate, keep head). */
 export const DEFAULT_RESULT_BUDGET: ResultBudget = RESULT_BUDGETS.default;

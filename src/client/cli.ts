@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Logger as PinoLogger } from 'pino';
 import { DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { toolSessionWorkflowType } from '../contracts/messages.js';
-import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
+import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import { createTracingFromEnv } from '../activities/telemetry.js';
 import { builtinTools } from '../tools/builtin.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';

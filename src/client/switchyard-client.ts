@@ -2,9 +2,9 @@ import type { Tracer } from '@opentelemetry/api';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import type { WorkflowHandle } from '@temporalio/client';
-import { FileArtifactStore, dataDirFromEnv } from '../activities/artifact-store.js';
-import { hookSettingsSchema } from '../activities/command-hooks.js';
-import type { ArtifactStore } from '../activities/artifact-store.js';
+import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { hookSettingsSchema } from '../contracts/hook-settings.js';
+import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import type { EventsPage } from '../contracts/events.js';
@@ -22,7 +22,7 @@ import {
 import type { SessionOptions } from '../contracts/session.js';
 import { sessionOptionsSchema } from '../contracts/session.js';
 import { formatZodError } from '../contracts/tool-call.js';
-import { parseRule } from '../workflows/permission-rules.js';
+import { parseRule } from '../contracts/permission-rules.js';
 
 /** Rejects bad session options before a session starts (the workflow tolerates them, but every call would fail). */
 export function validateSessionOptions(options: SessionOptions): SessionOptions {

@@ -52,6 +52,22 @@ export interface ReadyCallPlan {
   cancelSiblingsOnError: boolean;
   /** The tool edits files and its target is inside the session's cwd (what `acceptEdits` allows). */
   editsInsideCwd: boolean;
+  /** What the permission chain needs beyond the rule content (the tool's `permissionFacts`). */
+  permission?: PermissionFacts;
+}
+
+/**
+ * Facts about one call that the permission chain needs beyond its rule content, computed by the tool at Prepare
+ * (`ToolDefinition.permissionFacts`). A tool that throws there gets `{ deny }`: fail closed.
+ */
+export interface PermissionFacts {
+  /** The call must not run whatever rules and modes say (deny wins; e.g. a cloud-metadata address). */
+  deny?: { reason: string };
+  /**
+   * A strong ask, like an ask rule: no allow rule, remembered approval, hook allow or mode lifts it (protected paths
+   * such as `.git/**`, a loopback address). `dontAsk` turns it into a deny; `bypassPermissions` still allows.
+   */
+  strongAsk?: { reason: string };
 }
 
 /** What the PreToolUse hooks decided for one call, combined (deny > ask > allow). */

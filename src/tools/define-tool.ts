@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { InterruptBehavior, SideEffectScope } from '../contracts/call-plan.js';
+import type { InterruptBehavior, PermissionFacts, SideEffectScope } from '../contracts/call-plan.js';
 import type { ResultBudgetPolicy, ToolDisplay, TurnControl } from '../contracts/tool-result.js';
-import type { ArtifactStore } from '../activities/artifact-store.js';
-import type { PersistedOutputEnvelopeInput } from '../activities/persisted-output.js';
+import type { ArtifactStore } from '../contracts/artifact-store.js';
+import type { PersistedOutputEnvelopeInput } from '../contracts/persisted-output.js';
 
 /** How long a call may run (seed 000 `resolveTimeoutMs`). */
 export interface TimeoutPolicy {
@@ -138,6 +138,11 @@ export interface ToolDefinition<Input> {
    * without a preview.
    */
   prepareApproval?(input: Input, context: ToolPrepareContext): Promise<{ preview?: string; narrowToAllow?: boolean }> | { preview?: string; narrowToAllow?: boolean };
+  /**
+   * Facts for the permission chain beyond `ruleContent` (see `PermissionFacts`), from the resolved input. Runs at
+   * Prepare, just before the call's group; if it throws, the call is denied (fail closed).
+   */
+  permissionFacts?(input: Input, context: ToolPrepareContext): PermissionFacts | Promise<PermissionFacts>;
   /** One line for the Web UI, after the tool name: `Bash: npm test`. */
   summarize?(input: Input): string;
   /** Semantic checks after the schema; a failure is a `<tool_use_error>` for the model. */

@@ -23,7 +23,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
-import { parseRule } from '../workflows/permission-rules.js';
+import { parseRule } from '../contracts/permission-rules.js';
 import { defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
 import { checkToolPath, isInside, resolveToolPath } from './paths.js';

@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { parseRule, ruleMatches } from '../workflows/permission-rules.js';
+import { parseRule, ruleMatches } from '../contracts/permission-rules.js';
 
 /** Absolute path of a tool's path argument: absolute as given, or relative to the session's cwd. */
 export function resolveToolPath(cwd: string, filePath: string): string {

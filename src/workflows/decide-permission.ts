@@ -1,6 +1,7 @@
+import type { PermissionFacts } from '../contracts/call-plan.js';
 import type { PermissionMode } from '../contracts/session.js';
-import type { ParsedRule, RuleSubject } from './permission-rules.js';
-import { findMatchingRule } from './permission-rules.js';
+import type { ParsedRule, RuleSubject } from '../contracts/permission-rules.js';
+import { findMatchingRule } from '../contracts/permission-rules.js';
 
 export type HookPermissionDecision = 'allow' | 'deny' | 'ask';
 
@@ -25,13 +26,15 @@ export interface PermissionInput {
   hook?: { decision: HookPermissionDecision; reason?: string };
   /** The tool's `prepareApproval` narrowed a default ask to allow. */
   toolNarrowedToAllow?: boolean;
+  /** What the tool found about this call (`ToolDefinition.permissionFacts`). */
+  facts?: PermissionFacts;
 }
 
 /**
  * The permission decision chain (seed 000 permission-flow, seed 001 §4.4.4), deny wins throughout:
- * 1. a deny rule, then a hook's deny, deny;
+ * 1. a deny rule, then a hook's deny, then the tool's `deny` fact, deny;
  * 2. `plan` mode denies anything that is not read-only; `bypassPermissions` allows the rest;
- * 3. an explicit ask rule or the tool's `alwaysAsk` asks (a strong ask: no hook allow, remembered allow or
+ * 3. an explicit ask rule, the tool's `alwaysAsk` or a `strongAsk` fact asks (a strong ask: no hook allow, remembered allow or
  *    `prepareApproval` removes it);
  * 4. an allow rule, then a remembered `allow_always`, allow;
  * 5. the mode: read-only calls are allowed; `acceptEdits` allows file edits inside cwd; everything else asks
@@ -44,6 +47,7 @@ export function decidePermission(input: PermissionInput): PermissionDecision {
   const denyRule = findMatchingRule(rules.deny, subject);
   if (denyRule !== undefined) return { behavior: 'deny', source: 'rule', reason: `Permission to use ${subject.toolName} was denied by the rule ${denyRule.source}.` };
   if (hook?.decision === 'deny') return { behavior: 'deny', source: 'hook', reason: hook.reason ?? 'Blocked by PreToolUse hook' };
+  if (input.facts?.deny !== undefined) return { behavior: 'deny', source: 'tool', reason: input.facts.deny.reason };
   if (mode === 'plan' && !input.readOnly) {
     return { behavior: 'deny', source: 'mode', reason: `${subject.toolName} was denied: the session is in plan mode, which allows only read-only tools.` };
   }
@@ -64,6 +68,7 @@ function baseDecision(input: PermissionInput): PermissionDecision {
   const askRule = findMatchingRule(rules.ask, subject);
   if (askRule !== undefined) return { behavior: 'ask', source: 'rule', reason: `The rule ${askRule.source} requires approval.` };
   if (input.alwaysAsk) return { behavior: 'ask', source: 'tool', reason: `${subject.toolName} always asks for approval.` };
+  if (input.facts?.strongAsk !== undefined) return { behavior: 'ask', source: 'tool', reason: input.facts.strongAsk.reason };
   const allowRule = findMatchingRule(rules.allow, subject);
   if (allowRule !== undefined) return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
   const remembered = findMatchingRule(input.remembered, subject);

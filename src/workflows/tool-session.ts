@@ -49,8 +49,8 @@ import { applyAggregateBudget } from './aggregate-budget.js';
 import { decidePermission } from './decide-permission.js';
 import { EventLog } from './event-log.js';
 import { groupCalls } from './group-calls.js';
-import { parseRule } from './permission-rules.js';
-import type { ParsedRule } from './permission-rules.js';
+import { parseRule } from '../contracts/permission-rules.js';
+import type { ParsedRule } from '../contracts/permission-rules.js';
 import { resultsInOrder, startableCalls } from './streaming-turn.js';
 import type { StreamingCall } from './streaming-turn.js';
 
@@ -797,6 +797,7 @@ class Session {
       alwaysAsk: plan.alwaysAsk,
       ...(plan.hook?.decision === undefined ? {} : { hook: { decision: plan.hook.decision, ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }) } }),
       ...(plan.approval?.narrowToAllow === true ? { toolNarrowedToAllow: true } : {}),
+      ...(plan.permission === undefined ? {} : { facts: plan.permission }),
     });
 
     if (decision.behavior === 'deny') return denied(decision.reason, decision.source, 0);

@@ -28,7 +28,7 @@ export function uniqueName(prefix: string): string {
 }
 
 import { scratchDir } from './scratch.js';
-import { FileArtifactStore } from '../../src/activities/artifact-store.js';
+import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
 
 export { scratchDir };
 

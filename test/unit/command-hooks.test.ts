@@ -1,14 +1,9 @@
 import { chmod, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  commandHooks,
-  hookSettingsSchema,
-  loadHookSettings,
-  mergeHookSettings,
-  runCommandHook,
-} from '../../src/activities/command-hooks.js';
-import type { HookEventName, HookSettings } from '../../src/activities/command-hooks.js';
+import { commandHooks, loadHookSettings, runCommandHook } from '../../src/activities/command-hooks.js';
+import { hookSettingsSchema, mergeHookSettings } from '../../src/contracts/hook-settings.js';
+import type { HookEventName, HookSettings } from '../../src/contracts/hook-settings.js';
 import { hookMatches } from '../../src/activities/hooks.js';
 import type { PreToolUseHookInput } from '../../src/activities/hooks.js';
 import { scratchDir } from '../support/scratch.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RuleSyntaxError, globToRegExp, parseRule, ruleMatches } from '../../src/workflows/permission-rules.js';
-import type { RuleSubject } from '../../src/workflows/permission-rules.js';
+import { RuleSyntaxError, globToRegExp, parseRule, ruleMatches } from '../../src/contracts/permission-rules.js';
+import type { RuleSubject } from '../../src/contracts/permission-rules.js';
 
 const cwd = '/work/project';
 const bash = (command: string): RuleSubject => ({ toolName: 'Bash', content: command, contentKind: 'command', cwd });

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileArtifactStore } from '../../src/activities/artifact-store.js';
-import type { ArtifactStore } from '../../src/activities/artifact-store.js';
+import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
+import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { cutUtf8, serializeOutput } from '../../src/activities/serialize-output.js';
 import type { ResultBudget } from '../../src/tools/define-tool.js';
 import { scratchDir } from '../support/scratch.js';

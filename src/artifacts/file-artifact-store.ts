@@ -2,25 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-
-export const ARTIFACT_URI_SCHEME = 'switchyard-artifact:';
-
-export interface StoredArtifact {
-  /** `switchyard-artifact://<session>/<id>`. */
-  uri: string;
-  /** Where the bytes are, for the `<persisted-output>` envelope. */
-  path: string;
-  bytes: number;
-}
-
-/** Where full tool outputs live outside Temporal history (claim check). Replace it to share one store between hosts. */
-export interface ArtifactStore {
-  /** Stores text, or moves a spool file the tool wrote. */
-  put(options: { sessionId: string; callId: string; content: string } | { sessionId: string; callId: string; file: string }): Promise<StoredArtifact>;
-  read(uri: string): Promise<string>;
-  /** The path of an artifact; throws for a malformed or foreign URI. */
-  locate(uri: string): string;
-}
+import { ARTIFACT_URI_SCHEME } from '../contracts/artifact-store.js';
+import type { ArtifactStore, StoredArtifact } from '../contracts/artifact-store.js';
 
 /** `SWITCHYARD_DATA_DIR`, else `$XDG_DATA_HOME/switchyard`, else `~/.local/share/switchyard`. */
 export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {

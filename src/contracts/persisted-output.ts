@@ -1,4 +1,4 @@
-import { PERSISTED_PREVIEW_CHARS } from '../contracts/defaults.js';
+import { PERSISTED_PREVIEW_CHARS } from './defaults.js';
 
 export const PERSISTED_OUTPUT_OPEN_TAG = '<persisted-output>';
 export const PERSISTED_OUTPUT_CLOSE_TAG = '</persisted-output>';
