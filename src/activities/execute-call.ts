@@ -25,6 +25,8 @@ export interface ExecuteCallInput {
   turnId: string;
   plan: ReadyCallPlan;
   sessionState: Record<string, unknown>;
+  /** The session's deny rules (see `ToolPrepareContext.denyRules`). */
+  denyRules?: string[];
   /** The session's own command hooks (`SessionOptions.hooks`), for PostToolUse / PostToolUseFailure. */
   sessionHooks?: Record<string, unknown>;
 }
@@ -152,6 +154,7 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
       progress = text;
     },
     sessionState: request.sessionState,
+    denyRules: request.denyRules ?? [],
     attempt,
     deadline,
     artifacts: dependencies.artifacts,

@@ -44,6 +44,8 @@ export interface PrepareTurnInput {
   sessionHooks?: Record<string, unknown>;
   /** The session's allow rules (file tools may use paths outside cwd that these name explicitly). */
   allowRules?: string[];
+  /** The session's deny rules (reading tools skip files a `Read(...)` deny rule names). */
+  denyRules?: string[];
 }
 
 export interface PreparedTurn {
@@ -112,7 +114,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     /** Plans every call of a turn in one round trip: lookup, validation, resolution, flags, digest, deadline. */
     async prepareTurn(input: PrepareTurnInput): Promise<PreparedTurn> {
       const cwd = cwdOf(input.cwd);
-      const context = { sessionId: input.sessionId, cwd, allowRules: input.allowRules ?? [] };
+      const context = { sessionId: input.sessionId, cwd, allowRules: input.allowRules ?? [], denyRules: input.denyRules ?? [] };
       const onHookError = (error: unknown, toolName: string): void =>
         dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
       const hooks = await hooksFor(cwd, input.sessionHooks);

@@ -40,6 +40,11 @@ export interface ToolPrepareContext {
    * when one of them names it explicitly (see `checkToolPath`).
    */
   allowRules: readonly string[];
+  /**
+   * The session's deny rules (`Read(.env)`): tools that read many files (Grep, Glob) skip what a `Read(...)` deny rule
+   * names, so one read confinement holds for every reading tool.
+   */
+  denyRules: readonly string[];
 }
 
 /** What a tool's `execute` receives. */

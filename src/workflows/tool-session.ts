@@ -450,7 +450,7 @@ class Session {
       return;
     }
     try {
-      const prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls: added.map((entry) => entry.call), allowRules: this.#options.rules?.allow ?? [], ...this.#sessionHooksInput() });
+      const prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls: added.map((entry) => entry.call), allowRules: this.#options.rules?.allow ?? [], denyRules: this.#options.rules?.deny ?? [], ...this.#sessionHooksInput() });
       turn.cwd ??= prepared.cwd;
       turn.maxConcurrency ??= this.#options.maxConcurrency ?? prepared.defaultMaxConcurrency;
       this.#searchAttributeAvailable = prepared.pendingApprovalsSearchAttribute;
@@ -614,7 +614,7 @@ class Session {
 
     let prepared: PreparedTurn;
     try {
-      prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls, allowRules: this.#options.rules?.allow ?? [], ...this.#sessionHooksInput() });
+      prepared = await prepareTurn({ sessionId: this.#sessionId, cwd: this.#options.cwd, calls, allowRules: this.#options.rules?.allow ?? [], denyRules: this.#options.rules?.deny ?? [], ...this.#sessionHooksInput() });
     } catch (error) {
       if (isCancellation(error)) return failAll(texts.turnInterrupted(current.interrupted?.reason), errorCodes.cancelled, 'cancelled');
       // The worker could not plan the turn: every call gets an error result instead of a failed workflow task.
@@ -973,7 +973,7 @@ class Session {
   async #execute(turnId: string, cwd: string, plan: ReadyCallPlan, siblings: SiblingGroup): Promise<CallOutcome> {
     const { executeCall } = proxyActivities<Activities>(executeCallOptions(plan, this.#options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
     const run = (): Promise<CallOutcome> =>
-      executeCall({ sessionId: this.#sessionId, cwd, turnId, plan, sessionState: this.#sessionState, ...(this.#options.hooks === undefined ? {} : { sessionHooks: this.#options.hooks }) });
+      executeCall({ sessionId: this.#sessionId, cwd, turnId, plan, sessionState: this.#sessionState, denyRules: this.#options.rules?.deny ?? [], ...(this.#options.hooks === undefined ? {} : { sessionHooks: this.#options.hooks }) });
     // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.
     const scope = plan.interruptBehavior === 'block' ? undefined : new CancellationScope();
     if (scope !== undefined) siblings.add(plan, scope);

@@ -13,6 +13,7 @@ export function toolContext(overrides: Partial<ToolExecutionContext> & { cwd: st
     deadline: { remainingMs: () => undefined, activeMs: 0, queuedMs: 0 },
     admit: (_gate, work) => work(),
     artifacts: undefined,
+    denyRules: [],
     ...overrides,
   };
 }

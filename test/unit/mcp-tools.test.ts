@@ -46,7 +46,7 @@ function harness(tools: readonly Tool[]) {
     return found;
   };
   const prepare = (name: string, input: unknown): Promise<CallPlan> =>
-    prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd: repoRoot, allowRules: [] } });
+    prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd: repoRoot, allowRules: [], denyRules: [] } });
   const ready = async (name: string, input: unknown): Promise<ReadyCallPlan> => {
     const plan = await prepare(name, input);
     if (plan.kind !== 'ready') throw new Error(`expected a ready plan for ${name}, got ${JSON.stringify(plan)}`);

@@ -22,7 +22,7 @@ describe('Read and the front of the pipeline', () => {
     await writeFile(path.join(outside, 'secret.txt'), 'secret');
     await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'));
   });
-  const prepare = (input: unknown, name = 'Read') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [] } });
+  const prepare = (input: unknown, name = 'Read') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
   const execute = async (plan: ReadyCallPlan) =>
     readTool.execute(plan.input, toolContext({ cwd }));
 
@@ -85,7 +85,7 @@ describe('paths outside cwd', () => {
     const outside = await scratchDir();
     await writeFile(path.join(outside, 'shared.txt'), 'shared\n');
     const target = path.join(outside, 'shared.txt');
-    const plan = (allowRules: string[]) => prepareCall({ registry, call: { id: 'c', name: 'Read', input: { file_path: target } }, context: { sessionId: 's', cwd, allowRules } });
+    const plan = (allowRules: string[]) => prepareCall({ registry, call: { id: 'c', name: 'Read', input: { file_path: target } }, context: { sessionId: 's', cwd, allowRules, denyRules: [] } });
     expect((await plan([])).kind).toBe('rejected');
     expect((await plan(['Read'])).kind).toBe('rejected');
     expect((await plan(['Write(' + outside + '/**)'])).kind).toBe('rejected');

@@ -7,7 +7,7 @@ import { toolContext } from '../support/tool-context.js';
 
 describe('the README custom tool example', () => {
   const registry = new ToolRegistry([wordCountTool]);
-  const prepare = (input: unknown) => prepareCall({ registry, call: { id: 'c', name: 'WordCount', input }, context: { sessionId: 's', cwd: '/tmp', allowRules: [] } });
+  const prepare = (input: unknown) => prepareCall({ registry, call: { id: 'c', name: 'WordCount', input }, context: { sessionId: 's', cwd: '/tmp', allowRules: [], denyRules: [] } });
 
   it('plans a concurrent, read-only call and counts words', async () => {
     const plan = await prepare({ text: 'three little words' });

@@ -9,7 +9,7 @@ import { toolContext } from '../support/tool-context.js';
 
 const registry = new ToolRegistry([todoWriteTool, submitResultTool]);
 const cwd = '/nonexistent-cwd';
-const prepare = (name: string, input: unknown) => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [] } });
+const prepare = (name: string, input: unknown) => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
 const rejectedContent = (plan: Awaited<ReturnType<typeof prepare>>): string => (plan.kind === 'rejected' ? plan.modelContent : `not rejected: ${JSON.stringify(plan)}`);
 
 describe('TodoWrite', () => {

@@ -129,7 +129,7 @@ describe('WebFetch', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const prepare = (input: unknown, name = 'WebFetch') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [] } });
+  const prepare = (input: unknown, name = 'WebFetch') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
   const fetchUrl = async (url: string, prompt?: string): Promise<ToolOutputObject> =>
     (await webFetchTool.execute(prompt === undefined ? { url } : { url, prompt }, toolContext({ cwd }))) as ToolOutputObject;
 
@@ -170,7 +170,7 @@ describe('WebFetch', () => {
       expect(plan.kind === 'rejected' && plan.modelContent, url).toMatch(message);
       expect(plan.kind === 'rejected' && plan.modelContent, url).not.toContain('secret');
     }
-    expect(await webFetchTool.validateInput?.({ url: 'ftp://127.0.0.1/' }, { sessionId: 's', cwd, allowRules: [] })).toMatchObject({ ok: false, errorCode: 'unsupported_scheme' });
+    expect(await webFetchTool.validateInput?.({ url: 'ftp://127.0.0.1/' }, { sessionId: 's', cwd, allowRules: [], denyRules: [] })).toMatchObject({ ok: false, errorCode: 'unsupported_scheme' });
   });
 
   it('extracts the text of an HTML page, behind a header', async () => {
