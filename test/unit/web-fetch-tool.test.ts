@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareCall } from '../../src/activities/prepare-turn.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
@@ -88,6 +89,12 @@ describe('WebFetch', () => {
         }
         case '/to-file':
           response.writeHead(302, { location: 'file:///etc/passwd' }).end();
+          return;
+        case '/gzip':
+          response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('compressed words'));
+          return;
+        case '/brotli':
+          response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' }).end(brotliCompressSync('brotli words'));
           return;
         case '/missing':
           response.writeHead(404, { 'content-type': 'text/plain' }).end('nothing here');
@@ -196,6 +203,11 @@ describe('WebFetch', () => {
     const error: unknown = await fetchUrl(`${base}/to-file`).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'ToolUseError', code: 'redirect_refused' });
     expect((error as Error).message).toBe(`Refused the redirect from ${base}/to-file to file:///etc/passwd: WebFetch follows only http and https URLs`);
+  });
+
+  it('decompresses gzip and brotli bodies', async () => {
+    expect((await fetchUrl(`${base}/gzip`)).content).toMatch(/\n\ncompressed words$/);
+    expect((await fetchUrl(`${base}/brotli`)).content).toMatch(/\n\nbrotli words$/);
   });
 
   it('returns a non-2xx page as an error result with errorCode http_status', async () => {
