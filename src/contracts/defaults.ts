@@ -55,3 +55,13 @@ export const DISPLAY_LIMITS = { fileDiffHunks: 8, fileDiffLines: 160, bashOutput
 
 /** Events kept in one run before the session continues as new even if Temporal has not suggested it. */
 export const DEFAULT_CONTINUE_AS_NEW_EVENTS = 2_000;
+
+/**
+ * Bash resource limits (issue 10). `spoolBytes`: output bytes (stdout and stderr together) one Bash call may write
+ * to its spool file; at the cap its process group is killed and the result says so. Env
+ * `SWITCHYARD_BASH_MAX_SPOOL_BYTES` overrides.
+ */
+export const BASH_LIMITS = { spoolBytes: 64 * 1024 * 1024 } as const;
+
+/** Artifact retention (issue 10): `switchyard artifacts prune` deletes session artifact directories idle this long. */
+export const ARTIFACT_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000 } as const;

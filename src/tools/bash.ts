@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
+import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
 import { commandPrefix, isReadOnlyCommand } from './bash-classifier.js';
 import { defineTool } from './define-tool.js';
+import { childEnvironment } from './environment-policy.js';
 import type { ToolOutputObject } from './define-tool.js';
 
 /** Bytes of each stream's tail kept in memory for the display; the whole output goes to a spool file. */
@@ -16,6 +17,8 @@ const DISPLAY_TAIL_BYTES = 150_000;
 const MODEL_TAIL_BYTES = 64 * 1024;
 /** After SIGTERM, the process group gets SIGKILL this long later. */
 const KILL_GRACE_MS = 2_000;
+/** Characters of the model's `description` shown after the command in the summary. */
+const SUMMARY_DESCRIPTION_CHARS = 60;
 
 function envMs(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -23,6 +26,23 @@ function envMs(name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
   return value;
+}
+
+/** `SWITCHYARD_BASH_MAX_SPOOL_BYTES`, else `BASH_LIMITS.spoolBytes`; read per call, so a worker's env change applies. */
+function spoolLimitBytes(): number {
+  const raw = process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
+  if (raw === undefined || raw === '') return BASH_LIMITS.spoolBytes;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`SWITCHYARD_BASH_MAX_SPOOL_BYTES must be a positive integer number of bytes, got "${raw}"`);
+  return value;
+}
+
+/** The command a human approves comes first; the model's description is only a hint after it. */
+function summarizeCommand(input: { command: string; description?: string | undefined }): string {
+  const description = input.description?.trim() ?? '';
+  if (description === '') return input.command;
+  const clipped = description.length > SUMMARY_DESCRIPTION_CHARS ? `${description.slice(0, SUMMARY_DESCRIPTION_CHARS - 1)}…` : description;
+  return `${input.command} (${clipped})`;
 }
 
 /** Keeps the last `limit` bytes of a stream. */
@@ -82,9 +102,10 @@ export const bashTool = defineTool({
   ruleKind: 'command',
   ruleContent: (input) => input.command,
   rememberRule: (input) => `Bash(${commandPrefix(input.command)}:*)`,
-  summarize: (input) => input.description ?? input.command,
+  summarize: summarizeCommand,
   async execute(input, context) {
     const timeoutMs = Math.min(input.timeout ?? envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs));
+    const spoolLimit = spoolLimitBytes();
     const spoolPath = path.join(os.tmpdir(), `switchyard-bash-${randomUUID()}.out`);
     const spool = createWriteStream(spoolPath);
     const combined = new TailBuffer(MODEL_TAIL_BYTES);
@@ -98,7 +119,9 @@ export const bashTool = defineTool({
       buffer: false,
       stdin: 'ignore',
       reject: false,
-      env: { SWITCHYARD_SESSION_ID: context.sessionId },
+      // Only what the environment policy lets through: worker secrets stay out of `env` and /proc/self/environ.
+      extendEnv: false,
+      env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId },
     });
     let killTimer: NodeJS.Timeout | undefined;
     const terminate = (): void => {
@@ -111,11 +134,41 @@ export const bashTool = defineTool({
       terminate();
     }, timeoutMs);
     context.signal.addEventListener('abort', terminate, { once: true });
+    // The spool file is written no faster than the disk takes it: the pipes pause until it drains.
+    let paused = false;
+    const resume = (): void => {
+      paused = false;
+      child.stdout?.resume();
+      child.stderr?.resume();
+    };
+    let spoolError: Error | undefined;
+    spool.on('error', (error) => {
+      spoolError = error;
+      resume();
+      terminate();
+    });
+    let outputCapped = false;
     const onData = (buffer: TailBuffer) => (chunk: Buffer) => {
-      buffer.push(chunk);
-      combined.push(chunk);
-      spool.write(chunk);
-      context.reportProgress(combined.text().slice(-2_000));
+      if (outputCapped || spoolError !== undefined) return;
+      const room = spoolLimit - combined.total;
+      const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+      if (part.length > 0) {
+        buffer.push(part);
+        combined.push(part);
+        if (!spool.write(part) && !paused) {
+          paused = true;
+          child.stdout?.pause();
+          child.stderr?.pause();
+          spool.once('drain', resume);
+        }
+        context.reportProgress(combined.text().slice(-2_000));
+      }
+      if (chunk.length > room) {
+        // At the cap: stop the command; what it still prints is dropped, and the pipes drain so it can end.
+        outputCapped = true;
+        resume();
+        terminate();
+      }
     };
     child.stdout?.on('data', onData(stdout));
     child.stderr?.on('data', onData(stderr));
@@ -130,23 +183,26 @@ export const bashTool = defineTool({
       clearTimeout(timer);
       killGroup(child.pid, 'SIGKILL');
       const result = await child;
+      if (spoolError !== undefined) throw new Error(`Could not write the output spool file ${spoolPath}: ${spoolError.message}`, { cause: spoolError });
       await new Promise<void>((resolve, reject) => spool.end((error?: Error | null) => (error ? reject(error) : resolve())));
       if (context.signal.aborted) throw context.signal.reason instanceof Error ? context.signal.reason : new Error('cancelled');
       const exitCode = result.exitCode ?? null;
-      const status = timedOut
-        ? `Command timed out after ${timeoutMs}ms and was killed.`
-        : exitCode === 0
-          ? undefined
-          : exitCode === null
-            ? `Command was killed by ${result.signal ?? 'a signal'}.`
-            : `Exit code ${exitCode}`;
+      const status = outputCapped
+        ? `Output exceeded the limit of ${spoolLimit} bytes for one Bash call (SWITCHYARD_BASH_MAX_SPOOL_BYTES); the command was stopped.`
+        : timedOut
+          ? `Command timed out after ${timeoutMs}ms and was killed.`
+          : exitCode === 0
+            ? undefined
+            : exitCode === null
+              ? `Command was killed by ${result.signal ?? 'a signal'}.`
+              : `Exit code ${exitCode}`;
       const text = combined.text();
       const output: ToolOutputObject = {
         content: status === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${status}`,
         isError: status !== undefined,
         display: { type: 'bash_output', stdout: stdout.text(), stderr: stderr.text(), exitCode, truncated: stdout.truncated || stderr.truncated },
       };
-      if (status !== undefined) output.errorCode = timedOut ? 'command_timeout' : 'exit_code';
+      if (status !== undefined) output.errorCode = outputCapped ? 'output_limit' : timedOut ? 'command_timeout' : 'exit_code';
       if (combined.truncated) output.spool = { path: spoolPath, bytes: combined.total };
       else await rm(spoolPath, { force: true });
       return output;

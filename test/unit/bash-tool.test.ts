@@ -1,6 +1,7 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BASH_LIMITS, RESULT_BUDGETS } from '../../src/contracts/defaults.js';
 import { bashTool } from '../../src/tools/bash.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { scratchDir } from '../support/scratch.js';
@@ -41,7 +42,13 @@ describe('Bash (real processes)', () => {
 
   it('keeps memory bounded for endless output and kills it at its own timeout', async () => {
     const before = process.memoryUsage().rss;
-    const output = await run('yes', { timeout: 1_500 });
+    // A cap above what `yes` writes in 1.5 s, so the timeout stops it (the cap has its own tests below).
+    const savedCap = process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
+    process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = String(4 * 1024 * 1024 * 1024);
+    const output = await run('yes', { timeout: 1_500 }).finally(() => {
+      if (savedCap === undefined) delete process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
+      else process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = savedCap;
+    });
     expect(output.isError).toBe(true);
     expect(output.content).toMatch(/Command timed out after 1500ms and was killed\.$/);
     expect(Buffer.byteLength(output.content)).toBeLessThan(70 * 1024);
@@ -83,5 +90,88 @@ describe('Bash (real processes)', () => {
     expect(concurrentSafe({ command: 'git log --oneline | head -5' })).toBe(true);
     expect(concurrentSafe({ command: 'npm install' })).toBe(false);
     expect(bashTool.rememberRule?.({ command: 'npm run test -- --watch' })).toBe('Bash(npm run test:*)');
+  });
+});
+
+describe('Bash environment policy (issue 10, item 8)', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+    Object.assign(process.env, saved);
+  });
+
+  it('hides worker secrets from `env` and /proc/self/environ, and keeps PATH and ordinary variables', async () => {
+    process.env.MY_API_KEY = 'sekrit-key';
+    process.env.GITHUB_TOKEN = 'sekrit-token';
+    process.env.db_password = 'sekrit-password';
+    process.env.AWS_SECRET_ACCESS_KEY = 'sekrit-aws';
+    process.env.GOOGLE_APPLICATION_CREDENTIALS = '/sekrit/creds.json';
+    process.env.ORDINARY_SETTING = 'visible';
+    const output = await run('env; tr "\\0" "\\n" < /proc/self/environ');
+    expect(output.content).not.toContain('sekrit');
+    expect(output.content).toContain('ORDINARY_SETTING=visible');
+    expect(output.content).toContain(`PATH=${process.env.PATH}`);
+    expect(output.content).toContain('SWITCHYARD_SESSION_ID=s');
+  });
+
+  it('lets the worker pass a secret on with SWITCHYARD_ENV_INCLUDE and drop more with SWITCHYARD_ENV_EXCLUDE', async () => {
+    process.env.NPM_TOKEN = 'npm-token-value';
+    process.env.GITHUB_TOKEN = 'github-token-value';
+    process.env.INTERNAL_URL = 'internal-url-value';
+    process.env.SWITCHYARD_ENV_INCLUDE = 'NPM_*';
+    process.env.SWITCHYARD_ENV_EXCLUDE = 'INTERNAL_*';
+    const output = await run('env');
+    expect(output.content).toContain('NPM_TOKEN=npm-token-value');
+    expect(output.content).not.toContain('github-token-value');
+    expect(output.content).not.toContain('internal-url-value');
+  });
+});
+
+describe('Bash spool cap (issue 10, item 9)', () => {
+  const saved = process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
+    else process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = saved;
+  });
+
+  it('stops `cat /dev/zero` at the cap, kills its process group and says so', async () => {
+    process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = String(2 * 1024 * 1024);
+    const started = Date.now();
+    const output = await run('cat /dev/zero', { timeout: 60_000 });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(output).toMatchObject({ isError: true, errorCode: 'output_limit' });
+    expect(output.content).toMatch(/Output exceeded the limit of 2097152 bytes for one Bash call \(SWITCHYARD_BASH_MAX_SPOOL_BYTES\); the command was stopped\.$/);
+    expect(output.spool?.bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+    if (output.spool !== undefined) {
+      expect((await stat(output.spool.path)).size).toBeLessThanOrEqual(2 * 1024 * 1024);
+      await rm(output.spool.path);
+    }
+  });
+
+  it('kills children that keep writing after the shell is stopped', async () => {
+    process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = String(1024 * 1024);
+    const cwd = await scratchDir();
+    const output = await run('(yes & echo $! > child.pid; wait)', { cwd, timeout: 60_000 });
+    expect(output.errorCode).toBe('output_limit');
+    const pid = Number(await readFile(path.join(cwd, 'child.pid'), 'utf8'));
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive(pid)).toBe(false);
+    if (output.spool !== undefined) await rm(output.spool.path);
+  });
+
+  it('has a named default and rejects a bad SWITCHYARD_BASH_MAX_SPOOL_BYTES', async () => {
+    expect(BASH_LIMITS.spoolBytes).toBeGreaterThanOrEqual(RESULT_BUDGETS.Bash.maxModelBytes);
+    process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = 'lots';
+    await expect(run('echo hi')).rejects.toThrow(/SWITCHYARD_BASH_MAX_SPOOL_BYTES must be a positive integer/);
+  });
+});
+
+describe('Bash summary (issue 10, item 11)', () => {
+  it('shows the command a human approves, with the model\'s description after it, clipped', () => {
+    expect(bashTool.summarize?.({ command: 'rm -rf build', description: 'List files' })).toBe('rm -rf build (List files)');
+    expect(bashTool.summarize?.({ command: 'ls' })).toBe('ls');
+    const long = bashTool.summarize?.({ command: 'curl x | sh', description: 'x'.repeat(500) }) ?? '';
+    expect(long.startsWith('curl x | sh (')).toBe(true);
+    expect(long.length).toBeLessThan(120);
   });
 });

@@ -1,0 +1,63 @@
+/**
+ * Which worker environment variables a child process (Bash, command hooks) inherits. The worker's environment
+ * holds its secrets (API keys, cloud credentials); a model-chosen command must not be able to print them with
+ * `env` or `/proc/self/environ`. Anchored on codex's default shell environment policy, which drops `*KEY*`,
+ * `*SECRET*`, `*TOKEN*`; Switchyard adds `*PASSWORD*` and `*CREDENTIAL*`.
+ *
+ * Configured per worker through its environment:
+ * - `SWITCHYARD_ENV_EXCLUDE`: comma-separated name globs to drop as well (e.g. `INTERNAL_*,DATABASE_URL`).
+ * - `SWITCHYARD_ENV_INCLUDE`: comma-separated name globs to pass even though a default pattern matches them
+ *   (e.g. `NPM_TOKEN`; `*` turns the default patterns off). An exclude beats an include.
+ *
+ * Globs match the whole name, case-insensitively; `*` is any run of characters, `?` one character.
+ */
+
+/** Names that look like secrets (codex's defaults plus PASSWORD and CREDENTIAL), dropped unless included. */
+export const SECRET_NAME_PATTERNS: readonly string[] = ['*KEY*', '*SECRET*', '*TOKEN*', '*PASSWORD*', '*CREDENTIAL*'];
+
+export interface EnvironmentPolicy {
+  /** Globs passed even when a default secret pattern matches them. Default: none. */
+  include: readonly string[];
+  /** Globs dropped besides the default secret patterns; they beat `include`. Default: none. */
+  exclude: readonly string[];
+}
+
+function globPattern(glob: string): RegExp {
+  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, 'i');
+}
+
+function globList(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((glob) => glob.trim())
+    .filter((glob) => glob !== '');
+}
+
+/** The policy from `SWITCHYARD_ENV_INCLUDE` and `SWITCHYARD_ENV_EXCLUDE` (comma-separated globs). */
+export function environmentPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): EnvironmentPolicy {
+  return { include: globList(env.SWITCHYARD_ENV_INCLUDE), exclude: globList(env.SWITCHYARD_ENV_EXCLUDE) };
+}
+
+/** Whether a child process may see the variable `name` under `policy`. */
+export function isVariableAllowed(options: { name: string; policy: EnvironmentPolicy }): boolean {
+  const { name, policy } = options;
+  const matches = (globs: readonly string[]): boolean => globs.some((glob) => globPattern(glob).test(name));
+  if (matches(policy.exclude)) return false;
+  if (matches(policy.include)) return true;
+  return !matches(SECRET_NAME_PATTERNS);
+}
+
+/**
+ * The environment a child process starts with: `env` (default the worker's) minus what `policy` (default from
+ * the worker's env) drops. Spawn with `extendEnv: false`, or the dropped variables come back.
+ */
+export function childEnvironment(options: { env?: NodeJS.ProcessEnv; policy?: EnvironmentPolicy } = {}): Record<string, string> {
+  const env = options.env ?? process.env;
+  const policy = options.policy ?? environmentPolicyFromEnv(env);
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && isVariableAllowed({ name, policy })) kept[name] = value;
+  }
+  return kept;
+}
