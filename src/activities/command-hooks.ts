@@ -2,8 +2,9 @@
  * Claude Code–compatible COMMAND hooks: shell commands from settings files, turned into the function hooks of
  * `hooks.ts`. The protocol is Claude Code's, so hook scripts written for Claude Code work unchanged:
  *
- * - The command runs through `/bin/sh -c` in the session directory, in its own process group, with the process
- *   environment plus `SWITCHYARD_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (both the session directory).
+ * - The command runs through `/bin/sh -c` in the session directory, in its own process group, with the worker's
+ *   environment minus what the environment policy drops (`src/tools/environment-policy.ts`: names that look like
+ *   secrets), plus `SWITCHYARD_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (both the session directory).
  * - stdin is one JSON object: `session_id`, `transcript_path` (always `''`: there is no transcript file), `cwd`,
  *   `hook_event_name`, `tool_name`, `tool_input`, `tool_use_id`; PostToolUse adds `tool_response`
  *   (`{ content, isError }`), PostToolUseFailure adds `error` and `is_interrupt`, PermissionRequest adds
@@ -14,13 +15,14 @@
  * - Any other exit code, a timeout, a failure to start, or malformed JSON: the hook throws, which the callers
  *   log and count as no decision. A failing command hook never allows anything.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { HOOK_EVENT_NAMES, hookSettingsSchema, mergeHookSettings } from '../contracts/hook-settings.js';
 import type { CommandHookConfig, HookEventName, HookSettings } from '../contracts/hook-settings.js';
+import { childEnvironment } from '../tools/environment-policy.js';
 import type {
   PermissionRequestHook,
   PermissionRequestHookInput,
@@ -91,16 +93,84 @@ async function readSettingsFile(file: string, onWarning: ((message: string) => v
 }
 
 /**
- * Reads and merges `<userDir>/settings.json` (user level; default `~/.switchyard`) and
- * `<cwd>/.switchyard/settings.json` (project), in that order. A missing file is fine; an unreadable or invalid one
- * is reported through `onWarning` and skipped. Never throws.
+ * Settings files inside a workspace, in merge order: Claude Code's project and local files, then Switchyard's.
+ * The model can write them and a cloned repository can ship them, so their hooks load only when trusted.
  */
-export async function loadHookSettings(options: { cwd: string; userDir?: string; onWarning?: (message: string) => void }): Promise<HookSettings> {
-  const files = [path.resolve(options.userDir ?? path.join(os.homedir(), '.switchyard'), 'settings.json'), path.resolve(options.cwd, '.switchyard', 'settings.json')];
-  // With the session in the home directory, both are one file: read it once.
-  const unique = files.filter((file, index) => files.indexOf(file) === index);
-  const loaded = await Promise.all(unique.map((file) => readSettingsFile(file, options.onWarning)));
-  return mergeHookSettings(...loaded);
+export function workspaceSettingsFiles(cwd: string): string[] {
+  return [path.resolve(cwd, '.claude', 'settings.json'), path.resolve(cwd, '.claude', 'settings.local.json'), path.resolve(cwd, '.switchyard', 'settings.json')];
+}
+
+/** The worker's `SWITCHYARD_TRUSTED_WORKSPACES`: a `:`-separated path list (`~/` is the home directory). */
+export function trustedWorkspacesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.SWITCHYARD_TRUSTED_WORKSPACES ?? '')
+    .split(':')
+    .filter((entry) => entry !== '')
+    .map((entry) => entry.replace(/^~(?=$|\/)/, os.homedir()));
+}
+
+async function realPathOf(file: string): Promise<string | undefined> {
+  return realpath(file).catch(() => undefined);
+}
+
+/** Whether the workspace's real path is one of the trusted real paths or inside one; paths that do not exist trust nothing. */
+export async function isTrustedWorkspace(options: { cwd: string; trustedWorkspaces: readonly string[] }): Promise<boolean> {
+  const workspace = await realPathOf(options.cwd);
+  if (workspace === undefined) return false;
+  for (const entry of options.trustedWorkspaces) {
+    const trusted = await realPathOf(path.resolve(entry));
+    if (trusted === undefined) continue;
+    const relative = path.relative(trusted, workspace);
+    if (relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))) return true;
+  }
+  return false;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return stat(file).then(
+    (stats) => stats.isFile(),
+    () => false,
+  );
+}
+
+export interface LoadedHookSettings {
+  /** The merged settings of every file that was read. */
+  settings: HookSettings;
+  /** Workspace settings files that exist but were not read, because the workspace is not trusted. */
+  untrusted: string[];
+}
+
+/**
+ * Reads and merges `<userDir>/settings.json` (user level; default `~/.switchyard`; always trusted) and, when the
+ * workspace is trusted, its settings files (`workspaceSettingsFiles`), in that order. The workspace is trusted
+ * when `trustWorkspaceSettings` is true (the session option) or its real path is in or under one of
+ * `trustedWorkspaces` (default: the worker's `SWITCHYARD_TRUSTED_WORKSPACES`). Untrusted workspace files are not
+ * read at all, only named in `untrusted`. A missing file is fine; an unreadable or invalid one is reported through
+ * `onWarning` and skipped. Never throws.
+ */
+export async function loadHookSettings(options: {
+  cwd: string;
+  userDir?: string;
+  trustWorkspaceSettings?: boolean;
+  trustedWorkspaces?: readonly string[];
+  onWarning?: (message: string) => void;
+}): Promise<LoadedHookSettings> {
+  const userFile = path.resolve(options.userDir ?? path.join(os.homedir(), '.switchyard'), 'settings.json');
+  const userReal = await realPathOf(userFile);
+  // With the session in the home directory (or a workspace file linked to the user file), both are one file: the
+  // user's own, read once, as user settings.
+  const workspaceFiles: string[] = [];
+  for (const file of workspaceSettingsFiles(options.cwd)) {
+    if (file === userFile) continue;
+    if (userReal !== undefined && (await realPathOf(file)) === userReal) continue;
+    workspaceFiles.push(file);
+  }
+  const trusted =
+    options.trustWorkspaceSettings === true ||
+    (await isTrustedWorkspace({ cwd: options.cwd, trustedWorkspaces: options.trustedWorkspaces ?? trustedWorkspacesFromEnv() }));
+  const files = trusted ? [userFile, ...workspaceFiles] : [userFile];
+  const loaded = await Promise.all(files.map((file) => readSettingsFile(file, options.onWarning)));
+  const untrusted = trusted ? [] : (await Promise.all(workspaceFiles.map(async (file) => ((await isFile(file)) ? [file] : [])))).flat();
+  return { settings: mergeHookSettings(...loaded), untrusted };
 }
 
 export type CommandHookOutcome =
@@ -129,7 +199,8 @@ function clip(text: string, limit = 500): string {
 
 /**
  * Runs one command hook: `/bin/sh -c <command>` in `cwd`, with `input` as JSON on stdin, in its own process group
- * that is killed (SIGKILL) on timeout or abort. `env` adds to (and overrides) the process environment.
+ * that is killed (SIGKILL) on timeout or abort. The environment is the worker's minus what the environment policy
+ * drops; `env` (the worker's own additions) adds to it and overrides it.
  */
 export async function runCommandHook(options: {
   command: string;
@@ -143,7 +214,9 @@ export async function runCommandHook(options: {
   if (signal?.aborted === true) return { kind: 'error', message: 'was cancelled before it started' };
   const child = execa('/bin/sh', ['-c', command], {
     cwd,
-    env: { ...options.env, SWITCHYARD_PROJECT_DIR: cwd, CLAUDE_PROJECT_DIR: cwd },
+    // Without extendEnv, what the policy dropped stays dropped.
+    extendEnv: false,
+    env: { ...childEnvironment(), ...options.env, SWITCHYARD_PROJECT_DIR: cwd, CLAUDE_PROJECT_DIR: cwd },
     detached: true,
     input: JSON.stringify(options.input),
     reject: false,

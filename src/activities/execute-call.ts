@@ -29,6 +29,8 @@ export interface ExecuteCallInput {
   denyRules?: string[];
   /** The session's own command hooks (`SessionOptions.hooks`), for PostToolUse / PostToolUseFailure. */
   sessionHooks?: Record<string, unknown>;
+  /** `SessionOptions.trustWorkspaceSettings`: load hooks from the settings files inside `cwd`. */
+  trustWorkspaceSettings?: boolean;
 }
 
 /** What one execution produced; the workflow adds the timings it measured and the permission wait. */

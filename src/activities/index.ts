@@ -42,6 +42,8 @@ export interface PrepareTurnInput {
   calls: ToolCall[];
   /** The session's own command hooks (`SessionOptions.hooks`). */
   sessionHooks?: Record<string, unknown>;
+  /** `SessionOptions.trustWorkspaceSettings`: load hooks from the settings files inside `cwd`. */
+  trustWorkspaceSettings?: boolean;
   /** The session's allow rules (file tools may use paths outside cwd that these name explicitly). */
   allowRules?: string[];
   /** The session's deny rules (reading tools skip files a `Read(...)` deny rule names). */
@@ -92,22 +94,41 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...(dependencies.onWarning === undefined ? {} : { onWarning: dependencies.onWarning }),
   };
   const warn = (message: string, details: Record<string, unknown> = {}): void => dependencies.onWarning?.(message, details);
+  const reportedUntrusted = new Set<string>();
   /**
-   * The hooks of one session: the worker's function hooks, then command hooks from the user-level and project
-   * settings files and the session's own options. Read on each use, so edited settings apply to the next call.
+   * The hooks of one session: the worker's function hooks, then command hooks from the user-level settings, the
+   * workspace's settings files when trusted, and the session's own options. Read on each use, so edited settings
+   * apply to the next call. `untrustedSettingsFiles`: workspace settings files skipped as untrusted.
    */
-  const hooksFor = async (cwd: string, sessionHooks: Record<string, unknown> | undefined): Promise<SwitchyardHooks> => {
-    if (dependencies.userSettingsDir === false && sessionHooks === undefined) return dependencies.hooks ?? {};
+  const hooksFor = async (options: {
+    cwd: string;
+    sessionHooks: Record<string, unknown> | undefined;
+    trustWorkspaceSettings: boolean | undefined;
+  }): Promise<{ hooks: SwitchyardHooks; untrustedSettingsFiles: string[] }> => {
+    const { cwd, sessionHooks } = options;
+    if (dependencies.userSettingsDir === false && sessionHooks === undefined) return { hooks: dependencies.hooks ?? {}, untrustedSettingsFiles: [] };
     const files = dependencies.userSettingsDir === false
       ? undefined
-      : await loadHookSettings({ cwd, ...(dependencies.userSettingsDir === undefined ? {} : { userDir: dependencies.userSettingsDir }), onWarning: (message) => warn(message) });
+      : await loadHookSettings({
+        cwd,
+        ...(dependencies.userSettingsDir === undefined ? {} : { userDir: dependencies.userSettingsDir }),
+        trustWorkspaceSettings: options.trustWorkspaceSettings === true,
+        onWarning: (message) => warn(message),
+      });
+    const untrustedSettingsFiles = files?.untrusted ?? [];
+    // The worker log hears of each skipped file once; the session reports it as an event.
+    const unreported = untrustedSettingsFiles.filter((file) => !reportedUntrusted.has(file));
+    if (unreported.length > 0) {
+      for (const file of unreported) reportedUntrusted.add(file);
+      warn('workspace settings files not loaded: the workspace is not trusted (session option trustWorkspaceSettings or worker env SWITCHYARD_TRUSTED_WORKSPACES)', { cwd, files: unreported });
+    }
     let session;
     if (sessionHooks !== undefined) {
       const parsed = hookSettingsSchema.safeParse({ hooks: sessionHooks });
       if (parsed.success) session = parsed.data;
       else warn('the session\'s hooks option is invalid; ignored', { error: parsed.error.message });
     }
-    return concatHooks(dependencies.hooks, commandHooks(mergeHookSettings(files, session), { onWarning: warn }));
+    return { hooks: concatHooks(dependencies.hooks, commandHooks(mergeHookSettings(files?.settings, session), { onWarning: warn })), untrustedSettingsFiles };
   };
   const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));
   return {
@@ -117,7 +138,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       const context = { sessionId: input.sessionId, cwd, allowRules: input.allowRules ?? [], denyRules: input.denyRules ?? [] };
       const onHookError = (error: unknown, toolName: string): void =>
         dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
-      const hooks = await hooksFor(cwd, input.sessionHooks);
+      const { hooks } = await hooksFor({ cwd, sessionHooks: input.sessionHooks, trustWorkspaceSettings: input.trustWorkspaceSettings });
       const plans = await Promise.all(input.calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks })));
       return { plans, cwd, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
     },
@@ -125,9 +146,11 @@ export function createActivities(dependencies: ActivityDependencies) {
      * Runs the matching PermissionRequest hooks in order; the first decision wins. A hook that throws is reported
      * and counts as no decision, so the human's answer still decides.
      */
-    async runPermissionRequestHooks(input: PermissionRequestHookInput & { sessionHooks?: Record<string, unknown> }): Promise<PermissionRequestHookResult | null> {
-      const { sessionHooks, ...hookInput } = input;
-      const hooks = await hooksFor(hookInput.cwd, sessionHooks);
+    async runPermissionRequestHooks(
+      input: PermissionRequestHookInput & { sessionHooks?: Record<string, unknown>; trustWorkspaceSettings?: boolean },
+    ): Promise<PermissionRequestHookResult | null> {
+      const { sessionHooks, trustWorkspaceSettings, ...hookInput } = input;
+      const { hooks } = await hooksFor({ cwd: hookInput.cwd, sessionHooks, trustWorkspaceSettings });
       for (const hook of hooks.permissionRequest ?? []) {
         if (!hookMatches(hook.matcher, input.toolName)) continue;
         try {
@@ -141,7 +164,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
-      const hooks = await hooksFor(request.cwd, request.sessionHooks);
+      const { hooks } = await hooksFor({ cwd: request.cwd, sessionHooks: request.sessionHooks, trustWorkspaceSettings: request.trustWorkspaceSettings });
       return executeCall({ dependencies: { ...executeDependencies, hooks }, request });
     },
   };

@@ -32,6 +32,13 @@ export const sessionOptionsSchema = z.object({
    * 'command', command, timeout }] }] }`); they run after the user-level and project settings files' hooks.
    */
   hooks: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Wire contract v1.1: load command hooks from the settings files inside `cwd` (`.switchyard/settings.json`,
+   * `.claude/settings.json`, `.claude/settings.local.json`); default false, because the model can write those files
+   * and a cloned repository can ship them. Set it from the agent builder's own client, never from model output.
+   * The worker's `SWITCHYARD_TRUSTED_WORKSPACES` (a `:`-separated path list) trusts workspaces in or under its paths too.
+   */
+  trustWorkspaceSettings: z.boolean().optional(),
   /** Continue as new after this many events in one run even if Temporal has not suggested it. */
   continueAsNewAfterEvents: z.number().int().positive().optional(),
 });

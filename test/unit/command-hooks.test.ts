@@ -1,7 +1,7 @@
-import { chmod, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { commandHooks, loadHookSettings, runCommandHook } from '../../src/activities/command-hooks.js';
+import { commandHooks, loadHookSettings, runCommandHook, trustedWorkspacesFromEnv } from '../../src/activities/command-hooks.js';
 import { hookSettingsSchema, mergeHookSettings } from '../../src/contracts/hook-settings.js';
 import type { HookEventName, HookSettings } from '../../src/contracts/hook-settings.js';
 import { hookMatches } from '../../src/activities/hooks.js';
@@ -109,7 +109,7 @@ describe('a Claude Code hook script, unchanged', () => {
       }),
     );
     const onWarning = vi.fn();
-    const settings = await loadHookSettings({ cwd, userDir: path.join(cwd, 'no-user-dir'), onWarning });
+    const { settings } = await loadHookSettings({ cwd, userDir: path.join(cwd, 'no-user-dir'), trustWorkspaceSettings: true, onWarning });
     expect(onWarning).not.toHaveBeenCalled();
 
     expect(await runMatchingPreToolUse(settings, preInput(cwd, 'Bash', { command: 'rm -rf /tmp/x' }))).toEqual([
@@ -402,7 +402,7 @@ describe('settings', () => {
     await writeSettings(userDir, { hooks: { PreToolUse: [group('user-pre', 'Bash')], PostToolUse: [group('user-post')] } });
     await writeSettings(path.join(cwd, '.switchyard'), { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'project-pre', timeout: 5 }] }] } });
     const onWarning = vi.fn();
-    expect(await loadHookSettings({ cwd, userDir, onWarning })).toEqual({
+    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning })).settings).toEqual({
       hooks: {
         PreToolUse: [group('user-pre', 'Bash'), { matcher: 'Write', hooks: [{ type: 'command', command: 'project-pre', timeout: 5 }] }],
         PostToolUse: [group('user-post')],
@@ -414,7 +414,7 @@ describe('settings', () => {
   it('is fine with missing files', async () => {
     const cwd = await tempDir();
     const onWarning = vi.fn();
-    expect(await loadHookSettings({ cwd, userDir: path.join(cwd, 'nowhere'), onWarning })).toEqual({ hooks: {} });
+    expect(await loadHookSettings({ cwd, userDir: path.join(cwd, 'nowhere'), trustWorkspaceSettings: true, onWarning })).toEqual({ settings: { hooks: {} }, untrusted: [] });
     expect(onWarning).not.toHaveBeenCalled();
   });
 
@@ -424,14 +424,14 @@ describe('settings', () => {
     await writeSettings(userDir, '{ "hooks": { "PreToolUse": [ ');
     await writeSettings(path.join(cwd, '.switchyard'), { hooks: { PreToolUse: [group('project-pre')] } });
     const onWarning = vi.fn();
-    expect(await loadHookSettings({ cwd, userDir, onWarning })).toEqual({ hooks: { PreToolUse: [group('project-pre')] } });
+    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning })).settings).toEqual({ hooks: { PreToolUse: [group('project-pre')] } });
     expect(onWarning).toHaveBeenCalledTimes(1);
     expect(onWarning).toHaveBeenCalledWith(expect.stringContaining(`Ignoring hook settings ${path.join(userDir, 'settings.json')}: invalid JSON`));
 
     await writeSettings(userDir, { hooks: { PreToolUse: [group('user-pre')] } });
     await writeSettings(path.join(cwd, '.switchyard'), { hooks: { PreToolUse: [{ hooks: [{ type: 'command', timeout: 'soon' }] }] } });
     onWarning.mockClear();
-    expect(await loadHookSettings({ cwd, userDir, onWarning })).toEqual({ hooks: { PreToolUse: [group('user-pre')] } });
+    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning })).settings).toEqual({ hooks: { PreToolUse: [group('user-pre')] } });
     expect(onWarning).toHaveBeenCalledTimes(1);
     expect(onWarning).toHaveBeenCalledWith(expect.stringMatching(/Ignoring hook settings .*\.switchyard\/settings\.json: [\s\S]*command/));
   });
@@ -446,7 +446,7 @@ describe('settings', () => {
       },
     });
     const onWarning = vi.fn();
-    expect(await loadHookSettings({ cwd, userDir: path.join(cwd, 'nowhere'), onWarning })).toEqual({ hooks: { PreToolUse: [group('kept', 'Bash')] } });
+    expect((await loadHookSettings({ cwd, userDir: path.join(cwd, 'nowhere'), trustWorkspaceSettings: true, onWarning })).settings).toEqual({ hooks: { PreToolUse: [group('kept', 'Bash')] } });
     expect(onWarning).toHaveBeenCalledWith(expect.stringContaining('ignoring PreToolUse:prompt'));
   });
 
@@ -459,5 +459,102 @@ describe('settings', () => {
     expect(mergeHookSettings(user, undefined, project, session)).toEqual({
       hooks: { PreToolUse: [group('u'), group('p'), group('s')], PermissionRequest: [group('p-perm')] },
     });
+  });
+});
+
+describe('workspace settings need trust (issue 10, item 3)', () => {
+  const hookGroup = (command: string) => ({ matcher: 'Bash', hooks: [{ type: 'command' as const, command }] });
+  async function workspaceWithSettings(): Promise<{ cwd: string; userDir: string; files: string[] }> {
+    const cwd = await tempDir();
+    const userDir = await tempDir();
+    await writeFile(path.join(userDir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [hookGroup('user-hook')] } }));
+    const files = [path.join(cwd, '.claude', 'settings.json'), path.join(cwd, '.claude', 'settings.local.json'), path.join(cwd, '.switchyard', 'settings.json')];
+    for (const file of files) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify({ hooks: { PreToolUse: [hookGroup(`workspace-hook ${path.relative(cwd, file)}`)] } }));
+    }
+    return { cwd, userDir, files };
+  }
+
+  it('ignores hooks from .switchyard and .claude settings in an untrusted workspace, keeps user hooks, and names the files', async () => {
+    const { cwd, userDir, files } = await workspaceWithSettings();
+    const loaded = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [] });
+    expect(loaded.settings).toEqual({ hooks: { PreToolUse: [hookGroup('user-hook')] } });
+    expect(loaded.untrusted).toEqual(files);
+  });
+
+  it('loads them in order (user, .claude, .claude local, .switchyard) when the session trusts its workspace', async () => {
+    const { cwd, userDir } = await workspaceWithSettings();
+    const loaded = await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, trustedWorkspaces: [] });
+    expect(loaded.settings.hooks?.PreToolUse?.map((group) => group.hooks[0]?.command)).toEqual([
+      'user-hook',
+      'workspace-hook .claude/settings.json',
+      'workspace-hook .claude/settings.local.json',
+      'workspace-hook .switchyard/settings.json',
+    ]);
+    expect(loaded.untrusted).toEqual([]);
+  });
+
+  it('trusts a workspace whose real path is in SWITCHYARD_TRUSTED_WORKSPACES or inside one of them', async () => {
+    const { cwd, userDir } = await workspaceWithSettings();
+    const parent = path.dirname(cwd);
+    const trusted = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [path.join(parent, 'elsewhere'), parent] });
+    expect(trusted.settings.hooks?.PreToolUse).toHaveLength(4);
+    expect(trusted.untrusted).toEqual([]);
+    // A sibling whose name merely starts with the trusted path is not inside it.
+    expect((await loadHookSettings({ cwd, userDir, trustedWorkspaces: [`${cwd}-not`] })).untrusted).toHaveLength(3);
+    // The env list is `:`-separated; a symlink to the workspace is trusted by its real path.
+    const link = path.join(await tempDir(), 'link');
+    await symlink(cwd, link);
+    expect(trustedWorkspacesFromEnv({ SWITCHYARD_TRUSTED_WORKSPACES: `/nowhere::${link}` })).toEqual(['/nowhere', link]);
+    expect((await loadHookSettings({ cwd, userDir, trustedWorkspaces: trustedWorkspacesFromEnv({ SWITCHYARD_TRUSTED_WORKSPACES: `/nowhere:${link}` }) })).untrusted).toEqual([]);
+    // A symlinked workspace is judged by where it really is.
+    expect((await loadHookSettings({ cwd: link, userDir, trustedWorkspaces: ['/nowhere'] })).untrusted).toHaveLength(3);
+  });
+
+  it('reads SWITCHYARD_TRUSTED_WORKSPACES from the worker environment by default', async () => {
+    const { cwd, userDir } = await workspaceWithSettings();
+    const saved = process.env.SWITCHYARD_TRUSTED_WORKSPACES;
+    try {
+      delete process.env.SWITCHYARD_TRUSTED_WORKSPACES;
+      expect((await loadHookSettings({ cwd, userDir })).untrusted).toHaveLength(3);
+      process.env.SWITCHYARD_TRUSTED_WORKSPACES = cwd;
+      expect((await loadHookSettings({ cwd, userDir })).untrusted).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.SWITCHYARD_TRUSTED_WORKSPACES;
+      else process.env.SWITCHYARD_TRUSTED_WORKSPACES = saved;
+    }
+  });
+});
+
+describe('command hook environment (issue 10, item 8)', () => {
+  it('drops worker secrets from the hook environment, keeping PATH and the extra env', async () => {
+    const cwd = await tempDir();
+    const saved = process.env.MY_API_KEY;
+    process.env.MY_API_KEY = 'sekrit';
+    try {
+      const outcome = await runCommandHook({ command: 'env', timeoutMs: 10_000, cwd, input: {}, env: { EXTRA_TOKEN: 'given-by-worker' } });
+      expect(outcome.kind).toBe('ok');
+      const stdout = outcome.kind === 'ok' ? outcome.stdout : '';
+      expect(stdout).not.toContain('sekrit');
+      expect(stdout).toContain(`PATH=${process.env.PATH}`);
+      // The worker's own extra env is deliberate, so it passes.
+      expect(stdout).toContain('EXTRA_TOKEN=given-by-worker');
+    } finally {
+      if (saved === undefined) delete process.env.MY_API_KEY;
+      else process.env.MY_API_KEY = saved;
+    }
+  });
+});
+
+describe('the user file seen from inside the workspace', () => {
+  it('reads a workspace file that is the user settings file once, as user settings, and does not call it untrusted', async () => {
+    const userDir = await tempDir();
+    await writeFile(path.join(userDir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'user-hook' }] }] } }));
+    const cwd = await tempDir();
+    await symlink(userDir, path.join(cwd, '.switchyard'));
+    const loaded = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [] });
+    expect(loaded).toEqual({ settings: { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'user-hook' }] }] } }, untrusted: [] });
+    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true })).settings.hooks?.PreToolUse).toHaveLength(1);
   });
 });
