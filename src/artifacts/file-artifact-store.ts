@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ARTIFACT_URI_SCHEME } from '../contracts/artifact-store.js';
@@ -14,6 +14,34 @@ export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 
 const SAFE_SEGMENT = /^[A-Za-z0-9._~%-]+$/;
 
+/**
+ * An id as one path segment: `encodeURIComponent`, plus `!'()*` (which it leaves alone and URIs here refuse) and a
+ * leading `.` (so `.` and `..` cannot name the root or its parent) percent-encoded. Injective, so no two ids share a
+ * segment; ordinary ids keep the name they always had, so existing URIs still resolve.
+ */
+export function pathSegment(id: string): string {
+  if (id === '') throw new Error('An artifact session id or call id must not be empty');
+  const percent = (character: string): string => `%${character.charCodeAt(0).toString(16).toUpperCase()}`;
+  return encodeURIComponent(id).replace(/[!'()*]/g, percent).replace(/^\./, percent);
+}
+
+/** What `prune` removed (or, on a dry run, would remove). */
+export interface PruneReport {
+  removed: Array<{ session: string; path: string; bytes: number; lastModified: Date }>;
+  /** Session directories left in place. */
+  kept: number;
+}
+
+async function directoryBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await directoryBytes(file);
+    else total += (await lstat(file)).size;
+  }
+  return total;
+}
+
 /** Artifacts as files: `<data dir>/artifacts/<session>/<callId>-tool-result-<uuid>`. */
 export class FileArtifactStore implements ArtifactStore {
   readonly root: string;
@@ -23,8 +51,8 @@ export class FileArtifactStore implements ArtifactStore {
   }
 
   async put(options: { sessionId: string; callId: string; content: string } | { sessionId: string; callId: string; file: string }): Promise<StoredArtifact> {
-    const session = encodeURIComponent(options.sessionId);
-    const id = `${encodeURIComponent(options.callId)}-tool-result-${randomUUID()}`;
+    const session = pathSegment(options.sessionId);
+    const id = `${pathSegment(options.callId)}-tool-result-${randomUUID()}`;
     const dir = path.join(this.root, session);
     await mkdir(dir, { recursive: true });
     const target = path.join(dir, id);
@@ -44,6 +72,37 @@ export class FileArtifactStore implements ArtifactStore {
       throw new Error(`Not a Switchyard artifact URI: ${uri} (expected switchyard-artifact://<session>/<id>)`);
     }
     return path.join(this.root, match[1], match[2]);
+  }
+
+  /**
+   * Deletes session directories whose last change (the directory's mtime: a new artifact updates it) is older than
+   * `olderThanMs`. Only real directories directly under the root count; a symlink is never followed. With `dryRun`,
+   * reports what it would delete.
+   */
+  async prune(options: { olderThanMs: number; dryRun?: boolean; now?: Date }): Promise<PruneReport> {
+    if (!Number.isFinite(options.olderThanMs) || options.olderThanMs < 0) throw new RangeError(`olderThanMs must be a non-negative number, got ${options.olderThanMs}`);
+    const cutoff = (options.now ?? new Date()).getTime() - options.olderThanMs;
+    let entries;
+    try {
+      entries = await readdir(this.root, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { removed: [], kept: 0 };
+      throw error;
+    }
+    const report: PruneReport = { removed: [], kept: 0 };
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (!entry.isDirectory()) continue;
+      const dir = path.join(this.root, entry.name);
+      const { mtime } = await lstat(dir);
+      if (mtime.getTime() > cutoff) {
+        report.kept += 1;
+        continue;
+      }
+      const bytes = await directoryBytes(dir);
+      if (options.dryRun !== true) await rm(dir, { recursive: true, force: true });
+      report.removed.push({ session: entry.name, path: dir, bytes, lastModified: mtime });
+    }
+    return report;
   }
 
   async read(uri: string): Promise<string> {

@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger as PinoLogger } from 'pino';
-import { DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { ARTIFACT_RETENTION, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { toolSessionWorkflowType } from '../contracts/messages.js';
 import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { formatBytes } from '../contracts/persisted-output.js';
 import { createTracingFromEnv } from '../activities/telemetry.js';
 import { builtinTools } from '../tools/builtin.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';
@@ -15,6 +16,20 @@ import { NativeConnection, createSwitchyardWorker, namespaceFromEnv, taskQueueFr
 import { createLogger } from '../worker/logger.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { SwitchyardClient } from './switchyard-client.js';
+
+const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** `7d`, `12h`, `30m`, `45s`, `500ms`, `2w` → milliseconds. */
+function parseDuration(value: string, name: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(value.trim());
+  if (match === null) throw new UsageError(`${name} must be a duration such as 30m, 12h, 7d or 2w; got "${value}"`);
+  return Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
+}
+
+function formatDuration(ms: number): string {
+  const unit = (['w', 'd', 'h', 'm', 's'] as const).find((candidate) => ms % DURATION_UNITS_MS[candidate] === 0 && ms >= DURATION_UNITS_MS[candidate]);
+  return unit === undefined ? `${ms}ms` : `${ms / DURATION_UNITS_MS[unit]}${unit}`;
+}
 
 const USAGE = `switchyard — a durable tool-call executor for AI agents, on Temporal
 
@@ -48,6 +63,9 @@ Commands:
       --session ID  [--since N]
   artifact        Print a stored full output: switchyard artifact switchyard-artifact://<session>/<id>
                   (reads the file store under SWITCHYARD_DATA_DIR, the same one the workers write)
+  artifacts prune Delete the stored full outputs of sessions that wrote none for a while (retention).
+      --older-than AGE  delete session directories idle longer than AGE: 30m, 12h, 7d, 2w (default ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
+      --dry-run         only list what would be deleted
   temporal-path   Find or build the temporal CLI (DESIGN.md §6 order) and print its path.
   help            This text.
 
@@ -57,6 +75,10 @@ Environment:
   SWITCHYARD_MAX_TOOL_CONCURRENCY          largest concurrent group (default 10)
   SWITCHYARD_OTEL_CONSOLE=1                print a span per tool call to the console (library users pass a tracer)
   SWITCHYARD_DATA_DIR                      artifact store root (default ~/.local/share/switchyard)
+  SWITCHYARD_TRUSTED_WORKSPACES            :-separated paths whose workspaces' .switchyard/.claude settings hooks load
+  SWITCHYARD_ENV_EXCLUDE, SWITCHYARD_ENV_INCLUDE  comma-separated name globs: drop more env vars from Bash and
+                                           hooks / pass ones that look like secrets (*KEY*, *SECRET*, *TOKEN*...)
+  SWITCHYARD_BASH_MAX_SPOOL_BYTES          output bytes one Bash call may write before it is stopped (default 64 MiB)
   SWITCHYARD_LOG_LEVEL, SWITCHYARD_LOG_FORMAT  pino level (default info); json or pretty (default: pretty on a TTY)
   TEMPORAL_CLI_PATH, SWITCHYARD_CACHE_DIR  where the temporal binary is, or is cached/built (~/.cache/switchyard)
 `;
@@ -260,6 +282,37 @@ async function sessionCommand(command: 'pending' | 'approve' | 'interrupt' | 'ev
   });
 }
 
+const ARTIFACTS_PRUNE_USAGE = `Usage: switchyard artifacts prune [--older-than AGE] [--dry-run]
+
+Deletes the artifact directories of sessions that stored no full output for longer than AGE, from the file store
+under SWITCHYARD_DATA_DIR (default ~/.local/share/switchyard). Their switchyard-artifact:// URIs stop resolving.
+  --older-than AGE  30m, 12h, 7d, 2w... (default ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
+  --dry-run         only list what would be deleted
+`;
+
+/** `switchyard artifacts prune`: artifact retention, run by hand or from cron. */
+async function artifactsCommand(args: string[]): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand !== 'prune') throw new UsageError(`artifacts needs a subcommand: prune${subcommand === undefined ? '' : ` (got "${subcommand}")`}`);
+  const { values } = parseArgs({ args: rest, options: { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+  if (values.help === true) {
+    process.stdout.write(ARTIFACTS_PRUNE_USAGE);
+    return 0;
+  }
+  const olderThanMs = values['older-than'] === undefined ? ARTIFACT_RETENTION.maxAgeMs : parseDuration(values['older-than'], '--older-than');
+  const dryRun = values['dry-run'] === true;
+  const store = new FileArtifactStore(dataDirFromEnv());
+  const report = await store.prune({ olderThanMs, dryRun });
+  const verb = dryRun ? 'would remove' : 'removed';
+  for (const entry of report.removed) {
+    process.stdout.write(`${verb} ${entry.session} (${formatBytes(entry.bytes)}, last written ${entry.lastModified.toISOString()})\n`);
+  }
+  const bytes = report.removed.reduce((sum, entry) => sum + entry.bytes, 0);
+  const sessions = `${report.removed.length} session${report.removed.length === 1 ? '' : 's'}`;
+  process.stdout.write(`${verb} ${sessions}, kept ${report.kept} (${formatBytes(bytes)}; older than ${formatDuration(olderThanMs)}, in ${store.root})\n`);
+  return 0;
+}
+
 /** Entry point of the `switchyard` command; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -300,6 +353,8 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(await store.read(uri));
         return 0;
       }
+      case 'artifacts':
+        return await artifactsCommand(rest);
       case 'temporal-path': {
         const binary = await findTemporalBinary({ onProgress: (message) => process.stderr.write(`${message}\n`) });
         if (binary === undefined) {
