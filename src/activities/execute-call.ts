@@ -1,9 +1,10 @@
 import { Context } from '@temporalio/activity';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
+import type { CallOutcome, ExecuteCallInput, ExecutionHeartbeat } from '../contracts/pipeline.js';
 import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { texts } from '../contracts/texts.js';
-import type { ResultBudgetInfo, ToolDisplay, ToolResultStatus, TurnControl } from '../contracts/tool-result.js';
+import type { ToolDisplay, ToolResultStatus } from '../contracts/tool-result.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import { ToolUseError } from '../tools/define-tool.js';
 import type { Tool, ToolExecutionContext, ToolOutputObject } from '../tools/define-tool.js';
@@ -18,49 +19,6 @@ import { ToolDeadline } from './tool-deadline.js';
 const HEARTBEAT_INTERVAL_MS = 1_000;
 /** A bash_output display kept in history when the full output was persisted: the UI reads the artifact for more. */
 const PERSISTED_DISPLAY_BYTES = 2_048;
-
-export interface ExecuteCallInput {
-  sessionId: string;
-  cwd: string;
-  turnId: string;
-  plan: ReadyCallPlan;
-  sessionState: Record<string, unknown>;
-  /** The session's deny rules (see `ToolPrepareContext.denyRules`). */
-  denyRules?: string[];
-  /** The session's own command hooks (`SessionOptions.hooks`), for PostToolUse / PostToolUseFailure. */
-  sessionHooks?: Record<string, unknown>;
-  /** `SessionOptions.trustWorkspaceSettings`: load hooks from the settings files inside `cwd`. */
-  trustWorkspaceSettings?: boolean;
-}
-
-/** What one execution produced; the workflow adds the timings it measured and the permission wait. */
-export interface CallOutcome {
-  status: ToolResultStatus;
-  modelContent: string;
-  isError: boolean;
-  errorCode?: string;
-  display?: ToolDisplay;
-  budget?: ResultBudgetInfo;
-  turnControl?: TurnControl;
-  /** Session-state keys the call sets (its context modifier). */
-  sessionState?: Record<string, unknown>;
-  /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
-  aggregateReplacement?: { envelope: string; artifact: string };
-  /** Context from PostToolUse / PostToolUseFailure hooks, for the model under `[Hook additional context]`. */
-  hookContext?: string[];
-  /** Time the handler was working (deadline time), over all attempts. */
-  activeMs: number;
-  /** Time the handler waited at admission gates (not deadline time), over all attempts. */
-  queuedMs: number;
-  attempt?: number;
-}
-
-/** Heartbeat details: what a retry resumes from, and live progress for UIs. */
-export interface ExecutionHeartbeat {
-  activeMs: number;
-  queuedMs: number;
-  progress?: string;
-}
 
 export interface ExecuteCallDependencies {
   registry: ToolRegistry;
@@ -147,7 +105,7 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
   if (activity.cancellationSignal.aborted) onCancel();
 
   const context: ToolExecutionContext = {
-    sessionId: request.sessionId,
+    sessionId: request.session.sessionId,
     cwd: request.cwd,
     callId: plan.callId,
     turnId: request.turnId,
@@ -155,8 +113,8 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     reportProgress: (text) => {
       progress = text;
     },
-    sessionState: request.sessionState,
-    denyRules: request.denyRules ?? [],
+    sessionState: request.sessionState ?? {},
+    denyRules: request.session.denyRules ?? [],
     attempt,
     deadline,
     artifacts: dependencies.artifacts,
@@ -224,7 +182,7 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
  */
 async function runPostHooks(options: { outcome: CallOutcome; plan: ReadyCallPlan; request: ExecuteCallInput; dependencies: ExecuteCallDependencies }): Promise<CallOutcome> {
   const { outcome, plan, request, dependencies } = options;
-  const base = { sessionId: request.sessionId, cwd: request.cwd, toolName: plan.toolName, toolInput: plan.input, toolUseId: plan.callId };
+  const base = { sessionId: request.session.sessionId, cwd: request.cwd, toolName: plan.toolName, toolInput: plan.input, toolUseId: plan.callId };
   const results: PostToolUseHookResult[] = [];
   const run = async (matcher: string | undefined, invoke: () => PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>): Promise<void> => {
     if (!hookMatches(matcher, plan.toolName)) return;
@@ -272,7 +230,7 @@ async function finishOutput(options: {
     content: output.content,
     ...(output.spool === undefined ? {} : { spool: output.spool }),
     ...(dependencies.artifacts === undefined ? {} : { store: dependencies.artifacts }),
-    sessionId: request.sessionId,
+    sessionId: request.session.sessionId,
     callId: plan.callId,
     onStoreError: (error) => dependencies.onWarning?.('artifact store failed; the output was truncated instead', { callId: plan.callId, error: String(error) }),
   });

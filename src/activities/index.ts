@@ -1,17 +1,17 @@
 import os from 'node:os';
-import type { CallPlan } from '../contracts/call-plan.js';
 import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
-import type { ToolCall } from '../contracts/tool-call.js';
+import type { CallOutcome, ExecuteCallInput, PlanCallsInput, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
+import { groupCalls } from '../contracts/group-calls.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import { executeCall } from './execute-call.js';
-import type { CallOutcome, ExecuteCallInput } from './execute-call.js';
 import { hookSettingsSchema, mergeHookSettings } from '../contracts/hook-settings.js';
 import { commandHooks, loadHookSettings } from './command-hooks.js';
 import { hookMatches } from './hooks.js';
 import type { PermissionRequestHookInput, PermissionRequestHookResult, SwitchyardHooks } from './hooks.js';
-import { prepareCall } from './prepare-turn.js';
+import { planCall } from './plan-call.js';
+import { prepareCall } from './prepare-call.js';
 
 export interface ActivityDependencies {
   registry: ToolRegistry;
@@ -34,30 +34,6 @@ export interface ActivityDependencies {
   admissionGates?: Readonly<Record<string, number>>;
   /** Where hook failures and other worker-side problems are reported. */
   onWarning?: (message: string, details: Record<string, unknown>) => void;
-}
-
-export interface PrepareTurnInput {
-  sessionId: string;
-  cwd?: string;
-  calls: ToolCall[];
-  /** The session's own command hooks (`SessionOptions.hooks`). */
-  sessionHooks?: Record<string, unknown>;
-  /** `SessionOptions.trustWorkspaceSettings`: load hooks from the settings files inside `cwd`. */
-  trustWorkspaceSettings?: boolean;
-  /** The session's allow rules (file tools may use paths outside cwd that these name explicitly). */
-  allowRules?: string[];
-  /** The session's deny rules (reading tools skip files a `Read(...)` deny rule names). */
-  denyRules?: string[];
-}
-
-export interface PreparedTurn {
-  plans: CallPlan[];
-  /** The session's effective working directory. */
-  cwd: string;
-  /** The worker's default group size, recorded in history so replay sees the same grouping. */
-  defaultMaxConcurrency: number;
-  /** Whether the workflow may upsert the `SwitchyardPendingApprovals` search attribute. */
-  pendingApprovalsSearchAttribute: boolean;
 }
 
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
@@ -131,16 +107,37 @@ export function createActivities(dependencies: ActivityDependencies) {
     return { hooks: concatHooks(dependencies.hooks, commandHooks(mergeHookSettings(files?.settings, session), { onWarning: warn })), untrustedSettingsFiles };
   };
   const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));
+  /** Prepare for a batch of calls: one round trip, each call through `prepareCall` with the session's hooks. */
+  const prepareBatch = async (session: SessionContext, calls: PrepareCallsInput['calls']): Promise<PreparedCalls> => {
+    const cwd = cwdOf(session.cwd);
+    const context = { sessionId: session.sessionId, cwd, allowRules: session.allowRules ?? [], denyRules: session.denyRules ?? [] };
+    const onHookError = (error: unknown, toolName: string): void =>
+      dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
+    const { hooks, untrustedSettingsFiles } = await hooksFor({ cwd, sessionHooks: session.sessionHooks, trustWorkspaceSettings: session.trustWorkspaceSettings });
+    const plans = await Promise.all(calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks })));
+    return untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+  };
   return {
-    /** Plans every call of a turn in one round trip: lookup, validation, resolution, flags, digest, deadline. */
-    async prepareTurn(input: PrepareTurnInput): Promise<PreparedTurn> {
-      const cwd = cwdOf(input.cwd);
-      const context = { sessionId: input.sessionId, cwd, allowRules: input.allowRules ?? [], denyRules: input.denyRules ?? [] };
-      const onHookError = (error: unknown, toolName: string): void =>
-        dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
-      const { hooks } = await hooksFor({ cwd, sessionHooks: input.sessionHooks, trustWorkspaceSettings: input.trustWorkspaceSettings });
-      const plans = await Promise.all(input.calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks })));
-      return { plans, cwd, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
+    /**
+     * Plan: lookup, input parse and concurrency flags of every call, for grouping (no file system, no hooks). For a
+     * whole turn it also prepares the first group, which runs next anyway: one round trip instead of two.
+     */
+    async planCalls(input: PlanCallsInput): Promise<PlannedCalls> {
+      const plans = input.calls.map((call) => planCall({ registry: dependencies.registry, call }));
+      const planned: PlannedCalls = { plans, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
+      if (input.prepareFirstGroup !== undefined && plans.length > 0) {
+        const groups = groupCalls(
+          plans.map((plan) => ({ id: plan.callId, concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe })),
+          input.prepareFirstGroup.maxConcurrency ?? defaultMaxConcurrency,
+        );
+        const first = new Set(groups[0] ?? []);
+        planned.firstGroup = await prepareBatch(input.session, input.calls.filter((call) => first.has(call.id)));
+      }
+      return planned;
+    },
+    /** Prepare: the front half of the pipeline for calls whose group is about to run. */
+    async prepareCalls(input: PrepareCallsInput): Promise<PreparedCalls> {
+      return prepareBatch(input.session, input.calls);
     },
     /**
      * Runs the matching PermissionRequest hooks in order; the first decision wins. A hook that throws is reported
@@ -164,7 +161,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
-      const { hooks } = await hooksFor({ cwd: request.cwd, sessionHooks: request.sessionHooks, trustWorkspaceSettings: request.trustWorkspaceSettings });
+      const { hooks } = await hooksFor({ cwd: request.cwd, sessionHooks: request.session.sessionHooks, trustWorkspaceSettings: request.session.trustWorkspaceSettings });
       return executeCall({ dependencies: { ...executeDependencies, hooks }, request });
     },
   };

@@ -94,7 +94,8 @@ export async function serializeOutput(options: SerializeOutputOptions): Promise<
   await dropSpool();
   const kept = cutUtf8(content, limit, budget.keep);
   const notice = truncationNotice(originalBytes, limit);
-  const modelContent = budget.keep === 'head' ? `${kept}\n${notice}` : `${notice}\n${kept}`;
+  // The notice follows the kept text whichever end was kept (seed 000 appends it).
+  const modelContent = `${kept}\n${notice}`;
   return { modelContent, budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(modelContent, 'utf8'), policy: 'truncate' } };
 }
 

@@ -23,6 +23,8 @@ export interface ApprovalRequest {
   inputDigest: string;
   preview?: string;
   reason?: string;
+  /** The rule an `allow_always` answer would remember, e.g. `Bash(npm test)`. */
+  rememberRule?: string;
   /** ISO timestamp (workflow time). */
   requestedAt: string;
 }

@@ -17,7 +17,7 @@ export interface CallFlags {
   declaredReadOnly: boolean;
 }
 
-/** What the workflow needs to schedule, authorise and run one call; produced by the `prepareTurn` activity. */
+/** What the workflow needs to authorise and run one call; produced by Prepare just before the call's group runs. */
 export type CallPlan = ReadyCallPlan | RejectedCallPlan;
 
 export interface ReadyCallPlan {
@@ -42,6 +42,8 @@ export interface ReadyCallPlan {
   hook?: PreToolUseOutcome;
   /** Some PermissionRequest hook matches this tool: an ask races it against the human. */
   hasPermissionRequestHooks: boolean;
+  /** The tool reads the session's state, so its activity input carries it (`ToolDefinition.readsSessionState`). */
+  readsSessionState: boolean;
   /** One line for the Web UI, e.g. `Bash: npm test`. */
   summary: string;
   /** Deadline in ms including cleanup grace; undefined means none. */

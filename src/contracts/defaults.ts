@@ -13,6 +13,12 @@ export const DEFAULT_NAMESPACE = 'default';
 /** Largest number of calls in one concurrent group (seed: `toolConcurrency.maxConcurrency`). */
 export const DEFAULT_MAX_CONCURRENCY = 10;
 
+/**
+ * Most calls one turn may carry (`SessionOptions.maxCallsPerTurn` overrides): more is rejected by the update
+ * validator. A model reply with hundreds of calls is a runaway, and each call costs history.
+ */
+export const DEFAULT_MAX_CALLS_PER_TURN = 256;
+
 /** Executor default deadline when a tool declares none (seed 000: `impl.ts:32`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;
 

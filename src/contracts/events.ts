@@ -18,8 +18,11 @@ export type SessionEvent =
       callId: string;
       toolName: string;
       groupIndex: number;
-      /** The whole grouping of the turn, as lists of call ids. */
-      groups: string[][];
+      /**
+       * The whole grouping of the turn, as lists of call ids: on the first `ToolCallScheduled` of a whole turn only
+       * (once per turn, not per call). Streaming turns group as calls arrive, so they carry only `groupIndex`.
+       */
+      groups?: string[][];
     })
   | (EventBase & { type: 'PermissionRequested'; callId: string; requestId: string; toolName: string; reason?: string })
   | (EventBase & {
@@ -49,6 +52,11 @@ export type SessionEvent =
     })
   | (EventBase & { type: 'ToolBatchComplete'; groupIndex: number; succeeded: number; failed: number })
   | (EventBase & { type: 'TurnCompleted'; stopped: boolean; stopReason?: string; resultCount: number })
+  | (EventBase & {
+      type: 'WorkspaceSettingsUntrusted';
+      /** Settings files inside the workspace whose hooks were not loaded (`SessionOptions.trustWorkspaceSettings`). */
+      files: string[];
+    })
   | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: 'unknown' | 'already_decided' | 'digest_mismatch' | 'invalid' ; detail?: string });
 
 export type SessionEventType = SessionEvent['type'];

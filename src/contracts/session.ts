@@ -41,5 +41,7 @@ export const sessionOptionsSchema = z.object({
   trustWorkspaceSettings: z.boolean().optional(),
   /** Continue as new after this many events in one run even if Temporal has not suggested it. */
   continueAsNewAfterEvents: z.number().int().positive().optional(),
+  /** Most calls one turn may carry; more is rejected by the update validator. Default 256 (`DEFAULT_MAX_CALLS_PER_TURN`). */
+  maxCallsPerTurn: z.number().int().min(1).max(10_000).optional(),
 });
 export type SessionOptions = z.infer<typeof sessionOptionsSchema>;

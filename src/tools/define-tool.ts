@@ -55,7 +55,10 @@ export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRul
   signal: AbortSignal;
   /** Reports progress (e.g. the tail of a command's output); it travels in heartbeat details. */
   reportProgress(progress: string): void;
-  /** The session's state (todo list, …) as it was when the call's group started. */
+  /**
+   * The session's state (todo list, …) as it was when the call's group started; empty unless the tool declares
+   * `readsSessionState` (so state does not ride along in every activity input).
+   */
   sessionState: Readonly<Record<string, unknown>>;
   /** 1 on the first attempt; higher when an idempotent call is retried after a lost worker. */
   attempt: number;
@@ -122,6 +125,8 @@ export interface ToolDefinition<Input> {
   alwaysAsk?: boolean;
   /** A successful call ends the turn (e.g. `submit_result`). */
   stopTurnOnSuccess?: boolean;
+  /** The tool reads `context.sessionState`; without this its activity input does not carry the state. Default false. */
+  readsSessionState?: boolean;
   /** A failure cancels running siblings of the same tool in its group (Bash). */
   cancelSiblingsOnError?: boolean;
   /** Writes the model's content for an output that was persisted, instead of the generic `<persisted-output>` envelope. */

@@ -9,7 +9,7 @@ import { testTools } from '../support/test-tools.js';
 
 function groupsOf(events: SessionEvent[], turnId: string): string[][] {
   const scheduled = events.find((event) => event.type === 'ToolCallScheduled' && event.turnId === turnId);
-  if (scheduled?.type !== 'ToolCallScheduled') throw new Error(`no ToolCallScheduled for ${turnId}`);
+  if (scheduled?.type !== 'ToolCallScheduled' || scheduled.groups === undefined) throw new Error(`no ToolCallScheduled with the grouping for ${turnId}`);
   return scheduled.groups;
 }
 

@@ -113,6 +113,7 @@ export const setStateTool = defineTool({
   inputSchema: z.object({ key: z.string(), value: z.unknown(), delay_ms: z.number().default(0) }),
   concurrentSafe: true,
   readOnly: true,
+  readsSessionState: true,
   async execute(input, context) {
     await abortableSleep(input.delay_ms, context.signal);
     return { content: `saw ${JSON.stringify(context.sessionState[input.key] ?? null)}`, sessionState: { [input.key]: input.value } };

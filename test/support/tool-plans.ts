@@ -1,4 +1,4 @@
-import { prepareCall } from '../../src/activities/prepare-turn.js';
+import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { CallPlan, ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';

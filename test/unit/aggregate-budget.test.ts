@@ -38,4 +38,15 @@ describe('applyAggregateBudget', () => {
     expect(outcome.newlyReplaced).toEqual(['b']);
     expect(outcome.totalChars).toBeGreaterThan(100);
   });
+
+  it('counts what earlier hand-outs of the turn added, which can no longer change (streaming turns)', () => {
+    const first = applyAggregateBudget({ results: [result('a', 150)], budgetChars: 200, alreadyReplaced: new Set() });
+    expect(first.newlyReplaced).toEqual([]);
+    // `a` was handed out whole; the next result alone fits, but not on top of `a`, so it is the one replaced.
+    const second = applyAggregateBudget({ results: [result('b', 100)], budgetChars: 200, alreadyReplaced: new Set(), charsAlreadyHandedOut: first.totalChars });
+    expect(second.newlyReplaced).toEqual(['b']);
+    // A whole turn sees both at once and replaces the larger one instead.
+    const whole = applyAggregateBudget({ results: [result('a', 150), result('b', 100)], budgetChars: 200, alreadyReplaced: new Set() });
+    expect(whole.newlyReplaced).toEqual(['a']);
+  });
 });

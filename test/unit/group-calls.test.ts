@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupCalls } from '../../src/workflows/group-calls.js';
+import { groupCalls } from '../../src/contracts/group-calls.js';
 
 const call = (id: string, concurrentSafe: boolean) => ({ id, concurrentSafe });
 

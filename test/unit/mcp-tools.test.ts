@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareCall } from '../../src/activities/prepare-turn.js';
+import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { CallPlan, ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import type { Tool, ToolOutput } from '../../src/tools/define-tool.js';
 import { McpConnection, McpConnectionError, connectMcpTools, jsonSchemaOf, mcpTool } from '../../src/tools/mcp.js';

@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { prepareCall } from '../../src/activities/prepare-turn.js';
+import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import { readTool } from '../../src/tools/read.js';
 import { ToolRegistry } from '../../src/tools/registry.js';

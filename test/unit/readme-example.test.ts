@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wordCountTool } from '../../examples/word-count-tool.js';
-import { prepareCall } from '../../src/activities/prepare-turn.js';
+import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { toolContext } from '../support/tool-context.js';

@@ -27,9 +27,9 @@ describe('serializeOutput', () => {
     expect(result.budget).toEqual({ truncated: true, originalBytes: 10, modelBytes: Buffer.byteLength(result.modelContent), policy: 'truncate' });
   });
 
-  it('keeps the tail when the budget says so', async () => {
+  it('keeps the tail when the budget says so, the notice after it (seed 000 appends it)', async () => {
     const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 3, policy: 'truncate', keep: 'tail' }), content: 'abcdefghij' });
-    expect(result.modelContent).toBe('[Tool output truncated by resultBudget: 10 bytes, limit 3 bytes]\nhij');
+    expect(result.modelContent).toBe('hij\n[Tool output truncated by resultBudget: 10 bytes, limit 3 bytes]');
   });
 
   it('stores an over-budget output as an artifact and gives the model the persisted-output envelope', async () => {

@@ -1,4 +1,4 @@
-import type { CallFlags, CallPlan, PreToolUseOutcome, ReadyCallPlan, RejectedCallPlan } from '../contracts/call-plan.js';
+import type { CallPlan, PreToolUseOutcome, ReadyCallPlan } from '../contracts/call-plan.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import { formatZodError } from '../contracts/tool-call.js';
@@ -8,36 +8,12 @@ import type { Tool, ToolPrepareContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { isInside } from '../tools/paths.js';
 import { hookMatches } from './hooks.js';
+import { computeFlags, lookupAndParse, rejected } from './plan-call.js';
 import type { SwitchyardHooks } from './hooks.js';
 import { inputDigest } from './digest.js';
 import { resolveTimeoutMs } from './resolve-timeout.js';
 
 const SUMMARY_MAX_CHARS = 160;
-
-function rejected(call: ToolCall, stage: RejectedCallPlan['stage'], errorCode: string, modelContent: string): RejectedCallPlan {
-  return { kind: 'rejected', callId: call.id, toolName: call.name, status: 'error', modelContent, errorCode, stage };
-}
-
-/** Evaluates a flag that may be a function of the input; a throwing classifier answers `fallback` (fail closed). */
-function evaluateFlag<Input>(flag: boolean | ((input: Input) => boolean) | undefined, input: Input, fallback: boolean): boolean {
-  if (flag === undefined) return fallback;
-  if (typeof flag === 'boolean') return flag;
-  try {
-    return Boolean(flag(input));
-  } catch {
-    return false;
-  }
-}
-
-/** Concurrency flags of a call (seed 000 `canRunInParallel`): destructive → exclusive; otherwise `concurrentSafe`. */
-export function computeFlags(tool: Tool, input: unknown): CallFlags {
-  const destructive = tool.destructive === true;
-  const declaredReadOnly = evaluateFlag(tool.readOnly, input, false);
-  const sideEffectScope = tool.sideEffectScope ?? (declaredReadOnly ? 'none' : 'workspace');
-  const readOnly = declaredReadOnly && sideEffectScope === 'none';
-  const concurrentSafe = !destructive && evaluateFlag(tool.concurrentSafe, input, false);
-  return { concurrentSafe, readOnly, destructive, sideEffectScope, idempotent: tool.idempotent ?? readOnly, declaredReadOnly };
-}
 
 function summarize(tool: Tool, input: unknown): string {
   let detail = '';
@@ -50,18 +26,11 @@ function summarize(tool: Tool, input: unknown): string {
   return line.length > SUMMARY_MAX_CHARS ? `${line.slice(0, SUMMARY_MAX_CHARS - 1)}…` : line;
 }
 
-function parseInput(raw: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
-  if (typeof raw !== 'string') return { ok: true, value: raw ?? {} };
-  try {
-    return { ok: true, value: JSON.parse(raw) as unknown };
-  } catch (error) {
-    return { ok: false, message: `input is not valid JSON: ${projectErrorMessage(error)}` };
-  }
-}
-
 /**
- * The front of the pipeline for one call (seed 000 `executeToolCall`, up to the hooks): lookup, normalisation,
- * schema validation, `validateInput`, `resolveInput`, then the flags, digest and deadline of the resolved input.
+ * Prepare, the front half of the pipeline for one call, run just before its group (seed 000 `executeToolCall`, up
+ * to the permission decision): lookup and schema parse again (cheap, and the plan carries no input), `validateInput`,
+ * `resolveInput`, PreToolUse hooks, then the flags, digest, deadline, approval preview and permission facts of the
+ * final input.
  */
 export async function prepareCall(options: {
   registry: ToolRegistry;
@@ -71,22 +40,10 @@ export async function prepareCall(options: {
   onHookError?: (error: unknown, toolName: string) => void;
 }): Promise<CallPlan> {
   const { registry, call, context } = options;
-  const tool = registry.lookup(call.name);
-  if (tool === undefined) return rejected(call, 'lookup', errorCodes.toolNotFound, texts.toolNotFound(call.name));
-
-  const parsedJson = parseInput(call.input);
-  if (!parsedJson.ok) {
-    return { ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(parsedJson.message)), toolName: tool.name };
-  }
-  const parsed = tool.inputSchema.safeParse(parsedJson.value);
-  if (!parsed.success) {
-    return {
-      ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(formatZodError(parsed.error))),
-      toolName: tool.name,
-    };
-  }
-
-  let input: unknown = parsed.data;
+  const parsed = lookupAndParse({ registry, call });
+  if (parsed.kind === 'rejected') return parsed;
+  const { tool } = parsed;
+  let input: unknown = parsed.input;
   try {
     const validation = (await tool.validateInput?.(input, context)) ?? { ok: true };
     if (!validation.ok) {
@@ -147,6 +104,7 @@ export async function prepareCall(options: {
     rememberRule: rememberRuleFor(tool, input, ruleContent),
     editsInsideCwd: tool.editsFiles === true && ruleContent !== undefined && isInside(context.cwd, ruleContent),
     hasPermissionRequestHooks: (options.hooks?.permissionRequest ?? []).some((hook) => hookMatches(hook.matcher, tool.name)),
+    readsSessionState: tool.readsSessionState === true,
   };
   if (ruleContent !== undefined) plan.ruleContent = ruleContent;
   if (tool.permissionFacts !== undefined) {

@@ -1,0 +1,104 @@
+/**
+ * What crosses between the session workflow and its activities: the inputs and outputs of Plan, Prepare and
+ * Execute. Pure types, so the workflow, the activities and tests share one definition.
+ *
+ * The per-call pipeline runs in two halves (seed 000 `executeToolCall`, seed 001 `runToolUse`):
+ * - Plan, once per turn (or per `addCalls` batch): lookup, JSON-string input parse, schema parse, concurrency flags
+ *   of the parsed input. Nothing touches the file system and no hook runs, so grouping never depends on what an
+ *   earlier call of the same turn will change.
+ * - Prepare, per group just before it runs (per call in streaming turns): `validateInput`, `resolveInput`,
+ *   PreToolUse hooks, `prepareApproval`, permission facts. A call a turn stop or an interrupt skips never gets here.
+ */
+import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
+import type { ResultBudgetInfo, ToolDisplay, ToolResultStatus, TurnControl } from './tool-result.js';
+import type { ToolCall } from './tool-call.js';
+
+/** The session facts every activity of a session needs. */
+export interface SessionContext {
+  sessionId: string;
+  /** The session's `cwd` option as given (`~` expanded on the worker); the worker's default when absent. */
+  cwd?: string;
+  /** The session's allow rules (file tools may use paths outside cwd that these name explicitly). */
+  allowRules?: string[];
+  /** The session's deny rules (reading tools skip files a `Read(...)` deny rule names). */
+  denyRules?: string[];
+  /** The session's own command hooks (`SessionOptions.hooks`). */
+  sessionHooks?: Record<string, unknown>;
+  /** Hooks from settings files inside the workspace load only when true (`SessionOptions.trustWorkspaceSettings`). */
+  trustWorkspaceSettings?: boolean;
+}
+
+/** A call as Plan sees it: enough to group it, nothing more. */
+export type PlannedCall = { kind: 'planned'; callId: string; toolName: string; concurrentSafe: boolean } | RejectedCallPlan;
+
+export interface PlanCallsInput {
+  session: SessionContext;
+  calls: ToolCall[];
+  /**
+   * Prepare the turn's first group in the same round trip (whole turns): nothing runs before it, so this is still
+   * "just before it runs". The group is computed with `groupCalls` and this cap, as the workflow does.
+   */
+  prepareFirstGroup?: { maxConcurrency?: number };
+}
+
+export interface PlannedCalls {
+  plans: PlannedCall[];
+  /** The worker's default group size, recorded in history so replay sees the same grouping. */
+  defaultMaxConcurrency: number;
+  /** Whether the workflow may upsert the `SwitchyardPendingApprovals` search attribute. */
+  pendingApprovalsSearchAttribute: boolean;
+  /** The first group, prepared, when `prepareFirstGroup` asked for it. */
+  firstGroup?: PreparedCalls;
+}
+
+export interface PrepareCallsInput {
+  session: SessionContext;
+  calls: ToolCall[];
+}
+
+export interface PreparedCalls {
+  plans: CallPlan[];
+  /** The session's effective working directory. */
+  cwd: string;
+  /** Hook settings files inside the workspace that were not loaded because the workspace is not trusted. */
+  untrustedSettings?: string[];
+}
+
+export interface ExecuteCallInput {
+  session: SessionContext;
+  turnId: string;
+  /** The session's effective working directory (from Prepare). */
+  cwd: string;
+  plan: ReadyCallPlan;
+  /** The session's state, only for tools that read it (`ToolDefinition.readsSessionState`). */
+  sessionState?: Record<string, unknown>;
+}
+
+/** What one execution produced; the workflow adds the timings it measured and the permission wait. */
+export interface CallOutcome {
+  status: ToolResultStatus;
+  modelContent: string;
+  isError: boolean;
+  errorCode?: string;
+  display?: ToolDisplay;
+  budget?: ResultBudgetInfo;
+  turnControl?: TurnControl;
+  /** Session-state keys the call sets (its context modifier). */
+  sessionState?: Record<string, unknown>;
+  /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
+  aggregateReplacement?: { envelope: string; artifact: string };
+  /** Context from PostToolUse / PostToolUseFailure hooks, for the model under `[Hook additional context]`. */
+  hookContext?: string[];
+  /** Time the handler was working (deadline time), over all attempts. */
+  activeMs: number;
+  /** Time the handler waited at admission gates (not deadline time), over all attempts. */
+  queuedMs: number;
+  attempt?: number;
+}
+
+/** Heartbeat details: what a retry resumes from, and live progress for UIs (never in history). */
+export interface ExecutionHeartbeat {
+  activeMs: number;
+  queuedMs: number;
+  progress?: string;
+}

@@ -1,0 +1,110 @@
+import { proxySinks } from '@temporalio/workflow';
+import type { ToolCallTelemetryEndRecord, SwitchyardSinks } from '../contracts/sinks.js';
+import { texts } from '../contracts/texts.js';
+import { errorCodes } from '../contracts/tool-result.js';
+import type { ToolResult, ToolResultStatus } from '../contracts/tool-result.js';
+import type { SessionChanges, SessionState } from './session-state.js';
+
+const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
+
+/** A call's result before the turn hands it out, plus what it asks of the session and of the aggregate budget. */
+export interface CallCompletion extends SessionChanges {
+  result: ToolResult;
+  /** An envelope that may replace the content under the aggregate budget. */
+  replacement?: { envelope: string; artifact: string };
+  /** Hook context for the model; joined to the content when the result is handed out, after the aggregate budget. */
+  hookContext?: string[];
+}
+
+/** Where a result was measured from: the call's own start (Prepare), not the turn's. */
+export interface CallClock {
+  sessionId: string;
+  turnId: string;
+  /** Workflow time (epoch ms) when the call's pipeline began; undefined for a call that never started. */
+  startedAt: number | undefined;
+}
+
+/** A result as its stage produced it, before timings are measured. */
+export type UntimedResult = Omit<ToolResult, 'timings'> & { timings?: Partial<ToolResult['timings']> };
+
+/**
+ * Ends a call: measures its timings from its own start, records `ToolCallResult` / `ToolCallError`, and reports it to
+ * telemetry (a sink: spans and logs on the worker, nothing in history).
+ */
+export function finishResult(options: {
+  state: SessionState;
+  clock: CallClock;
+  result: UntimedResult;
+  permission: ToolCallTelemetryEndRecord['permission'];
+}): ToolResult {
+  const { state, clock, result } = options;
+  const now = Date.now();
+  const totalMs = clock.startedAt === undefined ? 0 : now - clock.startedAt;
+  const full: ToolResult = {
+    ...result,
+    timings: { totalMs, permissionWaitMs: result.timings?.permissionWaitMs ?? 0, queuedMs: result.timings?.queuedMs ?? 0 },
+  };
+  if (full.status === 'success') {
+    state.emit({ type: 'ToolCallResult', turnId: clock.turnId, callId: full.callId, toolName: full.toolName, status: full.status, totalMs });
+  } else {
+    const errorCode = full.errorCode === undefined ? {} : { errorCode: full.errorCode };
+    state.emit({ type: 'ToolCallError', turnId: clock.turnId, callId: full.callId, toolName: full.toolName, status: full.status, message: full.modelContent, ...errorCode });
+  }
+  switchyardTelemetry.toolCallEnded({
+    sessionId: clock.sessionId,
+    turnId: clock.turnId,
+    callId: full.callId,
+    toolName: full.toolName,
+    known: full.errorCode !== errorCodes.toolNotFound,
+    startedAt: clock.startedAt ?? now,
+    status: full.status,
+    ...(full.errorCode === undefined ? {} : { errorCode: full.errorCode }),
+    permission: full.status === 'denied' ? 'denied' : options.permission,
+    outputBytes: full.budget?.originalBytes ?? byteLength(full.modelContent),
+    truncated: full.budget?.truncated === true,
+    durationMs: totalMs,
+  });
+  return full;
+}
+
+/** A result for a call that ends without running: rejected at Plan or Prepare, cancelled by a turn stop or interrupt. */
+export function endedResult(options: {
+  state: SessionState;
+  clock: CallClock;
+  call: { callId: string; toolName: string };
+  status: ToolResultStatus;
+  modelContent: string;
+  errorCode: string;
+}): ToolResult {
+  const { call } = options;
+  return finishResult({
+    state: options.state,
+    clock: options.clock,
+    permission: 'none_needed',
+    result: { callId: call.callId, toolName: call.toolName, status: options.status, modelContent: options.modelContent, isError: true, errorCode: options.errorCode },
+  });
+}
+
+/** Why queued calls of a turn will not run: the turn was interrupted, or a result asked to stop it. */
+export function skippedReason(options: { interrupted: { reason?: string } | undefined; stopReason: string | undefined }): { modelContent: string; errorCode: string } | undefined {
+  if (options.interrupted !== undefined) return { modelContent: texts.turnInterrupted(options.interrupted.reason), errorCode: errorCodes.cancelled };
+  if (options.stopReason !== undefined) return { modelContent: texts.turnStopCancelled, errorCode: errorCodes.turnStopped };
+  return undefined;
+}
+
+/** UTF-8 length without Node's Buffer (workflow sandbox). */
+export function byteLength(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
+/** Hook context reaches the model under `[Hook additional context]`, numbered (seed 000 hook-flow). */
+export function withHookContext(content: string, context: readonly string[]): string {
+  if (context.length === 0) return content;
+  const lines = context.map((text, index) => `${index + 1}. ${text}`);
+  return `${content.replace(/\n+$/, '')}\n\n${texts.hookContextHeader}\n${lines.join('\n')}`;
+}

@@ -1,0 +1,222 @@
+import { ActivityCancellationType, ActivityFailure, CancellationScope, TimeoutFailure, isCancellation, proxyActivities, proxySinks } from '@temporalio/workflow';
+import type { ActivityOptions } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
+import { projectErrorMessage } from '../contracts/error-projection.js';
+import type { CallOutcome } from '../contracts/pipeline.js';
+import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
+import { texts } from '../contracts/texts.js';
+import { errorCodes } from '../contracts/tool-result.js';
+import type { ToolResult } from '../contracts/tool-result.js';
+import type { ApprovalBroker } from './approval-broker.js';
+import { decidePermission } from './decide-permission.js';
+import type { CallClock, CallCompletion, UntimedResult } from './results.js';
+import { finishResult } from './results.js';
+import type { SessionState } from './session-state.js';
+import type { SiblingGroup } from './sibling-group.js';
+
+/** A lost worker is noticed within this long, unless the session sets `heartbeatTimeoutMs`. */
+const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
+/**
+ * Temporal's own bound on one execution. The tool's deadline is enforced inside the activity and pauses while the
+ * tool waits at an admission gate, so no bound derived from it is safe: this one is only a backstop that a real
+ * call does not reach. A lost worker is noticed by the heartbeat timeout instead.
+ */
+const EXECUTION_BACKSTOP = '30 days';
+
+const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
+
+/** The turn a call belongs to, as the call sees it. */
+export interface CallTurn {
+  turnId: string;
+  /** Set once the turn is interrupted. */
+  interrupted?: { reason?: string };
+}
+
+/** Everything one call's run needs: one named object, so the stages below read as a chain. */
+export interface CallRun {
+  state: SessionState;
+  broker: ApprovalBroker;
+  turn: CallTurn;
+  /** The session's effective working directory (from Prepare). */
+  cwd: string;
+  plan: ReadyCallPlan;
+  clock: CallClock;
+  siblings: SiblingGroup;
+  /** Calls between permission and result, with their interrupt behaviour (query `activeTurn`). */
+  executing: Map<string, InterruptBehavior>;
+}
+
+type Authorization =
+  | { kind: 'authorized'; permission: ToolCallTelemetryEndRecord['permission']; permissionWaitMs: number; rememberRule?: string }
+  | { kind: 'refused'; result: ToolResult };
+
+/** The back half of the per-call pipeline, after Prepare: permission → approval → execute → result. */
+export async function runCall(run: CallRun): Promise<CallCompletion> {
+  const hookContext = [...(run.plan.hook?.additionalContext ?? [])];
+  run.executing.set(run.plan.callId, run.plan.interruptBehavior);
+  try {
+    const authorization = await authorizeCall(run);
+    if (authorization.kind === 'refused') return { result: authorization.result, hookContext };
+    if (run.turn.interrupted !== undefined) {
+      const modelContent = texts.turnInterrupted(run.turn.interrupted.reason);
+      return { result: finish(run, { ...base(run.plan), status: 'cancelled', modelContent, isError: true, errorCode: errorCodes.cancelled }, 'none_needed'), hookContext };
+    }
+    return await executeAuthorized({ run, authorization, hookContext });
+  } finally {
+    run.executing.delete(run.plan.callId);
+  }
+}
+
+function base(plan: ReadyCallPlan): { callId: string; toolName: string } {
+  return { callId: plan.callId, toolName: plan.toolName };
+}
+
+function finish(run: CallRun, result: UntimedResult, permission: ToolCallTelemetryEndRecord['permission']): ToolResult {
+  return finishResult({ state: run.state, clock: run.clock, result, permission });
+}
+
+function denied(run: CallRun, options: { reason: string; source: string; permissionWaitMs: number; requestId?: string }): Authorization {
+  const { plan, turn } = run;
+  const requestId = options.requestId === undefined ? {} : { requestId: options.requestId };
+  run.state.emit({ type: 'PermissionDenied', turnId: turn.turnId, callId: plan.callId, reason: options.reason, source: options.source, ...requestId });
+  const errorCode = options.source === 'hook' ? errorCodes.hookBlocked : errorCodes.permissionDenied;
+  const result = finish(run, { ...base(plan), status: 'denied', modelContent: options.reason, isError: true, errorCode, timings: { permissionWaitMs: options.permissionWaitMs } }, 'denied');
+  return { kind: 'refused', result };
+}
+
+/** The permission decision chain, then — when it asks — the approval broker. */
+async function authorizeCall(run: CallRun): Promise<Authorization> {
+  const { state, plan, turn } = run;
+  const decision = decidePermission({
+    subject: { toolName: plan.toolName, contentKind: plan.ruleKind, cwd: run.cwd, ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }) },
+    mode: state.options.permissionMode ?? 'default',
+    rules: state.rules,
+    remembered: state.remembered,
+    readOnly: plan.flags.declaredReadOnly,
+    editsInsideCwd: plan.editsInsideCwd,
+    alwaysAsk: plan.alwaysAsk,
+    ...(plan.hook?.decision === undefined ? {} : { hook: { decision: plan.hook.decision, ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }) } }),
+    ...(plan.approval?.narrowToAllow === true ? { toolNarrowedToAllow: true } : {}),
+    ...(plan.permission === undefined ? {} : { facts: plan.permission }),
+  });
+  switch (decision.behavior) {
+    case 'deny':
+      return denied(run, { reason: decision.reason, source: decision.source, permissionWaitMs: 0 });
+    case 'allow':
+      return { kind: 'authorized', permission: 'none_needed', permissionWaitMs: 0 };
+    case 'ask':
+      break;
+    default: {
+      const exhaustive: never = decision;
+      return exhaustive;
+    }
+  }
+  const outcome = await run.broker.request({ turnId: turn.turnId, cwd: run.cwd, plan, reason: decision.reason });
+  const permissionWaitMs = outcome.waitMs;
+  switch (outcome.kind) {
+    case 'cancelled': {
+      const modelContent = texts.turnInterrupted(turn.interrupted?.reason);
+      const result = finish(run, { ...base(plan), status: 'cancelled', modelContent, isError: true, errorCode: errorCodes.cancelled, timings: { permissionWaitMs } }, 'none_needed');
+      return { kind: 'refused', result };
+    }
+    case 'hook':
+      if (outcome.behavior === 'deny') {
+        return denied(run, { reason: outcome.message ?? `A PermissionRequest hook denied permission to use ${plan.toolName}.`, source: 'hook', permissionWaitMs });
+      }
+      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, decision: 'allow', source: 'hook' });
+      return { kind: 'authorized', permission: 'approved', permissionWaitMs };
+    case 'timeout':
+      return denied(run, { reason: texts.approvalTimedOut(plan.toolName, state.options.approvalTimeoutMs ?? 0), source: 'timeout', permissionWaitMs });
+    case 'decided': {
+      const { signal } = outcome;
+      if (signal.decision === 'deny') {
+        return denied(run, { reason: texts.approvalDenied(plan.toolName, signal.reason), source: 'user', permissionWaitMs, requestId: signal.requestId });
+      }
+      const by = signal.by === undefined ? {} : { by: signal.by };
+      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, requestId: signal.requestId, decision: signal.decision, source: 'user', ...by });
+      const authorized: Authorization = { kind: 'authorized', permission: 'approved', permissionWaitMs };
+      return signal.decision === 'allow_always' ? { ...authorized, rememberRule: plan.rememberRule } : authorized;
+    }
+    default: {
+      const exhaustive: never = outcome;
+      return exhaustive;
+    }
+  }
+}
+
+async function executeAuthorized(options: { run: CallRun; authorization: Extract<Authorization, { kind: 'authorized' }>; hookContext: string[] }): Promise<CallCompletion> {
+  const { run, authorization, hookContext } = options;
+  const { state, plan, turn, clock } = run;
+  state.emit({ type: 'ToolCallStarted', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
+  switchyardTelemetry.toolCallStarted({ sessionId: clock.sessionId, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, known: true, startedAt: clock.startedAt ?? Date.now() });
+  const outcome = await executeActivity(run);
+  hookContext.push(...(outcome.hookContext ?? []));
+  const hookStop = plan.hook?.stopTurn;
+  const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });
+  const result: UntimedResult = {
+    ...base(plan),
+    status: outcome.status,
+    modelContent: outcome.modelContent,
+    isError: outcome.isError,
+    timings: { permissionWaitMs: authorization.permissionWaitMs, queuedMs: outcome.queuedMs },
+  };
+  if (outcome.errorCode !== undefined) result.errorCode = outcome.errorCode;
+  if (outcome.display !== undefined) result.display = outcome.display;
+  if (outcome.budget !== undefined) result.budget = outcome.budget;
+  if (turnControl !== undefined) result.turnControl = turnControl;
+  const completion: CallCompletion = { result: finish(run, result, authorization.permission), hookContext };
+  if (outcome.aggregateReplacement !== undefined) completion.replacement = outcome.aggregateReplacement;
+  if (outcome.sessionState !== undefined) completion.stateChanges = outcome.sessionState;
+  if (authorization.rememberRule !== undefined) completion.rememberRule = authorization.rememberRule;
+  return completion;
+}
+
+function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number): ActivityOptions {
+  return {
+    startToCloseTimeout: EXECUTION_BACKSTOP,
+    heartbeatTimeout: heartbeatTimeoutMs,
+    // At most once for side effects: only idempotent tools are retried after a lost worker.
+    retry: plan.flags.idempotent ? { maximumAttempts: 3, initialInterval: '1 second' } : { maximumAttempts: 1 },
+    // Wait for the handler to stop, so a cancelled call's result is the tool's own and no process outlives it.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    summary: plan.summary,
+  };
+}
+
+function failedOutcome(status: CallOutcome['status'], modelContent: string, errorCode: string): CallOutcome {
+  return { status, modelContent, isError: true, errorCode, activeMs: 0, queuedMs: 0 };
+}
+
+/** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
+async function executeActivity(run: CallRun): Promise<CallOutcome> {
+  const { state, plan, siblings } = run;
+  const { executeCall } = proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
+  const request = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan, ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
+  const execute = (): Promise<CallOutcome> => executeCall(request);
+  // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.
+  const scope = plan.interruptBehavior === 'block' ? undefined : new CancellationScope();
+  if (scope !== undefined) siblings.add(plan, scope);
+  try {
+    // `block` tools run to completion through an interrupt.
+    const outcome = scope === undefined ? await CancellationScope.nonCancellable(execute) : await scope.run(execute);
+    const cancelledBy = siblings.cancelledBy(plan.callId);
+    if (outcome.status === 'cancelled' && cancelledBy !== undefined) return { ...outcome, modelContent: texts.siblingErrored(cancelledBy), errorCode: errorCodes.siblingError };
+    if (outcome.isError && outcome.status === 'error' && plan.cancelSiblingsOnError) siblings.cancelOthers(plan);
+    return outcome;
+  } catch (error) {
+    if (isCancellation(error)) {
+      const cancelledBy = siblings.cancelledBy(plan.callId);
+      if (cancelledBy !== undefined) return failedOutcome('cancelled', texts.siblingErrored(cancelledBy), errorCodes.siblingError);
+      return failedOutcome('cancelled', texts.turnInterrupted(run.turn.interrupted?.reason), errorCodes.cancelled);
+    }
+    if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
+      // Only a missed heartbeat means the worker was lost; the backstop is a plain timeout.
+      if (error.cause.timeoutType !== 'HEARTBEAT') return failedOutcome('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout);
+      if (!plan.flags.idempotent) return failedOutcome('error', texts.interruptedMayHavePartlyRun(plan.toolName), errorCodes.interrupted);
+    }
+    return failedOutcome('error', projectErrorMessage(error), errorCodes.handlerError);
+  } finally {
+    siblings.remove(plan.callId);
+  }
+}

@@ -1,0 +1,151 @@
+import { log, workflowInfo } from '@temporalio/workflow';
+import { projectErrorMessage } from '../contracts/error-projection.js';
+import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
+import { parseRule } from '../contracts/permission-rules.js';
+import type { ParsedRule } from '../contracts/permission-rules.js';
+import type { SessionContext } from '../contracts/pipeline.js';
+import type { SessionOptions } from '../contracts/session.js';
+import type { TurnResult } from '../contracts/tool-result.js';
+import { EventLog } from './event-log.js';
+
+/** Completed turns remembered for re-attachment by turnId. */
+const COMPLETED_TURNS_RETAINED = 50;
+/** Answered approval ids remembered, so a second answer is reported as `already_decided`. */
+export const DECIDED_REQUESTS_RETAINED = 500;
+/** Replaced-result keys kept (a key is `<turnId>/<callId>`). */
+const REPLACED_RESULTS_RETAINED = 5_000;
+
+/** State carried across continue-as-new. */
+export interface CarriedSessionState {
+  events: { events: SessionEvent[]; next: number };
+  completedTurns: TurnResult[];
+  rememberedRules: string[];
+  sessionState: Record<string, unknown>;
+  decidedRequestIds: string[];
+  /** `<turnId>/<callId>` of results the aggregate budget replaced: they stay replaced. */
+  replacedResults: string[];
+  /** Untrusted workspace settings files already reported by a `WorkspaceSettingsUntrusted` event. */
+  reportedUntrustedSettings?: string[];
+}
+
+/** What one finished call asks the session to change (its context modifier). */
+export interface SessionChanges {
+  stateChanges?: Record<string, unknown>;
+  rememberRule?: string;
+}
+
+export interface SessionRules {
+  allow: ParsedRule[];
+  ask: ParsedRule[];
+  deny: ParsedRule[];
+}
+
+/**
+ * Everything a session keeps between turns, and what continue-as-new carries: options and parsed rules, the event
+ * log, remembered approvals, tool state (todos), the aggregate budget's replaced results, completed turns.
+ */
+export class SessionState {
+  readonly options: SessionOptions;
+  readonly sessionId: string;
+  readonly events: EventLog;
+  readonly rules: SessionRules;
+  /** A start-input rule that does not parse: every call becomes an error instead of a failed workflow task. */
+  readonly ruleError: string | undefined;
+  readonly remembered: ParsedRule[];
+  readonly completedTurns: Map<string, TurnResult>;
+  readonly decidedRequestIds: string[];
+  readonly replacedResults: Set<string>;
+  readonly reportedUntrustedSettings: Set<string>;
+  #toolState: Record<string, unknown>;
+
+  constructor(options: SessionOptions, carried?: CarriedSessionState) {
+    this.options = options;
+    this.sessionId = options.sessionId ?? workflowInfo().workflowId;
+    this.events = new EventLog(carried?.events);
+    this.completedTurns = new Map((carried?.completedTurns ?? []).map((turn) => [turn.turnId, turn]));
+    this.#toolState = { ...(carried?.sessionState ?? {}) };
+    this.decidedRequestIds = [...(carried?.decidedRequestIds ?? [])];
+    this.replacedResults = new Set(carried?.replacedResults ?? []);
+    this.reportedUntrustedSettings = new Set(carried?.reportedUntrustedSettings ?? []);
+    let ruleError: string | undefined;
+    const parse = (list: readonly string[] | undefined): ParsedRule[] =>
+      (list ?? []).flatMap((rule) => {
+        try {
+          return [parseRule(rule)];
+        } catch (error) {
+          ruleError ??= projectErrorMessage(error);
+          return [];
+        }
+      });
+    this.rules = { allow: parse(options.rules?.allow), ask: parse(options.rules?.ask), deny: parse(options.rules?.deny) };
+    this.remembered = parse(carried?.rememberedRules);
+    this.ruleError = ruleError;
+  }
+
+  get toolState(): Readonly<Record<string, unknown>> {
+    return this.#toolState;
+  }
+
+  emit(event: NewSessionEvent): void {
+    this.events.append(event, new Date());
+  }
+
+  /** What every activity of this session needs to know about it. */
+  context(): SessionContext {
+    const { options } = this;
+    const context: SessionContext = { sessionId: this.sessionId };
+    if (options.cwd !== undefined) context.cwd = options.cwd;
+    if (options.rules?.allow !== undefined) context.allowRules = options.rules.allow;
+    if (options.rules?.deny !== undefined) context.denyRules = options.rules.deny;
+    if (options.hooks !== undefined) context.sessionHooks = options.hooks;
+    if (options.trustWorkspaceSettings === true) context.trustWorkspaceSettings = true;
+    return context;
+  }
+
+  /** Applies calls' session changes (state keys, remembered rules) in the order given. */
+  apply(changes: readonly SessionChanges[]): void {
+    for (const change of changes) {
+      if (change.stateChanges !== undefined) this.#toolState = { ...this.#toolState, ...change.stateChanges };
+      if (change.rememberRule !== undefined && !this.remembered.some((rule) => rule.source === change.rememberRule)) {
+        try {
+          this.remembered.push(parseRule(change.rememberRule));
+        } catch (error) {
+          log.warn('could not remember rule', { rule: change.rememberRule, error: projectErrorMessage(error) });
+        }
+      }
+    }
+  }
+
+  recordDecided(requestId: string): void {
+    this.decidedRequestIds.push(requestId);
+    if (this.decidedRequestIds.length > DECIDED_REQUESTS_RETAINED) this.decidedRequestIds.shift();
+  }
+
+  recordCompletedTurn(result: TurnResult): void {
+    this.completedTurns.set(result.turnId, result);
+    if (this.completedTurns.size > COMPLETED_TURNS_RETAINED) {
+      const oldest = this.completedTurns.keys().next().value;
+      if (oldest !== undefined) this.completedTurns.delete(oldest);
+    }
+  }
+
+  /** Reports settings files the worker did not load because the workspace is not trusted, once each per session. */
+  reportUntrustedSettings(turnId: string, files: readonly string[] | undefined): void {
+    const fresh = (files ?? []).filter((file) => !this.reportedUntrustedSettings.has(file));
+    if (fresh.length === 0) return;
+    for (const file of fresh) this.reportedUntrustedSettings.add(file);
+    this.emit({ type: 'WorkspaceSettingsUntrusted', turnId, files: fresh });
+  }
+
+  carry(): CarriedSessionState {
+    return {
+      events: this.events.carry(),
+      completedTurns: [...this.completedTurns.values()].slice(-COMPLETED_TURNS_RETAINED),
+      rememberedRules: this.remembered.map((rule) => rule.source),
+      sessionState: { ...this.#toolState },
+      decidedRequestIds: this.decidedRequestIds.slice(-DECIDED_REQUESTS_RETAINED),
+      replacedResults: [...this.replacedResults].slice(-REPLACED_RESULTS_RETAINED),
+      reportedUntrustedSettings: [...this.reportedUntrustedSettings],
+    };
+  }
+}
