@@ -6,7 +6,7 @@ import { ARTIFACT_RETENTION, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js
 import { toolSessionWorkflowType } from '../contracts/messages.js';
 import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import { formatBytes } from '../contracts/persisted-output.js';
-import { createTracingFromEnv } from '../activities/telemetry.js';
+import { createTracingFromEnv } from '../worker/telemetry.js';
 import { builtinTools } from '../tools/builtin.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';
 import { startDevServer } from '../server/dev-server.js';

@@ -9,7 +9,7 @@ import {
   errorCategoryOf,
   stageOf,
   type ToolCallTelemetryStart,
-} from '../../src/activities/telemetry.js';
+} from '../../src/worker/telemetry.js';
 
 /** A tracer whose finished spans land in memory. */
 function memoryTracing(): { exporter: InMemorySpanExporter; provider: BasicTracerProvider } {

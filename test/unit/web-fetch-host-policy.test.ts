@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prepareCall } from '../../src/activities/prepare-turn.js';
+import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import { parseRule } from '../../src/contracts/permission-rules.js';
 import type { PermissionMode } from '../../src/contracts/session.js';
