@@ -108,6 +108,8 @@ describe('Claude Code command hooks from settings files and session options (rea
         const session = await harness.startSession({
           cwd,
           permissionMode: 'bypassPermissions',
+          // The project's own settings file: trusted by the agent builder, as workspace settings must be.
+          trustWorkspaceSettings: true,
           // A session-level PostToolUse hook, in the same shape.
           hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo \'{"additionalContext":"checked by session hook"}\'' }] }] },
         });

@@ -75,8 +75,14 @@ describe('workspace settings run only when trusted (issue 10, item 3; real serve
       const denied = await turn;
       const planSession = await harness.startSession({ cwd, permissionMode: 'plan' });
       const plan = await planSession.executeTurn({ turnId: 't', calls: [{ id: 'ls', name: 'Bash', input: { command: 'ls' } }] });
-      return { denied, plan };
+      await planSession.executeTurn({ turnId: 't2', calls: [{ id: 'ls', name: 'Bash', input: { command: 'ls' } }] });
+      const { events } = await planSession.events();
+      return { denied, plan, untrusted: events.filter((event) => event.type === 'WorkspaceSettingsUntrusted') };
     });
+    // The session hears which files were skipped, once (two turns, one event).
+    expect(outcome.untrusted).toHaveLength(1);
+    const reported = outcome.untrusted[0]?.type === 'WorkspaceSettingsUntrusted' ? outcome.untrusted[0].files : [];
+    expect(reported.map((file) => path.relative(cwd, file)).sort()).toEqual(['.claude/settings.json', '.switchyard/settings.json']);
     expect(outcome.denied.results[0]?.status).toBe('denied');
     expect(outcome.plan.results[0]?.status).toBe('success');
     expect(await exists(path.join(cwd, 'made-by-call'))).toBe(false);
