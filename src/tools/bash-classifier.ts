@@ -1,13 +1,25 @@
 /**
- * A conservative read-only classifier for `Bash` commands. It decides whether a command may run concurrently with
- * other read-only calls and needs no approval, and it FAILS CLOSED: anything it does not fully understand is not
- * read-only. Pure and dependency-free (no shell is ever run).
+ * What the permission layer knows about a `Bash` command, found without running anything (pure, dependency-free):
+ * 1. `classifyCommand`: whether the whole command is read-only, so it may run concurrently with other read-only calls;
+ * 2. `bashPermissionFacts`: the command split into its simple commands, so rules judge every part (issue 10);
+ * 3. `bashRememberRule`: the narrowest useful rule an `allow_always` answer remembers.
+ * Everything FAILS CLOSED: what is not fully understood is not read-only, not a plain list, and never a broad rule.
  *
- * What is accepted: one or more simple commands joined only by `|`, `&&` or `||`, each of which is a command on the
- * read-only list below, named by its bare name, with arguments that are literal words (quotes and backslash escapes
- * are understood; globs and `~` are allowed, except where a glob could expand into a dangerous option).
+ * Read-only (1) accepts one or more simple commands joined only by `|`, `&&` or `||`, each a command on the read-only
+ * list below, named by its bare name, with arguments that are literal words (quotes and backslash escapes are
+ * understood; globs and `~` are allowed, except where a glob could expand into a dangerous option).
  *
  * Decisions (documented on purpose):
+ * - `git` (issue 10, item 4): git runs programs named by the repository's own `.git/config`, which the workspace (the
+ *   model, a cloned repository) controls. Checked against git 2.39: `status`, `diff` (even `--cached`, and with
+ *   `--no-ext-diff --no-textconv`), `ls-files` and `blame` read the index or work tree, which runs `core.fsmonitor` and
+ *   clean filters (`filter.<driver>.clean`, named by `.gitattributes`, so no fixed `-c` flag can disable them all);
+ *   `log`, `show` and `shortlog` run `gpg.program` for signed commits through `log.showSignature`, `format.pretty`,
+ *   `pretty.<alias>` or `%G` formats, besides `diff.external` and textconv drivers. So these are NOT read-only at all,
+ *   whatever their flags: they ask in `default`, are denied in `plan` and `dontAsk`, and an allow rule such as
+ *   `Bash(git status:*)` still allows them for an operator who trusts the repository. Still read-only: `rev-parse`,
+ *   `branch` (listing), `remote -v`, and `describe` without `--dirty`/`--broken` (these ran nothing with all of the
+ *   above configured).
  * - `tail -f` / `-F` / `--follow` (and obsolete `-5f`, `+5f`): NOT read-only — it never ends, so it must not hold
  *   a concurrency slot or run unapproved.
  * - Commands given by path (`/bin/ls`, `./ls`, `~/bin/ls`): NOT read-only — only bare names on the list are accepted.
@@ -23,11 +35,35 @@
  *   `printf`, `file`, `tree`), an unquoted glob that could expand to a word starting with `-` (`*`, `-*`, `[-]x`)
  *   is rejected; for `uniq` every unquoted glob is (a second operand is an output file). GNU long options may be
  *   abbreviated, so any prefix of a dangerous long option is rejected (`--out` for `--output`, `--p` for `--pre`).
- * - `git`: no option may precede the subcommand (`-c`, `-C`, `--git-dir`, `--no-pager`, … all rejected).
- *   `--text` is rejected along with `--textconv` (it is a prefix of it; use `-a`). `git branch` takes only
- *   `--list` (with patterns), `-a`, `-r`, `-v`, `-vv`, `--all`, `--remotes`, `--verbose`, `--show-current`;
- *   `git remote` only `-v`/`--verbose`. `HEAD@{1}` must be quoted (braces are rejected).
- * - `rg -z` (which runs fixed decompressors) and `git status` (which may refresh the index) count as read-only.
+ * - `git`: no option may precede the subcommand (`-c`, `-C`, `--git-dir`, `--no-pager`, … all rejected);
+ *   `--output`, `--ext-diff` and `--textconv` (and their prefixes) are rejected. `git branch` takes only `--list`
+ *   (with patterns), `-a`, `-r`, `-v`, `-vv`, `--all`, `--remotes`, `--verbose`, `--show-current`; `git remote` only
+ *   `-v`/`--verbose`. `HEAD@{1}` must be quoted (braces are rejected).
+ * - `rg -z` (which runs fixed decompressors) counts as read-only.
+ *
+ * Parts (2): the command is split at `;`, `&&`, `||`, `|`, `|&`, `&` and newlines into simple commands, each
+ * normalised for rules: quotes and backslashes removed (`\rm`, `'rm'`, `r''m`, `$'rm'` → `rm`), words re-quoted only
+ * where needed, single spaces; harmless leading assignments (`NODE_ENV=test`, see `HARMLESS_VARIABLES`) and wrappers
+ * (`timeout 5`, `nice -n 5`, `nohup`, `time`, `command`, `builtin`, `exec`, `env [-i] [-u X]`, `stdbuf`) are looked
+ * through, so a wrapper is matched as what it runs; any other assignment (`PATH=…`, `LD_PRELOAD=…`) stays in the part,
+ * so no prefix rule matches it. Runners (`sudo`, `xargs`, shells, `eval`, `trap`, `su -c`, `find -exec`, `watch`…, and
+ * a wrapper with an option it does not know) are allowed only by an exact rule, never by a prefix rule for the runner.
+ * Deny and ask rules also see other spellings: the wrapped form, the base name of a command given by path
+ * (`/bin/rm`), `git` without global options (`git -C . push` → `git push`), every command inside `$(…)`, backticks,
+ * `<(…)`, unquoted here-documents, subshells, groups, compound commands and runners' scripts (`bash -c '…'`), and,
+ * when the text cannot be tokenized, a crude split. A command that is not a plain list of simple commands
+ * (substitutions, expansions, redirections to files, here-documents, subshells, groups, functions, keywords, comments,
+ * assignments alone, empty commands) gets `parsed: false`: no prefix rule can allow it. A `cd` to a literal directory
+ * is read-only and later parts joined by `&&` resolve paths from there; any other directory change makes later
+ * relative paths unknown. Read paths are the operands of reading commands (`cat`, `head`, `grep` after its pattern,
+ * `jq` after its filter, `find` before its expression…), `< file` targets and `cd` targets; `grep -r`/`rg` add
+ * `dir/**`; following symlinks (`grep -R`, `rg -L`) and globs through directories cannot be located.
+ *
+ * Remembered rules (3): `cmd:*`, `tool sub:*` or `tool run script:*` for one ordinary command; the exact command for
+ * shells, interpreters without a script file, runners, wrappers that could not be looked through, `cd`, state-changing
+ * builtins, deleting or fetching programs, and subcommand tools with options first (`git -C sub status`). A compound
+ * command remembers the rule of its one part that is not read-only (`cd sub && npm test` → `Bash(npm test:*)`), or
+ * the exact command when several parts need approval or it is not a plain list: never anything broader than a part.
  */
 
 import type { CommandFacts, CommandPartFacts } from '../contracts/call-plan.js';
