@@ -70,7 +70,43 @@ export interface PermissionFacts {
    * such as `.git/**`, a loopback address). `dontAsk` turns it into a deny; `bypassPermissions` still allows.
    */
   strongAsk?: { reason: string };
+  /**
+   * A shell command split into its simple commands (Bash). Rules then judge every part: the call is allowed by rules
+   * only if every part is, any part matching a deny (ask) rule denies (asks), and a command that is not a plain list
+   * of simple commands (`parsed: false`) is never allowed by a rule other than `Bash` or the exact command.
+   */
+  commands?: CommandFacts;
+  /**
+   * What the call reads, for one read confinement across tools: absolute paths; bash glob patterns (`*`, `?`, `[`,
+   * and `/**` for a tree read recursively); anything not absolute could not be located. A `Read(...)` deny rule that
+   * matches one denies the call; a read outside cwd that no `Read(...)` allow rule names keeps a read-only call from
+   * being allowed without approval.
+   */
+  readPaths?: string[];
 }
+
+/** One simple command of a shell command, as rules see it. */
+export interface CommandPartFacts {
+  /**
+   * The simple command normalised: words after quote removal (re-quoted only where a word needs it), single spaces,
+   * without leading assignments of harmless variables and wrappers such as `timeout 5`, `nice`, `env`, `command`.
+   */
+  content: string;
+  /** The part is read-only by itself, so it needs no rule (while its reads stay confined). */
+  readOnly: boolean;
+  /** The part runs a command it is given (`sudo`, `xargs`, `bash -c`, `eval`, `find -exec`…): only an exact rule allows it. */
+  runner?: true;
+}
+
+/**
+ * A shell command's simple commands. `otherSpellings`: what only deny and ask rules see: each part with its wrappers
+ * and assignments, by the base name of a command given by path, `git` without its global options, and the commands
+ * found inside substitutions, here-documents and groups or run by a runner. `parsed: false`: the command is not a
+ * plain list of simple commands (`reason`), so its parts, found as well as possible, are for deny and ask rules only.
+ */
+export type CommandFacts =
+  | { parsed: true; parts: CommandPartFacts[]; otherSpellings: string[] }
+  | { parsed: false; reason: string; parts: CommandPartFacts[]; otherSpellings: string[] };
 
 /** What the PreToolUse hooks decided for one call, combined (deny > ask > allow). */
 export interface PreToolUseOutcome {

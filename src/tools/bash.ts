@@ -1,12 +1,14 @@
 import { createWriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readdir, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
-import { commandPrefix, isReadOnlyCommand } from './bash-classifier.js';
+import { bashGlobMatches } from '../contracts/permission-rules.js';
+import type { PermissionFacts } from '../contracts/call-plan.js';
+import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './bash-classifier.js';
 import { defineTool } from './define-tool.js';
 import { childEnvironment } from './environment-policy.js';
 import type { ToolOutputObject } from './define-tool.js';
@@ -77,6 +79,59 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+/** The real path of the deepest existing ancestor, with the rest appended (a path that does not exist yet). */
+async function realpathOfDeepest(absolute: string): Promise<string> {
+  const rest: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      return path.join(await realpath(current), ...rest);
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return absolute;
+      rest.unshift(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** Largest number of directory entries a glob in a read path is matched against. */
+const GLOB_ENTRIES_CHECKED = 1_000;
+
+/**
+ * The classifier's read paths as the file system has them: each path's symlinks resolved (a link inside cwd to a
+ * file outside is a read outside), and a glob in the last segment matched in its directory, so a matching symlink
+ * that leads outside is seen. Real paths inside cwd are written under the session's cwd, as rules see it.
+ */
+async function locateReadPaths(readPaths: readonly string[], cwd: string): Promise<string[]> {
+  const root = await realpath(cwd).catch(() => cwd);
+  const asSeenByRules = (real: string): string => (real === root ? cwd : real.startsWith(`${root}/`) ? path.join(cwd, real.slice(root.length)) : real);
+  const located = new Set(readPaths);
+  for (const readPath of readPaths) {
+    if (!readPath.startsWith('/')) continue;
+    const firstGlob = readPath.search(/[*?[]/);
+    if (firstGlob < 0) {
+      located.add(asSeenByRules(await realpathOfDeepest(readPath)));
+      continue;
+    }
+    const directory = readPath.slice(0, readPath.lastIndexOf('/', firstGlob)) || '/';
+    located.add(asSeenByRules(await realpathOfDeepest(directory)));
+    if (readPath.includes('/', firstGlob)) continue;
+    const entries = (await readdir(directory).catch(() => [])).slice(0, GLOB_ENTRIES_CHECKED);
+    for (const entry of entries) {
+      const candidate = path.join(directory, entry);
+      if (bashGlobMatches(readPath, candidate)) located.add(asSeenByRules(await realpathOfDeepest(candidate)));
+    }
+  }
+  return [...located];
+}
+
+/** What the permission chain needs about a command: its simple commands and, symlinks resolved, what it reads. */
+async function bashFacts(command: string, cwd: string): Promise<PermissionFacts> {
+  const facts = bashPermissionFacts({ command, cwd, homeDir: os.homedir() });
+  return { ...facts, readPaths: await locateReadPaths(facts.readPaths, cwd) };
+}
+
 const bashInputSchema = z.strictObject({
   command: z.string().min(1).describe('The command to run, in bash'),
   timeout: z.number().int().positive().optional().describe('Timeout in milliseconds (default 120000, at most 600000)'),
@@ -101,7 +156,8 @@ export const bashTool = defineTool({
   cancelledMessage: 'Command was cancelled; its process group was terminated.',
   ruleKind: 'command',
   ruleContent: (input) => input.command,
-  rememberRule: (input) => `Bash(${commandPrefix(input.command)}:*)`,
+  rememberRule: (input) => bashRememberRule(input.command),
+  permissionFacts: (input, context) => bashFacts(input.command, context.cwd),
   summarize: summarizeCommand,
   async execute(input, context) {
     const timeoutMs = Math.min(input.timeout ?? envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs));

@@ -11,16 +11,18 @@
  * - Binary files (NUL in the first 8 KB) and files over {@link MAX_DIFF_SOURCE_BYTES} (10 MiB) are refused.
  * - The match is checked by `validateInput` and again by `execute` on the file as it is then (it may have changed
  *   in between); a failed re-check is a `ToolUseError`.
+ * - As for Write: protected paths always ask (a `strongAsk` fact), and the path is checked again when the file is
+ *   opened at execution (`openConfinedFile`), which reads and writes the same open file.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { ToolUseError, defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
 import { createFileDiff } from './file-diff.js';
+import { openConfinedFile, protectedWriteFacts } from './file-write-guard.js';
+import type { ConfinedFile } from './file-write-guard.js';
 import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
-import { MAX_DIFF_SOURCE_BYTES, approvalPreview, readExistingFile } from './write.js';
+import { MAX_DIFF_SOURCE_BYTES, approvalPreview, readExistingFile, readOpenFile } from './write.js';
 import type { ExistingFile } from './write.js';
 
 const QUOTED_STRING_CHARS = 200;
@@ -34,7 +36,12 @@ const editInputSchema = z.strictObject({
 
 type EditInput = z.infer<typeof editInputSchema>;
 
-export type EditPlan = { ok: true; after: string; replacements: number } | { ok: false; message: string; errorCode: string };
+export type EditPlan = EditedText | { ok: false; message: string; errorCode: string };
+export interface EditedText {
+  ok: true;
+  after: string;
+  replacements: number;
+}
 
 /** Occurrences of `needle` in `text`, without overlap (`needle` non-empty). */
 export function countOccurrences(text: string, needle: string): number {
@@ -92,6 +99,19 @@ function editableText(filePath: string, existing: ExistingFile, oldString: strin
   }
 }
 
+/** Re-checks the edit on the open file's current text and writes the result through the same handle. */
+async function applyEdit(options: { file: ConfinedFile; filePath: string; input: EditInput; signal: AbortSignal }): Promise<{ created: boolean; before: string; plan: EditedText }> {
+  const { file, filePath, input } = options;
+  const editable = editableText(filePath, file.handle === undefined ? { kind: 'missing' } : await readOpenFile(file.handle), input.old_string);
+  if (!editable.ok) throw new ToolUseError(editable.message, editable.errorCode);
+  const before = editable.text ?? '';
+  const plan = planEdit(before, input);
+  if (!plan.ok) throw new ToolUseError(`${plan.message}\n(The file changed after the edit was checked; read it again.)`, plan.errorCode);
+  options.signal.throwIfAborted();
+  await file.write(plan.after);
+  return { created: editable.text === undefined, before, plan };
+}
+
 export const editTool = defineTool({
   name: 'Edit',
   aliases: ['replace', 'edit_file'],
@@ -125,18 +145,13 @@ export const editTool = defineTool({
     if (!plan.ok) throw new ToolUseError(plan.message, plan.errorCode);
     return { preview: approvalPreview(createFileDiff({ filePath: input.file_path, before, after: plan.after })) };
   },
+  permissionFacts: (input, context) => protectedWriteFacts({ cwd: context.cwd, absolutePath: input.file_path }),
   async execute(input, context) {
     const filePath = input.file_path;
-    const editable = editableText(filePath, await readExistingFile(filePath), input.old_string);
-    if (!editable.ok) throw new ToolUseError(editable.message, editable.errorCode);
-    const before = editable.text ?? '';
-    const plan = planEdit(before, input);
-    if (!plan.ok) throw new ToolUseError(`${plan.message}\n(The file changed after the edit was checked; read it again.)`, plan.errorCode);
-    context.signal.throwIfAborted();
-    if (editable.text === undefined) await mkdir(path.dirname(filePath), { recursive: true });
-    await writeFile(filePath, plan.after, 'utf8');
+    const file = await openConfinedFile({ cwd: context.cwd, filePath });
+    const { created, before, plan } = await applyEdit({ file, filePath, input, signal: context.signal }).finally(() => file.close());
     const display = createFileDiff({ filePath, before, after: plan.after });
-    if (editable.text === undefined) return { content: `File created successfully at: ${filePath}`, display };
+    if (created) return { content: `File created successfully at: ${filePath}`, display };
     const content =
       input.replace_all === true
         ? `The file ${filePath} has been updated. Replaced ${plan.replacements} occurrence${plan.replacements === 1 ? '' : 's'} of old_string.`

@@ -10,17 +10,23 @@
  * - The content is written as given (UTF-8, line endings untouched), in place (not via a temporary file and a
  *   rename), so the file's inode, mode and any hard links are kept. An abort before the write stops the call; once
  *   the write has started it runs to its end.
+ * - Protected paths (`.git/**`, `.switchyard/**`, shell start-up files…, see `protected-paths.ts`) are a `strongAsk`
+ *   permission fact: they always ask, in `acceptEdits` too, and are denied in `dontAsk`.
+ * - The path is checked again at execution (`openConfinedFile`): a symlink swapped in after approval fails the call
+ *   with `path_changed` before anything is read or written.
  * - The display is a `file_diff` against the previous text ('' for a new file). When the previous content is binary
  *   or over {@link MAX_DIFF_SOURCE_BYTES}, no diff is computed and the display is a one-line `text`.
  */
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import type { ToolDisplay } from '../contracts/tool-result.js';
-import { ToolUseError, defineTool } from './define-tool.js';
+import { defineTool } from './define-tool.js';
 import { createFileDiff, formatFileDiff } from './file-diff.js';
 import type { FileDiffDisplay } from './file-diff.js';
+import { openConfinedFile, protectedWriteFacts } from './file-write-guard.js';
+import type { ConfinedFile } from './file-write-guard.js';
 import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
 
 /** Largest existing file read for a diff (Write) or edited at all (Edit). */
@@ -55,6 +61,22 @@ export async function readExistingFile(filePath: string): Promise<ExistingFile> 
   return { kind: 'text', text: buffer.toString('utf8') };
 }
 
+/** What an open regular file holds, as {@link readExistingFile} reports it (read through the handle, never the path). */
+export async function readOpenFile(handle: FileHandle): Promise<ExistingFile> {
+  const { size } = await handle.stat();
+  if (size > MAX_DIFF_SOURCE_BYTES) return { kind: 'too_large', bytes: size };
+  const buffer = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const { bytesRead } = await handle.read(buffer, read, size - read, read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+  }
+  const bytes = buffer.subarray(0, read);
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { kind: 'binary', bytes: bytes.length };
+  return { kind: 'text', text: bytes.toString('utf8') };
+}
+
 /** The diff of a file_diff display as unified-diff text, cut to {@link APPROVAL_PREVIEW_CHARS}. */
 export function approvalPreview(display: FileDiffDisplay): string {
   const text = formatFileDiff(display);
@@ -71,6 +93,14 @@ const writeInputSchema = z.strictObject({
   file_path: z.string().min(1).describe('Path of the file to write, absolute (inside cwd) or relative to cwd'),
   content: z.string().describe('The complete new content of the file'),
 });
+
+/** Reads what the open file holds (for the diff), then replaces it; returns what was there. */
+async function replaceContent(options: { file: ConfinedFile; content: string; signal: AbortSignal }): Promise<ExistingFile> {
+  const existing: ExistingFile = options.file.handle === undefined ? { kind: 'missing' } : await readOpenFile(options.file.handle);
+  options.signal.throwIfAborted();
+  await options.file.write(options.content);
+  return existing;
+}
 
 export const writeTool = defineTool({
   name: 'Write',
@@ -101,22 +131,11 @@ export const writeTool = defineTool({
     const before = existing.kind === 'text' ? existing.text : '';
     return { preview: approvalPreview(createFileDiff({ filePath: input.file_path, before, after: input.content })) };
   },
+  permissionFacts: (input, context) => protectedWriteFacts({ cwd: context.cwd, absolutePath: input.file_path }),
   async execute(input, context) {
     const filePath = input.file_path;
-    const existing = await readExistingFile(filePath);
-    if (existing.kind === 'directory') throw new ToolUseError(`${filePath} is a directory, not a file`, 'is_directory');
-    if (existing.kind === 'special') throw new ToolUseError(`${filePath} is not a regular file`, 'not_a_file');
-    context.signal.throwIfAborted();
-    try {
-      await mkdir(path.dirname(filePath), { recursive: true });
-      await writeFile(filePath, input.content, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR') {
-        throw new ToolUseError(`Cannot write ${filePath}: a parent of it is not a directory`, 'not_a_directory');
-      }
-      throw error;
-    }
+    const file = await openConfinedFile({ cwd: context.cwd, filePath });
+    const existing = await replaceContent({ file, content: input.content, signal: context.signal }).finally(() => file.close());
     const note = describeUndiffable(filePath, existing);
     const display: ToolDisplay =
       note === undefined

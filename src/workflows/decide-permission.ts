@@ -1,7 +1,7 @@
-import type { PermissionFacts } from '../contracts/call-plan.js';
+import type { CommandFacts, CommandPartFacts, PermissionFacts } from '../contracts/call-plan.js';
 import type { PermissionMode } from '../contracts/session.js';
-import type { ParsedRule, RuleSubject } from '../contracts/permission-rules.js';
-import { findMatchingRule } from '../contracts/permission-rules.js';
+import type { ParsedRule, ReadPathFindings, RuleSubject } from '../contracts/permission-rules.js';
+import { checkReadPaths, findMatchingRule, isPrefixRule, ruleCoversTool, ruleMatches } from '../contracts/permission-rules.js';
 
 export type HookPermissionDecision = 'allow' | 'deny' | 'ask';
 
@@ -41,19 +41,27 @@ export interface PermissionInput {
  *    (a default ask, which a hook's allow or the tool's `prepareApproval` may turn into allow);
  * 6. a hook's ask turns an allow into an ask;
  * 7. `dontAsk`: whatever would still ask is denied.
+ *
+ * A shell command (`facts.commands`) is judged part by part: a deny (ask) rule matching any of its simple commands,
+ * or any other spelling of them, denies (asks); it is allowed by rules only when every part is allowed by a rule, a
+ * remembered approval or by being read-only, or when a whole-tool rule or the exact command is allowed; a command
+ * that is not a plain list of simple commands is allowed by nothing else. Read-only means every part is read-only.
+ * `facts.readPaths` (one read confinement for every tool): a `Read(...)` deny (ask) rule that reaches one denies
+ * (asks), and a read outside cwd that no `Read(...)` allow rule names is not allowed for being read-only.
  */
 export function decidePermission(input: PermissionInput): PermissionDecision {
-  const { subject, mode, rules, hook } = input;
-  const denyRule = findMatchingRule(rules.deny, subject);
-  if (denyRule !== undefined) return { behavior: 'deny', source: 'rule', reason: `Permission to use ${subject.toolName} was denied by the rule ${denyRule.source}.` };
+  const { subject, mode, hook } = input;
+  const reads = readFindings(input);
+  const denied = denyReason(input, reads);
+  if (denied !== undefined) return { behavior: 'deny', source: 'rule', reason: denied };
   if (hook?.decision === 'deny') return { behavior: 'deny', source: 'hook', reason: hook.reason ?? 'Blocked by PreToolUse hook' };
   if (input.facts?.deny !== undefined) return { behavior: 'deny', source: 'tool', reason: input.facts.deny.reason };
-  if (mode === 'plan' && !input.readOnly) {
+  if (mode === 'plan' && !isReadOnly(input)) {
     return { behavior: 'deny', source: 'mode', reason: `${subject.toolName} was denied: the session is in plan mode, which allows only read-only tools.` };
   }
   if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' };
 
-  let decision = baseDecision(input);
+  let decision = baseDecision(input, reads);
   if (decision.behavior === 'allow' && hook?.decision === 'ask') {
     decision = { behavior: 'ask', source: 'hook', reason: hook.reason ?? 'A PreToolUse hook asked for confirmation.' };
   }
@@ -63,20 +71,134 @@ export function decidePermission(input: PermissionInput): PermissionDecision {
   return decision;
 }
 
-function baseDecision(input: PermissionInput): PermissionDecision {
+function readFindings(input: PermissionInput): ReadPathFindings {
+  const readPaths = input.facts?.readPaths ?? [];
+  return readPaths.length === 0 ? {} : checkReadPaths({ readPaths, rules: input.rules, cwd: input.subject.cwd });
+}
+
+/** The call is read-only: for a shell command, every one of its simple commands (and it is a plain list). */
+function isReadOnly(input: PermissionInput): boolean {
+  const commands = input.facts?.commands;
+  if (commands === undefined) return input.readOnly;
+  return commands.parsed && commands.parts.every((part) => part.readOnly);
+}
+
+/** Every spelling of a shell command that deny and ask rules must see. */
+function spellingsOf(commands: CommandFacts): string[] {
+  return [...commands.parts.map((part) => part.content), ...commands.otherSpellings];
+}
+
+/** The first rule matching the call itself or, for a shell command, any of its spellings. */
+function findRuleForAnySpelling(rules: readonly ParsedRule[], input: PermissionInput): { rule: ParsedRule; spelling?: string } | undefined {
+  const whole = findMatchingRule(rules, input.subject);
+  if (whole !== undefined) return { rule: whole };
+  const commands = input.facts?.commands;
+  if (commands === undefined) return undefined;
+  for (const spelling of spellingsOf(commands)) {
+    const rule = findMatchingRule(rules, { ...input.subject, content: spelling });
+    if (rule !== undefined) return { rule, spelling };
+  }
+  return undefined;
+}
+
+function denyReason(input: PermissionInput, reads: ReadPathFindings): string | undefined {
+  const { toolName } = input.subject;
+  const match = findRuleForAnySpelling(input.rules.deny, input);
+  if (match !== undefined) {
+    const part = match.spelling === undefined ? '' : ` (it matches \`${match.spelling}\`)`;
+    return `Permission to use ${toolName} was denied by the rule ${match.rule.source}${part}.`;
+  }
+  if (reads.denied !== undefined) {
+    const { rule, readPath } = reads.denied;
+    return /[*?[]/.test(readPath)
+      ? `Permission to use ${toolName} was denied: it may read ${readPath}, which includes what the rule ${rule.source} denies. Name the files to read, or use the Read or Grep tools, which skip denied files.`
+      : `Permission to use ${toolName} was denied: it reads ${readPath}, which the rule ${rule.source} denies.`;
+  }
+  return undefined;
+}
+
+/** A whole-tool rule, or (for a shell command) an exact rule naming the whole command as given. */
+function findWholeCommandRule(rules: readonly ParsedRule[], subject: RuleSubject): ParsedRule | undefined {
+  return rules.find((rule) => ruleCoversTool(rule.toolName, subject.toolName) && (rule.content === undefined || (!isPrefixRule(rule) && rule.content === subject.content)));
+}
+
+/** The rule allowing one simple command: a command that runs another (`sudo`, `bash -c`) only by an exact rule. */
+function findPartRule(rules: readonly ParsedRule[], subject: RuleSubject, part: CommandPartFacts): ParsedRule | undefined {
+  return rules.find((rule) => {
+    if (part.runner === true && rule.content !== undefined && (isPrefixRule(rule) || rule.content !== part.content)) return false;
+    return ruleMatches(rule, { ...subject, content: part.content });
+  });
+}
+
+/** How a plain shell command fares part by part: allowed (with the strongest source used) or the parts that need approval. */
+function judgeParts(input: PermissionInput, commands: CommandFacts, reads: ReadPathFindings): { allowed: PermissionDecision } | { unallowed: string[] } {
+  const unallowed: string[] = [];
+  let source: PermissionSource = 'mode';
+  let rule: ParsedRule | undefined;
+  for (const part of commands.parts) {
+    if (part.readOnly && reads.unconfined === undefined) continue;
+    const allowRule = findPartRule(input.rules.allow, input.subject, part);
+    if (allowRule !== undefined) {
+      rule ??= allowRule;
+      if (source === 'mode') source = 'rule';
+      continue;
+    }
+    const remembered = findPartRule(input.remembered, input.subject, part);
+    if (remembered !== undefined) {
+      rule ??= remembered;
+      source = 'remembered';
+      continue;
+    }
+    unallowed.push(part.content);
+  }
+  if (unallowed.length > 0) return { unallowed };
+  const reason =
+    source === 'mode'
+      ? 'Read-only commands need no approval.'
+      : `Allowed part by part: every command is read-only or allowed by a rule (such as ${rule?.source ?? 'an allow rule'}).`;
+  return { allowed: { behavior: 'allow', source, reason } };
+}
+
+function baseDecision(input: PermissionInput, reads: ReadPathFindings): PermissionDecision {
   const { subject, rules, hook } = input;
-  const askRule = findMatchingRule(rules.ask, subject);
-  if (askRule !== undefined) return { behavior: 'ask', source: 'rule', reason: `The rule ${askRule.source} requires approval.` };
+  const ask = findRuleForAnySpelling(rules.ask, input);
+  if (ask !== undefined) {
+    const part = ask.spelling === undefined ? '' : ` (it matches \`${ask.spelling}\`)`;
+    return { behavior: 'ask', source: 'rule', reason: `The rule ${ask.rule.source} requires approval${part}.` };
+  }
+  if (reads.asked !== undefined) {
+    return { behavior: 'ask', source: 'rule', reason: `The rule ${reads.asked.rule.source} requires approval (${subject.toolName} reads ${reads.asked.readPath}).` };
+  }
   if (input.alwaysAsk) return { behavior: 'ask', source: 'tool', reason: `${subject.toolName} always asks for approval.` };
   if (input.facts?.strongAsk !== undefined) return { behavior: 'ask', source: 'tool', reason: input.facts.strongAsk.reason };
-  const allowRule = findMatchingRule(rules.allow, subject);
-  if (allowRule !== undefined) return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
-  const remembered = findMatchingRule(input.remembered, subject);
-  if (remembered !== undefined) return { behavior: 'allow', source: 'remembered', reason: `Allowed by the remembered approval ${remembered.source}.` };
-  if (input.readOnly) return { behavior: 'allow', source: 'mode', reason: 'Read-only tools need no approval.' };
+
+  const commands = input.facts?.commands;
+  let defaultReason = `${subject.toolName} is not read-only and needs approval.`;
+  if (commands !== undefined) {
+    // A shell command: whole-tool and exact rules first, then part by part (never for what is not a plain list).
+    const allowRule = findWholeCommandRule(rules.allow, subject);
+    if (allowRule !== undefined) return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
+    const remembered = findWholeCommandRule(input.remembered, subject);
+    if (remembered !== undefined) return { behavior: 'allow', source: 'remembered', reason: `Allowed by the remembered approval ${remembered.source}.` };
+    if (!commands.parsed) {
+      defaultReason = `${subject.toolName} needs approval: the command cannot be checked against rules part by part (${commands.reason}).`;
+    } else {
+      const judged = judgeParts(input, commands, reads);
+      if ('allowed' in judged) return judged.allowed;
+      const outside = reads.unconfined === undefined ? '' : ` It reads ${reads.unconfined}, outside the working directory.`;
+      defaultReason = `${subject.toolName} needs approval for ${judged.unallowed.map((content) => `\`${content}\``).join(', ')}.${outside}`;
+    }
+  } else {
+    const allowRule = findMatchingRule(rules.allow, subject);
+    if (allowRule !== undefined) return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
+    const remembered = findMatchingRule(input.remembered, subject);
+    if (remembered !== undefined) return { behavior: 'allow', source: 'remembered', reason: `Allowed by the remembered approval ${remembered.source}.` };
+    if (input.readOnly && reads.unconfined === undefined) return { behavior: 'allow', source: 'mode', reason: 'Read-only tools need no approval.' };
+    if (input.readOnly) defaultReason = `${subject.toolName} reads ${reads.unconfined ?? ''}, outside the working directory, and needs approval.`;
+  }
   if (input.mode === 'acceptEdits' && input.editsInsideCwd) return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows file edits inside the working directory.' };
   // A default ask: the weakest decision, which a hook's allow or the tool's prepareApproval may lift.
   if (hook?.decision === 'allow') return { behavior: 'allow', source: 'hook', reason: hook.reason ?? 'Allowed by a PreToolUse hook.' };
   if (input.toolNarrowedToAllow === true) return { behavior: 'allow', source: 'tool', reason: `${subject.toolName} found nothing that needs approval.` };
-  return { behavior: 'ask', source: 'mode', reason: `${subject.toolName} is not read-only and needs approval.` };
+  return { behavior: 'ask', source: 'mode', reason: defaultReason };
 }

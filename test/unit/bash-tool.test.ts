@@ -87,7 +87,7 @@ describe('Bash (real processes)', () => {
 
   it('is concurrent and needs no approval only for read-only commands; rules see the command prefix', () => {
     const concurrentSafe = bashTool.concurrentSafe as (input: { command: string }) => boolean;
-    expect(concurrentSafe({ command: 'git log --oneline | head -5' })).toBe(true);
+    expect(concurrentSafe({ command: 'ls -la | head -5' })).toBe(true);
     expect(concurrentSafe({ command: 'npm install' })).toBe(false);
     expect(bashTool.rememberRule?.({ command: 'npm run test -- --watch' })).toBe('Bash(npm run test:*)');
   });

@@ -90,3 +90,90 @@ describe('decidePermission', () => {
     expect(decidePermission({ ...input({ name: '', expected: 'deny' }), hook: { decision: 'deny', reason: 'no rm' } }).reason).toBe('no rm');
   });
 });
+
+describe('decidePermission for a shell command judged part by part (facts.commands)', () => {
+  const part = (content: string, readOnly = false, runner = false) => ({ content, readOnly, ...(runner ? { runner: true as const } : {}) });
+  const bash = (command: string, facts: PermissionInput['facts'], rules: { allow?: string[]; ask?: string[]; deny?: string[]; remembered?: string[] } = {}, mode: PermissionMode = 'default'): PermissionInput => ({
+    subject: { toolName: 'Bash', content: command, contentKind: 'command', cwd },
+    mode,
+    rules: { allow: (rules.allow ?? []).map(parseRule), ask: (rules.ask ?? []).map(parseRule), deny: (rules.deny ?? []).map(parseRule) },
+    remembered: (rules.remembered ?? []).map(parseRule),
+    readOnly: false,
+    editsInsideCwd: false,
+    alwaysAsk: false,
+    ...(facts === undefined ? {} : { facts }),
+  });
+  const plain = (...parts: ReturnType<typeof part>[]) => ({ commands: { parsed: true as const, parts, otherSpellings: [] } });
+
+  it('allows only when every part is allowed or read-only', () => {
+    const facts = plain(part('npm test'), part('ls', true));
+    expect(decidePermission(bash('npm test && ls', facts, { allow: ['Bash(npm test:*)'] }))).toMatchObject({ behavior: 'allow', source: 'rule' });
+    const withCurl = plain(part('npm test'), part('curl x'));
+    expect(decidePermission(bash('npm test && curl x', withCurl, { allow: ['Bash(npm test:*)'] }))).toMatchObject({ behavior: 'ask', reason: expect.stringContaining('`curl x`') });
+    expect(decidePermission(bash('npm test && curl x', withCurl, { allow: ['Bash(npm test:*)'], remembered: ['Bash(curl:*)'] }))).toMatchObject({ behavior: 'allow', source: 'remembered' });
+  });
+
+  it('denies when any part or other spelling matches a deny rule, even in bypassPermissions', () => {
+    const facts = { commands: { parsed: false as const, reason: '`$(...)` command substitution', parts: [part('echo $(rm -rf x)')], otherSpellings: ['rm -rf x'] } };
+    expect(decidePermission(bash('echo $(rm -rf x)', facts, { deny: ['Bash(rm:*)'] }, 'bypassPermissions'))).toMatchObject({ behavior: 'deny', reason: expect.stringContaining('`rm -rf x`') });
+  });
+
+  it('never allows a command that is not a plain list by a prefix rule, only by Bash or the exact command', () => {
+    const facts = { commands: { parsed: false as const, reason: 'redirection to a file', parts: [part('npm test')], otherSpellings: [] } };
+    expect(decidePermission(bash('npm test > out', facts, { allow: ['Bash(npm test:*)'] }))).toMatchObject({ behavior: 'ask', reason: expect.stringContaining('redirection to a file') });
+    expect(decidePermission(bash('npm test > out', facts, { allow: ['Bash(npm test > out)'] })).behavior).toBe('allow');
+    expect(decidePermission(bash('npm test > out', facts, { allow: ['Bash'] })).behavior).toBe('allow');
+    expect(decidePermission(bash('npm test > out', facts, { allow: ['Bash(npm test > out:*)'] })).behavior).toBe('ask');
+  });
+
+  it('allows a runner only by an exact rule', () => {
+    const facts = plain(part('sudo apt update', false, true));
+    expect(decidePermission(bash('sudo apt update', facts, { allow: ['Bash(sudo:*)'] })).behavior).toBe('ask');
+    expect(decidePermission(bash('sudo apt update', facts, { allow: ['Bash(sudo apt update:*)'] })).behavior).toBe('ask');
+    expect(decidePermission(bash('sudo  apt update', facts, { allow: ['Bash(sudo apt update)'] })).behavior).toBe('allow');
+  });
+
+  it('judges plan mode by the parts: read-only only when every part is', () => {
+    expect(decidePermission(bash('ls; cat a', plain(part('ls', true), part('cat a', true)), {}, 'plan')).behavior).toBe('allow');
+    expect(decidePermission(bash('ls; rm a', plain(part('ls', true), part('rm a')), { allow: ['Bash'] }, 'plan')).behavior).toBe('deny');
+  });
+
+  it('lets a hook allow lift the default ask of an unparsed command, but not a deny', () => {
+    const facts = { commands: { parsed: false as const, reason: 'a `#` comment', parts: [part('rm x')], otherSpellings: [] } };
+    expect(decidePermission({ ...bash('rm x # c', facts), hook: { decision: 'allow' } })).toMatchObject({ behavior: 'allow', source: 'hook' });
+    expect(decidePermission({ ...bash('rm x # c', facts, { deny: ['Bash(rm:*)'] }), hook: { decision: 'allow' } }).behavior).toBe('deny');
+  });
+});
+
+describe('decidePermission with read paths (one read confinement)', () => {
+  const readOnlyBash = (readPaths: string[], rules: { allow?: string[]; ask?: string[]; deny?: string[] } = {}, mode: PermissionMode = 'default') =>
+    decidePermission({
+      subject: { toolName: 'Bash', content: 'cat x', contentKind: 'command', cwd },
+      mode,
+      rules: { allow: (rules.allow ?? []).map(parseRule), ask: (rules.ask ?? []).map(parseRule), deny: (rules.deny ?? []).map(parseRule) },
+      remembered: [],
+      readOnly: true,
+      editsInsideCwd: false,
+      alwaysAsk: false,
+      facts: { commands: { parsed: true, parts: [{ content: 'cat x', readOnly: true }], otherSpellings: [] }, readPaths },
+    });
+
+  it.each([
+    { name: 'a read inside cwd is allowed', readPaths: ['/p/src/a.ts'], expected: 'allow' },
+    { name: 'a read outside cwd asks', readPaths: ['/etc/passwd'], expected: 'ask' },
+    { name: 'a read that could not be located asks', readPaths: ['y'], expected: 'ask' },
+    { name: 'a Read allow rule names a read outside cwd', readPaths: ['/etc/hosts'], allow: ['Read(/etc/**)'], expected: 'allow' },
+    { name: 'a Read deny rule denies a read', readPaths: ['/p/.env'], deny: ['Read(.env)'], expected: 'deny' },
+    { name: 'a Read deny rule denies even in bypassPermissions', readPaths: ['/p/.env'], deny: ['Read(.env)'], mode: 'bypassPermissions' as const, expected: 'deny' },
+    { name: 'a whole-tool Read deny denies any read', readPaths: ['/p/src/a.ts'], deny: ['Read'], expected: 'deny' },
+    { name: 'a Read ask rule asks', readPaths: ['/p/secret/a'], ask: ['Read(secret/**)'], expected: 'ask' },
+    { name: 'a glob that may match a denied file denies', readPaths: ['/p/.e*'], deny: ['Read(.env)'], expected: 'deny' },
+    { name: 'a glob does not match a dotfile with a leading wildcard', readPaths: ['/p/*'], deny: ['Read(.env)'], expected: 'allow' },
+    { name: 'a tree read over a denied file denies', readPaths: ['/p/**'], deny: ['Read(.env)'], expected: 'deny' },
+    { name: 'a tree read beside a denied file is allowed', readPaths: ['/p/src/**'], deny: ['Read(.env)'], expected: 'allow' },
+    { name: 'a tree read over a denied directory denies', readPaths: ['/p/**'], deny: ['Read(secret/**)'], expected: 'deny' },
+    { name: 'a read outside cwd in dontAsk is denied', readPaths: ['/etc/passwd'], mode: 'dontAsk' as const, expected: 'deny' },
+  ])('$name', (row) => {
+    expect(readOnlyBash(row.readPaths, row, row.mode).behavior).toBe(row.expected);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RuleSyntaxError, globToRegExp, parseRule, ruleMatches } from '../../src/contracts/permission-rules.js';
+import { RuleSyntaxError, bashGlobMatches, checkReadPaths, globToRegExp, parseRule, readRuleMayMatch, ruleCoversTool, ruleMatches } from '../../src/contracts/permission-rules.js';
 import type { RuleSubject } from '../../src/contracts/permission-rules.js';
 
 const cwd = '/work/project';
@@ -52,5 +52,53 @@ describe('permission rules (Claude Code syntax)', () => {
   it('escapes regular-expression characters in globs', () => {
     expect(globToRegExp('a.b').test('axb')).toBe(false);
     expect(globToRegExp('a?c').test('abc')).toBe(true);
+  });
+
+  it('lets Edit rules cover Write, Read rules cover Grep and Glob, and MCP server rules cover the server\'s tools', () => {
+    expect(ruleCoversTool('Edit', 'Write')).toBe(true);
+    expect(ruleCoversTool('Write', 'Edit')).toBe(false);
+    expect(ruleCoversTool('Read', 'Grep')).toBe(true);
+    expect(ruleCoversTool('Read', 'Glob')).toBe(true);
+    expect(ruleCoversTool('Read', 'Bash')).toBe(false);
+    expect(ruleCoversTool('mcp__srv', 'mcp__srv__tool')).toBe(true);
+    expect(ruleCoversTool('mcp__srv__*', 'mcp__srv__tool')).toBe(true);
+    expect(ruleCoversTool('mcp__srv__tool', 'mcp__srv__tool')).toBe(true);
+    expect(ruleCoversTool('mcp__srv', 'mcp__srv2__tool')).toBe(false);
+    expect(ruleCoversTool('mcp__sr', 'mcp__srv__tool')).toBe(false);
+    expect(ruleCoversTool('mcp__srv__*', 'mcp__srv__')).toBe(false);
+    expect(matches('Edit(.env)', { toolName: 'Write', content: `${cwd}/.env`, contentKind: 'path', cwd })).toBe(true);
+    expect(matches('Read(.env)', { toolName: 'Grep', content: `${cwd}/.env`, contentKind: 'path', cwd })).toBe(true);
+  });
+
+  it('matches bash globs segment by segment, without a leading dot, and a final /** beneath', () => {
+    expect(bashGlobMatches('/p/*.md', '/p/a.md')).toBe(true);
+    expect(bashGlobMatches('/p/*.md', '/p/sub/a.md')).toBe(false);
+    expect(bashGlobMatches('/p/*', '/p/.env')).toBe(false);
+    expect(bashGlobMatches('/p/.e*', '/p/.env')).toBe(true);
+    expect(bashGlobMatches('/p/?env', '/p/.env')).toBe(false);
+    expect(bashGlobMatches('/p/[.]env', '/p/.env')).toBe(false);
+    expect(bashGlobMatches('/p/[ab]x', '/p/bx')).toBe(true);
+    expect(bashGlobMatches('/p/**', '/p/deep/.env')).toBe(true);
+    expect(bashGlobMatches('/p/**', '/p')).toBe(false);
+    expect(bashGlobMatches('/p/a*b*c', '/p/aXbYc')).toBe(true);
+    expect(bashGlobMatches('/p/a*b*c', '/p/aXbY')).toBe(false);
+  });
+
+  it('matches a pathological model glob in linear time (it runs inside the workflow)', () => {
+    const started = performance.now();
+    expect(bashGlobMatches(`/p/${'*a'.repeat(40)}b`, `/p/${'a'.repeat(250)}`)).toBe(false);
+    expect(readRuleMayMatch(parseRule(`Read(${'a'.repeat(200)})`), `/p/${'*a'.repeat(40)}b`, '/p')).toBe(false);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it('checks read paths against Read rules and cwd', () => {
+    const rules = (deny: string[], allow: string[] = []) => ({ allow: allow.map(parseRule), ask: [], deny: deny.map(parseRule) });
+    expect(checkReadPaths({ readPaths: [`${cwd}/.env`], rules: rules(['Read(.env)']), cwd }).denied?.rule.source).toBe('Read(.env)');
+    expect(checkReadPaths({ readPaths: [`${cwd}/sub/.env`], rules: rules(['Read(.env)']), cwd }).denied).toBeUndefined();
+    expect(checkReadPaths({ readPaths: [`${cwd}/sub/.env`], rules: rules(['Read(**/.env)']), cwd }).denied).toBeDefined();
+    expect(checkReadPaths({ readPaths: ['/etc/passwd'], rules: rules([]), cwd }).unconfined).toBe('/etc/passwd');
+    expect(checkReadPaths({ readPaths: ['/etc/passwd'], rules: rules([], ['Read(/etc/**)']), cwd }).unconfined).toBeUndefined();
+    expect(checkReadPaths({ readPaths: [`${cwd}`, `${cwd}/a`], rules: rules([]), cwd })).toEqual({});
+    expect(checkReadPaths({ readPaths: [`${cwd}2/a`], rules: rules([]), cwd }).unconfined).toBe(`${cwd}2/a`);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -266,5 +266,103 @@ describe('planEdit', () => {
     expect(planEdit('aaaa', { old_string: 'aa', new_string: 'b', replace_all: true })).toEqual({ ok: true, after: 'bb', replacements: 2 });
     expect(planEdit('aaa', { old_string: 'aa', new_string: 'b' })).toEqual({ ok: true, after: 'ba', replacements: 1 });
     expect(planEdit('', { old_string: '', new_string: 'new' })).toEqual({ ok: true, after: 'new', replacements: 1 });
+  });
+});
+
+describe('Write and Edit re-check the path at execution (a symlink swapped in after approval)', () => {
+  let cwd: string;
+  let outside: string;
+  beforeEach(async () => {
+    cwd = await tempDir();
+    outside = await tempDir();
+  });
+
+  /** Validates and plans the call as the pipeline does before approval, so the swap happens after every check. */
+  async function planned(name: 'Write' | 'Edit', input: Record<string, unknown>) {
+    const plan = ready(await prepare(cwd, name, input));
+    const tool = registry.lookup(name);
+    if (tool === undefined) throw new Error(`no tool ${name}`);
+    expect(await tool.validateInput?.(plan.input, { sessionId: 's', cwd, allowRules: [], denyRules: [] })).toEqual({ ok: true });
+    return { plan, execute: () => tool.execute(plan.input, toolContext({ cwd })) };
+  }
+
+  it('Write: the parent directory swapped for a symlink to outside fails and writes nothing outside', async () => {
+    await mkdir(path.join(cwd, 'sub'));
+    const call = await planned('Write', { file_path: 'sub/a.txt', content: 'pwned\n' });
+    await rm(path.join(cwd, 'sub'), { recursive: true });
+    await symlink(outside, path.join(cwd, 'sub'));
+    await expect(call.execute()).rejects.toMatchObject({ name: 'ToolUseError', code: 'path_changed', message: expect.stringMatching(/sub\/a\.txt.*outside the session's working directory/s) });
+    await expect(stat(path.join(outside, 'a.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('Write: a missing parent whose existing ancestor was swapped creates no directories outside', async () => {
+    await mkdir(path.join(cwd, 'sub'));
+    const call = await planned('Write', { file_path: 'sub/deep/er/a.txt', content: 'pwned\n' });
+    await rm(path.join(cwd, 'sub'), { recursive: true });
+    await symlink(outside, path.join(cwd, 'sub'));
+    await expect(call.execute()).rejects.toMatchObject({ code: 'path_changed' });
+    await expect(stat(path.join(outside, 'deep'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('Write: the file swapped for a symlink to an outside file fails and leaves that file (and its secret) alone', async () => {
+    await writeFile(path.join(cwd, 'a.txt'), 'old\n');
+    await writeFile(path.join(outside, 'id_rsa'), 'SECRET KEY\n');
+    const call = await planned('Write', { file_path: 'a.txt', content: 'pwned\n' });
+    await rm(path.join(cwd, 'a.txt'));
+    await symlink(path.join(outside, 'id_rsa'), path.join(cwd, 'a.txt'));
+    const error: unknown = await call.execute().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'ToolUseError', code: 'path_changed' });
+    expect(String((error as Error).message)).not.toContain('SECRET');
+    expect(await readFile(path.join(outside, 'id_rsa'), 'utf8')).toBe('SECRET KEY\n');
+  });
+
+  it('Edit: the parent directory or the file swapped for a symlink to outside fails and changes nothing outside', async () => {
+    await mkdir(path.join(cwd, 'sub'));
+    await writeFile(path.join(cwd, 'sub', 'a.txt'), 'alpha\n');
+    await writeFile(path.join(outside, 'a.txt'), 'alpha\n');
+    const viaParent = await planned('Edit', { file_path: 'sub/a.txt', old_string: 'alpha', new_string: 'pwned' });
+    await rm(path.join(cwd, 'sub'), { recursive: true });
+    await symlink(outside, path.join(cwd, 'sub'));
+    await expect(viaParent.execute()).rejects.toMatchObject({ code: 'path_changed' });
+    expect(await readFile(path.join(outside, 'a.txt'), 'utf8')).toBe('alpha\n');
+
+    await writeFile(path.join(cwd, 'b.txt'), 'alpha\n');
+    const viaFile = await planned('Edit', { file_path: 'b.txt', old_string: 'alpha', new_string: 'pwned' });
+    await rm(path.join(cwd, 'b.txt'));
+    await symlink(path.join(outside, 'a.txt'), path.join(cwd, 'b.txt'));
+    await expect(viaFile.execute()).rejects.toMatchObject({ code: 'path_changed' });
+    expect(await readFile(path.join(outside, 'a.txt'), 'utf8')).toBe('alpha\n');
+
+    const creation = await planned('Edit', { file_path: 'sub2/new.txt', old_string: '', new_string: 'pwned' });
+    await symlink(outside, path.join(cwd, 'sub2'));
+    await expect(creation.execute()).rejects.toMatchObject({ code: 'path_changed' });
+    await expect(stat(path.join(outside, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('Write: a dangling symlink to outside (which validation resolves to its own inside path) fails and creates nothing outside', async () => {
+    await symlink(path.join(outside, 'planted.txt'), path.join(cwd, 'dangling.txt'));
+    const call = await planned('Write', { file_path: 'dangling.txt', content: 'pwned\n' });
+    await expect(call.execute()).rejects.toMatchObject({ code: 'path_changed' });
+    await expect(stat(path.join(outside, 'planted.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('Write: a FIFO swapped in after validation is refused without blocking', async () => {
+    await writeFile(path.join(cwd, 'a.txt'), 'old\n');
+    const call = await planned('Write', { file_path: 'a.txt', content: 'new\n' });
+    await rm(path.join(cwd, 'a.txt'));
+    execFileSync('mkfifo', [path.join(cwd, 'a.txt')]);
+    await expect(call.execute()).rejects.toMatchObject({ code: 'not_a_file' });
+  });
+
+  it('still writes and edits through a symlink that stays inside cwd, changing its target', async () => {
+    await mkdir(path.join(cwd, 'real'));
+    await writeFile(path.join(cwd, 'real', 'a.txt'), 'alpha\n');
+    await symlink(path.join(cwd, 'real'), path.join(cwd, 'alias'));
+    await symlink(path.join(cwd, 'real', 'a.txt'), path.join(cwd, 'a-link.txt'));
+    await (await planned('Edit', { file_path: 'alias/a.txt', old_string: 'alpha', new_string: 'beta' })).execute();
+    expect(await readFile(path.join(cwd, 'real', 'a.txt'), 'utf8')).toBe('beta\n');
+    await (await planned('Write', { file_path: 'a-link.txt', content: 'gamma\n' })).execute();
+    expect(await readFile(path.join(cwd, 'real', 'a.txt'), 'utf8')).toBe('gamma\n');
+    expect((await lstat(path.join(cwd, 'a-link.txt'))).isSymbolicLink()).toBe(true);
   });
 });

@@ -1,0 +1,87 @@
+/**
+ * Protected paths: files whose content other programs run, so that writing them turns an edit into code execution
+ * on a later call (`git status` runs `core.fsmonitor` from `.git/config`; Switchyard runs the hooks of
+ * `.switchyard/settings.json`; a shell runs `.bashrc`). Write and Edit on them always ask, in `default` and
+ * `acceptEdits` mode alike, and are denied in `dontAsk` (a `strongAsk` permission fact: no allow rule, remembered
+ * approval or hook lifts it).
+ *
+ * Matching, pure and deliberately broad (a false "ask" costs a click, a miss costs the machine):
+ * - directories match as any segment of the path below cwd (or below the home directory, or anywhere for paths
+ *   outside both), so `vendor/x/.git/config` is protected too; a protected name above cwd is not a reason;
+ * - files match by their name at any depth;
+ * - home entries match below the home directory only;
+ * - case-insensitively, and with trailing dots and spaces dropped, because the file system may not tell
+ *   `.GIT/config` or `.git./config` from `.git/config` (macOS, Windows).
+ * Symlinks are the caller's part: `protectedWriteFacts` checks the lexical path and the real one.
+ *
+ * Not listed, on purpose: project files a build runs (`package.json` scripts, `Makefile`, tests) — running them is
+ * an explicit, approved Bash call; `.github/workflows` runs in CI, not here; `.gitattributes` and `.gitmodules`
+ * only name drivers and commands that git takes from config.
+ */
+import path from 'node:path';
+
+const GIT_REASON = 'git runs programs its configuration names (core.fsmonitor, hooks, diff and filter drivers), even for read-only commands such as git status';
+const SHELL_REASON = 'a shell start-up file: every new shell runs it';
+
+/** Directories whose whole content is protected, as any path segment. */
+const PROTECTED_DIRECTORIES: ReadonlyMap<string, string> = new Map([
+  ['.git', GIT_REASON],
+  ['.switchyard', 'Switchyard settings: the hooks they name run on the next tool call'],
+  ['.claude', 'Claude Code settings, hooks and commands: they run programs'],
+  ['.vscode', 'editor tasks and settings, which run programs when the folder is opened'],
+  ['.ssh', 'SSH keys and authorized_keys decide who can log in'],
+]);
+
+/** File names protected at any depth. */
+const PROTECTED_FILES: ReadonlyMap<string, string> = new Map([
+  ['.mcp.json', 'MCP server definitions: the worker starts the commands they name'],
+  ['.gitconfig', GIT_REASON],
+  ['.npmrc', 'npm configuration (node-options, script-shell) applies to every npm command'],
+  ['.envrc', 'direnv runs it on entering the directory'],
+  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout', '.kshrc', '.cshrc', '.tcshrc', '.login', '.logout'].map(
+    (name): [string, string] => [name, SHELL_REASON],
+  ),
+]);
+
+/** Paths below the home directory whose content is protected (segments, normalised). */
+const PROTECTED_HOME_PREFIXES: ReadonlyMap<string, string> = new Map([
+  ['.config/git', GIT_REASON],
+  ['.config/fish', SHELL_REASON],
+]);
+
+/** Lowercased, without trailing dots and spaces: the spellings one file may have on a case-insensitive system. */
+function normalizeSegment(segment: string): string {
+  return segment.toLowerCase().replace(/[. ]+$/, '');
+}
+
+function segmentsBelow(root: string, absolutePath: string): string[] | undefined {
+  const relative = path.relative(root, absolutePath);
+  if (relative === '') return [];
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  return relative.split(path.sep).filter((segment) => segment !== '');
+}
+
+/**
+ * Why writing `absolutePath` (absolute, already resolved) is a protected write, or undefined. Lexical only: call it
+ * with the real path too.
+ */
+export function protectedPathMatch(options: { absolutePath: string; cwd: string; home: string }): string | undefined {
+  const absolutePath = path.resolve(options.absolutePath);
+  const belowHome = segmentsBelow(options.home, absolutePath);
+  const segments = (segmentsBelow(options.cwd, absolutePath) ?? belowHome ?? absolutePath.split(path.sep).filter((segment) => segment !== '')).map(normalizeSegment);
+  const describe = (reason: string): string => `${absolutePath} is a protected path (${reason}), so writing it always asks for approval.`;
+
+  for (const segment of segments) {
+    const reason = PROTECTED_DIRECTORIES.get(segment);
+    if (reason !== undefined) return describe(reason);
+  }
+  const fileReason = PROTECTED_FILES.get(segments.at(-1) ?? '');
+  if (fileReason !== undefined) return describe(fileReason);
+  if (belowHome !== undefined) {
+    const relative = belowHome.map(normalizeSegment).join('/');
+    for (const [prefix, reason] of PROTECTED_HOME_PREFIXES) {
+      if (relative === prefix || relative.startsWith(`${prefix}/`)) return describe(reason);
+    }
+  }
+  return undefined;
+}
