@@ -1091,8 +1091,12 @@ function resolveOperand(value: string, options: { tilde: boolean; scope: Scope }
   return normalizePath(`${scope.dir}/${text}`);
 }
 
+/** Device files that hold no data to disclose: reading them needs no confinement. */
+const DATALESS_DEVICES = new Set(['/dev/null', '/dev/zero', '/dev/random', '/dev/urandom', '/dev/full']);
+
 /** Adds a path operand, marking a glob through directories (symlinks it matches cannot be checked) as not locatable. */
 function addOperand(out: Collected, resolved: string): void {
+  if (DATALESS_DEVICES.has(resolved)) return;
   addReadPath(out, resolved);
   const firstGlob = resolved.search(/[*?[]/);
   if (resolved.startsWith('/') && firstGlob >= 0 && resolved.indexOf('/', firstGlob) >= 0 && !resolved.endsWith('/**')) {

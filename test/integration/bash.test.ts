@@ -74,7 +74,7 @@ describe('Bash through a session (real server, real processes)', () => {
         turnId: 't',
         calls: [
           { id: 'blocked', name: 'Bash', input: { command: 'cat never.fifo' } },
-          { id: 'fails', name: 'Bash', input: { command: 'ls /definitely/not/here' } },
+          { id: 'fails', name: 'Bash', input: { command: 'ls definitely/not/here' } },
           { id: 'read', name: 'BlockingSleep', input: { ms: 800 } },
           { id: 'after', name: 'Bash', input: { command: 'echo later' } },
         ],
@@ -82,7 +82,7 @@ describe('Bash through a session (real server, real processes)', () => {
     });
     const [blocked, fails, read, after] = result.results;
     expect(fails).toMatchObject({ status: 'error', errorCode: 'exit_code' });
-    expect(blocked).toMatchObject({ status: 'cancelled', errorCode: 'sibling_error', modelContent: 'Cancelled: parallel tool call Bash(ls /definitely/not/here) errored' });
+    expect(blocked).toMatchObject({ status: 'cancelled', errorCode: 'sibling_error', modelContent: 'Cancelled: parallel tool call Bash(ls definitely/not/here) errored' });
     expect(read?.status).toBe('success');
     expect(after).toMatchObject({ status: 'success', modelContent: 'later\n' });
     expect(result.stopped).toBe(false);

@@ -310,6 +310,8 @@ const rows: Row[] = [
   { command: 'cd /etc && cat passwd', expected: 'ask' },
   { command: 'cat link-out', expected: 'ask' },
   { command: 'cat /etc/hosts', allow: ['Read(/etc/**)'], expected: 'allow' },
+  { command: 'head -c 100 /dev/zero | tr "\\0" x', expected: 'allow' },
+  { command: 'cat /proc/self/environ', expected: 'ask' },
   { command: 'cat src/a.ts', expected: 'allow' },
   { command: 'cd sub && ls', expected: 'allow' },
   { tool: 'Grep', input: { pattern: 'KEY', path: '.env' }, deny: denyEnv, expected: 'deny' },
