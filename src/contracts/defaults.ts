@@ -71,3 +71,34 @@ export const BASH_LIMITS = { spoolBytes: 64 * 1024 * 1024 } as const;
 
 /** Artifact retention (issue 10): `switchyard artifacts prune` deletes session artifact directories idle this long. */
 export const ARTIFACT_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000 } as const;
+
+/**
+ * Work and size limits of the reading tools and the todo list (issue 10: one call must neither hang the worker nor
+ * exhaust its memory). Each may be changed per worker by the environment variable named in its comment, a positive
+ * integer read at every call (like `BASH_DEFAULT_TIMEOUT_MS`).
+ */
+export const LIMITS = {
+  /**
+   * Largest file Read returns when the call gives neither `offset` nor `limit` (Claude Code's 256 KB); a larger file
+   * is refused with a message suggesting `offset`/`limit`. With a range, Read streams and has no size limit.
+   * Env `SWITCHYARD_READ_MAX_FILE_BYTES`.
+   */
+  readMaxFileBytes: 262_144,
+  /**
+   * Longest line, in characters, that Grep searches: longer lines are skipped and counted in a note, so one line never
+   * holds more than this in memory. Env `SWITCHYARD_GREP_MAX_LINE_CHARS`.
+   */
+  grepMaxLineChars: 33_554_432,
+  /**
+   * Line characters × compiled pattern size Grep may spend on one line: the linear engine's worst case for one line,
+   * which runs without yielding the event loop (about a second on a slow core); a line over it is skipped like an
+   * over-long one. Env `SWITCHYARD_GREP_LINE_WORK`.
+   */
+  grepLineWork: 250_000_000,
+  /** Longest Grep pattern, in characters (compiling is synchronous too). Env `SWITCHYARD_GREP_MAX_PATTERN_CHARS`. */
+  grepMaxPatternChars: 10_000,
+  /** Items in a TodoWrite list (the list rides along in every later activity input). Env `SWITCHYARD_TODO_MAX_ITEMS`. */
+  todoMaxItems: 100,
+  /** Characters of text (`content`, `activeForm`, `id`) in a TodoWrite list. Env `SWITCHYARD_TODO_MAX_CHARS`. */
+  todoMaxChars: 20_000,
+} as const;

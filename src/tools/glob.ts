@@ -17,16 +17,23 @@
  *   pattern's leading segments, `node_modules/zod/*.json`, still searches it). `.gitignore` is not read.
  * - Symlinks: a symlinked directory is never followed (no cycles, nothing outside the tree); a symlinked file is
  *   listed only when its target lies inside the search directory.
+ * - A file or directory that a `Read(...)` deny rule of the session names is neither listed nor entered (see
+ *   `read-deny.ts`), whichever way it is spelled: as walked, through the real search directory, or as a link's target.
+ * - Globs are matched by re2js, in time linear in the path: `*a*a*a*a*a*a*b*` against a long file name stays
+ *   instant, where a backtracking RegExp would block the worker for minutes.
  */
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { RE2JS, RE2JSException } from 're2js';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { parseRule } from '../contracts/permission-rules.js';
 import { defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
 import { checkToolPath, isInside, resolveToolPath } from './paths.js';
+import { createReadDenyFilter } from './read-deny.js';
+import type { ReadDenyFilter } from './read-deny.js';
 
 /** Largest number of paths Glob returns. */
 export const MAX_GLOB_RESULTS = 1_000;
@@ -176,13 +183,20 @@ function globSource(pattern: string): string {
   return source;
 }
 
-/** A RegExp matching whole `/`-separated relative paths against a glob (see the module comment for the syntax). */
-export function compileGlob(pattern: string): RegExp {
+/** Whole `/`-separated relative paths that match a glob. */
+export interface PathMatcher {
+  test(relativePath: string): boolean;
+}
+
+/** A matcher of whole `/`-separated relative paths against a glob (see the module comment for the syntax). */
+export function compileGlob(pattern: string): PathMatcher {
   const sources = expandBraces(pattern).map(globSource);
   try {
-    return new RegExp(`^(?:${sources.join('|')})$`, 's');
+    const compiled = RE2JS.compile(`^(?:${sources.join('|')})$`, RE2JS.DOTALL);
+    return { test: (relativePath) => compiled.test(relativePath) };
   } catch (error) {
-    throw new GlobSyntaxError(`Invalid glob pattern ${pattern}: ${error instanceof Error ? error.message : String(error)}`);
+    if (!(error instanceof RE2JSException)) throw error;
+    throw new GlobSyntaxError(`Invalid glob pattern ${pattern}: ${error.message.replace(/^error parsing regexp: /, '')}`);
   }
 }
 
@@ -246,12 +260,20 @@ function byName(a: Dirent, b: Dirent): number {
 /**
  * The files under `root`, depth first, each directory's files (by name) before its subdirectories (by name).
  * Skips {@link SKIPPED_DIRECTORIES} and unreadable directories, never follows a symlinked directory, yields a
- * symlinked file only when its target is inside `root`, descends at most `maxDepth` segments, and checks `signal`
- * at every directory.
+ * symlinked file only when its target is inside `root`, skips what `readDeny` names (the root included), descends
+ * at most `maxDepth` segments, and checks `signal` at every directory.
  */
-export async function* walkFiles(root: string, options: { signal: AbortSignal; maxDepth?: number }): AsyncGenerator<WalkedFile> {
+export async function* walkFiles(root: string, options: { signal: AbortSignal; maxDepth?: number; readDeny?: ReadDenyFilter | undefined }): AsyncGenerator<WalkedFile> {
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
   const realRoot = await realpath(root).catch(() => root);
+  const readDeny = options.readDeny;
+  // Each path as walked and through the real root, so a symlink above the root does not hide it from a deny rule.
+  const denied = (relativePath: string, ...more: string[]): boolean => {
+    if (readDeny === undefined) return false;
+    const spellings = relativePath === '' ? [root, realRoot] : [path.join(root, relativePath), path.join(realRoot, relativePath)];
+    return readDeny.deniedBy([...spellings, ...more]) !== undefined;
+  };
+  if (denied('')) return;
   const stack: Array<{ directory: string; relative: string; depth: number }> = [{ directory: root, relative: '', depth: 1 }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     options.signal.throwIfAborted();
@@ -267,12 +289,14 @@ export async function* walkFiles(root: string, options: { signal: AbortSignal; m
       const absolutePath = path.join(next.directory, entry.name);
       const relativePath = next.relative === '' ? entry.name : `${next.relative}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name) && next.depth < maxDepth) subdirectories.push({ directory: absolutePath, relative: relativePath, depth: next.depth + 1 });
+        if (!SKIPPED_DIRECTORIES.has(entry.name) && next.depth < maxDepth && !denied(relativePath)) {
+          subdirectories.push({ directory: absolutePath, relative: relativePath, depth: next.depth + 1 });
+        }
       } else if (entry.isFile()) {
-        yield { absolutePath, relativePath };
+        if (!denied(relativePath)) yield { absolutePath, relativePath };
       } else if (entry.isSymbolicLink()) {
         const target = await realpath(absolutePath).catch(() => undefined);
-        if (target === undefined || !isInside(realRoot, target)) continue;
+        if (target === undefined || !isInside(realRoot, target) || denied(relativePath, target)) continue;
         const info = await stat(absolutePath).catch(() => undefined);
         if (info?.isFile() === true) yield { absolutePath, relativePath };
       }
@@ -336,8 +360,9 @@ export const globTool = defineTool({
     const info = await stat(root).catch(() => undefined);
     if (info?.isDirectory() !== true) return 'No files found';
     const matcher = compileGlob(pattern);
+    const readDeny = await createReadDenyFilter({ cwd: context.cwd, denyRules: context.denyRules });
     const matches: Array<{ path: string; mtimeMs: number }> = [];
-    for await (const file of walkFiles(root, { signal: context.signal, maxDepth: globDepth(pattern) })) {
+    for await (const file of walkFiles(root, { signal: context.signal, maxDepth: globDepth(pattern), readDeny })) {
       if (!matcher.test(file.relativePath)) continue;
       const fileInfo = await stat(file.absolutePath).catch(() => undefined);
       if (fileInfo !== undefined) matches.push({ path: file.absolutePath, mtimeMs: fileInfo.mtimeMs });

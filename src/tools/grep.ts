@@ -1,35 +1,45 @@
 /**
- * `Grep { pattern, path?, glob?, output_mode?, -i?, -n? }`: a JavaScript RegExp searched line by line in the files
- * under a directory, or in one file (Claude Code's Grep, without ripgrep).
+ * `Grep { pattern, path?, glob?, output_mode?, -i?, -n? }`: a regular expression in ripgrep's syntax searched line by
+ * line in the files under a directory, or in one file (Claude Code's Grep, without ripgrep).
  *
  * Decisions:
- * - The pattern is a JavaScript RegExp without flags (`-i` adds `i`), tested against each line (`\n`-separated, a
- *   trailing `\r` removed); ripgrep-only syntax such as `(?i)` is an invalid pattern.
+ * - The pattern is ripgrep's default regex syntax (`-i` ignores case), matched by re2js in time linear in the line,
+ *   so no pattern can hang the worker; look-ahead and backreferences are refused with a message saying so (see
+ *   `grep-pattern.ts` for the engine choice and the translation). Each line (`\n`-separated, a trailing `\r` removed)
+ *   is tested on its own.
  * - `path` (default cwd) may be a directory or a file, confined like Glob's search directory (a rule
  *   `Grep(/tmp/xyz/**)` also allows `/tmp/xyz`). The walk is Glob's `walkFiles`: `node_modules` and `.git`
- *   skipped, symlinked directories not followed, symlinked files only when they lead inside the search directory;
- *   hidden files are searched and `.gitignore` is not read.
+ *   skipped, symlinked directories not followed, symlinked files only when they lead inside the search directory,
+ *   files a `Read(...)` deny rule names skipped (a denied file given as `path` is an error); hidden files are
+ *   searched and `.gitignore` is not read.
  * - `glob` filters the walked files: a glob without `/` is matched against the file name (`*.ts`), one with `/`
  *   against the path relative to `path` (`src/**\/*.ts`); several globs may be separated by spaces, and a leading
  *   `!` excludes. A file given as `path` is searched whatever `glob` says.
- * - Files are streamed in 64 KB chunks (no size limit); a file with a NUL byte in its first 8 KB is binary and
- *   skipped silently. `context.signal` is checked at every directory and every chunk.
+ * - Files are streamed in 64 KB chunks and split at `\n` without re-scanning (`text-lines.ts`); a file with a NUL
+ *   byte in its first 8 KB is binary and skipped silently. A line longer than `LIMITS.grepMaxLineChars`, or than
+ *   `LIMITS.grepLineWork` / the pattern's program size, is not searched (one note counts them), which bounds both the
+ *   memory of one line and the time one match holds the event loop. `context.signal` is checked at every directory
+ *   and every chunk.
  * - Output paths are absolute. `content`: `path:line` (`path:lineNo:line` with `-n`), lines cut at
  *   {@link MAX_LINE_CHARS} characters, in walk order; `count`: `path:count` of matching lines, in walk order;
  *   `files_with_matches`: paths, newest modification time first. At most {@link MAX_GREP_RESULT_LINES} lines,
  *   then the search stops with a note.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { ToolUseError, defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
 import { GlobSyntaxError, checkSearchPath, compileGlob, walkFiles } from './glob.js';
 import type { WalkedFile } from './glob.js';
+import { compileGrepPattern } from './grep-pattern.js';
+import type { LinePattern } from './grep-pattern.js';
+import { resolveLimit } from './limits.js';
 import { resolveToolPath } from './paths.js';
+import { createReadDenyFilter } from './read-deny.js';
+import type { ReadDenyFilter } from './read-deny.js';
+import { NotARegularFileError, detachString, openRegularFile, scanTextLines } from './text-lines.js';
 
 /** Largest number of result lines before the search stops. */
 export const MAX_GREP_RESULT_LINES = 10_000;
@@ -37,13 +47,10 @@ export const MAX_GREP_RESULT_LINES = 10_000;
 /** Characters of a matching line shown in `content` mode. */
 export const MAX_LINE_CHARS = 500;
 
-const BINARY_SNIFF_BYTES = 8_192;
-const CHUNK_BYTES = 64 * 1024;
-
 export const GREP_TRUNCATED_NOTE = `(Results are truncated at ${MAX_GREP_RESULT_LINES} lines. Consider using a more specific path, glob or pattern.)`;
 
 const grepInputSchema = z.strictObject({
-  pattern: z.string().min(1).describe('JavaScript regular expression to search file contents for, line by line'),
+  pattern: z.string().min(1).describe("Regular expression in ripgrep's syntax to search file contents for, line by line"),
   path: z.string().min(1).optional().describe('File or directory to search, absolute (inside cwd) or relative to cwd (default: cwd)'),
   glob: z
     .string()
@@ -60,14 +67,9 @@ const grepInputSchema = z.strictObject({
 
 type GrepInput = z.infer<typeof grepInputSchema>;
 
-/** The RegExp of a Grep call, or the `Invalid regular expression: …` message. */
-export function compileGrepPattern(pattern: string, ignoreCase: boolean): RegExp | { error: string } {
-  try {
-    return new RegExp(pattern, ignoreCase ? 'i' : '');
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { error: message.startsWith('Invalid regular expression') ? message : `Invalid regular expression: ${message}` };
-  }
+/** The pattern of a Grep call, compiled under the worker's limits. */
+function compileCallPattern(input: GrepInput): ReturnType<typeof compileGrepPattern> {
+  return compileGrepPattern({ pattern: input.pattern, ignoreCase: input['-i'] === true, maxPatternChars: resolveLimit('grepMaxPatternChars') });
 }
 
 /** A predicate over walked files from Grep's `glob` (see the module comment), or undefined when there is none. */
@@ -77,65 +79,89 @@ export function compileGlobFilter(glob: string | undefined): ((file: WalkedFile)
   const compiled = globs.map((text) => {
     const exclude = text.startsWith('!');
     const pattern = exclude ? text.slice(1) : text;
-    return { exclude, byPath: pattern.includes('/'), regexp: compileGlob(pattern.replace(/^(?:\.\/)+/, '')) };
+    return { exclude, byPath: pattern.includes('/'), matcher: compileGlob(pattern.replace(/^(?:\.\/)+/, '')) };
   });
   const includes = compiled.filter((entry) => !entry.exclude);
   const excludes = compiled.filter((entry) => entry.exclude);
-  const test = (entry: (typeof compiled)[number], file: WalkedFile) => entry.regexp.test(entry.byPath ? file.relativePath : path.posix.basename(file.relativePath));
+  const test = (entry: (typeof compiled)[number], file: WalkedFile) => entry.matcher.test(entry.byPath ? file.relativePath : path.posix.basename(file.relativePath));
   return (file) => (includes.length === 0 || includes.some((entry) => test(entry, file))) && !excludes.some((entry) => test(entry, file));
 }
 
-type LineVisitor = (line: string, lineNumber: number) => 'stop' | undefined;
+/** Lines of one file that matched, and lines too long to search. */
+interface FileScan {
+  matches: number;
+  skippedLines: number;
+}
 
-/** Feeds the lines of a text file to `visit`; false when the file is binary (and nothing was visited). */
-async function scanLines(filePath: string, signal: AbortSignal, visit: LineVisitor): Promise<boolean> {
-  const stream = createReadStream(filePath, { highWaterMark: CHUNK_BYTES });
-  const decoder = new StringDecoder('utf8');
-  const emit = (line: string, lineNumber: number) => visit(line.endsWith('\r') ? line.slice(0, -1) : line, lineNumber);
-  let first = true;
-  let carry = '';
-  let lineNumber = 0;
+/**
+ * Tests each line of a file against `pattern`, calling `onMatch` for each match (`stop` ends the file). Lines over
+ * `maxLineChars` are not tested, only counted. Binary files and files that are no longer regular are skipped.
+ */
+async function scanFile(options: {
+  filePath: string;
+  pattern: LinePattern;
+  maxLineChars: number;
+  signal: AbortSignal;
+  onMatch: (line: string, lineNumber: number) => 'stop' | undefined;
+}): Promise<FileScan> {
+  const scan: FileScan = { matches: 0, skippedLines: 0 };
+  let handle;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (first) {
-        first = false;
-        if (chunk.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return false;
-      }
-      signal.throwIfAborted();
-      const lines = (carry + decoder.write(chunk)).split('\n');
-      carry = lines.pop() ?? '';
-      for (const line of lines) {
-        lineNumber++;
-        if (emit(line, lineNumber) === 'stop') return true;
-      }
-    }
-    const last = carry + decoder.end();
-    if (last !== '') emit(last, lineNumber + 1);
-    return true;
+    handle = await openRegularFile(options.filePath);
+  } catch (error) {
+    // Gone or swapped for something else since the walk met it: nothing to search.
+    if (error instanceof NotARegularFileError || (error as NodeJS.ErrnoException).code !== undefined) return scan;
+    throw error;
+  }
+  try {
+    await scanTextLines({
+      handle,
+      signal: options.signal,
+      keepChars: options.maxLineChars + 1,
+      visit: (line) => {
+        if (line.length > options.maxLineChars) {
+          scan.skippedLines++;
+          return undefined;
+        }
+        if (!options.pattern.test(line.text)) return undefined;
+        scan.matches++;
+        return options.onMatch(line.text, line.number);
+      },
+    });
+    return scan;
   } finally {
-    stream.destroy();
+    await handle.close();
   }
 }
 
 function cutLine(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line;
+  return line.length > MAX_LINE_CHARS ? `${detachString(line.slice(0, MAX_LINE_CHARS))}… [line truncated]` : line;
 }
 
-async function* filesToSearch(target: string, isDirectory: boolean, input: GrepInput, signal: AbortSignal): AsyncGenerator<WalkedFile> {
-  if (!isDirectory) {
-    yield { absolutePath: target, relativePath: path.basename(target) };
+async function* filesToSearch(options: { target: string; isDirectory: boolean; input: GrepInput; signal: AbortSignal; readDeny: ReadDenyFilter | undefined }): AsyncGenerator<WalkedFile> {
+  if (!options.isDirectory) {
+    yield { absolutePath: options.target, relativePath: path.basename(options.target) };
     return;
   }
-  const filter = compileGlobFilter(input.glob);
-  for await (const file of walkFiles(target, { signal })) {
+  const filter = compileGlobFilter(options.input.glob);
+  for await (const file of walkFiles(options.target, { signal: options.signal, readDeny: options.readDeny })) {
     if (filter === undefined || filter(file)) yield file;
   }
+}
+
+/** The note for lines that were too long to search. */
+function skippedLinesNote(skippedLines: number, maxLineChars: number): string {
+  const lines = skippedLines === 1 ? '1 line' : `${skippedLines} lines`;
+  return (
+    `(Not searched: ${lines} longer than ${maxLineChars} characters, the longest line this pattern may search ` +
+    '(SWITCHYARD_GREP_MAX_LINE_CHARS, SWITCHYARD_GREP_LINE_WORK). Read such a file with offset and limit.)'
+  );
 }
 
 export const grepTool = defineTool({
   name: 'Grep',
   aliases: ['search_file_content', 'grep'],
-  description: 'Searches file contents under a directory for a JavaScript regular expression, line by line.',
+  description: "Searches file contents under a directory for a regular expression in ripgrep's syntax, line by line.",
   inputSchema: grepInputSchema,
   concurrentSafe: true,
   readOnly: true,
@@ -148,8 +174,8 @@ export const grepTool = defineTool({
   summarize: (input) => (input.path === undefined ? input.pattern : `${input.pattern} in ${input.path}`),
   resolveInput: (input, context) => ({ ...input, path: resolveToolPath(context.cwd, input.path ?? '.') }),
   async validateInput(input, context): Promise<ValidationOutcome> {
-    const compiled = compileGrepPattern(input.pattern, input['-i'] === true);
-    if (!(compiled instanceof RegExp)) return { ok: false, message: compiled.error, errorCode: 'invalid_pattern' };
+    const compiled = compileCallPattern(input);
+    if (compiled.type === 'invalid') return { ok: false, message: compiled.message, errorCode: 'invalid_pattern' };
     try {
       compileGlobFilter(input.glob);
     } catch (error) {
@@ -165,35 +191,48 @@ export const grepTool = defineTool({
     return { ok: true };
   },
   async execute(input, context) {
-    const regexp = compileGrepPattern(input.pattern, input['-i'] === true);
-    if (!(regexp instanceof RegExp)) throw new ToolUseError(regexp.error, 'invalid_pattern');
+    const compiled = compileCallPattern(input);
+    if (compiled.type === 'invalid') throw new ToolUseError(compiled.message, 'invalid_pattern');
+    const pattern = compiled.pattern;
     const target = resolveToolPath(context.cwd, input.path ?? '.');
     const info = await stat(target).catch(() => undefined);
     if (info === undefined) throw new ToolUseError(`Path does not exist: ${target}`, 'not_found');
     if (!info.isDirectory() && !info.isFile()) throw new ToolUseError(`${target} is neither a file nor a directory`, 'not_a_file');
+    const readDeny = await createReadDenyFilter({ cwd: context.cwd, denyRules: context.denyRules });
+    if (readDeny !== undefined && info.isFile()) {
+      const rule = readDeny.deniedBy([target, await realpath(target).catch(() => target)]);
+      if (rule !== undefined) throw new ToolUseError(`Grep cannot search ${target}: reading it is denied by the rule ${rule}`, 'denied_by_rule');
+    }
+    // The longest line one match may take: bounded in memory, and in work for this pattern's program size.
+    const maxLineChars = Math.min(resolveLimit('grepMaxLineChars'), Math.floor(resolveLimit('grepLineWork') / Math.max(1, pattern.programSize)));
     const mode = input.output_mode ?? 'files_with_matches';
     const lineNumbers = input['-n'] === true;
     const lines: string[] = [];
     const matchedFiles: string[] = [];
     let truncated = false;
-    for await (const file of filesToSearch(target, info.isDirectory(), input, context.signal)) {
+    let skippedLines = 0;
+    for await (const file of filesToSearch({ target, isDirectory: info.isDirectory(), input, signal: context.signal, readDeny })) {
       context.signal.throwIfAborted();
-      let count = 0;
-      await scanLines(file.absolutePath, context.signal, (line, lineNumber) => {
-        if (!regexp.test(line)) return undefined;
-        count++;
-        if (mode === 'files_with_matches') return 'stop';
-        if (mode === 'content') {
-          if (lines.length >= MAX_GREP_RESULT_LINES) {
-            truncated = true;
-            return 'stop';
+      const scan = await scanFile({
+        filePath: file.absolutePath,
+        pattern,
+        maxLineChars,
+        signal: context.signal,
+        onMatch: (line, lineNumber) => {
+          if (mode === 'files_with_matches') return 'stop';
+          if (mode === 'content') {
+            if (lines.length >= MAX_GREP_RESULT_LINES) {
+              truncated = true;
+              return 'stop';
+            }
+            lines.push(lineNumbers ? `${file.absolutePath}:${lineNumber}:${cutLine(line)}` : `${file.absolutePath}:${cutLine(line)}`);
           }
-          lines.push(lineNumbers ? `${file.absolutePath}:${lineNumber}:${cutLine(line)}` : `${file.absolutePath}:${cutLine(line)}`);
-        }
-        return undefined;
+          return undefined;
+        },
       });
-      if (count > 0 && mode === 'count') lines.push(`${file.absolutePath}:${count}`);
-      if (count > 0 && mode === 'files_with_matches') matchedFiles.push(file.absolutePath);
+      skippedLines += scan.skippedLines;
+      if (scan.matches > 0 && mode === 'count') lines.push(`${file.absolutePath}:${scan.matches}`);
+      if (scan.matches > 0 && mode === 'files_with_matches') matchedFiles.push(file.absolutePath);
       if (lines.length + matchedFiles.length > MAX_GREP_RESULT_LINES) {
         truncated = true;
         lines.length = Math.min(lines.length, MAX_GREP_RESULT_LINES);
@@ -206,8 +245,8 @@ export const grepTool = defineTool({
       withTimes.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
       lines.push(...withTimes.map((entry) => entry.file));
     }
-    if (lines.length === 0) return 'No matches found';
-    if (truncated) lines.push(GREP_TRUNCATED_NOTE);
-    return lines.join('\n');
+    const notes = [...(truncated ? [GREP_TRUNCATED_NOTE] : []), ...(skippedLines > 0 ? [skippedLinesNote(skippedLines, maxLineChars)] : [])];
+    if (lines.length === 0) return ['No matches found', ...notes].join('\n');
+    return [...lines, ...notes].join('\n');
   },
 });

@@ -1,6 +1,8 @@
 import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
+import type { ValidationOutcome } from './define-tool.js';
+import { resolveLimit } from './limits.js';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
 
@@ -25,9 +27,32 @@ export function summarizeTodos(todos: readonly TodoItem[]): string {
   return `${todos.length} ${noun}: ${count('completed')} completed, ${count('in_progress')} in progress, ${count('pending')} pending`;
 }
 
+/** Why a todo list is too large to keep in session state (`LIMITS.todoMaxItems`, `LIMITS.todoMaxChars`), or undefined. */
+function todoListSizeProblem(todos: readonly TodoItem[]): ValidationOutcome | undefined {
+  const maxItems = resolveLimit('todoMaxItems');
+  if (todos.length > maxItems) {
+    return {
+      ok: false,
+      message: `The todo list has ${todos.length} items; at most ${maxItems} are allowed (SWITCHYARD_TODO_MAX_ITEMS). Merge or remove items and send the whole list again.`,
+      errorCode: 'todo_list_too_large',
+    };
+  }
+  const maxChars = resolveLimit('todoMaxChars');
+  const chars = todos.reduce((sum, todo) => sum + todo.content.length + (todo.activeForm?.length ?? 0) + (todo.id?.length ?? 0), 0);
+  if (chars > maxChars) {
+    return {
+      ok: false,
+      message: `The todo list holds ${chars.toLocaleString('en-US')} characters of text; at most ${maxChars.toLocaleString('en-US')} are allowed (SWITCHYARD_TODO_MAX_CHARS). Shorten the items and send the whole list again.`,
+      errorCode: 'todo_list_too_large',
+    };
+  }
+  return undefined;
+}
+
 /**
  * Replaces the session's todo list (session state key `todos`). It changes only session state: declared
- * read-only (no approval), but exclusive, so the list a later call sees is the one an earlier call wrote.
+ * read-only (no approval), but exclusive, so the list a later call sees is the one an earlier call wrote. The list
+ * rides along in every later activity input, so its size is capped (see `todoListSizeProblem`).
  */
 export const todoWriteTool = defineTool({
   name: 'TodoWrite',
@@ -42,6 +67,8 @@ export const todoWriteTool = defineTool({
   timeout: TOOL_TIMEOUTS.TodoWrite,
   summarize: (input) => summarizeTodos(input.todos),
   validateInput(input) {
+    const tooLarge = todoListSizeProblem(input.todos);
+    if (tooLarge !== undefined) return tooLarge;
     const active = input.todos.filter((todo) => todo.status === 'in_progress');
     if (active.length > 1) {
       return {

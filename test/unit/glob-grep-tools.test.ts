@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallPlan } from '../../src/contracts/call-plan.js';
 import { compileGlob, expandBraces, GLOB_TRUNCATED_NOTE, globDepth, globTool, MAX_GLOB_RESULTS, splitGlobBase } from '../../src/tools/glob.js';
 import { grepTool, MAX_LINE_CHARS } from '../../src/tools/grep.js';
+import { compileGrepPattern, findBacktrackingOnlySyntax, translateRipgrepSyntax } from '../../src/tools/grep-pattern.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
@@ -254,7 +255,8 @@ describe('Grep', () => {
   });
 
   it('rejects an invalid regular expression, a bad glob and a missing path', async () => {
-    expect(rejection(await grep({ pattern: 'foo(' }))).toMatch(/^<tool_use_error>Invalid regular expression: \/foo\(\/: Unterminated group<\/tool_use_error>$/);
+    // RE2's wording (ripgrep's dialect), not V8's.
+    expect(rejection(await grep({ pattern: 'foo(' }))).toBe('<tool_use_error>Invalid regular expression: /foo(/: missing closing )</tool_use_error>');
     expect(rejection(await grep({ pattern: 'x', glob: '[z-a]' }))).toMatch(/^<tool_use_error>Invalid glob pattern \[z-a\]/);
     expect(rejection(await grep({ pattern: 'x', path: 'missing' }))).toMatch(/Path does not exist/);
     execFileSync('mkfifo', [at('pipe')]);
@@ -295,5 +297,217 @@ describe('Grep', () => {
     const controller = new AbortController();
     controller.abort(new Error('interrupted'));
     await expect(run(cwd, await grep({ pattern: 'foo' }), controller.signal)).rejects.toThrow('interrupted');
+  });
+});
+
+describe('Grep cannot hang the worker', () => {
+  let cwd: string;
+  beforeAll(async () => {
+    cwd = await tempDir();
+    // `^(a+)+$` backtracks exponentially in a backtracking engine on a run of a's followed by another character.
+    await tree(cwd, { 'short.txt': `${'a'.repeat(30)}!\n`, 'attack.txt': `${'a'.repeat(40)}!\n${'a'.repeat(40)}\n` });
+  });
+
+  it('answers a catastrophic pattern promptly, with the matching line', async () => {
+    for (const file of ['short.txt', 'attack.txt']) {
+      const started = performance.now();
+      const output = await run(cwd, await prepare(cwd, 'Grep', { pattern: '^(a+)+$', path: file, output_mode: 'content', '-n': true }));
+      const elapsedMs = performance.now() - started;
+      expect(elapsedMs, file).toBeLessThan(1_000);
+      expect(output, file).toBe(file === 'short.txt' ? 'No matches found' : `${path.join(cwd, file)}:2:${'a'.repeat(40)}`);
+    }
+  });
+
+  it('searches a 24 MB single line in linear time', async () => {
+    const big = await tempDir();
+    await writeFile(path.join(big, 'one-line.txt'), `${'ab'.repeat(12_000_000)}needle\nafter\n`);
+    // CPU time, not wall time, so a busy machine does not fail it: about 0.5 s here; the old re-split ran past 5 s.
+    const cpuBefore = process.cpuUsage();
+    const output = await run(big, await prepare(big, 'Grep', { pattern: 'needle$', output_mode: 'count' }));
+    const cpu = process.cpuUsage(cpuBefore);
+    expect((cpu.user + cpu.system) / 1_000).toBeLessThan(2_500);
+    expect(output).toBe(`${path.join(big, 'one-line.txt')}:1`);
+  });
+});
+
+describe('Glob cannot hang the worker', () => {
+  it('matches a pattern with many stars against a long file name promptly', async () => {
+    const cwd = await tempDir();
+    await tree(cwd, { [`${'a'.repeat(100)}.txt`]: 'x', 'aaaaaab.txt': 'x' });
+    const started = performance.now();
+    const output = await run(cwd, await prepare(cwd, 'Glob', { pattern: '*a*a*a*a*a*a*b*' }));
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(output).toBe(path.join(cwd, 'aaaaaab.txt'));
+  });
+});
+
+describe('Grep and Glob skip what a Read deny rule names', () => {
+  let cwd: string;
+  beforeAll(async () => {
+    cwd = await tempDir();
+    await tree(cwd, {
+      '.env': 'API_KEY=sk-live-secret\n',
+      'src/app.ts': 'const key = process.env.API_KEY;\n',
+      'secrets/prod.key': 'API_KEY=prod-secret\n',
+      'config/.env': 'API_KEY=nested-secret\n',
+    });
+    await symlink(path.join(cwd, '.env'), path.join(cwd, 'env-alias.txt'));
+  });
+  const runWithDeny = async (name: string, input: Record<string, unknown>, denyRules: string[]): Promise<string> => {
+    const tool = registry.lookup(name);
+    if (tool === undefined) throw new Error(`no tool ${name}`);
+    const plan = ready(await prepare(cwd, name, input));
+    const output = await tool.execute(plan.input, toolContext({ cwd, denyRules }));
+    if (typeof output !== 'string') throw new Error('expected a string output');
+    return output;
+  };
+  const denyRules = ['Read(.env)', 'Read(secrets/**)', 'Read(**/.env)'];
+
+  it('Grep over the tree prints no line of a denied file, nor of a symlink to one', async () => {
+    const output = await runWithDeny('Grep', { pattern: 'API_KEY', output_mode: 'content' }, denyRules);
+    expect(output).toBe(`${path.join(cwd, 'src', 'app.ts')}:const key = process.env.API_KEY;`);
+    expect(output).not.toContain('secret');
+    for (const mode of ['files_with_matches', 'count']) {
+      expect(await runWithDeny('Grep', { pattern: 'secret', output_mode: mode }, denyRules), mode).toBe('No matches found');
+    }
+  });
+
+  it('Grep on a denied file itself reveals nothing', async () => {
+    await expect(runWithDeny('Grep', { pattern: 'API_KEY', path: '.env', output_mode: 'content' }, ['Read(.env)'])).rejects.toThrow(/denied by the rule Read\(\.env\)/);
+  });
+
+  it('Glob lists no denied file', async () => {
+    const output = await runWithDeny('Glob', { pattern: '**/*' }, denyRules);
+    expect(lines(output).sort()).toEqual([path.join(cwd, 'src', 'app.ts')]);
+    expect(lines(await runWithDeny('Glob', { pattern: '**/*' }, ['Read(.env)'])).sort()).toEqual(
+      ['config/.env', 'secrets/prod.key', 'src/app.ts'].map((file) => path.join(cwd, file)),
+    );
+  });
+
+  it('other tools\' deny rules and allow-only sessions change nothing', async () => {
+    const output = await runWithDeny('Grep', { pattern: 'API_KEY', output_mode: 'count' }, ['Edit(.env)', 'Bash(cat:*)']);
+    expect(lines(output)).toHaveLength(5);
+  });
+});
+
+describe('Grep pattern dialect (ripgrep syntax on a linear-time engine)', () => {
+  const compile = (pattern: string, ignoreCase = false) => compileGrepPattern({ pattern, ignoreCase, maxPatternChars: 10_000 });
+  const matches = (pattern: string, line: string, ignoreCase = false): boolean => {
+    const outcome = compile(pattern, ignoreCase);
+    if (outcome.type !== 'compiled') throw new Error(outcome.message);
+    return outcome.pattern.test(line);
+  };
+
+  it.each<[string, string, boolean]>([
+    ['(?i)todo', 'a TODO here', true],
+    ['\\bfoo\\b', 'a foo b', true],
+    ['\\bfoo\\b', 'afoob', false],
+    ['\\<foo\\>', 'a foo b', true],
+    ['\\<foo\\>', 'afoob', false],
+    ['\\b{start}foo\\b{end}', '(foo)', true],
+    ['caf\\u00e9', 'café', true],
+    ['\\u{1F600}', 'smile 😀', true],
+    ['[\\u00e0-\\u00ff]', 'é', true],
+    ['[\\<]', 'a<b', true],
+    ['(?P<word>\\w+)=(?<value>\\d+)', 'x=1', true],
+    ['[[:digit:]]+\\.\\d+', 'v1.25', true],
+    ['\\p{Greek}', 'α', true],
+    ['(?<=\\$)\\d+', 'cost $5', true],
+    ['(?<!\\$)\\b\\d+', '$5', false],
+    ['\\Q(a+)\\E', 'x(a+)y', true],
+    ['path\\/to', 'path/to', true],
+  ])('%s against %s → %s', (pattern, line, expected) => {
+    expect(matches(pattern, line)).toBe(expected);
+  });
+
+  it('translates only outside classes and quotes', () => {
+    expect(translateRipgrepSyntax('\\<a\\u0041[\\<\\u0042]\\Q\\<\\E')).toBe('\\ba\\x{0041}[\\<\\x{0042}]\\Q\\<\\E');
+  });
+
+  it('ignores case under -i', () => {
+    expect(matches('foo', 'FOO', true)).toBe(true);
+    expect(matches('foo', 'FOO')).toBe(false);
+  });
+
+  it('refuses look-ahead, backreferences, atomic groups and possessive quantifiers with a message naming them', () => {
+    const cases: Array<[string, string]> = [
+      ['foo(?=bar)', '(?='],
+      ['foo(?!bar)', '(?!'],
+      ['(\\w)\\1', '\\1'],
+      ['(?<q>.)\\k<q>', '\\k<'],
+      ['(?>ab)', '(?>'],
+      ['a++', '++'],
+    ];
+    for (const [pattern, construct] of cases) {
+      const outcome = compile(pattern);
+      expect(outcome.type, pattern).toBe('invalid');
+      const message = outcome.type === 'invalid' ? outcome.message : '';
+      expect(message, pattern).toContain(`Invalid regular expression: /${pattern}/:`);
+      expect(message, pattern).toContain(`(\`${construct}\` is not supported)`);
+      expect(message, pattern).toContain("Grep uses ripgrep's regex syntax, matched in linear time");
+    }
+    expect(findBacktrackingOnlySyntax('[(?=]\\Q(?=\\E')).toBeUndefined();
+  });
+
+  it('refuses a pattern longer than the limit', () => {
+    expect(compileGrepPattern({ pattern: 'a'.repeat(11), ignoreCase: false, maxPatternChars: 10 })).toEqual({
+      type: 'invalid',
+      message: 'The pattern has 11 characters; Grep accepts at most 10 (SWITCHYARD_GREP_MAX_PATTERN_CHARS).',
+    });
+  });
+
+  it('answers a model with the reason in the call result', async () => {
+    const cwd = await tempDir();
+    expect(rejection(await prepare(cwd, 'Grep', { pattern: 'a(?=b)' }))).toMatch(/^<tool_use_error>Invalid regular expression: \/a\(\?=b\)\/: .*not supported/);
+  });
+});
+
+describe('Grep line limits', () => {
+  let cwd: string;
+  beforeAll(async () => {
+    cwd = await tempDir();
+    await tree(cwd, { 'mixed.txt': `short needle\n${'x'.repeat(5_000)}needle\n${'y'.repeat(700)}needle\nlast needle` });
+  });
+  const withEnv = async <T>(variables: Record<string, string>, body: () => Promise<T>): Promise<T> => {
+    const saved = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, variables);
+    try {
+      return await body();
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  };
+
+  it('cuts long matching lines in the output with a marker', async () => {
+    const output = lines(await run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle', output_mode: 'content', '-n': true })));
+    expect(output).toHaveLength(4);
+    expect(output[1]).toBe(`${path.join(cwd, 'mixed.txt')}:2:${'x'.repeat(MAX_LINE_CHARS)}… [line truncated]`);
+    expect(output[3]).toBe(`${path.join(cwd, 'mixed.txt')}:4:last needle`);
+  });
+
+  it('skips lines over SWITCHYARD_GREP_MAX_LINE_CHARS and says how many', async () => {
+    const output = await withEnv({ SWITCHYARD_GREP_MAX_LINE_CHARS: '1000' }, async () => run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle', output_mode: 'count' })));
+    expect(lines(output)).toEqual([
+      `${path.join(cwd, 'mixed.txt')}:3`,
+      '(Not searched: 1 line longer than 1000 characters, the longest line this pattern may search (SWITCHYARD_GREP_MAX_LINE_CHARS, SWITCHYARD_GREP_LINE_WORK). Read such a file with offset and limit.)',
+    ]);
+  });
+
+  it('searches shorter lines for a costlier pattern (SWITCHYARD_GREP_LINE_WORK / program size)', async () => {
+    const search = (pattern: string) => withEnv({ SWITCHYARD_GREP_LINE_WORK: '60000' }, async () => run(cwd, await prepare(cwd, 'Grep', { pattern, output_mode: 'count' })));
+    expect(lines(await search('needle'))[0]).toBe(`${path.join(cwd, 'mixed.txt')}:4`);
+    // A program of about 400 instructions: 60,000 / 400 leaves room for the two short lines only.
+    const costly = lines(await search('[a-z ]{0,200}needle'));
+    expect(costly[0]).toBe(`${path.join(cwd, 'mixed.txt')}:2`);
+    expect(costly[1]).toMatch(/^\(Not searched: 2 lines longer than \d+ characters/);
+  });
+
+  it('fails the call with the variable name when a limit is misconfigured', async () => {
+    await expect(withEnv({ SWITCHYARD_GREP_MAX_LINE_CHARS: 'lots' }, async () => run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle' })))).rejects.toThrow(
+      'SWITCHYARD_GREP_MAX_LINE_CHARS must be a positive integer, got "lots"',
+    );
   });
 });

@@ -1,4 +1,5 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareCall } from '../../src/activities/prepare-call.js';
@@ -90,5 +91,75 @@ describe('paths outside cwd', () => {
     expect((await plan(['Read'])).kind).toBe('rejected');
     expect((await plan(['Write(' + outside + '/**)'])).kind).toBe('rejected');
     expect((await plan([`Read(${outside}/**)`])).kind).toBe('ready');
+  });
+});
+
+describe('Read of large files', () => {
+  let cwd: string;
+  beforeAll(async () => {
+    cwd = await scratchDir();
+    // 200 MB that cost no disk: a few text lines, then a hole the file system reads as NUL bytes.
+    const head = Array.from({ length: 1_000 }, (_, index) => `line ${index + 1} ${'x'.repeat(20)}`).join('\n');
+    await writeFile(path.join(cwd, 'huge.log'), `${head}\n`);
+    await truncate(path.join(cwd, 'huge.log'), 200 * 1024 * 1024);
+    await writeFile(path.join(cwd, 'medium.txt'), `${'y'.repeat(99)}\n`.repeat(3_000)); // 300,000 bytes
+  });
+  const prepare = (input: unknown) => prepareCall({ registry, call: { id: 'c', name: 'Read', input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
+  const execute = async (input: unknown) => {
+    const plan = await prepare(input);
+    if (plan.kind !== 'ready') return plan.modelContent;
+    return readTool.execute(plan.input, toolContext({ cwd }));
+  };
+
+  it('streams the requested lines of a 200 MB file with bounded memory', async () => {
+    const peakBefore = process.resourceUsage().maxRSS;
+    const started = performance.now();
+    expect(await execute({ file_path: 'huge.log', offset: 2, limit: 2 })).toBe(`     2\tline 2 ${'x'.repeat(20)}\n     3\tline 3 ${'x'.repeat(20)}`);
+    expect(await execute({ file_path: 'huge.log', limit: 1 })).toBe(`     1\tline 1 ${'x'.repeat(20)}`);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // maxRSS is in KiB: the peak grew by less than 64 MiB (loading the file would add at least 400 MiB).
+    expect(process.resourceUsage().maxRSS - peakBefore).toBeLessThan(64 * 1024);
+  });
+
+  it('refuses a file over the size cap when no range is given, suggesting offset and limit', async () => {
+    const message = await execute({ file_path: 'medium.txt' });
+    expect(message).toMatch(/^<tool_use_error>File content \(293\.0 KB\) exceeds the maximum size Read returns without a range \(256 KB\)/);
+    expect(message).toMatch(/use offset and limit to read part of it/);
+    expect(await execute({ file_path: 'medium.txt', offset: 2_999 })).toBe(`  2999\t${'y'.repeat(99)}\n  3000\t${'y'.repeat(99)}`);
+    expect(await execute({ file_path: 'medium.txt', limit: 1 })).toBe(`     1\t${'y'.repeat(99)}`);
+  });
+
+  it('follows SWITCHYARD_READ_MAX_FILE_BYTES', async () => {
+    process.env.SWITCHYARD_READ_MAX_FILE_BYTES = '400000';
+    try {
+      expect(await execute({ file_path: 'medium.txt' })).toMatch(/^     1\ty{99}\n/);
+    } finally {
+      delete process.env.SWITCHYARD_READ_MAX_FILE_BYTES;
+    }
+  });
+
+  it('stops before the result budget with the offset to continue at, however large the limit', async () => {
+    await writeFile(path.join(cwd, 'wide.txt'), `${'w'.repeat(999)}\n`.repeat(1_000)); // ~1 MB of output asked for
+    const output = String(await execute({ file_path: 'wide.txt', offset: 1, limit: 1_000_000 }));
+    expect(Buffer.byteLength(output)).toBeLessThanOrEqual(262_144);
+    const outputLines = output.split('\n');
+    const last = outputLines.at(-1) ?? '';
+    const match = /^\(Output stops before line (\d+): one Read returns at most 262144 bytes\. Continue with offset (\d+)\.\)$/.exec(last);
+    expect(match?.[1]).toBe(String(outputLines.length));
+    expect(match?.[2]).toBe(match?.[1]);
+    expect(outputLines.at(-2)).toBe(`${String(outputLines.length - 1).padStart(6)}\t${'w'.repeat(999)}`);
+  });
+
+  it('keeps the output format: CRLF, cut long lines, a last line without newline, offset past the end', async () => {
+    await writeFile(path.join(cwd, 'format.txt'), `a\r\n${'z'.repeat(2_500)}\r\n\nlast`);
+    expect(await execute({ file_path: 'format.txt' })).toBe(`     1\ta\n     2\t${'z'.repeat(2_000)}… [line truncated]\n     3\t\n     4\tlast`);
+    await expect(execute({ file_path: 'format.txt', offset: 5 })).rejects.toThrow('offset 5 is past the end of the file (4 lines)');
+    await writeFile(path.join(cwd, 'empty.txt'), '');
+    expect(await execute({ file_path: 'empty.txt', offset: 3 })).toBe('');
+  });
+
+  it('refuses a named pipe instead of blocking on it', async () => {
+    execFileSync('mkfifo', [path.join(cwd, 'pipe')]);
+    expect(await execute({ file_path: 'pipe' })).toMatch(/^<tool_use_error>.*pipe is not a regular file/);
   });
 });

@@ -57,6 +57,34 @@ describe('TodoWrite', () => {
     expect(rejectedContent(plan)).toBe('<tool_use_error>At most one todo may be in_progress at a time; 2 are: "Run the tests", "Fix the bug"</tool_use_error>');
   });
 
+  it('refuses a list of more than 100 items, naming the limit', async () => {
+    const many = Array.from({ length: 101 }, (_, index) => ({ content: `Task ${index}`, status: 'pending' }));
+    const plan = await prepare('TodoWrite', { todos: many });
+    expect(plan).toMatchObject({ kind: 'rejected', stage: 'validation', errorCode: 'todo_list_too_large' });
+    expect(rejectedContent(plan)).toBe(
+      '<tool_use_error>The todo list has 101 items; at most 100 are allowed (SWITCHYARD_TODO_MAX_ITEMS). Merge or remove items and send the whole list again.</tool_use_error>',
+    );
+    expect((await prepare('TodoWrite', { todos: many.slice(0, 100) })).kind).toBe('ready');
+  });
+
+  it('refuses a list whose text exceeds 20,000 characters, naming the limit', async () => {
+    const long = [{ content: 'x'.repeat(15_000), status: 'pending' }, { content: 'y'.repeat(4_000), status: 'pending', activeForm: 'z'.repeat(1_001) }];
+    const plan = await prepare('TodoWrite', { todos: long });
+    expect(plan).toMatchObject({ kind: 'rejected', stage: 'validation', errorCode: 'todo_list_too_large' });
+    expect(rejectedContent(plan)).toBe(
+      '<tool_use_error>The todo list holds 20,001 characters of text; at most 20,000 are allowed (SWITCHYARD_TODO_MAX_CHARS). Shorten the items and send the whole list again.</tool_use_error>',
+    );
+  });
+
+  it('follows SWITCHYARD_TODO_MAX_ITEMS', async () => {
+    process.env.SWITCHYARD_TODO_MAX_ITEMS = '2';
+    try {
+      expect(rejectedContent(await prepare('TodoWrite', { todos }))).toMatch(/The todo list has 3 items; at most 2 are allowed/);
+    } finally {
+      delete process.env.SWITCHYARD_TODO_MAX_ITEMS;
+    }
+  });
+
   it('refuses a bad status, an empty content and a missing list in the schema', async () => {
     for (const input of [{ todos: [{ content: 'x', status: 'done' }] }, { todos: [{ content: '', status: 'pending' }] }, {}]) {
       const plan = await prepare('TodoWrite', input);

@@ -1,0 +1,128 @@
+/**
+ * Streaming line splitting for the reading tools (Read, Grep): a file is read in fixed chunks and cut at `\n`
+ * without ever re-scanning text already seen, so a long line costs linear time, and at most `keepChars` characters of
+ * a line are held in memory, so a 300 MB line costs no more than a short one.
+ */
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+
+/** Bytes read per chunk. */
+const CHUNK_BYTES = 64 * 1024;
+
+/** A file whose first this many bytes hold a NUL byte is binary. */
+export const BINARY_SNIFF_BYTES = 8_192;
+
+/** Longest stretch of synchronous line work before the scan yields to the event loop (heartbeats, other calls). */
+const YIELD_AFTER_MS = 20;
+
+export interface TextLine {
+  /** The line without its `\n` or `\r\n`, cut to `keepChars` characters. */
+  text: string;
+  /** 1-based. */
+  number: number;
+  /** Characters of the whole line; more than `text.length` when it was cut. */
+  length: number;
+}
+
+/** `stop` ends the scan early. */
+export type LineVisitor = (line: TextLine) => 'stop' | undefined;
+
+export type ScanOutcome = { type: 'binary' } | { type: 'scanned'; lineCount: number; stopped: boolean };
+
+/** Why a path could not be opened as a regular file. */
+export class NotARegularFileError extends Error {
+  override readonly name = 'NotARegularFileError';
+  constructor(readonly filePath: string) {
+    super(`${filePath} is not a regular file`);
+  }
+}
+
+/**
+ * Opens a regular file for reading. Non-blocking, so a named pipe swapped in after validation cannot park a libuv
+ * thread forever; anything but a regular file is refused.
+ */
+export async function openRegularFile(filePath: string): Promise<FileHandle> {
+  const handle = await open(filePath, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if ((await handle.stat()).isFile()) return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  await handle.close();
+  throw new NotARegularFileError(filePath);
+}
+
+/** A flat copy of a string, so a short cut of a long line does not keep the whole chunk it was sliced from alive. */
+export function detachString(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/**
+ * Feeds the lines of a text file to `visit`, in order, from the file's start. A file with a NUL byte in its first
+ * {@link BINARY_SNIFF_BYTES} bytes is binary: nothing is visited. `signal` is checked at every chunk.
+ */
+export async function scanTextLines(options: { handle: FileHandle; signal: AbortSignal; keepChars: number; visit: LineVisitor }): Promise<ScanOutcome> {
+  const { handle, signal, keepChars, visit } = options;
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  const decoder = new StringDecoder('utf8');
+  let position = 0;
+  let lineNumber = 0;
+  // The line being assembled: kept pieces, their length, the whole line's length, and its last character.
+  let pieces: string[] = [];
+  let keptChars = 0;
+  let lineChars = 0;
+  let lastChar = '';
+  let sliceStarted = performance.now();
+
+  const append = (text: string, from: number, to: number): void => {
+    if (to === from) return;
+    const room = keepChars - keptChars;
+    if (room > 0) {
+      const piece = text.slice(from, Math.min(to, from + room));
+      pieces.push(piece);
+      keptChars += piece.length;
+    }
+    lineChars += to - from;
+    lastChar = text[to - 1] ?? '';
+  };
+  const finishLine = (): 'stop' | undefined => {
+    lineNumber++;
+    let text = pieces.length === 1 ? (pieces[0] ?? '') : pieces.join('');
+    let length = lineChars;
+    if (lastChar === '\r') {
+      length--;
+      if (text.length > length) text = text.slice(0, length);
+    }
+    pieces = [];
+    keptChars = 0;
+    lineChars = 0;
+    lastChar = '';
+    return visit({ text, number: lineNumber, length });
+  };
+
+  for (;;) {
+    signal.throwIfAborted();
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+    if (position === 0 && buffer.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)).includes(0)) return { type: 'binary' };
+    position += bytesRead;
+    const text = bytesRead === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytesRead));
+    let from = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
+      append(text, from, newline);
+      if (finishLine() === 'stop') return { type: 'scanned', lineCount: lineNumber, stopped: true };
+      from = newline + 1;
+      if (performance.now() - sliceStarted > YIELD_AFTER_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        signal.throwIfAborted();
+        sliceStarted = performance.now();
+      }
+    }
+    append(text, from, text.length);
+    if (bytesRead === 0) break;
+  }
+  if (lineChars > 0 && finishLine() === 'stop') return { type: 'scanned', lineCount: lineNumber, stopped: true };
+  return { type: 'scanned', lineCount: lineNumber, stopped: false };
+}
