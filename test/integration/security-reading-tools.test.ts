@@ -28,7 +28,7 @@ describe('reading tools cannot hang the worker or read around a deny rule (real 
   let project: string;
   beforeAll(async () => {
     cwd = await scratchDir();
-    // `^(a+)+$` backtracks for hours on `a…a!` in a backtracking engine. The file is 512 MiB, mostly a hole that costs
+    // `^(a+)+$` backtracks for about an hour on `a…a!` (40 a's) in a backtracking engine. The file is 512 MiB, mostly a hole that costs
     // no disk, so even a linear engine needs seconds: long enough for another session's call to run meanwhile.
     const attackLines = Array.from({ length: 2_000 }, () => `${'a'.repeat(40)}!`).join('\n');
     await mkdir(path.join(cwd, 'attack'));
