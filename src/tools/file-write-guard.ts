@@ -18,24 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { ToolUseError } from './define-tool.js';
-import { isInside } from './paths.js';
+import { isInside, realPathOfDeepestExisting } from './paths.js';
 import { protectedPathMatch } from './protected-paths.js';
-
-/** The real path of `absolutePath`: its deepest existing ancestor resolved, the missing rest appended. */
-export async function realPathOfDeepestExisting(absolutePath: string): Promise<string> {
-  let current = absolutePath;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(await realpath(current), ...rest);
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return absolutePath;
-      rest.unshift(path.basename(current));
-      current = parent;
-    }
-  }
-}
 
 /** A `strongAsk` when a write to `absolutePath` — as written or through its symlinks — lands on a protected path. */
 export async function protectedWriteFacts(options: { cwd: string; absolutePath: string; home?: string }): Promise<PermissionFacts> {

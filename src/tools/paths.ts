@@ -21,14 +21,15 @@ export async function pathEscapeReason(cwd: string, absolutePath: string): Promi
   if (!isInside(path.resolve(cwd), absolutePath) && !isInside(root, absolutePath)) {
     return `Path ${absolutePath} is outside the session's working directory ${cwd}`;
   }
-  const real = await realpathOfDeepestExisting(absolutePath);
+  const real = await realPathOfDeepestExisting(absolutePath);
   if (!isInside(root, real)) {
     return `Path ${absolutePath} leads outside the session's working directory ${cwd} (through a symlink, to ${real})`;
   }
   return undefined;
 }
 
-async function realpathOfDeepestExisting(absolutePath: string): Promise<string> {
+/** The real path of `absolutePath`: its deepest existing ancestor resolved, the missing rest appended. */
+export async function realPathOfDeepestExisting(absolutePath: string): Promise<string> {
   let current = absolutePath;
   const rest: string[] = [];
   for (;;) {
@@ -51,7 +52,7 @@ async function realpathOfDeepestExisting(absolutePath: string): Promise<string> 
 export async function checkToolPath(options: { cwd: string; toolName: string; absolutePath: string; allowRules: readonly string[] }): Promise<string | undefined> {
   const reason = await pathEscapeReason(options.cwd, options.absolutePath);
   if (reason === undefined) return undefined;
-  const real = await realpathOfDeepestExisting(options.absolutePath);
+  const real = await realPathOfDeepestExisting(options.absolutePath);
   const allowed = options.allowRules.some((text) => {
     try {
       const rule = parseRule(text);
