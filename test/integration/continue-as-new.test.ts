@@ -8,7 +8,7 @@ import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
 import { SwitchyardClient } from '../../src/client/switchyard-client.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { ToolCall } from '../../src/contracts/tool-call.js';
-import type { TurnResult } from '../../src/contracts/tool-result.js';
+import type { ToolResult, TurnResult } from '../../src/contracts/tool-result.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
@@ -25,6 +25,12 @@ const exists = (file: string): Promise<boolean> => access(file).then(() => true,
 async function writeLines(file: string, chars: number): Promise<void> {
   const lines = Math.ceil(chars / 58);
   await writeFile(file, Array.from({ length: lines }, (_, index) => `line ${index} `.padEnd(50, '.')).join('\n') + '\n');
+}
+
+async function collectResults(iterable: AsyncIterable<ToolResult>): Promise<ToolResult[]> {
+  const results: ToolResult[] = [];
+  for await (const result of iterable) results.push(result);
+  return results;
 }
 
 /** Whether a run's history shows the turn's update completed inside that run, and the run ended by continuing as new. */
@@ -109,6 +115,33 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
       expect(eventsOfType(await allEvents(session), 'TurnStarted').map((event) => event.turnId)).toEqual(['t1', 't2']);
       // Answered by run 2, which had never seen update t1: the stored turn came from run 1's carried state.
       expect(await currentRunId(session)).toBe(secondRun);
+    });
+  });
+
+  it('keeps a streaming turn in its run while it waits with no update in flight, and hands out its results after the run changes', async () => {
+    const cwd = await scratchDir();
+    await writeFile(path.join(cwd, 'notes.txt'), 'alpha\n');
+    const threshold = 3;
+    await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd, continueAsNewAfterEvents: threshold });
+      const firstRun = await currentRunId(session);
+      const turn = session.streamTurn('s1');
+      await turn.add({ id: 'read', name: 'Read', input: { file_path: 'notes.txt' } }, { id: 'touch', name: 'Bash', input: { command: 'touch streamed.txt' } });
+      await turn.end();
+      // No awaitResults is in flight and addCalls has returned: only the running turn holds the run back.
+      const [request] = await waitForPendingApprovals(session);
+      expect((await session.events()).next).toBeGreaterThan(threshold);
+      expect(await currentRunId(session)).toBe(firstRun);
+      if (request === undefined) throw new Error('no pending approval');
+      await answer(session, request, 'allow');
+      await waitFor(() => currentRunId(session), (runId) => runId !== firstRun, { what: 'continue-as-new', timeoutMs: 60_000 });
+      // The caller reads the results only now, from the next run.
+      const results = await collectResults(turn);
+      expect(results.map((result) => [result.callId, result.status])).toEqual([
+        ['read', 'success'],
+        ['touch', 'success'],
+      ]);
+      expect(await exists(path.join(cwd, 'streamed.txt'))).toBe(true);
     });
   });
 
