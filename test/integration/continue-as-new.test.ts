@@ -92,7 +92,8 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
       const secondRun = await waitFor(() => currentRunId(session), (runId) => runId !== firstRun, { what: 'continue-as-new', timeoutMs: 60_000 });
       expect(turnCompletedThenContinued(await historyOfRun(session, firstRun), 't1')).toEqual({ completedInRun: true, endedByContinueAsNew: true });
 
-      // A new turn in the new run: `touch` was approved "always" in run 1, so it runs without asking.
+      // A new turn in the new run: `touch` was approved "always" in run 1, so it runs without asking (had the rule been
+      // lost, the turn would wait for an approval nobody gives and the test would time out).
       const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'touch2', name: 'Bash', input: { command: 'touch second.txt' } }] });
       expect(second.results[0]?.status).toBe('success');
       expect(await exists(path.join(cwd, 'second.txt'))).toBe(true);

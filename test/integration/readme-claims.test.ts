@@ -136,13 +136,14 @@ describe('README claims (real server; real tools unless a comment says otherwise
     );
     await turn.end();
     const results = turn.results();
-    // The Read before the waiting WebFetch is handed out with no answer given.
+    // The Read before the waiting WebFetch is handed out with no answer given (were it held back, this would never
+    // resolve and the test would time out).
     const first = await results.next();
     expect(first.value).toMatchObject({ callId: 'read', status: 'success' });
     const [fetchRequest] = await waitForPendingApprovals(session);
     expect(fetchRequest).toMatchObject({ callId: 'fetch', toolName: 'WebFetch' });
     // The Grep after it runs meanwhile (its result waits for its turn in call order).
-    await waitFor(() => allEvents(session), (events) => eventsOfType(events, 'ToolCallResult').some((event) => event.callId === 'grep'), { what: 'the Grep to finish' });
+    await waitFor(() => allEvents(session), (events) => eventsOfType(events, 'ToolCallResult').some((event) => event.callId === 'grep'), { what: 'the Grep to finish', timeoutMs: 60_000 });
     if (fetchRequest === undefined) throw new Error('no pending approval');
     await answer(session, fetchRequest, 'deny');
     expect((await results.next()).value).toMatchObject({ callId: 'fetch', status: 'denied' });
@@ -175,7 +176,7 @@ describe('README claims (real server; real tools unless a comment says otherwise
     await waitFor(
       () => allEvents(session),
       (events) => eventsOfType(ofTurn(events, 'together'), 'ToolCallResult').length === 2,
-      { what: 'both Reads to finish' },
+      { what: 'both Reads to finish', timeoutMs: 60_000 },
     );
     const taken = together.results();
     const both = [(await taken.next()).value as ToolResult, (await taken.next()).value as ToolResult];
