@@ -9,6 +9,7 @@ import type { ToolCall } from '../../src/contracts/tool-call.js';
 import type { ToolResult } from '../../src/contracts/tool-result.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
+import { historyText } from '../support/history-text.js';
 import type { Harness } from '../support/harness.js';
 import { allEvents, answer, eventsOfType, rejectionOf, waitForPendingApprovals } from '../support/session-probes.js';
 import { sleepTool } from '../support/test-tools.js';
@@ -218,7 +219,7 @@ describe('README claims (real server; real tools unless a comment says otherwise
     const turn = session.streamTurn('s');
     expect(await rejectionOf(turn.add(read('a'), read('a')))).toMatch(/duplicate call id "a"/);
     // A Write that waits for approval keeps the turn open while the rejections below arrive.
-    await turn.add(read('a'), { id: 'b', name: 'Write', input: { file_path: 'out.txt', content: 'x\n' } });
+    await turn.add(read('a'), { id: 'b', name: 'Write', input: { file_path: 'out.txt', content: 'accepted-content\n' } });
     await waitForPendingApprovals(session);
     expect(await rejectionOf(turn.add(read('a')))).toBe('duplicate call id "a" in turn "s"');
     expect(await rejectionOf(turn.add(read('rejected-c'), read('rejected-d')))).toMatch(/"s" has 4 calls, over this session's limit of 3 calls per turn/);
@@ -235,7 +236,10 @@ describe('README claims (real server; real tools unless a comment says otherwise
       ['a', 'success'],
       ['b', 'success'],
     ]);
-    expect(JSON.stringify(await session.workflow.fetchHistory())).not.toContain('rejected-');
+    // (Payloads decoded: the accepted Write's content is found, so the search would see a rejected call's id.)
+    const history = historyText(await session.workflow.fetchHistory());
+    expect(history).toContain('accepted-content');
+    expect(history).not.toContain('rejected-');
 
     await session.executeTurn({ turnId: 'whole', calls: [read('w')] });
     expect(await rejectionOf(session.streamTurn('whole').add(read('late')))).toBe(
