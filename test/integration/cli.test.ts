@@ -75,13 +75,14 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
 
       const page = await harness.client.session(sessionId).events();
       const events = await runCli(['events', '--session', sessionId], baseEnv);
-      const printed = events.stdout.trim().split('\n').map((line) => JSON.parse(line) as SessionEvent);
+      const jsonLines = (text: string): SessionEvent[] => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as SessionEvent);
+      const printed = jsonLines(events.stdout);
       // Exactly the session's event log, as JSON lines, and the cursor to read on from.
       expect(printed).toEqual(page.events);
       expect(printed.map((event) => event.type)).toEqual(['TurnStarted', 'ToolCallScheduled', 'ToolCallStarted', 'ToolCallResult', 'ToolBatchComplete', 'TurnCompleted']);
       expect(events.stderr).toContain(`next cursor: ${page.next}`);
       const later = await runCli(['events', '--session', sessionId, '--since', String(page.next - 1)], baseEnv);
-      expect(later.stdout.trim().split('\n').map((line) => JSON.parse(line) as SessionEvent)).toEqual(page.events.slice(-1));
+      expect(jsonLines(later.stdout)).toEqual(page.events.slice(-1));
     });
 
     it('`interrupt` cancels the running turn of a session; the waiting `turn` prints the cancelled result', async () => {
