@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { ApprovalRequest } from '../../src/contracts/approval.js';
 import type { SessionEvent } from '../../src/contracts/events.js';
+import { untilFileExists } from '../support/condition-tools.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { testTools } from '../support/test-tools.js';
@@ -168,6 +169,10 @@ describe('durable approvals on a real server', () => {
   });
 
   it('races PermissionRequest hooks against the human: the first decision wins, a crashing hook decides nothing', async () => {
+    // The slow hook answers only after the test releases it, which the test does once the human's answer is
+    // recorded: the human wins that race by construction, never by a hook's sleep outlasting a signal.
+    const slowHookStarted = path.join(cwd, 'slow-hook.started');
+    const slowHookRelease = path.join(cwd, 'slow-hook.release');
     const hooks = {
       permissionRequest: [
         {
@@ -178,7 +183,8 @@ describe('durable approvals on a real server', () => {
             if (file === 'blocked.txt') return { behavior: 'deny' as const, message: 'blocked by policy hook' };
             if (file === 'crash.txt') throw new Error('hook crashed');
             if (file === 'slow.txt') {
-              await new Promise((resolve) => setTimeout(resolve, 3_000));
+              await writeFile(slowHookStarted, '');
+              await untilFileExists(slowHookRelease, AbortSignal.timeout(100_000));
               return { behavior: 'deny' as const, message: 'too late' };
             }
             return undefined;
@@ -196,23 +202,36 @@ describe('durable approvals on a real server', () => {
         ],
       });
       const human = session.executeTurn({ turnId: 't2', calls: [{ id: 'crash', name: 'Edit', input: { file_path: 'crash.txt' } }, { id: 'slow', name: 'Edit', input: { file_path: 'slow.txt' } }] });
-      for (let answered = 0; answered < 2; answered++) {
-        const [request] = (await pending(session)) as [ApprovalRequest];
+      const answer = async (callId: string): Promise<void> => {
+        const list = await waitFor(() => session.pendingApprovals(), (requests) => requests.some((r) => r.callId === callId), { what: `the approval of ${callId}` });
+        const request = list.find((r) => r.callId === callId) as ApprovalRequest;
         await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
-        await waitFor(() => session.pendingApprovals(), (list) => !list.some((r) => r.requestId === request.requestId));
-      }
-      return { hooked, human: await human, resolved: await eventsOf(session, 'PermissionResolved') };
+        await waitFor(() => eventsOf(session, 'PermissionResolved'), (events) => events.some((e) => e.type === 'PermissionResolved' && e.callId === callId), {
+          what: `the decision on ${callId}`,
+        });
+      };
+      await answer('crash');
+      // The slow hook is running (it wrote its marker) while the human answers.
+      await waitFor(() => access(slowHookStarted).then(() => true, () => false), (started) => started, { what: 'the slow hook to start' });
+      await answer('slow');
+      await writeFile(slowHookRelease, '');
+      return { hooked, human: await human, resolved: await eventsOf(session, 'PermissionResolved'), denied: await eventsOf(session, 'PermissionDenied') };
     }, { hooks });
     expect(outcome.hooked.results.map((r) => [r.callId, r.status, r.modelContent])).toEqual([
       ['auto', 'success', `appended to ${path.join(cwd, 'auto.txt')}`],
       ['blocked', 'denied', 'blocked by policy hook'],
     ]);
-    expect(outcome.human.results.map((r) => r.status)).toEqual(['success', 'success']);
+    expect(outcome.human.results.map((r) => [r.callId, r.status, r.modelContent])).toEqual([
+      ['crash', 'success', `appended to ${path.join(cwd, 'crash.txt')}`],
+      ['slow', 'success', `appended to ${path.join(cwd, 'slow.txt')}`],
+    ]);
     expect(outcome.resolved.map((e) => e.type === 'PermissionResolved' && [e.callId, e.source])).toEqual([
       ['auto', 'hook'],
       ['crash', 'user'],
       ['slow', 'user'],
     ]);
+    // The hook's late deny changed nothing.
+    expect(outcome.denied.map((e) => e.type === 'PermissionDenied' && e.callId)).toEqual(['blocked']);
   });
 
   it('lists and answers approvals with the switchyard CLI', async () => {

@@ -4,6 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { historyText } from '../support/history-text.js';
 
 describe('a one-call turn on a real Temporal server', () => {
   let harness: Harness;
@@ -17,9 +18,11 @@ describe('a one-call turn on a real Temporal server', () => {
   afterAll(async () => harness.close());
 
   it('reads a file under the session cwd and returns the numbered lines', async () => {
-    const result = await harness.withWorker(async () => {
+    const { result, elapsedMs } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      return session.executeTurn({ turnId: 't1', calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt', offset: 2 } }] });
+      const sent = Date.now();
+      const result = await session.executeTurn({ turnId: 't1', calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt', offset: 2 } }] });
+      return { result, elapsedMs: Date.now() - sent };
     });
     expect(result.turnId).toBe('t1');
     expect(result.stopped).toBe(false);
@@ -27,7 +30,9 @@ describe('a one-call turn on a real Temporal server', () => {
     const [read] = result.results;
     expect(read).toMatchObject({ callId: 'c1', toolName: 'Read', status: 'success', isError: false });
     expect(read?.modelContent).toBe('     2\tsecond line\n     3\tthird line');
-    expect(read?.timings.totalMs).toBeGreaterThanOrEqual(0);
+    // The call took real time (an activity round trip), and no more than the client waited for the turn.
+    expect(read?.timings.totalMs).toBeGreaterThan(0);
+    expect(read?.timings.totalMs).toBeLessThanOrEqual(elapsedMs);
   });
 
   it('starts the session on first use with update-with-start and re-attaches to a repeated turnId', async () => {
@@ -50,16 +55,18 @@ describe('a one-call turn on a real Temporal server', () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const rejected = await session
-        .executeTurn({ turnId: 'bad', calls: [{ id: 'x', name: 'Read', input: {} }, { id: 'x', name: 'Read', input: {} }] })
+        .executeTurn({ turnId: 'malformed-turn', calls: [{ id: 'x', name: 'Read', input: {} }, { id: 'x', name: 'Read', input: {} }] })
         .then(
           () => 'accepted',
           (error: Error) => `${error.message}: ${(error.cause as Error | undefined)?.message}`,
         );
       const history = await session.workflow.fetchHistory();
-      return { rejected, historyText: JSON.stringify(history) };
+      return { rejected, history: historyText(history) };
     });
     expect(outcome.rejected).toMatch(/duplicate call id "x"/);
-    expect(outcome.historyText).not.toContain('"bad"');
+    // History holds the session's start input (payloads decoded, so the search can see them), not the rejected turn.
+    expect(outcome.history).toContain(cwd);
+    expect(outcome.history).not.toContain('malformed-turn');
   });
 
   it('labels each tool activity with a summary the Web UI shows', async () => {

@@ -23,26 +23,42 @@ describe('MCP tools in a turn (real MCP server process, real Temporal server)', 
   });
 
   it('groups read-only MCP tools together and runs a destructive one alone, with their results', async () => {
-    const { result, events } = await harness.withWorker(async () => {
+    const { setUp, result, events } = await harness.withWorker(async () => {
       const session = await harness.startSession({ permissionMode: 'bypassPermissions' });
+      const setUp = await session.executeTurn({
+        turnId: 'setup',
+        calls: [
+          { id: 'set-a', name: 'mcp__notes__idempotent_set', input: { id: 'a', text: 'alpha' } },
+          { id: 'set-b', name: 'mcp__notes__idempotent_set', input: { id: 'b', text: 'beta' } },
+        ],
+      });
       const result = await session.executeTurn({
         turnId: 't',
         calls: [
           { id: 'r1', name: 'mcp__notes__read_note', input: { id: 'a' } },
           { id: 'r2', name: 'mcp__notes__read_note', input: { id: 'b' } },
           { id: 'del', name: 'mcp__notes__delete_note', input: { id: 'a' } },
-          { id: 'r3', name: 'mcp__notes__read_note', input: { id: 'c' } },
+          { id: 'r3', name: 'mcp__notes__read_note', input: { id: 'a' } },
           { id: 'bad', name: 'mcp__notes__fail', input: {} },
         ],
       });
-      return { result, events: (await session.events()).events };
+      return { setUp, result, events: (await session.events()).events };
     });
-    const scheduled = events.find((event) => event.type === 'ToolCallScheduled');
+    expect(setUp.results.map((r) => [r.status, r.modelContent])).toEqual([
+      ['success', 'set note a'],
+      ['success', 'set note b'],
+    ]);
+    const scheduled = events.find((event) => event.type === 'ToolCallScheduled' && event.turnId === 't');
     expect(scheduled?.type === 'ToolCallScheduled' && scheduled.groups).toEqual([['r1', 'r2'], ['del'], ['r3'], ['bad']]); // fail has no annotations: exclusive (fail closed)
-    const byId = Object.fromEntries(result.results.map((r) => [r.callId, r]));
-    expect(byId.r1).toMatchObject({ status: 'success', toolName: 'mcp__notes__read_note' });
-    expect(byId.r1?.modelContent).toContain('a');
-    expect(byId.del?.status).toBe('success');
-    expect(byId.bad).toMatchObject({ status: 'error', isError: true, modelContent: 'the note store is on fire' });
+    // What the MCP server answered, in the model's order: the reads before the delete saw the note, the one after
+    // it did not.
+    expect(result.results.map((r) => [r.callId, r.toolName, r.status, r.modelContent])).toEqual([
+      ['r1', 'mcp__notes__read_note', 'success', 'note a: alpha'],
+      ['r2', 'mcp__notes__read_note', 'success', 'note b: beta'],
+      ['del', 'mcp__notes__delete_note', 'success', 'deleted note a'],
+      ['r3', 'mcp__notes__read_note', 'success', 'no note a'],
+      ['bad', 'mcp__notes__fail', 'error', 'the note store is on fire'],
+    ]);
+    expect(result.results.find((r) => r.callId === 'bad')?.isError).toBe(true);
   });
 });

@@ -1,5 +1,8 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/contracts/approval.js';
+import { conditionTools } from '../support/condition-tools.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { testTools } from '../support/test-tools.js';
@@ -11,7 +14,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
   beforeAll(async () => {
     cwd = await scratchDir();
     harness = await createHarness({
-      tools: testTools(),
+      tools: [...testTools(), ...conditionTools()],
       defaultCwd: cwd,
       hooks: {
         preToolUse: [
@@ -32,19 +35,24 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
   afterAll(async () => harness.close());
 
   it('interrupt cancels running cancel-tools and pending approvals, lets block-tools finish, and ends the turn', async () => {
+    // The block tool runs until the test releases it, which it does only once the interrupt has cancelled the
+    // pending approval: so the interrupt provably arrived while the block tool ran.
+    const blockRelease = path.join(cwd, 'block.release');
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, rules: { ask: ['Sleep(*)'], allow: [] } });
       const turn = session.executeTurn({
         turnId: 't',
         calls: [
           { id: 'long', name: 'WebFetch', input: { url: 'https://x.io' } },
-          { id: 'block', name: 'BlockingSleep', input: { ms: 1_500 } },
+          { id: 'block', name: 'BlockingWaitForFile', input: { release_file: blockRelease, label: 'blocked until released' } },
           { id: 'ask', name: 'Sleep', input: { ms: 30_000 } },
           { id: 'later', name: 'Edit', input: { file_path: 'never.txt' } },
         ],
       });
       await waitFor(() => session.pendingApprovals(), (list: ApprovalRequest[]) => list.length === 1, { what: 'the pending approval' });
       await session.interrupt('user pressed Esc');
+      await waitFor(() => session.pendingApprovals(), (list: ApprovalRequest[]) => list.length === 0, { what: 'the interrupt to cancel the approval' });
+      await writeFile(blockRelease, '');
       const result = await turn;
       return { result, pendingAfter: await session.pendingApprovals() };
     });
@@ -52,7 +60,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
     expect(outcome.result.stopped).toBe(true);
     expect(outcome.result.stopReason).toBe('interrupted: user pressed Esc');
     expect(byId.long?.status).toBe('success'); // finished before the interrupt
-    expect(byId.block).toMatchObject({ status: 'success', modelContent: 'blocked for 1500' });
+    expect(byId.block).toMatchObject({ status: 'success', modelContent: 'blocked until released' });
     expect(byId.ask).toMatchObject({ status: 'cancelled', modelContent: 'Tool call was cancelled: the turn was interrupted (user pressed Esc).' });
     expect(byId.later).toMatchObject({ status: 'cancelled' });
     expect(outcome.pendingAfter).toEqual([]);

@@ -1,7 +1,11 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionHandle } from '../../src/client/switchyard-client.js';
+import type { SessionEvent } from '../../src/contracts/events.js';
 import type { ToolResult } from '../../src/contracts/tool-result.js';
-import { createHarness, scratchDir } from '../support/harness.js';
+import { conditionTools } from '../support/condition-tools.js';
+import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { testTools } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
@@ -14,49 +18,76 @@ async function collect(iterable: AsyncIterable<ToolResult>): Promise<ToolResult[
   return results;
 }
 
+/** Ids of the calls of `turnId` that have an event of `type` so far. */
+async function callsWith(session: SessionHandle, turnId: string, type: 'ToolCallStarted' | 'ToolCallResult'): Promise<string[]> {
+  const { events } = await session.events();
+  return events.flatMap((event: SessionEvent) => (event.type === type && event.turnId === turnId ? [event.callId] : []));
+}
+
 describe('streaming turns on a real server', () => {
   let harness: Harness;
   let cwd: string;
   beforeAll(async () => {
     cwd = await scratchDir();
-    harness = await createHarness({ tools: testTools(), defaultCwd: cwd });
+    harness = await createHarness({ tools: [...testTools(), ...conditionTools()], defaultCwd: cwd });
   });
   afterAll(async () => harness.close());
 
+  /** A file the test creates to let a WaitForFile call finish. */
+  const releaseFile = (name: string): string => path.join(cwd, `${uniqueName(name)}.release`);
+  const release = (file: string): Promise<void> => writeFile(file, '');
+
   it('starts calls while the model is still talking; an exclusive call waits for the reads before it and blocks those after', async () => {
-    const results = await harness.withWorker(async () => {
+    const [r1Release, r2Release] = [releaseFile('r1'), releaseFile('r2')];
+    const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
       const turn = session.streamTurn('s1');
       const collected = collect(turn);
-      await turn.add({ id: 'r1', name: 'Sleep', input: { ms: 800 } });
-      // The model keeps talking: gaps between the calls (the model's pace, not a wait for Switchyard).
-      await sleep(300);
-      await turn.add({ id: 'r2', name: 'Sleep', input: { ms: 800 } });
+      const started = () => callsWith(session, 's1', 'ToolCallStarted');
+      await turn.add({ id: 'r1', name: 'WaitForFile', input: { release_file: r1Release, label: 'r1' } });
+      // The model is still talking: r1 runs before the next call arrives.
+      await waitFor(started, (ids) => ids.includes('r1'), { what: 'r1 to start' });
+      await turn.add({ id: 'r2', name: 'WaitForFile', input: { release_file: r2Release, label: 'r2' } });
+      // r1 cannot finish until released, so r2 starting now means it runs beside r1.
+      await waitFor(started, (ids) => ids.includes('r2'), { what: 'r2 to start beside r1' });
       await turn.add({ id: 'edit', name: 'Edit', input: { file_path: 'streamed.txt' } });
-      await sleep(300);
-      await turn.add({ id: 'r3', name: 'Sleep', input: { ms: 200 } }, { id: 'r4', name: 'Sleep', input: { ms: 200 } });
+      await turn.add({ id: 'r3', name: 'Sleep', input: { ms: 1, label: 'r3' } }, { id: 'r4', name: 'Sleep', input: { ms: 1, label: 'r4' } });
       await turn.end();
-      return collected;
+      // Everything after the reads waits for them: the Edit is exclusive, and r3, r4 come after it.
+      const whileReadsRun = { started: await started(), active: await session.activeTurn() };
+      await release(r1Release);
+      await release(r2Release);
+      return { results: await collected, whileReadsRun };
     });
-    expect(results.map((r) => r.callId)).toEqual(['r1', 'r2', 'edit', 'r3', 'r4']);
-    expect(results.every((r) => r.status === 'success')).toBe(true);
+    const { results, whileReadsRun } = outcome;
+    expect(whileReadsRun.started).toEqual(['r1', 'r2']);
+    expect(whileReadsRun.active).toMatchObject({ turnId: 's1', executing: ['r1', 'r2'] });
+    expect(results.map((r) => [r.callId, r.status])).toEqual([
+      ['r1', 'success'],
+      ['r2', 'success'],
+      ['edit', 'success'],
+      ['r3', 'success'],
+      ['r4', 'success'],
+    ]);
     const [r1, r2, edit, r3, r4] = results.map((r) => r.timeline);
-    // r1 started before r3 was even added.
-    expect(ms(r1?.startedAt)).toBeLessThan(ms(r3?.addedAt));
-    // r2 ran beside r1; the Edit started only after both reads finished, and before the reads after it.
-    expect(ms(r2?.startedAt)).toBeLessThan(ms(r1?.finishedAt));
+    expect(ms(r1?.startedAt)).toBeLessThan(ms(r2?.addedAt));
     expect(ms(edit?.startedAt)).toBeGreaterThanOrEqual(Math.max(ms(r1?.finishedAt), ms(r2?.finishedAt)));
     expect(ms(r3?.startedAt)).toBeGreaterThanOrEqual(ms(edit?.finishedAt));
     expect(ms(r4?.startedAt)).toBeGreaterThanOrEqual(ms(edit?.finishedAt));
   });
 
   it('hands out results in call order even when a later call finishes first', async () => {
+    const slowRelease = releaseFile('slow');
     const results = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const turn = session.streamTurn('s2');
-      await turn.add({ id: 'slow', name: 'Sleep', input: { ms: 1_200, label: 'slow' } }, { id: 'fast', name: 'Sleep', input: { ms: 50, label: 'fast' } });
+      await turn.add({ id: 'slow', name: 'WaitForFile', input: { release_file: slowRelease, label: 'slow' } }, { id: 'fast', name: 'Sleep', input: { ms: 1, label: 'fast' } });
       await turn.end();
-      return collect(turn);
+      const collected = collect(turn);
+      // `fast` has its result while `slow` still runs; only then does `slow` finish.
+      await waitFor(() => callsWith(session, 's2', 'ToolCallResult'), (ids) => ids.includes('fast'), { what: 'the fast call to finish' });
+      await release(slowRelease);
+      return collected;
     });
     expect(results.map((r) => r.modelContent)).toEqual(['slow', 'fast']);
     expect(ms(results[1]?.timeline?.finishedAt)).toBeLessThan(ms(results[0]?.timeline?.finishedAt));
@@ -86,8 +117,10 @@ describe('streaming turns on a real server', () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const blocking = session.streamTurn('b');
-      await blocking.add({ id: 'block', name: 'BlockingSleep', input: { ms: 800 } });
+      const blockRelease = releaseFile('block');
+      await blocking.add({ id: 'block', name: 'BlockingWaitForFile', input: { release_file: blockRelease, label: 'block' } });
       const whileBlocking = await waitFor(() => session.activeTurn(), (view) => (view?.executing.length ?? 0) === 1);
+      await release(blockRelease);
       await blocking.end();
       await collect(blocking);
 

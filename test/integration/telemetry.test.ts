@@ -1,9 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, scratchDir } from '../support/harness.js';
+import { SwitchyardClient } from '../../src/client/switchyard-client.js';
+import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { historyText } from '../support/history-text.js';
+import { installTraceContext } from '../support/trace-context.js';
 import { testTools } from '../support/test-tools.js';
 
 describe('telemetry of a real turn', () => {
@@ -47,5 +51,74 @@ describe('telemetry of a real turn', () => {
     // Temporal's side: the activity interceptor's spans, one per executed call.
     const activitySpans = exporter.getFinishedSpans().filter((span) => span.name === 'RunActivity:executeCall');
     expect(activitySpans).toHaveLength(2);
+  });
+
+  describe('one traced turn, from a client that carries the trace context', () => {
+    const turnId = 'traced-turn';
+    let spans: ReadableSpan[] = [];
+    let history = '';
+    let uninstallTraceContext = (): void => {};
+    beforeAll(async () => {
+      uninstallTraceContext = installTraceContext();
+      await writeFile(path.join(cwd, 'traced.txt'), 'traced file content\n');
+      const exporter = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+      const tracer = provider.getTracer('switchyard-test');
+      // As README's Telemetry section says: a tracer on the worker and on the client.
+      const client = await SwitchyardClient.connect({ address: harness.address, namespace: harness.namespace, taskQueue: harness.taskQueue, tracer });
+      const sessionId = uniqueName('traced');
+      try {
+        await harness.withWorker(
+          async () => {
+            await client.startSession(sessionId, { cwd });
+            await client.session(sessionId).executeTurn({
+              turnId,
+              calls: [
+                { id: 'read-a', name: 'Read', input: { file_path: 'traced.txt' } },
+                { id: 'read-b', name: 'Read', input: { file_path: 'traced.txt', limit: 1 } },
+              ],
+            });
+          },
+          { tracer },
+        );
+      } finally {
+        await client.client.connection.close();
+      }
+      await provider.forceFlush();
+      spans = exporter.getFinishedSpans();
+      history = historyText(await harness.client.session(sessionId).workflow.fetchHistory());
+    });
+    afterAll(() => uninstallTraceContext());
+    const toolSpans = () => spans.filter((span) => span.attributes['switchyard.turn.id'] === turnId);
+    const activitySpans = () => spans.filter((span) => span.name === 'RunActivity:executeCall');
+    const updateSpan = () => spans.find((span) => span.name === 'StartWorkflowUpdate:executeTurn');
+
+    it('records the client\'s update span, an activity span per executed call and a tool-call span per call', () => {
+      expect(toolSpans().map((span) => span.attributes['gen_ai.tool.call.id']).sort()).toEqual(['read-a', 'read-b']);
+      expect(activitySpans()).toHaveLength(2);
+      expect(updateSpan(), spans.map((span) => span.name).join(', ')).toBeDefined();
+    });
+
+    it('keeps telemetry out of the session\'s history (it travels through a sink)', () => {
+      // Payloads are decoded, so the search finds what history holds: the turn, the Read result, and the client's
+      // trace header (the client does propagate the trace).
+      expect(history).toContain(turnId);
+      expect(history).toContain('traced file content');
+      expect(history).toContain(`00-${updateSpan()?.spanContext().traceId}-`);
+      for (const telemetryOnly of ['execute_tool', 'gen_ai.', 'switchyard.tool.status', 'none_needed', 'outputBytes', 'tool.call Read']) {
+        expect(history, telemetryOnly).not.toContain(telemetryOnly);
+      }
+      for (const span of toolSpans()) expect(history, `tool-call span id ${span.spanContext().spanId}`).not.toContain(span.spanContext().spanId);
+    });
+
+    // KNOWN BUG (README "Telemetry": "Temporal's activity spans and the client's start/update/signal spans join the
+    // same trace"): every span is the root of its own trace. The workflow has no interceptor that passes the
+    // client's trace header on to its activities, and the tool-call spans are started by the telemetry sink
+    // outside any span context. `it.fails` keeps the suite green while the bug stands; remove `.fails` with the fix.
+    it.fails('joins the client\'s update, the activity spans and the tool-call spans of the turn in one trace', () => {
+      const joined = [updateSpan(), ...toolSpans(), ...activitySpans()];
+      expect(joined).toHaveLength(5);
+      expect(new Set(joined.map((span) => span?.spanContext().traceId)).size).toBe(1);
+    });
   });
 });

@@ -15,7 +15,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 
 const notes = new Map<string, string>([['n1', 'buy milk']]);
-const stats = { cancelled: 0 };
+/** `slowStarted`: calls of `slow` the server began, so a test can act while one is in flight. */
+const stats = { cancelled: 0, slowStarted: 0 };
 
 function text(value: string): { content: [{ type: 'text'; text: string }] } {
   return { content: [{ type: 'text', text: value }] };
@@ -47,6 +48,7 @@ function notesServer(): McpServer {
     'slow',
     { description: 'Waits `ms` milliseconds; honours cancellation', inputSchema: { ms: z.number().int() }, annotations: { readOnlyHint: true } },
     async ({ ms }, extra) => {
+      stats.slowStarted += 1;
       try {
         await sleep(ms, undefined, { signal: extra.signal });
       } catch (error) {

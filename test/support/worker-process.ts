@@ -1,19 +1,34 @@
-// A Switchyard worker in its own process, so a test can SIGKILL it mid-call.
-// Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SWITCHYARD_TASK_QUEUE, WORKFLOW_BUNDLE, SWITCHYARD_DATA_DIR.
+// A Switchyard worker in its own process, so a test can SIGKILL it mid-call or give it its own environment.
+// Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SWITCHYARD_TASK_QUEUE, WORKFLOW_BUNDLE, SWITCHYARD_DATA_DIR,
+// SWITCHYARD_USER_SETTINGS_DIR, SWITCHYARD_TEST_TOOLS (`test`: the stand-ins, the default; `builtin`: the real tools).
+// Isolated from the developer's machine: without SWITCHYARD_USER_SETTINGS_DIR it reads an empty settings dir, never
+// ~/.switchyard, and without SWITCHYARD_DATA_DIR it stores artifacts in a temporary dir, never under HOME.
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
+import { builtinTools } from '../../src/tools/builtin.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';
+import { conditionTools } from './condition-tools.js';
 import { testTools } from './test-tools.js';
 
 const env = process.env;
+const temporaryDir = (prefix: string): Promise<string> => mkdtemp(path.join(os.tmpdir(), prefix));
+const toolSet = env.SWITCHYARD_TEST_TOOLS ?? 'test';
+if (toolSet !== 'test' && toolSet !== 'builtin') throw new Error(`SWITCHYARD_TEST_TOOLS must be "test" or "builtin", got "${toolSet}"`);
+
 installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
 const worker = await createSwitchyardWorker({
   connection,
   namespace: env.TEMPORAL_NAMESPACE ?? 'default',
   taskQueue: env.SWITCHYARD_TASK_QUEUE ?? 'switchyard',
-  tools: testTools(),
+  tools: toolSet === 'builtin' ? builtinTools() : [...testTools(), ...conditionTools()],
+  // Set in the environment, the worker reads these itself (that is what the environment-variable tests check).
+  ...(env.SWITCHYARD_USER_SETTINGS_DIR ? {} : { userSettingsDir: await temporaryDir('switchyard-user-') }),
+  ...(env.SWITCHYARD_DATA_DIR ? {} : { dataDir: await temporaryDir('switchyard-data-') }),
   ...(env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: env.WORKFLOW_BUNDLE } } : {}),
 });
 process.stdout.write('worker ready\n');

@@ -172,18 +172,23 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
   });
 
   it('cancels a slow call promptly when the signal aborts, and tells the server', async () => {
-    const cancelledBefore = (JSON.parse(textOf(await h.run('mcp__notes__stats', {}))) as { cancelled: number }).cancelled;
+    const statsOf = async (): Promise<{ cancelled: number; slowStarted: number }> => JSON.parse(textOf(await h.run('mcp__notes__stats', {}))) as { cancelled: number; slowStarted: number };
+    const before = await statsOf();
     const controller = new AbortController();
     const reason = new Error('turn interrupted');
-    setTimeout(() => controller.abort(reason), 200);
-    const started = Date.now();
-    await expect(h.run('mcp__notes__slow', { ms: 20_000 }, controller.signal)).rejects.toBe(reason);
-    expect(Date.now() - started).toBeLessThan(3_000);
-    await waitFor(
-      async () => (JSON.parse(textOf(await h.run('mcp__notes__stats', {}))) as { cancelled: number }).cancelled,
-      (cancelled) => cancelled === cancelledBefore + 1,
-      { timeoutMs: 5_000, what: 'the server to see the cancellation' },
+    const call = h.run('mcp__notes__slow', { ms: 60_000 }, controller.signal);
+    const outcome = call.then(
+      () => 'resolved',
+      (error: unknown) => error,
     );
+    // Abort once the server is running the call, so the cancellation has something in flight to reach.
+    await waitFor(statsOf, (stats) => stats.slowStarted === before.slowStarted + 1, { timeoutMs: 30_000, what: 'the server to start the slow call' });
+    const aborted = Date.now();
+    controller.abort(reason);
+    expect(await outcome).toBe(reason);
+    // Promptly: far below the call's 60 s, and the server saw the cancellation.
+    expect(Date.now() - aborted).toBeLessThan(10_000);
+    await waitFor(statsOf, (stats) => stats.cancelled === before.cancelled + 1, { timeoutMs: 30_000, what: 'the server to see the cancellation' });
   });
 
   it('fails the call in flight clearly when the server dies, and the next call restarts it', async () => {
@@ -257,11 +262,19 @@ describe('MCP tools over streamable HTTP (a real server process)', SLOW, () => {
       expect(await h.run('mcp__web__fail', {})).toMatchObject({ isError: true, errorCode: 'mcp_error' });
       expect(Number(textOf(await h.run('mcp__web__whoami', {})))).toBe(server.child.pid);
 
-      // The server dies during a call: a clear error at once, not a wait for the 30 s timeout.
-      const started = Date.now();
-      setTimeout(() => server.child.kill('SIGKILL'), 500);
-      await expect(h.run('mcp__web__slow', { ms: 20_000 })).rejects.toThrow(/^MCP server "web" is not connected \(connection lost\): the call to "slow" failed/);
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // The server dies during a call (once it reports running it): a clear error at once, not a wait for the
+      // call's 60 s or the 30 s timeout.
+      const slowStarted = async (): Promise<number> => (JSON.parse(textOf(await h.run('mcp__web__stats', {}))) as { slowStarted: number }).slowStarted;
+      const startedBefore = await slowStarted();
+      const slow = h.run('mcp__web__slow', { ms: 60_000 }).then(
+        () => 'resolved',
+        (error: unknown) => (error instanceof McpConnectionError ? error.message : `not an McpConnectionError: ${String(error)}`),
+      );
+      await waitFor(slowStarted, (count) => count === startedBefore + 1, { timeoutMs: 30_000, what: 'the server to start the slow call' });
+      const killed = Date.now();
+      server.child.kill('SIGKILL');
+      expect(await slow).toMatch(/^MCP server "web" is not connected \(connection lost\): the call to "slow" failed/);
+      expect(Date.now() - killed).toBeLessThan(15_000);
       await exited(server.child);
       // While it is down, calls say so.
       await expect(h.run('mcp__web__whoami', {})).rejects.toThrow(/^MCP server "web" is not connected: reconnecting failed: .*ECONNREFUSED/);

@@ -1,0 +1,73 @@
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { waitFor } from './wait-for.js';
+
+/** The real `switchyard` command, as `npx switchyard` runs it. */
+const BIN = path.resolve('bin/switchyard.js');
+
+/** Runs `switchyard <args>` to completion; rejects (with `code`, `stdout`, `stderr`) on a non-zero exit. */
+export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, [BIN, ...args], { env, maxBuffer: 16 * 1024 * 1024 });
+}
+
+/** A long-running `switchyard` process (dev, worker, a turn that waits): its output so far and its exit. */
+export interface CliProcess {
+  child: ChildProcess;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** The JSON log lines (pino) written so far. */
+  logs(): Array<Record<string, unknown>>;
+  /** Resolves with the first JSON log line that `accept` takes. */
+  waitForLog(accept: (line: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
+  /** Resolves when the process exits, with its code (null when a signal ended it) and its stdout. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>;
+}
+
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let all = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    all += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    all += chunk.toString();
+  });
+  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout }));
+  const logs = (): Array<Record<string, unknown>> =>
+    all.split('\n').flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  return {
+    child,
+    output: () => all,
+    logs,
+    exited,
+    async waitForLog(accept, what) {
+      const found = await waitFor(
+        async () => {
+          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`switchyard ${args.join(' ')} exited while waiting for ${what}:\n${all}`);
+          return logs().find(accept);
+        },
+        (line) => line !== undefined,
+        { what, timeoutMs: 120_000 },
+      );
+      return found as Record<string, unknown>;
+    },
+  };
+}
+
+/** Stops a CLI process if it still runs (SIGKILL), for cleanup after a failed test. */
+export async function killCli(cli: CliProcess): Promise<void> {
+  if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
+  await cli.exited;
+}

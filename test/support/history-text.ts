@@ -1,0 +1,29 @@
+import type { WorkflowHandle } from '@temporalio/client';
+
+type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+
+/**
+ * A fetched workflow history as searchable text, with every payload's data decoded to UTF-8 (Switchyard's
+ * payloads are JSON). `fetchHistory` returns payload bytes base64-encoded, so `JSON.stringify(history)` alone
+ * hides every input, result and header from a `toContain` search.
+ */
+export function historyText(history: History): string {
+  return JSON.stringify(history, function (this: unknown, key: string, value: unknown) {
+    if (key === 'data' && isPayload(this)) return decode(value);
+    return value;
+  });
+}
+
+/** A payload: `{ metadata, data }`, data as base64 text or bytes. */
+function isPayload(holder: unknown): boolean {
+  return typeof holder === 'object' && holder !== null && 'metadata' in holder && 'data' in holder;
+}
+
+function decode(data: unknown): unknown {
+  if (typeof data === 'string') return Buffer.from(data, 'base64').toString('utf8');
+  if (data instanceof Uint8Array) return Buffer.from(data).toString('utf8');
+  // A Node Buffer reaches a replacer already as its toJSON() form.
+  const serialized = data as { type?: unknown; data?: unknown } | null;
+  if (serialized?.type === 'Buffer' && Array.isArray(serialized.data)) return Buffer.from(serialized.data as number[]).toString('utf8');
+  return data;
+}
