@@ -59,7 +59,7 @@ export function createToolCallTelemetry(options: { tracer?: Tracer; logger?: Log
       const { sessionId, turnId, callId, toolName, known } = start;
       logger?.info({ event: 'tool.call.started', sessionId, turnId, callId, toolName }, 'tool.call.started');
       const spanToolName = known ? toolName : UNKNOWN_TOOL_NAME;
-      // startSpan parents on the active context, so under the Temporal activity interceptor it nests in the activity span.
+      // Called from the workflow sink, outside any span: each tool-call span is the root of its own trace (README Limits).
       const span: Span | undefined = tracer?.startSpan(`tool.call ${spanToolName}`, {
         kind: SpanKind.INTERNAL,
         ...(start.startTime === undefined ? {} : { startTime: start.startTime }),

@@ -200,10 +200,6 @@ const table: Array<[string, boolean]> = [
 ];
 
 describe('classifyCommand', () => {
-  it('covers at least 50 commands', () => {
-    expect(table.length).toBeGreaterThanOrEqual(50);
-  });
-
   it.each(table)('%j → read-only %s, with a reason', (command, expected) => {
     const result = classifyCommand(command);
     expect(result.readOnly, result.reason).toBe(expected);
