@@ -147,7 +147,7 @@ export const slowTool = defineTool({
 export function testTools(): Tool[] {
   return [
     readTool, sleepTool, blockingSleepTool, editTool, webFetchTool, bashTool, submitResultTool, setStateTool, businessFailureTool, slowTool,
-    gatedWorkTool, resumableWorkTool, appendThenWaitTool, bigOutputTool, badOutputTool,
+    gatedWorkTool, appendThenWaitTool, bigOutputTool, badOutputTool,
   ];
 }
 
@@ -164,22 +164,6 @@ export const gatedWorkTool = defineTool({
       await abortableSleep(input.work_ms, context.signal);
       return `${input.label} done`;
     });
-  },
-});
-
-/** Idempotent work that reports its attempt and the budget it started with (for the lost-worker test). */
-export const resumableWorkTool = defineTool({
-  name: 'ResumableWork',
-  description: 'Works for work_ms, reporting attempt and remaining budget.',
-  inputSchema: z.object({ work_ms: z.number().int().min(0), timeout_ms: z.number().int().positive() }),
-  concurrentSafe: true,
-  readOnly: true,
-  idempotent: true,
-  timeout: { defaultMs: 10_000, allowCallOverride: true },
-  async execute(input, context) {
-    const startedWith = context.deadline.remainingMs();
-    await abortableSleep(input.work_ms, context.signal);
-    return JSON.stringify({ attempt: context.attempt, startedWithRemainingMs: startedWith, activeMs: context.deadline.activeMs });
   },
 });
 
