@@ -5,15 +5,7 @@ import { bashTool } from '../../src/tools/bash.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait-for.js';
-
-const exists = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { processExists } from '../support/processes.js';
 
 describe('Bash interrupted through a session escalates SIGTERM to SIGKILL (real server, real processes)', () => {
   let harness: Harness;
@@ -41,8 +33,8 @@ describe('Bash interrupted through a session escalates SIGTERM to SIGKILL (real 
     expect(outcome.results[0]).toMatchObject({ status: 'cancelled', modelContent: 'Command was cancelled; its process group was terminated.' });
     const pid = Number(await readFile(path.join(cwd, 'shell.pid'), 'utf8'));
     // Its SIGTERM handler ran and the loop went on; only the SIGKILL that follows could end it, and it did.
-    await waitFor(async () => exists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 30_000 });
-    expect(exists(pid)).toBe(false);
+    await waitFor(async () => processExists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 30_000 });
+    expect(processExists(pid)).toBe(false);
     const lines = await log();
     expect(lines).toContain('term');
     expect(lines.slice(lines.indexOf('term') + 1), 'ticks after SIGTERM').toContain('tick');

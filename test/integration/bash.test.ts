@@ -8,15 +8,7 @@ import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { blockingSleepTool } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { processExists } from '../support/processes.js';
 
 async function historySize(session: SessionHandle): Promise<number> {
   const description = await session.workflow.describe();
@@ -48,7 +40,7 @@ describe('Bash through a session (real server, real processes)', () => {
       );
       const details = Buffer.from(description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0]?.data ?? []).toString();
       const pid = Number(/pid=(\d+)/.exec(details)?.[1]);
-      expect(alive(pid)).toBe(true);
+      expect(processExists(pid)).toBe(true);
       await session.interrupt('stop');
       const result = await turn;
       const blockTurn = session.executeTurn({
@@ -63,7 +55,7 @@ describe('Bash through a session (real server, real processes)', () => {
       return { result, pid, blockResult: await blockTurn };
     });
     expect(outcome.result.results[0]).toMatchObject({ status: 'cancelled', modelContent: 'Command was cancelled; its process group was terminated.' });
-    await waitFor(async () => alive(outcome.pid), (isAlive) => !isAlive, { what: 'the sleep to die', timeoutMs: 5_000 });
+    await waitFor(async () => processExists(outcome.pid), (isAlive) => !isAlive, { what: 'the sleep to die', timeoutMs: 5_000 });
     expect(outcome.blockResult.results.map((r) => r.status)).toEqual(['cancelled', 'success']);
   });
 

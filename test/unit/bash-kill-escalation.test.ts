@@ -6,6 +6,7 @@ import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
 import { waitFor } from '../support/wait-for.js';
+import { processExists } from '../support/processes.js';
 
 /**
  * README (Built-in tools): Bash stops a command with SIGTERM to its process group and, 2 s later, SIGKILL. These
@@ -18,16 +19,6 @@ const TERM_IGNORING_COMMAND = [
 ].join('\n');
 
 const KILL_GRACE_MS = 2_000;
-
-/** Whether a process, or with a negative id a process group, still exists. */
-const exists = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function runInScratch(options: { timeout?: number; signal?: AbortSignal }): Promise<{ cwd: string; result: Promise<ToolOutputObject> }> {
   const cwd = await scratchDir();
@@ -61,8 +52,8 @@ describe('Bash escalates SIGTERM to SIGKILL (real processes)', { timeout: 60_000
     expect(elapsed).toBeGreaterThanOrEqual(1_000 + KILL_GRACE_MS - 100);
     expectSurvivedTerm(await logLines(cwd));
     const pid = Number(await readFile(path.join(cwd, 'shell.pid'), 'utf8'));
-    expect(exists(pid)).toBe(false);
-    await waitFor(async () => exists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 10_000 });
+    expect(processExists(pid)).toBe(false);
+    await waitFor(async () => processExists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 10_000 });
   });
 
   it('kills a command that ignores SIGTERM when the call is cancelled, 2 s after the SIGTERM', async () => {
@@ -81,7 +72,7 @@ describe('Bash escalates SIGTERM to SIGKILL (real processes)', { timeout: 60_000
     expect(Date.now() - cancelled).toBeGreaterThanOrEqual(KILL_GRACE_MS - 100);
     expectSurvivedTerm(await logLines(cwd));
     const pid = Number(await readFile(path.join(cwd, 'shell.pid'), 'utf8'));
-    expect(exists(pid)).toBe(false);
-    await waitFor(async () => exists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 10_000 });
+    expect(processExists(pid)).toBe(false);
+    await waitFor(async () => processExists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 10_000 });
   });
 });

@@ -6,6 +6,7 @@ import { bashTool } from '../../src/tools/bash.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
+import { processExists } from '../support/processes.js';
 
 async function run(command: string, options: { signal?: AbortSignal; timeout?: number; cwd?: string } = {}): Promise<ToolOutputObject> {
   const cwd = options.cwd ?? (await scratchDir());
@@ -15,15 +16,6 @@ async function run(command: string, options: { signal?: AbortSignal; timeout?: n
   );
   return typeof output === 'string' ? { content: output } : output;
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('Bash (real processes)', () => {
   it('runs in cwd and gives stdout and stderr to the model', async () => {
@@ -70,19 +62,19 @@ describe('Bash (real processes)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       pid = Number(await readFile(path.join(cwd, 'child.pid'), 'utf8').catch(() => '0'));
     }
-    expect(alive(pid)).toBe(true);
+    expect(processExists(pid)).toBe(true);
     controller.abort(new Error('interrupted'));
     await expect(pending).rejects.toThrow();
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(alive(pid)).toBe(false);
+    for (let i = 0; i < 100 && processExists(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processExists(pid)).toBe(false);
   });
 
   it('leaves nothing running after the command ends', async () => {
     const cwd = await scratchDir();
     const output = await run('sleep 100 & echo $!', { cwd });
     const pid = Number(output.content.trim());
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(alive(pid)).toBe(false);
+    for (let i = 0; i < 100 && processExists(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processExists(pid)).toBe(false);
   });
 
   it('is concurrent and needs no approval only for read-only commands; rules see the command prefix', () => {
@@ -154,8 +146,8 @@ describe('Bash spool cap (issue 10, item 9)', () => {
     const output = await run('(yes & echo $! > child.pid; wait)', { cwd, timeout: 60_000 });
     expect(output.errorCode).toBe('output_limit');
     const pid = Number(await readFile(path.join(cwd, 'child.pid'), 'utf8'));
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(alive(pid)).toBe(false);
+    for (let i = 0; i < 100 && processExists(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processExists(pid)).toBe(false);
     if (output.spool !== undefined) await rm(output.spool.path);
   });
 

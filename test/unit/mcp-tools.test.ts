@@ -11,6 +11,7 @@ import type { McpServerConfig, McpTool } from '../../src/tools/mcp.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { toolContext } from '../support/tool-context.js';
 import { waitFor } from '../support/wait-for.js';
+import { processExists } from '../support/processes.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const SERVER_SCRIPT = 'test/support/mcp-test-server.ts';
@@ -27,15 +28,6 @@ const stdioServer = (name: string, extra: Partial<Extract<McpServerConfig, { tra
 });
 
 const textOf = (output: ToolOutput): string => (typeof output === 'string' ? output : output.content);
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** A tools/registry pair with `prepare` (the front of the pipeline) and `run` (the tool's execute) helpers. */
 function harness(tools: readonly Tool[]) {
@@ -196,7 +188,7 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
     const crash = h.run('mcp__notes__crash', {});
     await expect(crash).rejects.toBeInstanceOf(McpConnectionError);
     await expect(crash).rejects.toThrow(/^MCP server "notes" is not connected \(it exited\): the call to "crash" failed with .*Connection closed\. The call may have partly run\./);
-    expect(alive(firstPid)).toBe(false);
+    expect(processExists(firstPid)).toBe(false);
     expect(warnings).toContain('MCP server "notes" is not connected (it exited); the next call reconnects');
     const secondPid = await whoami();
     expect(secondPid).not.toBe(firstPid);
@@ -222,9 +214,9 @@ describe('MCP connections', SLOW, () => {
     expect(pidA).not.toBe(pidB);
     expect((await h.ready('mcp__b__whoami', {})).timeoutMs).toBe(5_000);
     expect((await h.ready('mcp__a__whoami', {})).timeoutMs).toBe(30_000);
-    expect([alive(pidA), alive(pidB)]).toEqual([true, true]);
+    expect([processExists(pidA), processExists(pidB)]).toEqual([true, true]);
     await mcp.close();
-    expect([alive(pidA), alive(pidB)]).toEqual([false, false]);
+    expect([processExists(pidA), processExists(pidB)]).toEqual([false, false]);
     await expect(h.run('mcp__a__whoami', {})).rejects.toThrow('MCP server "a" is not connected: its connection was closed');
   });
 
