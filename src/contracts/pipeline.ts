@@ -10,7 +10,7 @@
  *   PreToolUse hooks, `prepareApproval`, permission facts. A call a turn stop or an interrupt skips never gets here.
  */
 import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
-import type { ResultBudgetInfo, ToolDisplay, ToolResultStatus, TurnControl } from './tool-result.js';
+import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 
 /** The session facts every activity of a session needs. */
@@ -75,14 +75,7 @@ export interface ExecuteCallInput {
 }
 
 /** What one execution produced; the workflow adds the timings it measured and the permission wait. */
-export interface CallOutcome {
-  status: ToolResultStatus;
-  modelContent: string;
-  isError: boolean;
-  errorCode?: string;
-  display?: ToolDisplay;
-  budget?: ResultBudgetInfo;
-  turnControl?: TurnControl;
+export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl'> {
   /** Session-state keys the call sets (its context modifier). */
   sessionState?: Record<string, unknown>;
   /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
