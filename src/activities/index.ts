@@ -37,14 +37,24 @@ export interface ActivityDependencies {
 }
 
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
+/**
+ * Environment variables that set the default largest concurrent group, first set wins: Switchyard's own, then the
+ * seeds' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's `ZCODE_MAX_TOOL_CONCURRENCY`),
+ * so a worker configured for either CLI behaves the same here.
+ */
+export const MAX_CONCURRENCY_ENV_VARIABLES = ['SWITCHYARD_MAX_TOOL_CONCURRENCY', 'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'] as const;
+
 export function maxConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.SWITCHYARD_MAX_TOOL_CONCURRENCY;
-  if (raw === undefined || raw === '') return DEFAULT_MAX_CONCURRENCY;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`SWITCHYARD_MAX_TOOL_CONCURRENCY must be a positive integer, got "${raw}"`);
+  for (const variable of MAX_CONCURRENCY_ENV_VARIABLES) {
+    const raw = env[variable];
+    if (raw === undefined || raw === '') continue;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1) {
+      throw new Error(`${variable} must be a positive integer, got "${raw}"`);
+    }
+    return value;
   }
-  return value;
+  return DEFAULT_MAX_CONCURRENCY;
 }
 
 function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHooks {

@@ -3,9 +3,11 @@
  * lists their tools and turns each into a tool named `mcp__<server>__<tool>` (Claude Code's naming), so every call
  * runs as an activity like any other tool.
  *
- * The server's annotations decide the flags: `readOnlyHint: true` (without `destructiveHint: true`) → read-only and
- * concurrent; `destructiveHint: true` → exclusive; `idempotentHint: true` → retryable after a lost worker. The hints
- * come from the server and are not verified.
+ * The server's annotations decide the flags (seed 000: MCP tools run concurrently when their annotations say read-only
+ * or idempotent, alone when they say destructive): `readOnlyHint: true` (without `destructiveHint: true`) → read-only
+ * and concurrent; `idempotentHint: true` (without `destructiveHint: true`) → concurrent and retryable after a lost
+ * worker, but still asks for approval like any other side-effecting tool; `destructiveHint: true` → exclusive. The
+ * hints come from the server and are not verified.
  *
  * A server that dies (its process exits, its HTTP endpoint goes away) fails the calls in flight with a clear
  * `McpConnectionError`; the next call reconnects (spawns the process again, opens a new HTTP session) before it runs.
@@ -417,14 +419,15 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): McpTool {
   // The issue's rule, literally: only an explicit `destructiveHint: true` makes a tool destructive.
   const destructive = annotations.destructiveHint === true;
   const readOnly = annotations.readOnlyHint === true && !destructive;
+  const idempotent = annotations.idempotentHint === true;
   const tool = defineTool({
     name: mcpToolName(connection.serverName, info.name),
     description: info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${connection.serverName}"`,
     inputSchema: z.record(z.string(), z.unknown()),
-    concurrentSafe: readOnly,
+    concurrentSafe: (readOnly || idempotent) && !destructive,
     readOnly,
     destructive,
-    idempotent: annotations.idempotentHint === true,
+    idempotent,
     sideEffectScope: readOnly ? 'none' : 'external',
     timeout: { defaultMs: connection.config.timeoutMs ?? TOOL_TIMEOUTS.mcp.defaultMs },
     resultBudget: RESULT_BUDGETS.mcp,

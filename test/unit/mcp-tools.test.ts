@@ -113,8 +113,9 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
     const deleteNote = await h.ready('mcp__notes__delete_note', { id: 'n1' });
     expect(deleteNote.flags).toMatchObject({ concurrentSafe: false, readOnly: false, destructive: true, idempotent: false, sideEffectScope: 'external' });
     expect(deleteNote.ruleContent).toBeUndefined();
+    // Seed 000: an MCP tool annotated idempotent runs concurrently, though it still is not read-only.
     expect((await h.ready('mcp__notes__idempotent_set', { id: 'n1', text: 'x' })).flags).toMatchObject({
-      concurrentSafe: false,
+      concurrentSafe: true,
       readOnly: false,
       destructive: false,
       idempotent: true,
@@ -124,11 +125,13 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
     expect((await h.ready('mcp__notes__fail', {})).flags).toMatchObject({ concurrentSafe: false, readOnly: false, destructive: false, idempotent: false });
   });
 
-  it('lets an explicit destructiveHint win over readOnlyHint', async () => {
+  it('lets an explicit destructiveHint win over readOnlyHint and idempotentHint', async () => {
     const connection = { serverName: 'notes', config: stdioServer('notes') } as unknown as McpConnection;
     const odd = mcpTool(connection, { name: 'odd', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true, destructiveHint: true } });
     const plan = await harness([odd]).ready('mcp__notes__odd', {});
     expect(plan.flags).toMatchObject({ concurrentSafe: false, readOnly: false, destructive: true, sideEffectScope: 'external' });
+    const both = mcpTool(connection, { name: 'both', inputSchema: { type: 'object' }, annotations: { idempotentHint: true, destructiveHint: true } });
+    expect((await harness([both]).ready('mcp__notes__both', {})).flags).toMatchObject({ concurrentSafe: false, destructive: true, idempotent: true });
   });
 
   it('executes read_note and delete_note on the server', async () => {
