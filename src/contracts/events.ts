@@ -1,6 +1,6 @@
 import type { CallFlags } from './call-plan.js';
 import type { ApprovalDecision } from './approval.js';
-import type { ToolResultStatus } from './tool-result.js';
+import type { ResultBudgetPolicy, ToolResultStatus } from './tool-result.js';
 
 interface EventBase {
   /** Position in the session's event log; `events({ since })` returns events with `seq >= since`. */
@@ -41,7 +41,22 @@ export type SessionEvent =
       readOnly: boolean;
       sideEffectScope: CallFlags['sideEffectScope'];
     })
-  | (EventBase & { type: 'ToolCallResult'; callId: string; toolName: string; status: ToolResultStatus; totalMs: number })
+  | (EventBase & {
+      type: 'ToolCallResult';
+      callId: string;
+      toolName: string;
+      status: ToolResultStatus;
+      totalMs: number;
+      /** Time spent waiting for approval (seed 000: `permissionWaitMs` travels with the result event). */
+      permissionWaitMs: number;
+      /** Bytes of the tool's whole output, and of what the model gets (seed 000: original and actual bytes). */
+      originalBytes: number;
+      modelBytes: number;
+      /** Whether the result budget cut the output, by which policy, and where the full output was stored. */
+      truncated: boolean;
+      policy?: ResultBudgetPolicy;
+      artifact?: string;
+    })
   | (EventBase & {
       type: 'ToolCallError';
       callId: string;

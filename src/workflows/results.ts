@@ -45,7 +45,21 @@ export function finishResult(options: {
     timings: { totalMs, permissionWaitMs: result.timings?.permissionWaitMs ?? 0, queuedMs: result.timings?.queuedMs ?? 0 },
   };
   if (full.status === 'success') {
-    state.emit({ type: 'ToolCallResult', turnId: clock.turnId, callId: full.callId, toolName: full.toolName, status: full.status, totalMs });
+    const modelBytes = full.budget?.modelBytes ?? byteLength(full.modelContent);
+    state.emit({
+      type: 'ToolCallResult',
+      turnId: clock.turnId,
+      callId: full.callId,
+      toolName: full.toolName,
+      status: full.status,
+      totalMs,
+      permissionWaitMs: full.timings.permissionWaitMs,
+      originalBytes: full.budget?.originalBytes ?? modelBytes,
+      modelBytes,
+      truncated: full.budget?.truncated === true,
+      ...(full.budget === undefined ? {} : { policy: full.budget.policy }),
+      ...(full.budget?.artifact === undefined ? {} : { artifact: full.budget.artifact }),
+    });
   } else {
     const errorCode = full.errorCode === undefined ? {} : { errorCode: full.errorCode };
     state.emit({ type: 'ToolCallError', turnId: clock.turnId, callId: full.callId, toolName: full.toolName, status: full.status, message: full.modelContent, ...errorCode });

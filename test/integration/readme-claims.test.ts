@@ -123,6 +123,35 @@ describe('README claims (real server; real tools unless a comment says otherwise
     }
   });
 
+  it("ToolCallResult carries the output's bytes, the budget policy and the artifact, as the result does", async () => {
+    const cwd = await scratchDir();
+    await writeFile(path.join(cwd, 'small.txt'), 'alpha\n');
+    const session = await harness.startSession({ cwd });
+    const { results } = await session.executeTurn({
+      turnId: 'sizes',
+      calls: [
+        { id: 'small', name: 'Read', input: { file_path: 'small.txt' } },
+        // 80,000 bytes of output: over the Bash budget of 30,000, so the whole output goes to an artifact.
+        { id: 'big', name: 'Bash', input: { command: "head -c 80000 /dev/zero | tr '\\0' x" } },
+      ],
+    });
+    const events = eventsOfType(ofTurn(await allEvents(session), 'sizes'), 'ToolCallResult');
+    const small = events.find((event) => event.callId === 'small');
+    const big = events.find((event) => event.callId === 'big');
+    const smallBytes = Buffer.byteLength(results[0]?.modelContent ?? '', 'utf8');
+    expect(small).toMatchObject({ originalBytes: smallBytes, modelBytes: smallBytes, truncated: false, permissionWaitMs: 0 });
+    expect(small).not.toHaveProperty('policy');
+    expect(results[1]?.budget).toMatchObject({ truncated: true, originalBytes: 80_000, policy: 'artifact' });
+    expect(big).toMatchObject({
+      originalBytes: 80_000,
+      modelBytes: results[1]?.budget?.modelBytes,
+      truncated: true,
+      policy: 'artifact',
+      artifact: results[1]?.budget?.artifact,
+    });
+    expect(big?.artifact).toMatch(/^switchyard-artifact:\/\//);
+  });
+
   it('streaming: a call waiting for approval does not hold back the calls before it, and approvals work as in whole turns', async () => {
     const cwd = await scratchDir();
     await writeFile(path.join(cwd, 'notes.txt'), 'alpha\n');
