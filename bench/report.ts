@@ -1,0 +1,166 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Stats } from './stats.js';
+
+export interface ContenderRow extends Stats {
+  scenario: string;
+  calls: number;
+  contender: string;
+}
+
+export interface HistoryRow {
+  scenario: string;
+  calls: number;
+  events: number;
+  bytes: number;
+  eventsPerCall: number;
+  bytesPerCall: number;
+}
+
+export interface ThroughputRow {
+  sessions: number;
+  turns: number;
+  calls: number;
+  errors: number;
+  seconds: number;
+  callsPerSecond: number;
+  p50: number;
+  p95: number;
+}
+
+export interface BenchReport {
+  date: string;
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  versions: { temporalSdk: string; server: string };
+  rounds: number;
+  latency: ContenderRow[];
+  switchyardOnly: ContenderRow[];
+  history: HistoryRow[];
+  throughput: ThroughputRow[];
+  durationSeconds: number;
+}
+
+const CONTENDER_COLOURS: Record<string, string> = { 'in-process Promise.all': '#9aa5b1', 'raw Temporal': '#3b82f6', Switchyard: '#f59e0b' };
+
+/** Switchyard's p50 over raw Temporal's, per calls-per-turn scenario. */
+export function ratios(rows: readonly ContenderRow[]): Array<{ scenario: string; calls: number; ratio: number }> {
+  const byScenario = new Map<string, ContenderRow[]>();
+  for (const row of rows) byScenario.set(row.scenario, [...(byScenario.get(row.scenario) ?? []), row]);
+  const out: Array<{ scenario: string; calls: number; ratio: number }> = [];
+  for (const [scenario, entries] of byScenario) {
+    const raw = entries.find((entry) => entry.contender === 'raw Temporal');
+    const switchyard = entries.find((entry) => entry.contender === 'Switchyard');
+    if (raw === undefined || switchyard === undefined) continue;
+    out.push({ scenario, calls: switchyard.calls, ratio: Math.round((switchyard.p50 / raw.p50) * 100) / 100 });
+  }
+  return out;
+}
+
+const escapeXml = (text: string): string => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
+/** A grouped bar chart of p50 turn latency (p95 as a whisker) per scenario and contender. */
+export function latencySvg(rows: readonly ContenderRow[]): string {
+  const scenarios = [...new Set(rows.filter((row) => row.contender === 'raw Temporal').map((row) => row.scenario))];
+  const contenders = Object.keys(CONTENDER_COLOURS);
+  const width = 720;
+  const height = 360;
+  const left = 60;
+  const bottom = 300;
+  const top = 40;
+  const max = Math.max(1, ...rows.filter((row) => scenarios.includes(row.scenario)).map((row) => row.p95));
+  const scale = (value: number): number => ((bottom - top) * value) / max;
+  const groupWidth = (width - left - 20) / Math.max(1, scenarios.length);
+  const barWidth = (groupWidth - 30) / contenders.length;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="${left}" y="22" font-size="14" font-weight="bold">Turn latency by contender (p50 bar, p95 whisker), ms</text>`,
+    `<line x1="${left}" y1="${bottom}" x2="${width - 10}" y2="${bottom}" stroke="#333"/>`,
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#333"/>`,
+  ];
+  for (let tick = 0; tick <= 4; tick++) {
+    const value = (max * tick) / 4;
+    const y = bottom - scale(value);
+    parts.push(`<text x="${left - 6}" y="${y + 4}" text-anchor="end">${Math.round(value)}</text>`, `<line x1="${left}" y1="${y}" x2="${width - 10}" y2="${y}" stroke="#eee"/>`);
+  }
+  scenarios.forEach((scenario, scenarioIndex) => {
+    const x0 = left + 15 + scenarioIndex * groupWidth;
+    contenders.forEach((contender, contenderIndex) => {
+      const row = rows.find((entry) => entry.scenario === scenario && entry.contender === contender);
+      if (row === undefined) return;
+      const x = x0 + contenderIndex * barWidth;
+      const colour = CONTENDER_COLOURS[contender] ?? '#888';
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${(bottom - scale(row.p50)).toFixed(1)}" width="${(barWidth - 4).toFixed(1)}" height="${scale(row.p50).toFixed(1)}" fill="${colour}"><title>${escapeXml(`${contender}: p50 ${row.p50} ms, p95 ${row.p95} ms`)}</title></rect>`,
+        `<line x1="${(x + (barWidth - 4) / 2).toFixed(1)}" y1="${(bottom - scale(row.p95)).toFixed(1)}" x2="${(x + (barWidth - 4) / 2).toFixed(1)}" y2="${(bottom - scale(row.p50)).toFixed(1)}" stroke="#111"/>`,
+        `<text x="${(x + (barWidth - 4) / 2).toFixed(1)}" y="${(bottom - scale(row.p50) - 4).toFixed(1)}" text-anchor="middle" font-size="10">${row.p50}</text>`,
+      );
+    });
+    parts.push(`<text x="${(x0 + (groupWidth - 30) / 2).toFixed(1)}" y="${bottom + 18}" text-anchor="middle">${escapeXml(scenario)}</text>`);
+  });
+  contenders.forEach((contender, index) => {
+    const x = left + index * 190;
+    parts.push(`<rect x="${x}" y="${bottom + 34}" width="12" height="12" fill="${CONTENDER_COLOURS[contender] ?? '#888'}"/>`, `<text x="${x + 18}" y="${bottom + 45}">${escapeXml(contender)}</text>`);
+  });
+  parts.push('</svg>');
+  return `${parts.join('\n')}\n`;
+}
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly (string | number)[]>): string {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+/** Writes one JSON file per scenario, the SVG chart, and BENCHMARKS.md; returns the markdown. */
+export async function writeReport(options: { report: BenchReport; resultsDir: string; markdownPath: string }): Promise<string> {
+  const { report, resultsDir } = options;
+  await mkdir(resultsDir, { recursive: true });
+  const common = { date: report.date, machine: report.machine, versions: report.versions, rounds: report.rounds };
+  await writeFile(path.join(resultsDir, 'latency.json'), `${JSON.stringify({ ...common, rows: report.latency, ratios: ratios(report.latency) }, null, 2)}\n`);
+  await writeFile(path.join(resultsDir, 'switchyard-only.json'), `${JSON.stringify({ ...common, rows: report.switchyardOnly }, null, 2)}\n`);
+  await writeFile(path.join(resultsDir, 'history.json'), `${JSON.stringify({ ...common, rows: report.history }, null, 2)}\n`);
+  await writeFile(path.join(resultsDir, 'throughput.json'), `${JSON.stringify({ ...common, rows: report.throughput }, null, 2)}\n`);
+  await writeFile(path.join(resultsDir, 'latency.svg'), latencySvg(report.latency));
+  const { machine } = report;
+  const markdown = [
+    '# Benchmarks',
+    '',
+    `Written by \`npm run bench\` (bench/run.ts) on ${report.date}, in ${report.durationSeconds} s. Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}. Temporal TypeScript SDK ${report.versions.temporalSdk}; ${report.versions.server}. Client, workers and server share the machine. Each scenario runs one warm-up, then ${report.rounds} rounds; within a round the contenders take turns (alternating), against the same server. Times in milliseconds. Nothing here is asserted by a test.`,
+    '',
+    '## Turn latency: Switchyard beside what a user would hand-write',
+    '',
+    'Each call reads the same 2,000-byte file. *in-process Promise.all*: the read function called directly, no Temporal. *raw Temporal*: a minimal hand-written session (bench/raw/) whose update runs the reads as plain activities, `Promise.all` per group of 10. *Switchyard*: `executeTurn` with `Read` calls through the whole pipeline (validation, hooks, permission rules, deadline, result budget, events).',
+    '',
+    '![turn latency by contender](bench/results/latency.svg)',
+    '',
+    table(
+      ['scenario', 'contender', 'p50', 'p95', 'mean', 'min', 'n'],
+      report.latency.map((row) => [row.scenario, row.contender, row.p50, row.p95, row.mean, row.min, row.n]),
+    ),
+    '',
+    'Switchyard / raw Temporal (p50):',
+    '',
+    table(['scenario', 'ratio'], ratios(report.latency).map((row) => [row.scenario, row.ratio])),
+    '',
+    '## Switchyard-only scenarios',
+    '',
+    table(['scenario', 'p50', 'p95', 'mean', 'min', 'n'], report.switchyardOnly.map((row) => [row.scenario, row.p50, row.p95, row.mean, row.min, row.n])),
+    '',
+    '## History per turn',
+    '',
+    'Events and bytes (protobuf, as the server stores them) that one turn adds to the session history, measured after a warm-up turn, in `bypassPermissions` mode.',
+    '',
+    table(['turn', 'calls', 'events', 'bytes', 'events per call', 'bytes per call'], report.history.map((row) => [row.scenario, row.calls, row.events, row.bytes, row.eventsPerCall, row.bytesPerCall])),
+    '',
+    '## Sustained throughput',
+    '',
+    'N sessions each run turns of four Reads back to back for a fixed time, all against one worker and the dev server.',
+    '',
+    table(
+      ['sessions', 'turns', 'calls', 'errors', 'seconds', 'calls/s', 'turn p50', 'turn p95'],
+      report.throughput.map((row) => [row.sessions, row.turns, row.calls, row.errors, row.seconds, row.callsPerSecond, row.p50, row.p95]),
+    ),
+    '',
+  ].join('\n');
+  await writeFile(options.markdownPath, markdown);
+  return markdown;
+}
