@@ -1,8 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { storeImages } from '../../src/activities/store-images.js';
 import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
+import { main } from '../../src/client/cli.js';
 import { LIMITS } from '../../src/contracts/defaults.js';
 import { detectImageMediaType } from '../../src/tools/image-media-type.js';
 import { formatMcpResult } from '../../src/tools/mcp.js';
@@ -108,5 +109,28 @@ describe('MCP image content', () => {
     });
     expect(output).toMatchObject({ content: 'a screenshot\n[image: image/png, 5 bytes]', images: [{ mediaType: 'image/png' }] });
     expect(typeof output === 'object' && Buffer.from(output.images?.[0]?.data ?? []).equals(png)).toBe(true);
+  });
+});
+
+describe('switchyard artifact <uri>', () => {
+  const saved = process.env.SWITCHYARD_DATA_DIR;
+  afterEach(() => {
+    vi.restoreAllMocks();
+    if (saved === undefined) delete process.env.SWITCHYARD_DATA_DIR;
+    else process.env.SWITCHYARD_DATA_DIR = saved;
+  });
+
+  it('writes an image artifact\'s bytes unchanged, so it can be redirected to a file', async () => {
+    const dataDir = await scratchDir();
+    process.env.SWITCHYARD_DATA_DIR = dataDir;
+    const png = noisePng(3_000);
+    const { uri } = await new FileArtifactStore(dataDir).put({ sessionId: 's', callId: 'c', data: png });
+    const written: Buffer[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(Buffer.from(chunk));
+      return true;
+    });
+    expect(await main(['artifact', uri])).toBe(0);
+    expect(Buffer.concat(written).equals(png)).toBe(true);
   });
 });
