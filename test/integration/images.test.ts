@@ -56,6 +56,8 @@ describe('images as results (real Read and MCP tools, real Temporal server)', ()
     // The text form: the model content and the first block agree; image bytes are not text.
     expect(result?.modelContent).toBe(`[image: image/png, ${png.length} bytes, ${image?.artifact}]`);
     expect(result?.content?.[0]).toEqual({ type: 'text', text: result?.modelContent });
+    // 500 KB is over Read's 262,144-byte result budget: only text counts, so nothing was truncated.
+    expect(result?.budget).toBeUndefined();
 
     const added = historyText(after).length - historyText(before).length;
     expect(added).toBeGreaterThan(0);
@@ -73,6 +75,20 @@ describe('images as results (real Read and MCP tools, real Temporal server)', ()
     expect(openai.map((message) => message.role)).toEqual(['tool', 'user']);
     const imagePart = openai[1]?.role === 'user' ? openai[1].content.find((part) => part.type === 'image_url') : undefined;
     expect(imagePart?.type === 'image_url' && imagePart.image_url.url).toBe(`data:image/png;base64,${png.toString('base64')}`);
+  });
+
+  it('keeps the text block equal to the model content when a PostToolUse hook adds context, the image after it', async () => {
+    await writeFile(path.join(cwd, 'small.png'), noisePng(5_000));
+    const result = await harness.withWorker(
+      async () => {
+        const session = await harness.startSession({ cwd });
+        return (await session.executeTurn({ turnId: 't', calls: [{ id: 'read-small', name: 'Read', input: { file_path: 'small.png' } }] })).results[0];
+      },
+      { hooks: { postToolUse: [{ matcher: 'Read', run: () => ({ additionalContext: 'the image is noise' }) }] } },
+    );
+    const image = imageOf(result);
+    expect(result?.modelContent).toBe(`[image: image/png, ${image?.bytes} bytes, ${image?.artifact}]\n\n[Hook additional context]\n1. the image is noise`);
+    expect(result?.content).toEqual([{ type: 'text', text: result?.modelContent }, image]);
   });
 
   it('refuses an image over the size limit with a clear error, and stores nothing', async () => {
