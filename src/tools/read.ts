@@ -80,12 +80,9 @@ async function readImage(handle: FileHandle, mediaType: ImageMediaType): Promise
   const maxBytes = resolveLimit('imageMaxBytes');
   const buffer = Buffer.alloc(maxBytes + 1);
   let length = 0;
-  for (;;) {
+  while (length < buffer.length) {
     const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-    if (bytesRead === 0 || length + bytesRead === buffer.length) {
-      length += bytesRead;
-      break;
-    }
+    if (bytesRead === 0) break;
     length += bytesRead;
   }
   const tooLarge = oversizeImageReason(mediaType, length);
