@@ -14,6 +14,10 @@ import type { ArtifactStore } from '../contracts/artifact-store.js';
 import { hookMatches } from './hooks.js';
 import type { PostToolUseHookResult, SwitchyardHooks } from './hooks.js';
 import { cutUtf8, serializeOutput } from './serialize-output.js';
+import type { SerializedOutput } from './serialize-output.js';
+import { storeImages } from './store-images.js';
+import type { StoredImages } from './store-images.js';
+import { resolveLimit } from '../tools/limits.js';
 import { ToolDeadline } from './tool-deadline.js';
 
 const HEARTBEAT_INTERVAL_MS = 1_000;
@@ -212,6 +216,18 @@ async function runPostHooks(options: { outcome: CallOutcome; plan: ReadyCallPlan
   };
 }
 
+/**
+ * The text lines of a result's images follow its serialized text, in the model content and in the envelope the
+ * aggregate budget may swap in; the budgets measured the text alone, so image bytes never count as text.
+ */
+function withImageLines(serialized: SerializedOutput, images: StoredImages | undefined): SerializedOutput {
+  if (images === undefined || images.lines.length === 0) return serialized;
+  const lines = images.lines.join('\n');
+  const result: SerializedOutput = { ...serialized, modelContent: `${serialized.modelContent}\n${lines}` };
+  if (serialized.aggregateReplacement !== undefined) result.aggregateReplacement = { ...serialized.aggregateReplacement, envelope: `${serialized.aggregateReplacement.envelope}\n${lines}` };
+  return result;
+}
+
 async function finishOutput(options: {
   tool: Tool;
   plan: ReadyCallPlan;
@@ -225,15 +241,32 @@ async function finishOutput(options: {
   if (tool.outputSchema !== undefined && !tool.outputSchema.safeParse(output.data).success) {
     return failure('error', texts.outputSchemaFailed, errorCodes.outputSchema, deadline, attempt);
   }
-  const serialized = await serializeOutput({
-    tool,
-    content: output.content,
-    ...(output.spool === undefined ? {} : { spool: output.spool }),
-    ...(dependencies.artifacts === undefined ? {} : { store: dependencies.artifacts }),
-    sessionId: request.session.sessionId,
-    callId: plan.callId,
-    onStoreError: (error) => dependencies.onWarning?.('artifact store failed; the output was truncated instead', { callId: plan.callId, error: String(error) }),
-  });
+  const images =
+    output.images === undefined || output.images.length === 0
+      ? undefined
+      : await storeImages({
+          images: output.images,
+          store: dependencies.artifacts,
+          sessionId: request.session.sessionId,
+          callId: plan.callId,
+          maxBytes: resolveLimit('imageMaxBytes'),
+          onStoreError: (error) => dependencies.onWarning?.('artifact store failed; an image was left out of the result', { callId: plan.callId, error: String(error) }),
+        });
+  const serialized =
+    images !== undefined && output.spool === undefined && output.content.trim() === ''
+      ? { modelContent: images.lines.join('\n') }
+      : withImageLines(
+          await serializeOutput({
+            tool,
+            content: output.content,
+            ...(output.spool === undefined ? {} : { spool: output.spool }),
+            ...(dependencies.artifacts === undefined ? {} : { store: dependencies.artifacts }),
+            sessionId: request.session.sessionId,
+            callId: plan.callId,
+            onStoreError: (error) => dependencies.onWarning?.('artifact store failed; the output was truncated instead', { callId: plan.callId, error: String(error) }),
+          }),
+          images,
+        );
   const outcome: CallOutcome = {
     status: output.isError ? 'error' : 'success',
     modelContent: serialized.modelContent,
@@ -243,6 +276,8 @@ async function finishOutput(options: {
     attempt,
   };
   if (output.errorCode !== undefined) outcome.errorCode = output.errorCode;
+  // Only the image blocks: the workflow puts the final text form in front when it hands the result out.
+  if (images !== undefined && images.blocks.length > 0) outcome.content = images.blocks;
   if (serialized.budget !== undefined) outcome.budget = serialized.budget;
   if (serialized.aggregateReplacement !== undefined) outcome.aggregateReplacement = serialized.aggregateReplacement;
   const display = boundDisplay(output.display, serialized.budget?.truncated === true, serialized.budget?.artifact !== undefined);

@@ -3,7 +3,7 @@ import { copyFile, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile 
 import os from 'node:os';
 import path from 'node:path';
 import { ARTIFACT_URI_SCHEME } from '../contracts/artifact-store.js';
-import type { ArtifactStore, StoredArtifact } from '../contracts/artifact-store.js';
+import type { ArtifactPutOptions, ArtifactStore, StoredArtifact } from '../contracts/artifact-store.js';
 
 /** `SWITCHYARD_DATA_DIR`, else `$XDG_DATA_HOME/switchyard`, else `~/.local/share/switchyard`. */
 export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -50,7 +50,7 @@ export class FileArtifactStore implements ArtifactStore {
     this.root = path.join(dataDir, 'artifacts');
   }
 
-  async put(options: { sessionId: string; callId: string; content: string } | { sessionId: string; callId: string; file: string }): Promise<StoredArtifact> {
+  async put(options: ArtifactPutOptions): Promise<StoredArtifact> {
     const session = pathSegment(options.sessionId);
     const id = `${pathSegment(options.callId)}-tool-result-${randomUUID()}`;
     const dir = path.join(this.root, session);
@@ -58,6 +58,8 @@ export class FileArtifactStore implements ArtifactStore {
     const target = path.join(dir, id);
     if ('content' in options) {
       await writeFile(target, options.content, { flag: 'wx' });
+    } else if ('data' in options) {
+      await writeFile(target, options.data, { flag: 'wx' });
     } else {
       // Move the spool when it is on the same filesystem; copy otherwise.
       await rename(options.file, target).catch(async () => copyFile(options.file, target));
@@ -106,9 +108,13 @@ export class FileArtifactStore implements ArtifactStore {
   }
 
   async read(uri: string): Promise<string> {
+    return Buffer.from(await this.readBytes(uri)).toString('utf8');
+  }
+
+  async readBytes(uri: string): Promise<Uint8Array> {
     const file = this.locate(uri);
     try {
-      return await readFile(file, 'utf8');
+      return await readFile(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`Artifact not found: ${uri} (looked in ${file})`, { cause: error });
       throw error;

@@ -350,7 +350,8 @@ export async function main(argv: string[]): Promise<number> {
         const uri = rest[0];
         if (uri === undefined || rest.length > 1) throw new UsageError('artifact needs exactly one URI: switchyard artifact switchyard-artifact://<session>/<id>');
         const store = new FileArtifactStore(dataDirFromEnv());
-        process.stdout.write(await store.read(uri));
+        // Bytes as stored: an image artifact can be redirected to a file.
+        process.stdout.write(await store.readBytes(uri));
         return 0;
       }
       case 'artifacts':

@@ -10,11 +10,17 @@ export interface StoredArtifact {
   bytes: number;
 }
 
+/** What `put` stores: text (`content`), bytes (`data`) or a file the tool wrote (`file`, moved). */
+export type ArtifactPutOptions = { sessionId: string; callId: string } & ({ content: string } | { data: Uint8Array } | { file: string });
+
 /** Where full tool outputs live outside Temporal history (claim check). Replace it to share one store between hosts. */
 export interface ArtifactStore {
-  /** Stores text, or moves a spool file the tool wrote. */
-  put(options: { sessionId: string; callId: string; content: string } | { sessionId: string; callId: string; file: string }): Promise<StoredArtifact>;
+  /** Stores text, bytes (an image of a result), or moves a spool file the tool wrote. */
+  put(options: ArtifactPutOptions): Promise<StoredArtifact>;
+  /** The artifact as UTF-8 text. */
   read(uri: string): Promise<string>;
+  /** The artifact's bytes (images: the model-format adapters read them when they build a request). */
+  readBytes(uri: string): Promise<Uint8Array>;
   /** The path of an artifact; throws for a malformed or foreign URI. */
   locate(uri: string): string;
 }

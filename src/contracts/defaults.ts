@@ -85,6 +85,13 @@ export const LIMITS = {
    */
   readMaxFileBytes: 262_144,
   /**
+   * Largest image a result carries to the model (Read of a PNG/JPEG/GIF/WebP file, an MCP tool's image): 3.75 MiB,
+   * Claude Code's raw-size target, whose base64 form is the Anthropic API's 5 MiB per-image limit. Read refuses a
+   * larger image with a message saying so; a larger MCP image is stored but reaches the model as a text line only.
+   * Env `SWITCHYARD_IMAGE_MAX_BYTES`.
+   */
+  imageMaxBytes: 3_932_160,
+  /**
    * Longest line, in characters, that Grep searches: longer lines are skipped and counted in a note, so one line never
    * holds more than this in memory. Env `SWITCHYARD_GREP_MAX_LINE_CHARS`.
    */

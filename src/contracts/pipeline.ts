@@ -74,8 +74,11 @@ export interface ExecuteCallInput {
   sessionState?: Record<string, unknown>;
 }
 
-/** What one execution produced; the workflow adds the timings it measured and the permission wait. */
-export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl'> {
+/**
+ * What one execution produced; the workflow adds the timings it measured and the permission wait. Its `content` holds
+ * only the image blocks: the workflow puts the final text form in front when it hands the result out.
+ */
+export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' | 'content' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl'> {
   /** Session-state keys the call sets (its context modifier). */
   sessionState?: Record<string, unknown>;
   /** An envelope that may replace `modelContent` under the turn's aggregate budget. */

@@ -42,12 +42,30 @@ export interface ToolResultTimings {
   queuedMs: number;
 }
 
+/** Image formats a result may carry: the four that both the Anthropic and the OpenAI APIs accept. */
+export const imageMediaTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ImageMediaType = (typeof imageMediaTypes)[number];
+
+/**
+ * Rich content of a result (wire contract v1.1), beside its text form `modelContent`. A closed union that grows by
+ * adding members (a `document` block for PDFs is the next one), so a client switches on `type` and skips the rest.
+ * - `text`: text for the model; when `content` is present its first block is the result's final text form.
+ * - `image`: the bytes live in the artifact store under `artifact` (`switchyard-artifact://…`); history holds only
+ *   this reference. `bytes` is the image's size.
+ */
+export type ContentBlock = { type: 'text'; text: string } | { type: 'image'; mediaType: ImageMediaType; artifact: string; bytes?: number };
+
 /** One result per call, in call order (wire contract). */
 export interface ToolResult {
   callId: string;
   toolName: string;
   status: ToolResultStatus;
   modelContent: string;
+  /**
+   * Rich content (v1.1), only for results with media: the text form first, then the images. `modelContent` stays
+   * the text form (images as `[image: …]` lines), for clients that send text only.
+   */
+  content?: ContentBlock[];
   isError: boolean;
   errorCode?: string;
   display?: ToolDisplay;

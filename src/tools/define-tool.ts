@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { InterruptBehavior, PermissionFacts, SideEffectScope } from '../contracts/call-plan.js';
-import type { ResultBudgetPolicy, ToolDisplay, TurnControl } from '../contracts/tool-result.js';
+import type { ImageMediaType, ResultBudgetPolicy, ToolDisplay, TurnControl } from '../contracts/tool-result.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { PersistedOutputEnvelopeInput } from '../contracts/persisted-output.js';
 
@@ -73,8 +73,23 @@ export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRul
   artifacts: ArtifactStore | undefined;
 }
 
+/** An image a tool returns: its bytes, which the executor stores as an artifact (they never enter history). */
+export interface ToolOutputImage {
+  /** Checked against the bytes' magic numbers; the detected type wins, and bytes of no supported format become a text line. */
+  mediaType: ImageMediaType;
+  data: Uint8Array;
+}
+
 export interface ToolOutputObject {
+  /** The text for the model ('' when the output is only images). */
   content: string;
+  /**
+   * Images for the model, after the text. The executor stores each in the artifact store; the result gets an image
+   * block per image (`ToolResult.content`) and a line `[image: <type>, <bytes> bytes, <uri>]` per image in its text
+   * form. Images are not counted against the result budget or the turn's aggregate budget (only their text lines
+   * are); one over `LIMITS.imageMaxBytes` reaches the model as its text line only.
+   */
+  images?: ToolOutputImage[];
   /** A result that is an error for the model even though the handler returned normally. */
   isError?: boolean;
   errorCode?: string;

@@ -5,6 +5,7 @@ export type LimitName = keyof typeof LIMITS;
 /** The worker environment variable that overrides each limit (documented beside the limit in `LIMITS`). */
 export const LIMIT_ENV_VARIABLES: Readonly<Record<LimitName, string>> = {
   readMaxFileBytes: 'SWITCHYARD_READ_MAX_FILE_BYTES',
+  imageMaxBytes: 'SWITCHYARD_IMAGE_MAX_BYTES',
   grepMaxLineChars: 'SWITCHYARD_GREP_MAX_LINE_CHARS',
   grepLineWork: 'SWITCHYARD_GREP_LINE_WORK',
   grepMaxPatternChars: 'SWITCHYARD_GREP_MAX_PATTERN_CHARS',

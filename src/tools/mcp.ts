@@ -22,7 +22,8 @@ import type { CallToolResult, ContentBlock, Tool as McpSdkTool } from '@modelcon
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { defineTool } from './define-tool.js';
-import type { Tool, ToolOutput, ValidationOutcome } from './define-tool.js';
+import type { Tool, ToolOutput, ToolOutputImage, ValidationOutcome } from './define-tool.js';
+import { detectImageMediaType } from './image-media-type.js';
 
 /** How to reach one MCP server. `timeoutMs` is the deadline of each call (default 30000). */
 export type McpServerConfig =
@@ -401,16 +402,34 @@ function formatBlock(block: ContentBlock): string {
   }
 }
 
-/** The model's text for a `tools/call` result: text as is, media as one-line placeholders; an error result stays one. */
+/**
+ * The model's output for a `tools/call` result: text as is; an image in a format the model APIs accept (told by its
+ * bytes) as an image the executor stores as an artifact, after the text; other media as one-line placeholders; an
+ * error result stays one.
+ */
 export function formatMcpResult(result: McpCallResult): ToolOutput {
-  const parts = result.content.map(formatBlock);
+  const parts: string[] = [];
+  const images: ToolOutputImage[] = [];
+  for (const block of result.content) {
+    const image = block.type === 'image' ? decodeImage(block) : undefined;
+    if (image === undefined) parts.push(formatBlock(block));
+    else images.push(image);
+  }
   const hasText = result.content.some((block) => block.type === 'text');
   if (!hasText && result.structuredContent !== undefined) parts.unshift(JSON.stringify(result.structuredContent));
   const content = parts.join('\n');
   if (result.isError === true) {
-    return { content: content === '' ? 'The MCP tool reported an error without a message.' : content, isError: true, errorCode: 'mcp_error' };
+    const message = content === '' && images.length === 0 ? 'The MCP tool reported an error without a message.' : content;
+    return { content: message, isError: true, errorCode: 'mcp_error', ...(images.length === 0 ? {} : { images }) };
   }
-  return content;
+  return images.length === 0 ? content : { content, images };
+}
+
+/** An MCP image block as image bytes, when they are a format the model APIs accept; undefined otherwise. */
+function decodeImage(block: Extract<ContentBlock, { type: 'image' }>): ToolOutputImage | undefined {
+  const data = Buffer.from(block.data, 'base64');
+  const mediaType = detectImageMediaType(data);
+  return mediaType === undefined ? undefined : { mediaType, data };
 }
 
 /** The Switchyard tool for one MCP tool (exported for tests). */

@@ -10,11 +10,18 @@
  *   enormous `limit` cannot hold the file in memory either.
  * - Only regular files: a named pipe or a device is refused instead of blocking (opened non-blocking, checked again
  *   after opening). A file with a NUL byte in its first 8 KB is binary and refused.
+ * - A PNG, JPEG, GIF or WebP file (told by its magic bytes, not its extension) is returned as an image block (Claude
+ *   Code's Read): the executor stores its bytes as an artifact and history holds only the reference. `offset` and
+ *   `limit` do not apply to it; an image over `LIMITS.imageMaxBytes` is refused with a message saying so.
  */
 import { stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import type { ImageMediaType } from '../contracts/tool-result.js';
 import { ToolUseError, defineTool } from './define-tool.js';
+import type { ToolOutputObject } from './define-tool.js';
+import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from './image-media-type.js';
 import { resolveLimit } from './limits.js';
 import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
 import { NotARegularFileError, openRegularFile, scanTextLines } from './text-lines.js';
@@ -48,6 +55,41 @@ function formatSize(bytes: number): string {
   return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
 }
 
+/** The image format of an open file, by its first bytes; undefined for anything that is not a supported image. */
+async function sniffImage(handle: FileHandle): Promise<ImageMediaType | undefined> {
+  const head = Buffer.alloc(IMAGE_SIGNATURE_BYTES);
+  const { bytesRead } = await handle.read(head, 0, IMAGE_SIGNATURE_BYTES, 0);
+  return detectImageMediaType(head.subarray(0, bytesRead));
+}
+
+/** Why an image of `size` bytes cannot be returned, or undefined when it can. */
+function oversizeImageReason(mediaType: ImageMediaType, size: number): string | undefined {
+  const maxBytes = resolveLimit('imageMaxBytes');
+  if (size <= maxBytes) return undefined;
+  return (
+    `Image file (${mediaType}, ${formatSize(size)}) exceeds the maximum image size Read returns (${formatSize(maxBytes)}, ` +
+    'the model APIs refuse larger images): make a smaller copy (scale it down or re-encode it) and read that.'
+  );
+}
+
+/** The whole image as an image block, after checking its size again on the open file. */
+async function readImage(handle: FileHandle, mediaType: ImageMediaType): Promise<ToolOutputObject> {
+  const oversize = oversizeImageReason(mediaType, (await handle.stat()).size);
+  if (oversize !== undefined) throw new ToolUseError(oversize, 'image_too_large');
+  // Positional reads up to one byte over the cap: a file that grew since the stat cannot make this read unbounded.
+  const maxBytes = resolveLimit('imageMaxBytes');
+  const buffer = Buffer.alloc(maxBytes + 1);
+  let length = 0;
+  while (length < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  const tooLarge = oversizeImageReason(mediaType, length);
+  if (tooLarge !== undefined) throw new ToolUseError(tooLarge, 'image_too_large');
+  return { content: '', images: [{ mediaType, data: buffer.subarray(0, length) }] };
+}
+
 /** Why a file of `size` bytes cannot be read without a range, or undefined when it can. */
 function oversizeReason(input: ReadInput, size: number): string | undefined {
   if (input.offset !== undefined || input.limit !== undefined) return undefined;
@@ -62,7 +104,8 @@ function oversizeReason(input: ReadInput, size: number): string | undefined {
 export const readTool = defineTool({
   name: 'Read',
   aliases: ['read_file', 'ReadFile'],
-  description: 'Reads a text file under the session directory and returns its lines, numbered like `cat -n`.',
+  description:
+    'Reads a file under the session directory: a text file as its lines, numbered like `cat -n`; a PNG, JPEG, GIF or WebP image as the image itself.',
   inputSchema: readInputSchema,
   concurrentSafe: true,
   readOnly: true,
@@ -79,6 +122,13 @@ export const readTool = defineTool({
     if (info === undefined) return { ok: false, message: `File does not exist: ${filePath}`, errorCode: 'not_found' };
     if (info.isDirectory()) return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
     if (!info.isFile()) return { ok: false, message: `${filePath} is not a regular file`, errorCode: 'not_a_file' };
+    const image = await openRegularFile(filePath)
+      .then(async (handle) => sniffImage(handle).finally(() => handle.close()))
+      .catch(() => undefined);
+    if (image !== undefined) {
+      const oversizeImage = oversizeImageReason(image, info.size);
+      return oversizeImage === undefined ? { ok: true } : { ok: false, message: oversizeImage, errorCode: 'image_too_large' };
+    }
     const oversize = oversizeReason(input, info.size);
     if (oversize !== undefined) return { ok: false, message: oversize, errorCode: 'file_too_large' };
     return { ok: true };
@@ -88,6 +138,8 @@ export const readTool = defineTool({
       throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
     });
     try {
+      const image = await sniffImage(handle);
+      if (image !== undefined) return await readImage(handle, image);
       // Checked again on the open file: it may have grown or been replaced since validation.
       const oversize = oversizeReason(input, (await handle.stat()).size);
       if (oversize !== undefined) throw new ToolUseError(oversize, 'file_too_large');

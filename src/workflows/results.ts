@@ -2,7 +2,7 @@ import { proxySinks } from '@temporalio/workflow';
 import type { ToolCallTelemetryEndRecord, SwitchyardSinks } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
 import { errorCodes } from '../contracts/tool-result.js';
-import type { ToolResult, ToolResultStatus } from '../contracts/tool-result.js';
+import type { ContentBlock, ToolResult, ToolResultStatus } from '../contracts/tool-result.js';
 import type { SessionChanges, SessionState } from './session-state.js';
 
 const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
@@ -121,4 +121,12 @@ export function withHookContext(content: string, context: readonly string[]): st
   if (context.length === 0) return content;
   const lines = context.map((text, index) => `${index + 1}. ${text}`);
   return `${content.replace(/\n+$/, '')}\n\n${texts.hookContextHeader}\n${lines.join('\n')}`;
+}
+
+/**
+ * A result's rich content as handed out: its final text form (after the aggregate budget and hook context) first,
+ * then its media blocks, so `content` never disagrees with `modelContent`.
+ */
+export function withTextForm(content: readonly ContentBlock[], modelContent: string): ContentBlock[] {
+  return [{ type: 'text', text: modelContent }, ...content.filter((block) => block.type !== 'text')];
 }

@@ -163,6 +163,7 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   };
   if (outcome.errorCode !== undefined) result.errorCode = outcome.errorCode;
   if (outcome.display !== undefined) result.display = outcome.display;
+  if (outcome.content !== undefined) result.content = outcome.content;
   if (outcome.budget !== undefined) result.budget = outcome.budget;
   if (turnControl !== undefined) result.turnControl = turnControl;
   const completion: CallCompletion = { result: finish(run, result, authorization.permission), hookContext };

@@ -12,7 +12,7 @@ import type { ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { applyAggregateBudget } from './aggregate-budget.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import type { CallCompletion } from './results.js';
-import { byteLength, endedResult, skippedReason, withHookContext } from './results.js';
+import { byteLength, endedResult, skippedReason, withHookContext, withTextForm } from './results.js';
 import { runCall } from './run-call.js';
 import { completedPrefix, startableCalls } from './schedule-calls.js';
 import type { OpenGroup, TurnCall } from './schedule-calls.js';
@@ -178,7 +178,8 @@ export class Scheduler {
       turn.handedOutChars += final.modelContent.length;
       const timeline: NonNullable<ToolResult['timeline']> = { addedAt: new Date(entry.addedAt).toISOString(), finishedAt: new Date(entry.finishedAt ?? Date.now()).toISOString() };
       if (entry.startedAt !== undefined) timeline.startedAt = new Date(entry.startedAt).toISOString();
-      entry.result = { ...final, modelContent: withHookContext(final.modelContent, hookContext ?? []), timeline };
+      const modelContent = withHookContext(final.modelContent, hookContext ?? []);
+      entry.result = { ...final, modelContent, ...(final.content === undefined ? {} : { content: withTextForm(final.content, modelContent) }), timeline };
     }
     turn.handedOut = upTo;
   }

@@ -5,7 +5,7 @@
  * - with `--http <port>` it serves streamable HTTP at `http://127.0.0.1:<port>/mcp` (port 0 picks a free port) and
  *   prints `listening <port>` on stdout once it accepts connections.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +13,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { noisePng } from './png.js';
 
 const notes = new Map<string, string>([['n1', 'buy milk']]);
 /** `slowStarted`: calls of `slow` the server began, so a test can act while one is in flight. */
@@ -69,6 +70,19 @@ function notesServer(): McpServer {
       { type: 'resource_link', uri: 'note://n2', name: 'n2' },
     ],
   }));
+  server.registerTool(
+    'screenshot',
+    { description: 'A PNG of `bytes` bytes of noise, and the sha256 of its bytes', inputSchema: { bytes: z.number().int() }, annotations: { readOnlyHint: true } },
+    ({ bytes }) => {
+      const png = noisePng(bytes);
+      return {
+        content: [
+          { type: 'text', text: `sha256 ${createHash('sha256').update(png).digest('hex')}` },
+          { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+        ],
+      };
+    },
+  );
   server.registerTool('structured', { description: 'Returns only structured content' }, () => ({ content: [], structuredContent: { count: notes.size } }));
   return server;
 }

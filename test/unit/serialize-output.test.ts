@@ -66,6 +66,7 @@ describe('serializeOutput', () => {
     const failing: ArtifactStore = {
       put: () => Promise.reject(new Error('disk full')),
       read: () => Promise.reject(new Error('no')),
+      readBytes: () => Promise.reject(new Error('no')),
       locate: () => '',
     };
     const errors: unknown[] = [];
