@@ -90,7 +90,10 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     },
   });
   let progress: string | undefined;
+  // A local activity (a short read-only call on the workflow's worker) has no heartbeats: the server does not know it,
+  // and cancellation reaches it in-process.
   const heartbeat = (): void => {
+    if (activity.info.isLocal) return;
     const details: ExecutionHeartbeat = { activeMs: deadline.activeMs, queuedMs: deadline.queuedMs };
     if (progress !== undefined) details.progress = progress;
     activity.heartbeat(details);

@@ -49,6 +49,16 @@ export interface PlannedCalls {
   pendingApprovalsSearchAttribute: boolean;
   /** The first group, prepared, when `prepareFirstGroup` asked for it. */
   firstGroup?: PreparedCalls;
+  /**
+   * The worker that runs this session's workflow also runs its tools: read-only, idempotent, concurrency-safe calls
+   * whose deadline is at most `maxTimeoutMs` run as local activities on it (no activity task round trip). Absent:
+   * every call is a regular activity.
+   */
+  localCalls?: LocalCallsPolicy;
+}
+
+export interface LocalCallsPolicy {
+  maxTimeoutMs: number;
 }
 
 export interface PrepareCallsInput {
