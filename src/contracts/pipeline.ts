@@ -74,12 +74,23 @@ export interface PreparedCalls {
   untrustedSettings?: string[];
 }
 
+/**
+ * What Execute needs of a call's plan. The rest (permission facts, approval preview, hook outcome, rule content) was
+ * used by the workflow before the call started and does not travel again: activity inputs are recorded in history.
+ */
+export type ExecutionPlan = Pick<ReadyCallPlan, 'callId' | 'toolName' | 'input' | 'timeoutMs' | 'stopTurnOnSuccess'>;
+
+export function executionPlan(plan: ReadyCallPlan): ExecutionPlan {
+  const { callId, toolName, input, timeoutMs, stopTurnOnSuccess } = plan;
+  return timeoutMs === undefined ? { callId, toolName, input, stopTurnOnSuccess } : { callId, toolName, input, timeoutMs, stopTurnOnSuccess };
+}
+
 export interface ExecuteCallInput {
   session: SessionContext;
   turnId: string;
   /** The session's effective working directory (from Prepare). */
   cwd: string;
-  plan: ReadyCallPlan;
+  plan: ExecutionPlan;
   /** The session's state, only for tools that read it (`ToolDefinition.readsSessionState`). */
   sessionState?: Record<string, unknown>;
 }

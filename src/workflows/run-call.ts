@@ -3,6 +3,7 @@ import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow
 import type { Activities } from '../activities/index.js';
 import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
+import { executionPlan } from '../contracts/pipeline.js';
 import type { CallOutcome, LocalCallsPolicy } from '../contracts/pipeline.js';
 import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
@@ -218,7 +219,7 @@ async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const { executeCall } = runsLocally(plan, run.localCalls)
     ? proxyLocalActivities<Activities>(localCallOptions(plan))
     : proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
-  const request = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan, ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
+  const request = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan: executionPlan(plan), ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
   const execute = (): Promise<CallOutcome> => executeCall(request);
   // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.
   const scope = plan.interruptBehavior === 'block' ? undefined : new CancellationScope();
