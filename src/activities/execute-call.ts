@@ -1,6 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { ReadyCallPlan } from '../contracts/call-plan.js';
-import type { CallOutcome, ExecuteCallInput, ExecutionHeartbeat } from '../contracts/pipeline.js';
+import type { CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
 import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { texts } from '../contracts/texts.js';
@@ -94,7 +93,10 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     },
   });
   let progress: string | undefined;
+  // A local activity (a short read-only call on the workflow's worker) has no heartbeats: the server does not know it,
+  // and cancellation reaches it in-process.
   const heartbeat = (): void => {
+    if (activity.info.isLocal) return;
     const details: ExecutionHeartbeat = { activeMs: deadline.activeMs, queuedMs: deadline.queuedMs };
     if (progress !== undefined) details.progress = progress;
     activity.heartbeat(details);
@@ -184,7 +186,7 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
  * PostToolUse after a success, PostToolUseFailure after a failure, a timeout or a cancellation (`isInterrupt`).
  * Their context reaches the model; `continue: false` stops the turn; a hook that throws is logged and ignored.
  */
-async function runPostHooks(options: { outcome: CallOutcome; plan: ReadyCallPlan; request: ExecuteCallInput; dependencies: ExecuteCallDependencies }): Promise<CallOutcome> {
+async function runPostHooks(options: { outcome: CallOutcome; plan: ExecutionPlan; request: ExecuteCallInput; dependencies: ExecuteCallDependencies }): Promise<CallOutcome> {
   const { outcome, plan, request, dependencies } = options;
   const base = { sessionId: request.session.sessionId, cwd: request.cwd, toolName: plan.toolName, toolInput: plan.input, toolUseId: plan.callId };
   const results: PostToolUseHookResult[] = [];
@@ -230,7 +232,7 @@ function withImageLines(serialized: SerializedOutput, images: StoredImages | und
 
 async function finishOutput(options: {
   tool: Tool;
-  plan: ReadyCallPlan;
+  plan: ExecutionPlan;
   request: ExecuteCallInput;
   output: ToolOutputObject;
   deadline: ToolDeadline;

@@ -1,6 +1,6 @@
 import os from 'node:os';
-import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
-import type { CallOutcome, ExecuteCallInput, PlanCallsInput, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
+import { DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
+import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy, PlanCallsInput, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
 import { groupCalls } from '../contracts/group-calls.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
@@ -34,6 +34,11 @@ export interface ActivityDependencies {
   admissionGates?: Readonly<Record<string, number>>;
   /** Where hook failures and other worker-side problems are reported. */
   onWarning?: (message: string, details: Record<string, unknown>) => void;
+  /**
+   * Short read-only calls run as local activities on the workflow's worker (see `PlannedCalls.localCalls`); `false`
+   * when the tools must run elsewhere. Default: on, for deadlines up to `DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS`.
+   */
+  localCalls?: LocalCallsPolicy | false;
 }
 
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
@@ -70,6 +75,7 @@ function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHoo
 export function createActivities(dependencies: ActivityDependencies) {
   const defaultCwd = dependencies.defaultCwd ?? process.cwd();
   const defaultMaxConcurrency = dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv();
+  const localCalls = dependencies.localCalls ?? { maxTimeoutMs: DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
   const gates = new Map(
     Object.entries(dependencies.admissionGates ?? DEFAULT_ADMISSION_GATES).map(([name, permits]) => [name, new AdmissionGate(name, permits)]),
   );
@@ -135,6 +141,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     async planCalls(input: PlanCallsInput): Promise<PlannedCalls> {
       const plans = input.calls.map((call) => planCall({ registry: dependencies.registry, call }));
       const planned: PlannedCalls = { plans, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
+      if (localCalls !== false) planned.localCalls = localCalls;
       if (input.prepareFirstGroup !== undefined && plans.length > 0) {
         const groups = groupCalls(
           plans.map((plan) => ({ id: plan.callId, concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe })),

@@ -43,6 +43,12 @@ export const TOOL_TIMEOUTS = {
   other: { defaultMs: 30_000 },
 } as const;
 
+/**
+ * Read-only, idempotent calls with a deadline up to this run as local activities on the workflow's worker when it
+ * also hosts the tools (the default single-worker set-up): Read, Glob, Grep, read-only Bash with a short `timeout`.
+ */
+export const DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS = 30_000;
+
 /** Per-tool result budgets (seed 000 budget table): bytes for the model, over-budget policy, which end a cut keeps. */
 export const RESULT_BUDGETS = {
   default: { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' },

@@ -49,6 +49,16 @@ export interface PlannedCalls {
   pendingApprovalsSearchAttribute: boolean;
   /** The first group, prepared, when `prepareFirstGroup` asked for it. */
   firstGroup?: PreparedCalls;
+  /**
+   * The worker that runs this session's workflow also runs its tools: read-only, idempotent, concurrency-safe calls
+   * whose deadline is at most `maxTimeoutMs` run as local activities on it (no activity task round trip). Absent:
+   * every call is a regular activity.
+   */
+  localCalls?: LocalCallsPolicy;
+}
+
+export interface LocalCallsPolicy {
+  maxTimeoutMs: number;
 }
 
 export interface PrepareCallsInput {
@@ -64,12 +74,23 @@ export interface PreparedCalls {
   untrustedSettings?: string[];
 }
 
+/**
+ * What Execute needs of a call's plan. The rest (permission facts, approval preview, hook outcome, rule content) was
+ * used by the workflow before the call started and does not travel again: activity inputs are recorded in history.
+ */
+export type ExecutionPlan = Pick<ReadyCallPlan, 'callId' | 'toolName' | 'input' | 'timeoutMs' | 'stopTurnOnSuccess'>;
+
+export function executionPlan(plan: ReadyCallPlan): ExecutionPlan {
+  const { callId, toolName, input, timeoutMs, stopTurnOnSuccess } = plan;
+  return timeoutMs === undefined ? { callId, toolName, input, stopTurnOnSuccess } : { callId, toolName, input, timeoutMs, stopTurnOnSuccess };
+}
+
 export interface ExecuteCallInput {
   session: SessionContext;
   turnId: string;
   /** The session's effective working directory (from Prepare). */
   cwd: string;
-  plan: ReadyCallPlan;
+  plan: ExecutionPlan;
   /** The session's state, only for tools that read it (`ToolDefinition.readsSessionState`). */
   sessionState?: Record<string, unknown>;
 }

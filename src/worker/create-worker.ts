@@ -12,7 +12,7 @@ import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { SwitchyardHooks } from '../activities/hooks.js';
-import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
@@ -62,6 +62,13 @@ export interface SwitchyardWorkerOptions {
    */
   userSettingsDir?: string | false;
   logger?: PinoLogger;
+  /**
+   * Short read-only calls (read-only, idempotent, concurrency-safe, deadline up to `maxTimeoutMs`, default 30 s: Read,
+   * Glob, Grep, read-only Bash with a short `timeout`) run as local activities on the worker that runs the session's
+   * workflow — no activity task round trip, one history event each. Right when this worker hosts both the workflows
+   * and the tools on the same workspace (the default set-up). Set `false` when tool workers are separate. Default on.
+   */
+  localReadOnlyCalls?: boolean | { maxTimeoutMs?: number };
 }
 
 /**
@@ -150,6 +157,8 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
   if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
+  if (options.localReadOnlyCalls === false) activityDependencies.localCalls = false;
+  else if (typeof options.localReadOnlyCalls === 'object') activityDependencies.localCalls = { maxTimeoutMs: options.localReadOnlyCalls.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
   return Worker.create({
     connection: options.connection,
     namespace,

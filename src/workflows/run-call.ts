@@ -1,9 +1,10 @@
-import { ActivityCancellationType, ActivityFailure, CancellationScope, TimeoutFailure, isCancellation, proxyActivities, proxySinks } from '@temporalio/workflow';
-import type { ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, CancellationScope, TimeoutFailure, isCancellation, proxyActivities, proxyLocalActivities, proxySinks } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
-import type { CallOutcome } from '../contracts/pipeline.js';
+import { executionPlan } from '../contracts/pipeline.js';
+import type { CallOutcome, LocalCallsPolicy } from '../contracts/pipeline.js';
 import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
 import { errorCodes } from '../contracts/tool-result.js';
@@ -23,6 +24,8 @@ const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
  * call does not reach. A lost worker is noticed by the heartbeat timeout instead.
  */
 const EXECUTION_BACKSTOP = '30 days';
+/** A local call's bound beyond its own deadline (cleanup grace, serialisation). */
+const LOCAL_CALL_TIMEOUT_MARGIN_MS = 15_000;
 
 const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 
@@ -45,6 +48,8 @@ export interface CallRun {
   siblings: SiblingGroup;
   /** Calls between permission and result, with their interrupt behaviour (query `activeTurn`). */
   executing: Map<string, InterruptBehavior>;
+  /** When set, short read-only calls run as local activities (the workflow's worker hosts the tools). */
+  localCalls?: LocalCallsPolicy;
 }
 
 type Authorization =
@@ -185,6 +190,26 @@ function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number): Ac
   };
 }
 
+/**
+ * Whether a call runs as a local activity: read-only, idempotent (a replayed workflow task may run it again),
+ * concurrency-safe, with a deadline short enough to hold a workflow task open (the SDK heartbeats the task meanwhile).
+ */
+export function runsLocally(plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>, policy: LocalCallsPolicy | undefined): boolean {
+  if (policy === undefined) return false;
+  const { readOnly, idempotent, concurrentSafe } = plan.flags;
+  return readOnly && idempotent && concurrentSafe && plan.timeoutMs !== undefined && plan.timeoutMs <= policy.maxTimeoutMs;
+}
+
+/** Local execution: the deadline is enforced inside the activity; this bound only catches a hung handler. */
+function localCallOptions(plan: ReadyCallPlan): LocalActivityOptions {
+  return {
+    startToCloseTimeout: (plan.timeoutMs ?? 0) + LOCAL_CALL_TIMEOUT_MARGIN_MS,
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    summary: plan.summary,
+  };
+}
+
 function failedOutcome(status: CallOutcome['status'], modelContent: string, errorCode: string): CallOutcome {
   return { status, modelContent, isError: true, errorCode, activeMs: 0, queuedMs: 0 };
 }
@@ -192,8 +217,10 @@ function failedOutcome(status: CallOutcome['status'], modelContent: string, erro
 /** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
 async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const { state, plan, siblings } = run;
-  const { executeCall } = proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
-  const request = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan, ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
+  const { executeCall } = runsLocally(plan, run.localCalls)
+    ? proxyLocalActivities<Activities>(localCallOptions(plan))
+    : proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
+  const request = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan: executionPlan(plan), ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
   const execute = (): Promise<CallOutcome> => executeCall(request);
   // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.
   const scope = plan.interruptBehavior === 'block' ? undefined : new CancellationScope();

@@ -4,7 +4,7 @@ import type { InterruptBehavior } from '../contracts/call-plan.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { groupCalls } from '../contracts/group-calls.js';
-import type { PlannedCalls, PreparedCalls } from '../contracts/pipeline.js';
+import type { LocalCallsPolicy, PlannedCalls, PreparedCalls } from '../contracts/pipeline.js';
 import { texts } from '../contracts/texts.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
@@ -53,6 +53,8 @@ export interface Turn {
   handedOutChars: number;
   /** The first group, prepared by Plan (whole turns). */
   firstGroup?: PreparedCalls;
+  /** Short read-only calls run as local activities (from Plan: the worker hosts the tools). */
+  localCalls?: LocalCallsPolicy;
 }
 
 /**
@@ -212,6 +214,7 @@ export class Scheduler {
         entry.planned = planned.plans[offset];
       });
       if (planned.firstGroup !== undefined) turn.firstGroup = planned.firstGroup;
+      if (planned.localCalls !== undefined) turn.localCalls = planned.localCalls;
     } catch (error) {
       // An interrupt while planning: the calls are skipped like queued ones (their plans only need to exist).
       reject(`Switchyard could not plan the tool calls: ${projectErrorMessage(error)}`, isCancellation(error) ? errorCodes.cancelled : errorCodes.prepareFailed);
@@ -287,6 +290,7 @@ export class Scheduler {
           clock: this.#clock(turn, entry),
           siblings,
           executing: this.executing,
+          ...(turn.localCalls === undefined ? {} : { localCalls: turn.localCalls }),
         });
         this.#complete(turn, entry, completion);
       }),

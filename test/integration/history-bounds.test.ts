@@ -52,7 +52,8 @@ describe('bounded history and events (real built-in tools)', () => {
     const history = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       await session.executeTurn({ turnId: 't1', calls: [{ id: 'todo', name: 'TodoWrite', input: { todos: [{ content: secretTodo, status: 'pending' }] } }] });
-      await session.executeTurn({ turnId: 't2', calls: [{ id: 'read', name: 'Read', input: { file_path: 'a.txt' } }] });
+      // A Bash call with its default deadline is a regular activity (a Read would run locally: no activity input).
+      await session.executeTurn({ turnId: 't2', calls: [{ id: 'read', name: 'Bash', input: { command: 'cat a.txt' } }] });
       return session.workflow.fetchHistory();
     });
     const readInput = history.events

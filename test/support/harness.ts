@@ -40,6 +40,7 @@ export interface WorkerOverrides {
   tracer?: Tracer;
   /** Default: a private empty directory, so a developer's ~/.switchyard never leaks into tests. */
   userSettingsDir?: string | false;
+  localReadOnlyCalls?: boolean | { maxTimeoutMs?: number };
 }
 
 export interface Harness {
@@ -85,6 +86,7 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       userSettingsDir: workerOptions.userSettingsDir ?? options.userSettingsDir ?? userSettingsDir,
       dataDir,
       workflowBundle: { codePath },
+      ...((workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls) === undefined ? {} : { localReadOnlyCalls: workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls }),
     });
     const done = worker.run();
     return { worker, done };
