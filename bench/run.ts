@@ -51,6 +51,7 @@ const worker = await createSwitchyardWorker({
   defaultCwd: cwd,
   userSettingsDir: false,
   dataDir: cwd,
+  localReadOnlyCalls: true,
 });
 const rawWorker = await Worker.create({
   connection: nativeConnection,

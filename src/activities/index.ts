@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
+import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
 import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy, PlanCallsInput, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
 import { groupCalls } from '../contracts/group-calls.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -36,7 +36,7 @@ export interface ActivityDependencies {
   onWarning?: (message: string, details: Record<string, unknown>) => void;
   /**
    * Short read-only calls run as local activities on the workflow's worker (see `PlannedCalls.localCalls`); `false`
-   * when the tools must run elsewhere. Default: on, for deadlines up to `DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS`.
+   * (the default) when the tools must run elsewhere or local calls are not wanted.
    */
   localCalls?: LocalCallsPolicy | false;
 }
@@ -75,7 +75,7 @@ function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHoo
 export function createActivities(dependencies: ActivityDependencies) {
   const defaultCwd = dependencies.defaultCwd ?? process.cwd();
   const defaultMaxConcurrency = dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv();
-  const localCalls = dependencies.localCalls ?? { maxTimeoutMs: DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
+  const localCalls = dependencies.localCalls ?? false;
   const gates = new Map(
     Object.entries(dependencies.admissionGates ?? DEFAULT_ADMISSION_GATES).map(([name, permits]) => [name, new AdmissionGate(name, permits)]),
   );

@@ -66,7 +66,8 @@ export interface SwitchyardWorkerOptions {
    * Short read-only calls (read-only, idempotent, concurrency-safe, deadline up to `maxTimeoutMs`, default 30 s: Read,
    * Glob, Grep, read-only Bash with a short `timeout`) run as local activities on the worker that runs the session's
    * workflow — no activity task round trip, one history event each. Right when this worker hosts both the workflows
-   * and the tools on the same workspace (the default set-up). Set `false` when tool workers are separate. Default on.
+   * and the tools on the same workspace. Opt-in (default off) until local calls report PostToolUseFailure on an
+   * interrupt and show their summaries in the Web UI as regular activities do; `npm run bench` turns it on.
    */
   localReadOnlyCalls?: boolean | { maxTimeoutMs?: number };
 }
@@ -157,7 +158,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
   if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
-  if (options.localReadOnlyCalls === false) activityDependencies.localCalls = false;
+  if (options.localReadOnlyCalls === true) activityDependencies.localCalls = { maxTimeoutMs: DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
   else if (typeof options.localReadOnlyCalls === 'object') activityDependencies.localCalls = { maxTimeoutMs: options.localReadOnlyCalls.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
   return Worker.create({
     connection: options.connection,

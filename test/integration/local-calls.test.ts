@@ -28,7 +28,7 @@ describe('local read-only calls (real server, real tools)', () => {
   beforeAll(async () => {
     cwd = await scratchDir();
     await writeFile(path.join(cwd, 'a.txt'), 'alpha\n');
-    harness = await createHarness({ tools: builtinTools(), defaultCwd: cwd });
+    harness = await createHarness({ tools: builtinTools(), defaultCwd: cwd, localReadOnlyCalls: true });
   });
   afterAll(async () => harness.close());
 
@@ -59,7 +59,7 @@ describe('local read-only calls (real server, real tools)', () => {
     expect(markers).toBeGreaterThanOrEqual(5);
   });
 
-  it('runs every call as a regular activity on a worker started with localReadOnlyCalls: false', async () => {
+  it('runs every call as a regular activity on a worker started with localReadOnlyCalls: false (the default)', async () => {
     const { results, history } = await harness.withWorker(
       async () => {
         const session = await harness.startSession({ cwd, permissionMode: 'acceptEdits' });
