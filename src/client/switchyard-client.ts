@@ -6,7 +6,7 @@ import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-st
 import { hookSettingsSchema } from '../contracts/hook-settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
-import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import type { EventsPage } from '../contracts/events.js';
 import {
   activeTurnQuery,
@@ -21,7 +21,7 @@ import {
 } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { sessionOptionsSchema } from '../contracts/session.js';
-import { formatZodError } from '../contracts/tool-call.js';
+import { formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import { parseRule } from '../contracts/permission-rules.js';
 
 /** Rejects bad session options before a session starts (the workflow tolerates them, but every call would fail). */
@@ -125,6 +125,8 @@ export class SessionHandle {
 
   /** Runs one model reply's tool calls; the update id is the turnId, so a retry re-attaches instead of re-running. */
   executeTurn(request: { turnId: string; calls: ToolCall[] }): Promise<TurnResult> {
+    const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
+    if (oversize !== undefined) return Promise.reject(new Error(`executeTurn "${request.turnId}" was not sent: ${oversize}`));
     return this.workflow.executeUpdate(executeTurnUpdate, { args: [request], updateId: request.turnId });
   }
 
@@ -183,6 +185,8 @@ export class StreamingTurn implements AsyncIterable<ToolResult> {
   }
 
   #addCalls(calls: ToolCall[], done: boolean): Promise<AddCallsResult> {
+    const oversize = oversizeRequestReason(calls, MAX_TURN_REQUEST_BYTES);
+    if (oversize !== undefined) return Promise.reject(new Error(`addCalls to "${this.turnId}" was not sent: ${oversize}`));
     // A retried batch re-attaches to the same update instead of adding the calls twice.
     const updateId = done && calls.length === 0 ? `${this.turnId}:end` : `${this.turnId}:add:${calls[0]?.id ?? ''}:${calls.at(-1)?.id ?? ''}:${calls.length}`;
     const accepted = this.session.workflow.executeUpdate(addCallsUpdate, { args: [{ turnId: this.turnId, calls, ...(done ? { done } : {}) }], updateId });

@@ -18,6 +18,14 @@ export const DEFAULT_MAX_CONCURRENCY = 10;
  * validator. A model reply with hundreds of calls is a runaway, and each call costs history.
  */
 export const DEFAULT_MAX_CALLS_PER_TURN = 256;
+/**
+ * Largest request (UTF-8 bytes of the JSON of its calls) one `executeTurn` or `addCalls` update may carry. The
+ * workflow task that accepts an update carries the request in the acceptance message and again in the activities it
+ * schedules, and Temporal refuses a task completion over 4 MB (gRPC) and a payload over 2 MB: a larger request
+ * would be accepted by the server and then fail every workflow task, wedging the session. So the update validator
+ * rejects it first, and the request never reaches history.
+ */
+export const MAX_TURN_REQUEST_BYTES = 1024 * 1024;
 
 /** Executor default deadline when a tool declares none (seed 000: `impl.ts:32`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;

@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { DEFAULT_CONTINUE_AS_NEW_EVENTS, DEFAULT_MAX_CALLS_PER_TURN } from '../contracts/defaults.js';
+import { DEFAULT_CONTINUE_AS_NEW_EVENTS, DEFAULT_MAX_CALLS_PER_TURN, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import {
   activeTurnQuery,
@@ -13,7 +13,7 @@ import {
   sessionStateQuery,
 } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
-import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError } from '../contracts/tool-call.js';
+import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { ActiveTurnView, AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { ApprovalBroker } from './approval-broker.js';
@@ -88,6 +88,8 @@ function installHandlers(parts: { state: SessionState; broker: ApprovalBroker; q
       validator: (request) => {
         const parsed = executeTurnRequestSchema.safeParse(request);
         if (!parsed.success) throw new Error(`Invalid executeTurn request: ${formatZodError(parsed.error)}`);
+        const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
+        if (oversize !== undefined) throw new Error(`Invalid executeTurn request: ${oversize}`);
         if (streaming.has(request.turnId)) throw new Error(`Turn "${request.turnId}" is a streaming turn: use addCalls and awaitResults`);
         if (!queue.knows(request.turnId)) checkCallCount(request.calls.length, request.turnId);
       },
@@ -114,6 +116,8 @@ function installHandlers(parts: { state: SessionState; broker: ApprovalBroker; q
       validator: (request) => {
         const parsed = addCallsRequestSchema.safeParse(request);
         if (!parsed.success) throw new Error(`Invalid addCalls request: ${formatZodError(parsed.error)}`);
+        const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
+        if (oversize !== undefined) throw new Error(`Invalid addCalls request: ${oversize}`);
         const turn = streaming.get(request.turnId);
         if (turn === undefined) {
           if (queue.knows(request.turnId)) throw new Error(`Turn "${request.turnId}" is a whole turn (executeTurn) or has ended; a streaming turn needs a new turnId`);
