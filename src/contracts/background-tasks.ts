@@ -48,7 +48,7 @@ export interface BackgroundTaskRecord {
   readOffset: number;
   /**
    * The last TaskOutput read: a retry of the same call (an idempotent read after a lost worker) reads the same range
-   * again instead of skipping it.
+   * again instead of skipping it. Its `callId` is `<turnId>/<callId>`: call ids are unique only within a turn.
    */
   lastRead?: { callId: string; from: number; to: number };
   /** Set by TaskStop and by the session's end before they signal the process group. */

@@ -131,7 +131,8 @@ export const taskOutputTool = defineTool({
       if (state.status === 'running') waitedMs = Date.now() - started;
     }
     const budget = RESULT_BUDGETS.TaskOutput;
-    const output = await store.readNew(record, { callId: context.callId, maxInlineBytes: budget.maxModelBytes, running: state.status === 'running' });
+    // A call id is unique only within its turn: the read is keyed by both.
+    const output = await store.readNew(record, { callId: `${context.turnId}/${context.callId}`, maxInlineBytes: budget.maxModelBytes, running: state.status === 'running' });
     const status = backgroundStatusText({ taskId: record.taskId, state, stopRequested: record.stopRequestedAt !== undefined, ...(waitedMs === undefined ? {} : { waitedMs }) });
     const body = output.to === output.from ? '(no new output)' : output.text;
     const separator = body.endsWith('\n') ? '' : '\n';
