@@ -76,7 +76,7 @@ Environment:
   SWITCHYARD_TASK_QUEUE                    task queue (default ${DEFAULT_TASK_QUEUE})
   SWITCHYARD_MAX_TOOL_CONCURRENCY          largest concurrent group (default 10)
   SWITCHYARD_OTEL_CONSOLE=1                print a span per tool call to the console (library users pass a tracer)
-  SWITCHYARD_DATA_DIR                      artifact store root (default ~/.local/share/switchyard)
+  SWITCHYARD_DATA_DIR                      artifact store and background task root (default ~/.local/share/switchyard)
   SWITCHYARD_TRUSTED_WORKSPACES            :-separated paths whose workspaces' .switchyard/.claude settings hooks load
   SWITCHYARD_ENV_EXCLUDE, SWITCHYARD_ENV_INCLUDE  comma-separated name globs: drop more env vars from Bash and
                                            hooks / pass ones that look like secrets (*KEY*, *SECRET*, *TOKEN*...)
