@@ -13,7 +13,7 @@ import { processExists } from '../support/processes.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
 import { waitFor } from '../support/wait-for.js';
 
-describe('background tasks on a real server (Bash run_in_background, TaskOutput, TaskStop)', { timeout: 120_000 }, () => {
+describe('background tasks on a real server (Bash run_in_background, TaskOutput, TaskStop)', { timeout: 180_000 }, () => {
   let harness: Harness;
   let cwd: string;
   const groups: number[] = [];
