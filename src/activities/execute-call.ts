@@ -27,6 +27,8 @@ export interface ExecuteCallDependencies {
   registry: ToolRegistry;
   gates: ReadonlyMap<string, AdmissionGate>;
   artifacts: ArtifactStore | undefined;
+  /** The worker's data directory (background tasks live under it); tools see it as `context.dataDir`. */
+  dataDir?: string;
   /** PostToolUse / PostToolUseFailure hooks. */
   hooks?: SwitchyardHooks;
   onWarning?: (message: string, details: Record<string, unknown>) => void;
@@ -124,6 +126,7 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     attempt,
     deadline,
     artifacts: dependencies.artifacts,
+    ...(dependencies.dataDir === undefined ? {} : { dataDir: dependencies.dataDir }),
     async admit(gateName, work) {
       const gate = dependencies.gates.get(gateName);
       if (gate === undefined) throw new Error(`Unknown admission gate "${gateName}"; this worker has: ${[...dependencies.gates.keys()].join(', ')}`);
@@ -285,6 +288,7 @@ async function finishOutput(options: {
   const display = boundDisplay(output.display, serialized.budget?.truncated === true, serialized.budget?.artifact !== undefined);
   if (display !== undefined) outcome.display = display;
   if (output.sessionState !== undefined && !output.isError) outcome.sessionState = output.sessionState;
+  if (output.backgroundTask !== undefined) outcome.backgroundTask = output.backgroundTask;
   const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
   if (stopTurn !== undefined) outcome.turnControl = stopTurn;
   return outcome;

@@ -11,6 +11,9 @@ import { commandHooks, loadHookSettings } from './command-hooks.js';
 import { hookMatches } from './hooks.js';
 import type { PermissionRequestHookInput, PermissionRequestHookResult, SwitchyardHooks } from './hooks.js';
 import { planCall } from './plan-call.js';
+import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
+import { backgroundTaskStore } from '../tools/background-tasks.js';
 import { prepareCall } from './prepare-call.js';
 
 export interface ActivityDependencies {
@@ -30,6 +33,11 @@ export interface ActivityDependencies {
   pendingApprovalsSearchAttribute?: boolean;
   /** Where full outputs go; without a store, over-budget outputs are truncated. */
   artifacts?: ArtifactStore;
+  /**
+   * The worker's data directory: background tasks live under `<dataDir>/background`. Default
+   * `SWITCHYARD_DATA_DIR` / `~/.local/share/switchyard` (`dataDirFromEnv`).
+   */
+  dataDir?: string;
   /** Admission gates by name, with their permits. Default `{ model: 4, network: 16 }`. */
   admissionGates?: Readonly<Record<string, number>>;
   /** Where hook failures and other worker-side problems are reported. */
@@ -79,10 +87,12 @@ export function createActivities(dependencies: ActivityDependencies) {
   const gates = new Map(
     Object.entries(dependencies.admissionGates ?? DEFAULT_ADMISSION_GATES).map(([name, permits]) => [name, new AdmissionGate(name, permits)]),
   );
+  const dataDir = dependencies.dataDir ?? dataDirFromEnv();
   const executeDependencies = {
     registry: dependencies.registry,
     gates,
     artifacts: dependencies.artifacts,
+    dataDir,
     ...(dependencies.onWarning === undefined ? {} : { onWarning: dependencies.onWarning }),
   };
   const warn = (message: string, details: Record<string, unknown> = {}): void => dependencies.onWarning?.(message, details);
@@ -175,6 +185,20 @@ export function createActivities(dependencies: ActivityDependencies) {
         }
       }
       return null;
+    },
+    /**
+     * Stops every running background task of a session: the session's end (workflow cancellation). Runs on the worker
+     * whose data directory holds the tasks (one host; see README "Background tasks").
+     */
+    async stopBackgroundTasks(input: { sessionId: string }): Promise<StoppedBackgroundTasks> {
+      const stopped = await backgroundTaskStore(dataDir).stopSession(input.sessionId);
+      return {
+        tasks: stopped.map(({ record, state }) => ({
+          taskId: record.taskId,
+          status: state.status === 'running' ? 'killed' : state.status,
+          ...(state.exitCode === undefined ? {} : { exitCode: state.exitCode }),
+        })),
+      };
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {

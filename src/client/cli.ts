@@ -61,6 +61,8 @@ Commands:
       --session ID  [--reason TEXT]
   events          Print a session's events (JSON lines) from a cursor.
       --session ID  [--since N]
+  tasks           List a session's background tasks, or stop one: switchyard tasks <sessionId> [--stop TASK] [--json]
+                  (switchyard tasks --help for details)
   artifact        Print a stored full output: switchyard artifact switchyard-artifact://<session>/<id>
                   (reads the file store under SWITCHYARD_DATA_DIR, the same one the workers write)
   artifacts prune Delete the stored full outputs of sessions that wrote none for a while (retention).
@@ -74,7 +76,7 @@ Environment:
   SWITCHYARD_TASK_QUEUE                    task queue (default ${DEFAULT_TASK_QUEUE})
   SWITCHYARD_MAX_TOOL_CONCURRENCY          largest concurrent group (default 10)
   SWITCHYARD_OTEL_CONSOLE=1                print a span per tool call to the console (library users pass a tracer)
-  SWITCHYARD_DATA_DIR                      artifact store root (default ~/.local/share/switchyard)
+  SWITCHYARD_DATA_DIR                      artifact store and background task root (default ~/.local/share/switchyard)
   SWITCHYARD_TRUSTED_WORKSPACES            :-separated paths whose workspaces' .switchyard/.claude settings hooks load
   SWITCHYARD_ENV_EXCLUDE, SWITCHYARD_ENV_INCLUDE  comma-separated name globs: drop more env vars from Bash and
                                            hooks / pass ones that look like secrets (*KEY*, *SECRET*, *TOKEN*...)
@@ -313,6 +315,53 @@ async function artifactsCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+const TASKS_USAGE = `Usage: switchyard tasks <sessionId> [--stop TASK_ID] [--json]
+
+Lists the session's background tasks (Bash calls with run_in_background), as the session last saw them (query
+backgroundTasks): a task shows "running" until a TaskOutput or TaskStop call saw it end, or the session ended.
+  --stop TASK_ID  stop that task: runs a TaskStop call as a turn of its own on the session (turn id
+                  tasks-stop-<task>-<time>), through the session's permission rules, so it is recorded like any call
+                  and waits for a running turn to finish first
+  --json          print JSON (the task list, or the TaskStop call's ToolResult)
+`;
+
+/** `switchyard tasks`: a session's background tasks (query `backgroundTasks`), and TaskStop from the command line. */
+async function tasksCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { stop: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  if (values.help === true) {
+    process.stdout.write(TASKS_USAGE);
+    return 0;
+  }
+  const [sessionId, ...extra] = positionals;
+  if (sessionId === undefined || extra.length > 0) throw new UsageError('tasks needs exactly one session id: switchyard tasks <sessionId> [--stop TASK_ID] [--json]');
+  return withClient(async (client) => {
+    const session = client.session(sessionId);
+    if (values.stop !== undefined) {
+      const taskId = values.stop;
+      const turnId = `tasks-stop-${taskId}-${Date.now().toString(36)}`;
+      const turnResult = await session.executeTurn({ turnId, calls: [{ id: 'stop', name: 'TaskStop', input: { task_id: taskId } }] });
+      const result = turnResult.results[0];
+      if (result === undefined) throw new Error(`the TaskStop turn ${turnId} returned no result`);
+      process.stdout.write(values.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${result.modelContent}\n`);
+      return result.isError ? 1 : 0;
+    }
+    const tasks = await session.backgroundTasks();
+    if (values.json === true) {
+      process.stdout.write(`${JSON.stringify(tasks, null, 2)}\n`);
+      return 0;
+    }
+    if (tasks.length === 0) {
+      process.stdout.write(`session ${sessionId} has no background tasks\n`);
+      return 0;
+    }
+    for (const task of tasks) {
+      const status = task.status === 'exited' ? `exited ${task.exitCode ?? '?'}` : task.status;
+      process.stdout.write(`${task.taskId}  ${status.padEnd(10)}  ${task.startedAt}  ${task.command}\n`);
+    }
+    return 0;
+  });
+}
+
 /** Entry point of the `switchyard` command; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -356,6 +405,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'artifacts':
         return await artifactsCommand(rest);
+      case 'tasks':
+        return await tasksCommand(rest);
       case 'temporal-path': {
         const binary = await findTemporalBinary({ onProgress: (message) => process.stderr.write(`${message}\n`) });
         if (binary === undefined) {

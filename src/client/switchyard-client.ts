@@ -7,12 +7,14 @@ import { hookSettingsSchema } from '../contracts/hook-settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
+import type { BackgroundTaskView } from '../contracts/background-tasks.js';
 import type { EventsPage } from '../contracts/events.js';
 import {
   activeTurnQuery,
   addCallsUpdate,
   approvalSignal,
   awaitResultsUpdate,
+  backgroundTasksQuery,
   eventsQuery,
   executeTurnUpdate,
   interruptSignal,
@@ -157,6 +159,19 @@ export class SessionHandle {
 
   events(since = 0): Promise<EventsPage> {
     return this.workflow.query(eventsQuery, { since });
+  }
+
+  /** v1.1: the session's background tasks, as the session last saw them (query `backgroundTasks`). */
+  backgroundTasks(): Promise<BackgroundTaskView[]> {
+    return this.workflow.query(backgroundTasksQuery);
+  }
+
+  /**
+   * Ends the session by cancelling its workflow: the running turn is cancelled and its background tasks are stopped
+   * (process groups killed) before the workflow closes. Resolves once the cancellation is requested.
+   */
+  async end(): Promise<void> {
+    await this.workflow.cancel();
   }
 }
 

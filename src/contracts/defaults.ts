@@ -48,6 +48,8 @@ export const TOOL_TIMEOUTS = {
   WebFetch: { defaultMs: 60_000, maxMs: 60_000 },
   mcp: { defaultMs: 30_000 },
   TodoWrite: { defaultMs: 10_000, maxMs: 10_000 },
+  /** Seed 000: TaskStop 10000. (TaskOutput has no deadline of its own: its `timeout` bounds its wait.) */
+  TaskStop: { defaultMs: 10_000, maxMs: 10_000 },
   other: { defaultMs: 30_000 },
 } as const;
 
@@ -68,6 +70,11 @@ export const RESULT_BUDGETS = {
   Glob: { maxModelBytes: 100_000, policy: 'artifact', keep: 'head' },
   Grep: { maxModelBytes: 20_000, policy: 'artifact', keep: 'head' },
   mcp: { maxModelBytes: 50_000, policy: 'truncate', keep: 'head' },
+  /**
+   * Seed 000 gives TaskOutput 100,000 characters and `artifact`; it keeps the tail here, like Bash (issue 12): the
+   * newest output and the task's status line, which comes last, are what the model needs.
+   */
+  TaskOutput: { maxModelBytes: 100_000, policy: 'artifact', keep: 'tail' },
 } as const satisfies Record<string, { maxModelBytes: number; policy: 'truncate' | 'artifact'; keep: 'head' | 'tail' }>;
 
 /** Display limits, outside the model budget (seed 000). */

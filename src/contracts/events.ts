@@ -1,5 +1,6 @@
 import type { CallFlags } from './call-plan.js';
 import type { ApprovalDecision } from './approval.js';
+import type { BackgroundTaskEndReason, BackgroundTaskStatus } from './background-tasks.js';
 import type { ResultBudgetPolicy, ToolResultStatus } from './tool-result.js';
 
 interface EventBase {
@@ -71,6 +72,26 @@ export type SessionEvent =
       type: 'WorkspaceSettingsUntrusted';
       /** Settings files inside the workspace whose hooks were not loaded (`SessionOptions.trustWorkspaceSettings`). */
       files: string[];
+    })
+  | (EventBase & {
+      /** v1.1: a Bash call with `run_in_background` started a task (`turnId`/`callId`: that call). */
+      type: 'BackgroundTaskStarted';
+      callId: string;
+      taskId: string;
+      command: string;
+    })
+  | (EventBase & {
+      /**
+       * v1.1: the session saw a background task end: a TaskOutput or TaskStop call observed it (`reason` `observed` /
+       * `stopped`, `turnId`/`callId`: that call), or the session's end stopped it (`session_ended`, `turnId`: the turn
+       * that started it, no `callId`).
+       */
+      type: 'BackgroundTaskEnded';
+      callId?: string;
+      taskId: string;
+      status: Exclude<BackgroundTaskStatus, 'running'>;
+      exitCode?: number | null;
+      reason: BackgroundTaskEndReason;
     })
   | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: 'unknown' | 'already_decided' | 'digest_mismatch' | 'invalid' ; detail?: string });
 

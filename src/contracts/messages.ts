@@ -1,6 +1,7 @@
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalRequest, ApprovalSignal } from './approval.js';
+import type { BackgroundTaskView } from './background-tasks.js';
 import type { EventsPage } from './events.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from './tool-call.js';
 import type { ActiveTurnView, AddCallsResult, AwaitResultsResult, TurnResult } from './tool-result.js';
@@ -30,6 +31,9 @@ export const interruptSignal = defineSignal<[InterruptSignal]>('interrupt');
 export const pendingApprovalsQuery = defineQuery<ApprovalRequest[]>('pendingApprovals');
 
 export const eventsQuery = defineQuery<EventsPage, [{ since?: number }?]>('events');
+
+/** v1.1: the session's background tasks as it last saw them (status updates when TaskOutput/TaskStop observe an end). */
+export const backgroundTasksQuery = defineQuery<BackgroundTaskView[]>('backgroundTasks');
 
 /** Name of the Int search attribute that counts a session's pending approvals. */
 export const pendingApprovalsSearchAttribute = 'SwitchyardPendingApprovals';

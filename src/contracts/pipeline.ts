@@ -10,6 +10,7 @@
  *   PreToolUse hooks, `prepareApproval`, permission facts. A call a turn stop or an interrupt skips never gets here.
  */
 import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
+import type { BackgroundTaskReport } from './background-tasks.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 
@@ -104,6 +105,8 @@ export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' 
   sessionState?: Record<string, unknown>;
   /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
   aggregateReplacement?: { envelope: string; artifact: string };
+  /** A background task the call started or observed (v1.1), for the session's records. */
+  backgroundTask?: BackgroundTaskReport;
   /** Context from PostToolUse / PostToolUseFailure hooks, for the model under `[Hook additional context]`. */
   hookContext?: string[];
   /** Time the handler was working (deadline time), over all attempts. */

@@ -72,6 +72,11 @@ export interface ToolResult {
   budget?: ResultBudgetInfo;
   timings: ToolResultTimings;
   turnControl?: TurnControl;
+  /**
+   * v1.1: the background task this call started (`Bash { run_in_background: true }`); read it with
+   * `TaskOutput { task_id }`, stop it with `TaskStop { task_id }`.
+   */
+  backgroundTask?: { taskId: string };
   /** When the call was added, started and finished (ISO, workflow time): time to first result can be measured. */
   timeline?: { addedAt: string; startedAt?: string; finishedAt: string };
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
 import { bashGlobMatches } from '../contracts/permission-rules.js';
 import type { PermissionFacts } from '../contracts/call-plan.js';
+import { startBackgroundCommand } from './background-tasks.js';
 import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './bash-classifier.js';
 import { defineTool } from './define-tool.js';
 import { childEnvironment } from './environment-policy.js';
@@ -136,12 +137,19 @@ const bashInputSchema = z.strictObject({
   command: z.string().min(1).describe('The command to run, in bash'),
   timeout: z.number().int().positive().optional().describe('Timeout in milliseconds (default 120000, at most 600000)'),
   description: z.string().optional().describe('What the command does, in a few words'),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe('Set to true to run this command in the background. Use TaskOutput to read the output later, TaskStop to stop it.'),
 });
 
 export const bashTool = defineTool({
   name: 'Bash',
   aliases: ['shell', 'run_shell_command'],
-  description: 'Runs a bash command in the session directory and returns its output and exit code.',
+  description:
+    'Runs a bash command in the session directory and returns its output and exit code. With run_in_background: true it ' +
+    'returns at once with a task ID instead; the command keeps running (timeout does not apply), and TaskOutput reads its ' +
+    'output and exit code later.',
   inputSchema: bashInputSchema,
   concurrentSafe: (input) => isReadOnlyCommand(input.command),
   readOnly: (input) => isReadOnlyCommand(input.command),
@@ -160,6 +168,15 @@ export const bashTool = defineTool({
   permissionFacts: (input, context) => bashFacts(input.command, context.cwd),
   summarize: summarizeCommand,
   async execute(input, context) {
+    if (input.run_in_background === true) {
+      // Detached from this worker, output to a file under the data dir: see background-tasks.ts.
+      return startBackgroundCommand({
+        command: input.command,
+        ...(input.description === undefined ? {} : { description: input.description }),
+        context,
+        env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId },
+      });
+    }
     const timeoutMs = Math.min(input.timeout ?? envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs));
     const spoolLimit = spoolLimitBytes();
     const spoolPath = path.join(os.tmpdir(), `switchyard-bash-${randomUUID()}.out`);

@@ -1,4 +1,5 @@
 import { bashTool } from './bash.js';
+import { taskOutputTool, taskStopTool } from './background-tasks.js';
 import type { Tool } from './define-tool.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
@@ -11,5 +12,5 @@ import { writeTool } from './write.js';
 
 /** The tools every worker offers unless told otherwise: Claude Code's names and input fields. */
 export function builtinTools(): Tool[] {
-  return [readTool, writeTool, editTool, globTool, grepTool, bashTool, webFetchTool, todoWriteTool, submitResultTool];
+  return [readTool, writeTool, editTool, globTool, grepTool, bashTool, taskOutputTool, taskStopTool, webFetchTool, todoWriteTool, submitResultTool];
 }

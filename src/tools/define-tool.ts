@@ -3,6 +3,7 @@ import type { InterruptBehavior, PermissionFacts, SideEffectScope } from '../con
 import type { ImageMediaType, ResultBudgetPolicy, ToolDisplay, TurnControl } from '../contracts/tool-result.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { PersistedOutputEnvelopeInput } from '../contracts/persisted-output.js';
+import type { BackgroundTaskReport } from '../contracts/background-tasks.js';
 
 /** How long a call may run (seed 000 `resolveTimeoutMs`). */
 export interface TimeoutPolicy {
@@ -71,6 +72,11 @@ export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRul
   admit<T>(gate: string, work: () => Promise<T>): Promise<T>;
   /** Where full outputs go; a tool may store its own files here. */
   artifacts: ArtifactStore | undefined;
+  /**
+   * The worker's data directory (`SWITCHYARD_DATA_DIR`), for files that outlive one call: background tasks keep their
+   * records and output under `<dataDir>/background`. Absent in contexts made without a worker (unit tests).
+   */
+  dataDir?: string;
 }
 
 /** An image a tool returns: its bytes, which the executor stores as an artifact (they never enter history). */
@@ -108,6 +114,11 @@ export interface ToolOutputObject {
    * call, and for a concurrent group after the whole group, in call order.
    */
   sessionState?: Record<string, unknown>;
+  /**
+   * A background task this call started (Bash `run_in_background`) or observed (TaskOutput, TaskStop): the session
+   * records it (query `backgroundTasks`, events `BackgroundTaskStarted` / `BackgroundTaskEnded`).
+   */
+  backgroundTask?: BackgroundTaskReport;
 }
 export type ToolOutput = string | ToolOutputObject;
 

@@ -45,7 +45,10 @@ export interface SwitchyardWorkerOptions {
    * several hosts.
    */
   artifacts?: ArtifactStore;
-  /** Data directory of the default artifact store: `SWITCHYARD_DATA_DIR`, else `~/.local/share/switchyard`. */
+  /**
+   * Data directory of the default artifact store and of background tasks (`<dataDir>/background`):
+   * `SWITCHYARD_DATA_DIR`, else `~/.local/share/switchyard`.
+   */
   dataDir?: string;
   /** Admission gates (name → permits) that tools pass before model or network requests. Default `{ model: 4, network: 16 }`. */
   admissionGates?: Readonly<Record<string, number>>;
@@ -143,10 +146,12 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     );
   }
   const logger = options.logger;
+  const dataDir = options.dataDir ?? dataDirFromEnv();
   const activityDependencies: Parameters<typeof createActivities>[0] = {
     registry,
     pendingApprovalsSearchAttribute: pendingApprovals,
-    artifacts: options.artifacts ?? new FileArtifactStore(options.dataDir ?? dataDirFromEnv()),
+    artifacts: options.artifacts ?? new FileArtifactStore(dataDir),
+    dataDir,
     ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
     ...(logger === undefined ? {} : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),

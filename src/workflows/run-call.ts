@@ -171,6 +171,10 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   if (outcome.content !== undefined) result.content = outcome.content;
   if (outcome.budget !== undefined) result.budget = outcome.budget;
   if (turnControl !== undefined) result.turnControl = turnControl;
+  if (outcome.backgroundTask !== undefined) {
+    state.backgroundTasks.observe({ report: outcome.backgroundTask, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, emit: (event) => state.emit(event) });
+    if (outcome.backgroundTask.kind === 'started') result.backgroundTask = { taskId: outcome.backgroundTask.taskId };
+  }
   const completion: CallCompletion = { result: finish(run, result, authorization.permission), hookContext };
   if (outcome.aggregateReplacement !== undefined) completion.replacement = outcome.aggregateReplacement;
   if (outcome.sessionState !== undefined) completion.stateChanges = outcome.sessionState;

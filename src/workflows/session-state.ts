@@ -6,6 +6,8 @@ import type { ParsedRule } from '../contracts/permission-rules.js';
 import type { SessionContext } from '../contracts/pipeline.js';
 import type { SessionOptions } from '../contracts/session.js';
 import type { TurnResult } from '../contracts/tool-result.js';
+import type { BackgroundTaskView } from '../contracts/background-tasks.js';
+import { BackgroundTaskLedger } from './background-task-ledger.js';
 import { EventLog } from './event-log.js';
 
 /** Completed turns remembered for re-attachment by turnId. */
@@ -26,6 +28,8 @@ export interface CarriedSessionState {
   replacedResults: string[];
   /** Untrusted workspace settings files already reported by a `WorkspaceSettingsUntrusted` event. */
   reportedUntrustedSettings?: string[];
+  /** v1.1: the session's background tasks as last seen. */
+  backgroundTasks?: BackgroundTaskView[];
 }
 
 /** What one finished call asks the session to change (its context modifier). */
@@ -56,6 +60,7 @@ export class SessionState {
   readonly decidedRequestIds: string[];
   readonly replacedResults: Set<string>;
   readonly reportedUntrustedSettings: Set<string>;
+  readonly backgroundTasks: BackgroundTaskLedger;
   #toolState: Record<string, unknown>;
 
   constructor(options: SessionOptions, carried?: CarriedSessionState) {
@@ -67,6 +72,7 @@ export class SessionState {
     this.decidedRequestIds = [...(carried?.decidedRequestIds ?? [])];
     this.replacedResults = new Set(carried?.replacedResults ?? []);
     this.reportedUntrustedSettings = new Set(carried?.reportedUntrustedSettings ?? []);
+    this.backgroundTasks = new BackgroundTaskLedger(carried?.backgroundTasks);
     let ruleError: string | undefined;
     const parse = (list: readonly string[] | undefined): ParsedRule[] =>
       (list ?? []).flatMap((rule) => {
@@ -146,6 +152,7 @@ export class SessionState {
       decidedRequestIds: this.decidedRequestIds.slice(-DECIDED_REQUESTS_RETAINED),
       replacedResults: [...this.replacedResults].slice(-REPLACED_RESULTS_RETAINED),
       reportedUntrustedSettings: [...this.reportedUntrustedSettings],
+      backgroundTasks: this.backgroundTasks.carry(),
     };
   }
 }

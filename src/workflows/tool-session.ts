@@ -1,4 +1,5 @@
-import { allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
 import { DEFAULT_CONTINUE_AS_NEW_EVENTS, DEFAULT_MAX_CALLS_PER_TURN, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import {
@@ -6,6 +7,7 @@ import {
   addCallsUpdate,
   approvalSignal,
   awaitResultsUpdate,
+  backgroundTasksQuery,
   eventsQuery,
   executeTurnUpdate,
   interruptSignal,
@@ -25,6 +27,12 @@ import type { CarriedSessionState } from './session-state.js';
 import { TurnQueue } from './turn-queue.js';
 
 export type { CarriedSessionState } from './session-state.js';
+
+// Runs where the tasks' data directory is: a regular activity on the session's task queue.
+const { stopBackgroundTasks } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
+});
 
 /** What a session returns when it ends (it only ends by continue-as-new today). */
 export interface SessionSummary {
@@ -56,10 +64,32 @@ export async function toolSession(options: SessionOptions = {}, carried?: Carrie
   refresh();
 
   const eventThreshold = options.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_EVENTS;
-  await condition(() => queue.idle && (workflowInfo().continueAsNewSuggested || state.events.appendedThisRun >= eventThreshold));
-  // Signals and updates that arrived meanwhile finish first; none is lost across continue-as-new.
-  await condition(allHandlersFinished);
+  try {
+    await condition(() => queue.idle && (workflowInfo().continueAsNewSuggested || state.events.appendedThisRun >= eventThreshold));
+    // Signals and updates that arrived meanwhile finish first; none is lost across continue-as-new.
+    await condition(allHandlersFinished);
+  } catch (error) {
+    // Cancelling the workflow ends the session: its background tasks end with it (continue-as-new keeps them).
+    if (isCancellation(error)) await stopBackgroundTasksAtEnd(state);
+    throw error;
+  }
   return await continueAsNew<typeof toolSession>(options, state.carry());
+}
+
+/**
+ * The session's end (workflow cancellation: `SessionHandle.end()`, `temporal workflow cancel`): an activity stops the
+ * background tasks the session still believes running, and `BackgroundTaskEnded` records each. Not cancellable
+ * itself; a failure is logged and the session ends anyway. A terminated workflow runs no code, so termination leaves
+ * its tasks running (README "Background tasks").
+ */
+async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
+  if (!state.backgroundTasks.anyRunning) return;
+  try {
+    const stopped = await CancellationScope.nonCancellable(() => stopBackgroundTasks({ sessionId: state.sessionId }));
+    state.backgroundTasks.sessionEnded({ tasks: stopped.tasks, emit: (event) => state.emit(event) });
+  } catch (error) {
+    log.error('could not stop the session\'s background tasks', { error: projectErrorMessage(error) });
+  }
 }
 
 /** The wire contract's messages (DESIGN.md §3), each to the part that owns it. */
@@ -166,6 +196,7 @@ function installHandlers(parts: { state: SessionState; broker: ApprovalBroker; q
   setHandler(interruptSignal, (signal) => queue.interrupt(signal?.reason));
   setHandler(eventsQuery, (query) => state.events.read(query?.since ?? 0));
   setHandler(pendingApprovalsQuery, () => broker.pendingRequests());
+  setHandler(backgroundTasksQuery, () => state.backgroundTasks.list());
   setHandler(sessionStateQuery, () => ({ state: { ...state.toolState }, rememberedRules: state.remembered.map((rule) => rule.source) }));
   setHandler(activeTurnQuery, (): ActiveTurnView | null => {
     const current = queue.current;

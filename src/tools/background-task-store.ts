@@ -1,0 +1,341 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BACKGROUND_TASK_DEFAULTS } from '../contracts/background-tasks.js';
+import type { BackgroundTaskRecord, BackgroundTaskStatus } from '../contracts/background-tasks.js';
+
+/** Task ids the store makes (`bg_` and 8 hex digits) and accepts: anything else is unknown, never a path. */
+const TASK_ID = /^bg_[0-9a-f]{8}$/;
+
+/**
+ * The wrapper that makes a task's exit code durable: it runs the command in bash, then writes bash's exit status to a
+ * file (atomically, by rename), so the code survives the worker that started it. `$1` is the command, `$2` the file.
+ * A signal that kills the wrapper itself (TaskStop's SIGTERM/SIGKILL to the whole group) leaves no file.
+ */
+const WRAPPER = '/bin/bash -c "$1"; code=$?; printf \'%s\\n\' "$code" > "$2.tmp" && mv -f "$2.tmp" "$2"';
+
+const RECORD_FILE = 'task.json';
+const OUTPUT_FILE = 'output.log';
+const EXIT_CODE_FILE = 'exit-code';
+
+/** What the store finds about a task's process right now. */
+export interface BackgroundTaskState {
+  status: BackgroundTaskStatus;
+  /** With `exited` (and with `killed` when the command still wrote one): the exit code; null when none is known. */
+  exitCode?: number | null;
+}
+
+/** A range of a task's output handed to the caller: in memory when it fits `maxInlineBytes`, else in a spool file. */
+export interface BackgroundTaskOutput {
+  from: number;
+  to: number;
+  /** The whole range when it fits, else its last `maxInlineBytes` bytes (cut at a character boundary). */
+  text: string;
+  /** The whole range in a file of its own (the caller owns and deletes it), when it did not fit. */
+  spool?: { path: string; bytes: number };
+}
+
+/** `/proc/<pid>/stat` fields 3 (state) and 22 (start time), or undefined where there is no procfs. */
+async function procStat(pid: number): Promise<{ state: string; startTicks: string } | undefined> {
+  try {
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may contain spaces: count fields after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', startTicks: fields[19] ?? '' };
+  } catch {
+    return undefined;
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/** Bytes at the end of `buffer` that start a UTF-8 character the buffer does not finish (0 to 3). */
+function incompleteUtf8Tail(buffer: Buffer): number {
+  for (let back = 1; back <= Math.min(3, buffer.length); back++) {
+    const byte = buffer[buffer.length - back] ?? 0;
+    if ((byte & 0xc0) === 0x80) continue;
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? back : 0;
+  }
+  return 0;
+}
+
+/**
+ * Background tasks on disk: `<dataDir>/background/<session>/<taskId>/` holds `task.json` (the record), `output.log`
+ * (stdout and stderr, written by the process itself, so nothing of the worker is needed to keep it going) and
+ * `exit-code` (written by the wrapper shell when the command ends). Everything a later worker needs to find a task,
+ * read it and stop it is here: a restarted worker, or another worker process on the same host and data directory.
+ * Tasks are per session: a session can name only its own.
+ */
+export class BackgroundTaskStore {
+  readonly root: string;
+  /** Serialises record updates per task within this process (two concurrent TaskOutput calls on one task). */
+  readonly #locks = new Map<string, Promise<unknown>>();
+
+  constructor(dataDir: string) {
+    this.root = path.join(dataDir, 'background');
+  }
+
+  static isTaskId(taskId: string): boolean {
+    return TASK_ID.test(taskId);
+  }
+
+  sessionDirectory(sessionId: string): string {
+    // The same encoding as the artifact store's session segment: any session id is one safe path segment.
+    const segment = encodeURIComponent(sessionId).replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`).replace(/^\./, '%2E');
+    return path.join(this.root, segment);
+  }
+
+  taskDirectory(sessionId: string, taskId: string): string {
+    if (!BackgroundTaskStore.isTaskId(taskId)) throw new Error(`Not a background task id: "${taskId}"`);
+    return path.join(this.sessionDirectory(sessionId), taskId);
+  }
+
+  outputPath(record: Pick<BackgroundTaskRecord, 'sessionId' | 'taskId'>): string {
+    return path.join(this.taskDirectory(record.sessionId, record.taskId), OUTPUT_FILE);
+  }
+
+  /**
+   * Starts `command` in bash, detached: its own session and process group (so neither the worker's death nor its
+   * signals reach it), stdin closed, stdout and stderr appended to `output.log`. Resolves once the process runs and
+   * its record is on disk.
+   */
+  async start(options: {
+    sessionId: string;
+    turnId: string;
+    callId: string;
+    command: string;
+    description?: string;
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+  }): Promise<BackgroundTaskRecord> {
+    const taskId = `bg_${randomBytes(4).toString('hex')}`;
+    const directory = this.taskDirectory(options.sessionId, taskId);
+    await mkdir(directory, { recursive: true });
+    const output = await open(path.join(directory, OUTPUT_FILE), 'a');
+    let pid: number;
+    try {
+      const child = spawn('/bin/sh', ['-c', WRAPPER, 'switchyard-background-task', options.command, path.join(directory, EXIT_CODE_FILE)], {
+        cwd: options.cwd,
+        detached: true,
+        stdio: ['ignore', output.fd, output.fd],
+        env: options.env,
+      });
+      pid = await new Promise<number>((resolve, reject) => {
+        child.once('error', reject);
+        child.once('spawn', () => (child.pid === undefined ? reject(new Error('the background process has no pid')) : resolve(child.pid)));
+      });
+      // The worker does not wait for it; it is reaped by this process while it lives, by init after.
+      child.unref();
+    } finally {
+      await output.close();
+    }
+    const record: BackgroundTaskRecord = {
+      taskId,
+      sessionId: options.sessionId,
+      turnId: options.turnId,
+      callId: options.callId,
+      command: options.command,
+      cwd: options.cwd,
+      pid,
+      startedAt: new Date().toISOString(),
+      readOffset: 0,
+    };
+    if (options.description !== undefined && options.description !== '') record.description = options.description;
+    const procfs = await procStat(pid);
+    if (procfs !== undefined) record.processStartTicks = procfs.startTicks;
+    await this.#write(record);
+    return record;
+  }
+
+  /** The task's record, or undefined when this session has no such task. */
+  async get(sessionId: string, taskId: string): Promise<BackgroundTaskRecord | undefined> {
+    if (!BackgroundTaskStore.isTaskId(taskId)) return undefined;
+    try {
+      const record = JSON.parse(await readFile(path.join(this.taskDirectory(sessionId, taskId), RECORD_FILE), 'utf8')) as BackgroundTaskRecord;
+      return record.sessionId === sessionId && record.taskId === taskId ? record : undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  /** Every task of a session, oldest first. */
+  async list(sessionId: string): Promise<BackgroundTaskRecord[]> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.sessionDirectory(sessionId));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const records = await Promise.all(entries.filter((entry) => BackgroundTaskStore.isTaskId(entry)).map((entry) => this.get(sessionId, entry)));
+    return records.filter((record): record is BackgroundTaskRecord => record !== undefined).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  }
+
+  /**
+   * Whether the task's process group leader (the wrapper shell) still runs: signal 0 finds it, it is not a zombie, and
+   * its start time is the recorded one (so a reused pid is not the task).
+   */
+  async isAlive(record: Pick<BackgroundTaskRecord, 'pid' | 'processStartTicks'>): Promise<boolean> {
+    try {
+      process.kill(record.pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    }
+    const procfs = await procStat(record.pid);
+    if (procfs === undefined) return true;
+    if (procfs.state === 'Z' || procfs.state === 'X') return false;
+    return record.processStartTicks === undefined || procfs.startTicks === record.processStartTicks;
+  }
+
+  /** The exit code the wrapper wrote, or undefined when it wrote none (yet). */
+  async exitCode(record: Pick<BackgroundTaskRecord, 'sessionId' | 'taskId'>): Promise<number | undefined> {
+    try {
+      const text = (await readFile(path.join(this.taskDirectory(record.sessionId, record.taskId), EXIT_CODE_FILE), 'utf8')).trim();
+      const code = Number(text);
+      return text !== '' && Number.isInteger(code) ? code : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The task's state from the disk and the process table: an exit code file means it exited (or, after a stop request,
+   * was killed); a live process means it runs; otherwise it died without writing a code (killed by a signal, or the
+   * host restarted).
+   */
+  async state(record: BackgroundTaskRecord): Promise<BackgroundTaskState> {
+    // Liveness first: the exit code is written just before the wrapper exits, so a live wrapper with a code is ending.
+    const alive = await this.isAlive(record);
+    const code = await this.exitCode(record);
+    if (alive && code === undefined) return { status: 'running' };
+    if (record.stopRequestedAt !== undefined) return { status: 'killed', exitCode: code ?? null };
+    if (code !== undefined) return { status: 'exited', exitCode: code };
+    return { status: 'killed', exitCode: null };
+  }
+
+  /** Waits until the task is no longer running, `timeoutMs` passes, or `signal` aborts (which rejects). */
+  async waitForEnd(record: BackgroundTaskRecord, options: { timeoutMs: number; signal?: AbortSignal; pollIntervalMs?: number }): Promise<BackgroundTaskState> {
+    const deadline = Date.now() + options.timeoutMs;
+    for (;;) {
+      const current = await this.state(record);
+      if (current.status !== 'running' || Date.now() >= deadline) return current;
+      const wait = Math.min(options.pollIntervalMs ?? BACKGROUND_TASK_DEFAULTS.pollIntervalMs, Math.max(0, deadline - Date.now()));
+      await sleep(wait, undefined, options.signal === undefined ? {} : { signal: options.signal });
+    }
+  }
+
+  /**
+   * The output written since the last read, and the read offset moved past it. A retry by the same `callId` reads the
+   * same range again (the first attempt's answer may have been lost with its worker). While the task runs, a range
+   * never ends inside a UTF-8 character.
+   */
+  async readNew(record: BackgroundTaskRecord, options: { callId: string; maxInlineBytes: number; running: boolean }): Promise<BackgroundTaskOutput> {
+    return this.#withLock(record, async () => {
+      const current = (await this.get(record.sessionId, record.taskId)) ?? record;
+      const from = current.lastRead?.callId === options.callId ? current.lastRead.from : current.readOffset;
+      const outputPath = this.outputPath(current);
+      const size = await stat(outputPath).then((stats) => stats.size, () => 0);
+      let to = Math.max(from, size);
+      let text = '';
+      let spool: BackgroundTaskOutput['spool'];
+      const inlineFrom = Math.max(from, to - options.maxInlineBytes);
+      if (to > from) {
+        const handle = await open(outputPath, 'r');
+        try {
+          const buffer = Buffer.alloc(to - inlineFrom);
+          const { bytesRead } = await handle.read(buffer, 0, buffer.length, inlineFrom);
+          let bytes = buffer.subarray(0, bytesRead);
+          to = inlineFrom + bytesRead;
+          if (options.running) {
+            const cut = incompleteUtf8Tail(bytes);
+            bytes = bytes.subarray(0, bytes.length - cut);
+            to -= cut;
+          }
+          // A tail that starts inside a character drops the partial character.
+          let start = 0;
+          if (inlineFrom > from) while (start < bytes.length && ((bytes[start] ?? 0) & 0xc0) === 0x80) start++;
+          text = bytes.subarray(start).toString('utf8');
+        } finally {
+          await handle.close();
+        }
+        if (inlineFrom > from) {
+          const spoolPath = path.join(this.taskDirectory(current.sessionId, current.taskId), `read-${randomBytes(4).toString('hex')}.log`);
+          await pipeline(createReadStream(outputPath, { start: from, end: to - 1 }), createWriteStream(spoolPath));
+          spool = { path: spoolPath, bytes: to - from };
+        }
+      }
+      await this.#write({ ...current, readOffset: to, lastRead: { callId: options.callId, from, to } });
+      return spool === undefined ? { from, to, text } : { from, to, text, spool };
+    });
+  }
+
+  /**
+   * Stops a running task: records the request, sends SIGTERM to its process group, SIGKILL after `graceMs` if the
+   * wrapper still lives, and SIGKILL to the group again once it is gone (children that ignored SIGTERM). A task that
+   * is not running is left as it is.
+   */
+  async stop(record: BackgroundTaskRecord, options: { graceMs?: number } = {}): Promise<BackgroundTaskState> {
+    const before = await this.state(record);
+    if (before.status !== 'running') return before;
+    const requested = await this.#withLock(record, async () => {
+      const current = (await this.get(record.sessionId, record.taskId)) ?? record;
+      const updated = { ...current, stopRequestedAt: current.stopRequestedAt ?? new Date().toISOString() };
+      await this.#write(updated);
+      return updated;
+    });
+    signalGroup(requested.pid, 'SIGTERM');
+    const deadline = Date.now() + (options.graceMs ?? BACKGROUND_TASK_DEFAULTS.stopGraceMs);
+    while ((await this.isAlive(requested)) && Date.now() < deadline) await sleep(50);
+    signalGroup(requested.pid, 'SIGKILL');
+    const killDeadline = Date.now() + 2_000;
+    while ((await this.isAlive(requested)) && Date.now() < killDeadline) await sleep(50);
+    return this.state(requested);
+  }
+
+  /** Stops every running task of a session (its end); returns the final state of each task that was running. */
+  async stopSession(sessionId: string, options: { graceMs?: number } = {}): Promise<Array<{ record: BackgroundTaskRecord; state: BackgroundTaskState }>> {
+    const records = await this.list(sessionId);
+    const stopped = await Promise.all(
+      records.map(async (record) => {
+        if ((await this.state(record)).status !== 'running') return undefined;
+        return { record, state: await this.stop(record, options) };
+      }),
+    );
+    return stopped.filter((entry): entry is { record: BackgroundTaskRecord; state: BackgroundTaskState } => entry !== undefined);
+  }
+
+  async #write(record: BackgroundTaskRecord): Promise<void> {
+    const file = path.join(this.taskDirectory(record.sessionId, record.taskId), RECORD_FILE);
+    const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`);
+    await rename(temporary, file);
+  }
+
+  async #withLock<T>(record: Pick<BackgroundTaskRecord, 'sessionId' | 'taskId'>, work: () => Promise<T>): Promise<T> {
+    const key = `${record.sessionId}/${record.taskId}`;
+    const previous = this.#locks.get(key) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#locks.set(key, settled);
+    try {
+      return await next;
+    } finally {
+      if (this.#locks.get(key) === settled) this.#locks.delete(key);
+    }
+  }
+}
