@@ -27,7 +27,7 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'No default exports.' }],
     },
   },
-  { files: ['vitest.config.ts', 'vitest.faults.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['vitest.config.ts', 'vitest.long.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
   {
     // Workflow code and the contracts it imports must stay deterministic and sandbox-safe.
     files: ['src/workflows/**/*.ts', 'src/contracts/**/*.ts'],

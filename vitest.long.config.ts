@@ -3,14 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-// `npm run test:faults`: the large fault-injection run, one scenario at a time (each starts its own dev server).
-const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-faults-run-'));
+// The long suites, one test file at a time: `npm run test:faults` (test/faults) and `npm run test:load` (test/load).
+const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-long-run-'));
 process.env.TMPDIR = runTmp;
 process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 
 export default defineConfig({
   test: {
-    include: ['test/faults/**/*.test.ts'],
+    include: ['test/faults/**/*.test.ts', 'test/load/**/*.test.ts'],
     environment: 'node',
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
