@@ -73,19 +73,34 @@ export interface SwitchyardWorkerOptions {
    * interrupt and show their summaries in the Web UI as regular activities do; `npm run bench` turns it on.
    */
   localReadOnlyCalls?: boolean | { maxTimeoutMs?: number };
+  /**
+   * Refuse to start when the namespace lacks the `SwitchyardPendingApprovals` search attribute (default true; env
+   * `SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE=false` turns it off). With false, sessions run without publishing it.
+   */
+  requireSearchAttribute?: boolean;
 }
 
 /**
- * Whether the namespace has the `SwitchyardPendingApprovals` search attribute. Sessions only upsert it when it
- * exists, so a cluster without it still works (without the visibility query).
+ * Whether the namespace has the `SwitchyardPendingApprovals` search attribute: `true`/`false` from the operator
+ * service, or `'unknown'` when the server would not say (no permission, an older server).
  */
-export async function hasPendingApprovalsSearchAttribute(connection: NativeConnection, namespace: string): Promise<boolean> {
+export async function hasPendingApprovalsSearchAttribute(connection: NativeConnection, namespace: string): Promise<boolean | 'unknown'> {
   try {
     const response = await connection.operatorService.listSearchAttributes({ namespace });
     return Object.hasOwn(response.customAttributes ?? {}, pendingApprovalsSearchAttribute);
   } catch {
-    return false;
+    return 'unknown';
   }
+}
+
+/** The error a worker starts with when its namespace lacks the search attribute (and it is required). */
+export function missingSearchAttributeMessage(namespace: string): string {
+  return (
+    `Namespace "${namespace}" has no search attribute ${pendingApprovalsSearchAttribute} (Int), which sessions use to publish ` +
+    `their pending approvals to visibility (the console and \`switchyard pending\` query it). Create it once per namespace:\n` +
+    `  temporal operator search-attribute create --namespace ${namespace} --name ${pendingApprovalsSearchAttribute} --type Int\n` +
+    `or start the worker with requireSearchAttribute: false (SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE=false) to run without it.`
+  );
 }
 
 export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -138,11 +153,16 @@ function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): Inje
 export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): Promise<Worker> {
   const registry = new ToolRegistry(options.tools ?? builtinTools());
   const namespace = options.namespace ?? namespaceFromEnv();
-  const pendingApprovals = await hasPendingApprovalsSearchAttribute(options.connection, namespace);
+  const registered = await hasPendingApprovalsSearchAttribute(options.connection, namespace);
+  const required = options.requireSearchAttribute ?? process.env.SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE !== 'false';
+  // A namespace without the attribute would have sessions that never show up in the pending-approvals query: refuse
+  // to start unless told to run without it. When the server will not say, start and let sessions skip the upsert.
+  if (registered === false && required) throw new Error(missingSearchAttributeMessage(namespace));
+  const pendingApprovals = registered === true;
   if (!pendingApprovals) {
     options.logger?.warn(
       { namespace },
-      `search attribute ${pendingApprovalsSearchAttribute} (Int) is not registered; sessions will not publish their pending approvals to visibility`,
+      `search attribute ${pendingApprovalsSearchAttribute} (Int) is ${registered === false ? 'not registered' : 'not confirmed by the server'}; sessions will not publish their pending approvals to visibility`,
     );
   }
   const logger = options.logger;
