@@ -11,7 +11,7 @@ import type { ToolNameMap } from './tool-names.js';
 export interface OpenAIChatStreamChunk {
   choices?: Array<{
     index?: number;
-    delta?: { tool_calls?: Array<{ index: number; id?: string; type?: string; function?: { name?: string; arguments?: string } }> };
+    delta?: { tool_calls?: Array<{ index: number; id?: string | null; type?: string | null; function?: { name?: string | null; arguments?: string | null } }> | null };
     finish_reason?: string | null;
   }>;
 }
@@ -57,11 +57,12 @@ export class OpenAIChatToolStream {
       let open = this.#open.get(fragment.index);
       if (open === undefined) {
         this.#completeBefore(fragment.index);
-        open = { index: fragment.index, id: fragment.id ?? '', name: '', arguments: '' };
+        open = { index: fragment.index, id: '', name: '', arguments: '' };
         this.#open.set(fragment.index, open);
       }
-      if (fragment.id !== undefined && open.id === '') open.id = fragment.id;
-      if (fragment.function?.name !== undefined) open.name += fragment.function.name;
+      // Later fragments carry `id: null` and `name: null` (the documented stream): only strings count.
+      if (typeof fragment.id === 'string' && open.id === '') open.id = fragment.id;
+      if (typeof fragment.function?.name === 'string') open.name += fragment.function.name;
       open.arguments += fragment.function?.arguments ?? '';
     }
     if (typeof choice?.finish_reason === 'string') return this.finish(choice.finish_reason);
