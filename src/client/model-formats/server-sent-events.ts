@@ -8,7 +8,8 @@ export interface ServerSentEvent {
  * The events of a `text/event-stream` body (what the Anthropic, OpenAI and Gemini APIs stream with `stream: true`),
  * for agent loops that call the HTTP API without an SDK: `for await (const { data } of serverSentEvents(response.body))`.
  */
-export async function* serverSentEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+export async function* serverSentEvents(body: AsyncIterable<Uint8Array> | null): AsyncGenerator<ServerSentEvent> {
+  if (body === null) throw new Error('The response has no body to read events from');
   const decoder = new TextDecoder();
   let buffer = '';
   let event: string | undefined;

@@ -66,10 +66,11 @@ export class ToolCallStream {
     });
   }
 
-  /** Ends the turn (once). */
+  /** Ends the turn (once). A reply without a call that ran opens no turn at all, so there is nothing to end. */
   end(): Promise<void> {
     if (this.#ended) return this.#chain(() => Promise.resolve());
     this.#ended = true;
+    if (this.#calls.length === 0) return this.settled();
     return this.#chain(() => this.#turn.end());
   }
 
