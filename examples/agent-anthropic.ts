@@ -2,6 +2,7 @@ import { toAnthropicToolResults, toAnthropicTools } from '../src/client/model-fo
 import { anthropicToolStream } from '../src/client/model-formats/anthropic-stream.js';
 import type { AnthropicStreamEvent } from '../src/client/model-formats/anthropic-stream.js';
 import { serverSentEvents } from '../src/client/model-formats/server-sent-events.js';
+import { parseArguments } from '../src/client/model-formats/shared.js';
 import type { AgentLoopOptions, AgentLoopOutcome } from './agent-support.js';
 import { postJson, runWhenMain, turnIdFor } from './agent-support.js';
 
@@ -33,7 +34,10 @@ export async function runAnthropicAgent(options: AgentLoopOptions): Promise<Agen
       }
       await toolStream.push(event); // tools start here, while the model streams
     }
-    for (const [index, text] of json) (content[index] as ContentBlock).input = text === '' ? {} : (JSON.parse(text) as unknown);
+    for (const [index, text] of json) {
+      const input = parseArguments(text); // '' is {}; a block cut off at max_tokens keeps {} (its result says why)
+      (content[index] as ContentBlock).input = typeof input === 'string' ? {} : input;
+    }
     messages.push({ role: 'assistant', content });
     if (!content.some((block) => block.type === 'tool_use')) return { text: content.map((block) => block.text ?? '').join(''), steps: step };
     messages.push({ role: 'user', content: toAnthropicToolResults(await toolStream.results()) });
