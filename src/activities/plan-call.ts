@@ -1,5 +1,6 @@
 import type { CallFlags, RejectedCallPlan } from '../contracts/call-plan.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
+import { dropOptionalNulls } from '../contracts/optional-nulls.js';
 import type { PlannedCall } from '../contracts/pipeline.js';
 import { texts } from '../contracts/texts.js';
 import type { ToolCall } from '../contracts/tool-call.js';
@@ -49,7 +50,9 @@ export function lookupAndParse(options: { registry: ToolRegistry; call: ToolCall
   if (tool === undefined) return rejected(call, 'lookup', errorCodes.toolNotFound, texts.toolNotFound(call.name));
   const json = parseJsonInput(call.input);
   if (!json.ok) return { ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(json.message)), toolName: tool.name };
-  const parsed = tool.inputSchema.safeParse(json.value);
+  // A strict-mode model sends null for an optional field it leaves out: null there means absent.
+  const mcpInputSchema = (tool as Tool & { mcpInputSchema?: unknown }).mcpInputSchema;
+  const parsed = tool.inputSchema.safeParse(dropOptionalNulls({ schema: tool.inputSchema, jsonSchema: mcpInputSchema, input: json.value }));
   if (!parsed.success) {
     return { ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(formatZodError(parsed.error))), toolName: tool.name };
   }
