@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
 import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
+import { progressHeartbeat } from '../contracts/progress.js';
+import type { ProgressHeartbeat } from '../contracts/progress.js';
 import { texts } from '../contracts/texts.js';
 import type { ToolDisplay, ToolResultStatus } from '../contracts/tool-result.js';
 import { errorCodes } from '../contracts/tool-result.js';
@@ -92,12 +94,19 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
       abort.abort(new Error(texts.timedOut(plan.timeoutMs ?? 0)));
     },
   });
-  let progress: string | undefined;
+  let progress: ProgressHeartbeat | undefined;
   // A local activity (a short read-only call on the workflow's worker) has no heartbeats: the server does not know it,
   // and cancellation reaches it in-process.
   const heartbeat = (): void => {
     if (activity.info.isLocal) return;
-    const details: ExecutionHeartbeat = { activeMs: deadline.activeMs, queuedMs: deadline.queuedMs };
+    const details: ExecutionHeartbeat = {
+      activeMs: deadline.activeMs,
+      queuedMs: deadline.queuedMs,
+      callId: plan.callId,
+      toolName: plan.toolName,
+      turnId: request.turnId,
+      at: new Date().toISOString(),
+    };
     if (progress !== undefined) details.progress = progress;
     activity.heartbeat(details);
   };
@@ -116,8 +125,8 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     callId: plan.callId,
     turnId: request.turnId,
     signal: abort.signal,
-    reportProgress: (text) => {
-      progress = text;
+    reportProgress: (report) => {
+      progress = progressHeartbeat(report, new Date());
     },
     sessionState: request.sessionState ?? {},
     denyRules: request.session.denyRules ?? [],
@@ -163,7 +172,8 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
       outcome = failure('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout, deadline, attempt);
       break;
     case 'cancelled':
-      outcome = failure('cancelled', tool.cancelledMessage ?? texts.defaultCancelled, errorCodes.cancelled, deadline, attempt);
+      // Claude Code's REJECT_MESSAGE, whatever the tool: one text for every interrupt (a sibling's failure replaces it).
+      outcome = failure('cancelled', texts.rejectMessage, errorCodes.cancelled, deadline, attempt);
       break;
     case 'error': {
       const business = end.error instanceof ToolUseError;

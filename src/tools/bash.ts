@@ -153,7 +153,6 @@ export const bashTool = defineTool({
   },
   resultBudget: RESULT_BUDGETS.Bash,
   cancelSiblingsOnError: true,
-  cancelledMessage: 'Command was cancelled; its process group was terminated.',
   ruleKind: 'command',
   ruleContent: (input) => input.command,
   rememberRule: (input) => bashRememberRule(input.command),
@@ -217,7 +216,7 @@ export const bashTool = defineTool({
           child.stderr?.pause();
           spool.once('drain', resume);
         }
-        context.reportProgress(combined.text().slice(-2_000));
+        context.reportProgress({ outputTail: combined.text().slice(-2_000) });
       }
       if (chunk.length > room) {
         // At the cap: stop the command; what it still prints is dropped, and the pipes drain so it can end.

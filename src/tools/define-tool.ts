@@ -3,6 +3,7 @@ import type { InterruptBehavior, PermissionFacts, SideEffectScope } from '../con
 import type { ImageMediaType, ResultBudgetPolicy, ToolDisplay, TurnControl } from '../contracts/tool-result.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { PersistedOutputEnvelopeInput } from '../contracts/persisted-output.js';
+import type { ToolProgressReport } from '../contracts/progress.js';
 
 /** How long a call may run (seed 000 `resolveTimeoutMs`). */
 export interface TimeoutPolicy {
@@ -53,8 +54,11 @@ export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRul
   turnId: string;
   /** Fires on turn interrupt, on the deadline, and on cancellation delivered by heartbeat. */
   signal: AbortSignal;
-  /** Reports progress (e.g. the tail of a command's output); it travels in heartbeat details. */
-  reportProgress(progress: string): void;
+  /**
+   * Reports progress: a string (or `message`) in the tool's own words, `outputTail` for the tail of its output so far.
+   * Each report replaces the last; it travels in heartbeat details (`SessionHandle.progress()`), never in history.
+   */
+  reportProgress(progress: string | ToolProgressReport): void;
   /**
    * The session's state (todo list, …) as it was when the call's group started; empty unless the tool declares
    * `readsSessionState` (so state does not ride along in every activity input).
@@ -146,7 +150,10 @@ export interface ToolDefinition<Input> {
   cancelSiblingsOnError?: boolean;
   /** Writes the model's content for an output that was persisted, instead of the generic `<persisted-output>` envelope. */
   formatPersistedModelContent?(envelope: PersistedOutputEnvelopeInput & { uri: string }): string;
-  /** Message the model sees when the call is cancelled. */
+  /**
+   * @deprecated Ignored: an interrupted call gets Claude Code's reject message (`texts.rejectMessage`), whatever the
+   * tool, and a call cancelled by a failing sibling gets `Cancelled: parallel tool call … errored`.
+   */
   cancelledMessage?: string;
   /** What permission rules match, e.g. the command for `Bash(npm run test:*)`, the path for `Read(src/**)`. */
   ruleContent?(input: Input): string | undefined;
