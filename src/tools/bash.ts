@@ -256,6 +256,8 @@ export const bashTool = defineTool({
         content: status === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${status}`,
         isError: status !== undefined,
         display: { type: 'bash_output', stdout: stdout.text(), stderr: stderr.text(), exitCode, truncated: stdout.truncated || stderr.truncated },
+        // Claude Code's Bash output for PostToolUse hooks (`tool_response.stdout`…), from the same tails as the display.
+        hookResponse: { stdout: stdout.text(), stderr: stderr.text(), interrupted: timedOut, isImage: false, exitCode },
       };
       if (status !== undefined) output.errorCode = outputCapped ? 'output_limit' : timedOut ? 'command_timeout' : 'exit_code';
       if (combined.truncated) output.spool = { path: spoolPath, bytes: combined.total };

@@ -108,6 +108,12 @@ export interface ToolOutputObject {
   /** Structured output, checked against the tool's `outputSchema`. */
   data?: unknown;
   /**
+   * The tool's own output for PostToolUse hooks (`tool_response` on a command hook's stdin), in the shape Claude Code
+   * gives its hooks, so a script written for Claude Code reads the same fields (Bash `stdout`, Write `filePath`…).
+   * Never in history and never sent to the model. Default `{ content, isError }` with the model's text.
+   */
+  hookResponse?: unknown;
+  /**
    * Session-state keys to set (the call's "context modifier"): applied by the workflow at once for an exclusive
    * call, and for a concurrent group after the whole group, in call order.
    */
@@ -148,6 +154,12 @@ export interface ToolDefinition<Input> {
   readsSessionState?: boolean;
   /** A failure cancels running siblings of the same tool in its group (Bash). */
   cancelSiblingsOnError?: boolean;
+  /**
+   * MCP tools: turns a PostToolUse hook's `updatedMCPToolOutput` into this tool's output, which then replaces the
+   * original (result budget and images as for any output). Tools without it ignore that field (Claude Code lets
+   * hooks replace MCP tools' outputs only).
+   */
+  outputFromHook?(updatedOutput: unknown): ToolOutput;
   /** Writes the model's content for an output that was persisted, instead of the generic `<persisted-output>` envelope. */
   formatPersistedModelContent?(envelope: PersistedOutputEnvelopeInput & { uri: string }): string;
   /**
