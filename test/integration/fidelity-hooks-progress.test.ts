@@ -8,8 +8,9 @@ import { connectMcpTools, mcpServersFromConfig } from '../../src/tools/mcp.js';
 import type { McpTool } from '../../src/tools/mcp.js';
 import { readTool } from '../../src/tools/read.js';
 import { writeTool } from '../../src/tools/write.js';
-import { createHarness, scratchDir } from '../support/harness.js';
+import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { killCli, startCli } from '../support/cli-process.js';
 import { processExists } from '../support/processes.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -164,6 +165,41 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
     expect(seen.result.results[0]?.modelContent).toBe(texts.rejectMessage);
     // Nothing runs any more, so there is no progress.
     expect(seen.after).toEqual([]);
+  });
+
+  it('`switchyard events <id> --follow` prints events and live progress lines until Ctrl-C', async () => {
+    const sessionId = uniqueName('follow');
+    const env = {
+      ...process.env,
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_NAMESPACE: harness.namespace,
+      SWITCHYARD_TASK_QUEUE: harness.taskQueue,
+      HOME: await scratchDir('switchyard-home-'),
+    };
+    const outcome = await harness.withWorker(async () => {
+      const session = await harness.client.startSession(sessionId, { cwd, permissionMode: 'bypassPermissions', heartbeatTimeoutMs: 2_000 });
+      const follow = startCli(['events', sessionId, '--follow'], env);
+      try {
+        const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'loop', name: 'Bash', input: { command: 'for i in $(seq 1 60); do echo line$i; sleep 1; done' } }] });
+        const lines = (): Array<Record<string, unknown>> => follow.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+        await waitFor(async () => lines(), (printed) => printed.some((line) => line.type === 'ToolCallProgress' && /^line\d+$/.test(String(line.latestLine))), {
+          what: 'a progress line from the CLI',
+          timeoutMs: 60_000,
+        });
+        await session.interrupt();
+        await turn;
+        await waitFor(async () => lines(), (printed) => printed.some((line) => line.type === 'TurnCompleted'), { what: 'TurnCompleted from the CLI', timeoutMs: 30_000 });
+        follow.child.kill('SIGINT');
+        return { exit: await follow.exited, printed: lines() };
+      } finally {
+        await killCli(follow);
+      }
+    });
+    expect(outcome.exit.code).toBe(0);
+    const types = outcome.printed.map((line) => line.type);
+    expect(types.indexOf('ToolCallStarted')).toBeLessThan(types.indexOf('ToolCallProgress'));
+    expect(types.indexOf('ToolCallProgress')).toBeLessThan(types.indexOf('TurnCompleted'));
+    expect(outcome.printed.find((line) => line.type === 'ToolCallProgress')).toMatchObject({ callId: 'loop', toolName: 'Bash', turnId: 't' });
   });
 
   it('kills a sleeping PreToolUse hook process when the turn is interrupted', async () => {
