@@ -208,15 +208,15 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
       const session = await harness.startSession({
         cwd,
         permissionMode: 'bypassPermissions',
-        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo $$ > "${pidFile}"; sleep 30`, timeout: 120 }] }] },
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo $$ > "${pidFile}"; sleep 120`, timeout: 300 }] }] },
       });
       const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'never', name: 'Bash', input: { command: 'echo never > ran.txt' } }] });
       const pid = await waitFor(() => readPid(pidFile), (value) => value > 0, { what: 'the hook pid file' });
       expect(processExists(pid)).toBe(true);
       await session.interrupt('stop');
-      const result = await turn;
-      await waitFor(async () => processExists(pid), (alive) => !alive, { what: 'the hook process to die', timeoutMs: 15_000 });
-      return { result, pid };
+      // Well before the hook would end by itself (120 s).
+      await waitFor(async () => processExists(pid), (alive) => !alive, { what: 'the hook process to die', timeoutMs: 30_000 });
+      return { result: await turn, pid };
     });
     expect(outcome.result.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
     expect(processExists(outcome.pid)).toBe(false);
@@ -229,15 +229,15 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
       const session = await harness.startSession({
         cwd,
         heartbeatTimeoutMs: 2_000,
-        hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo $$ > "${pidFile}"; sleep 30`, timeout: 120 }] }] },
+        hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo $$ > "${pidFile}"; sleep 120`, timeout: 300 }] }] },
       });
       const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'ask', name: 'Bash', input: { command: 'touch asked.txt' } }] });
       const pid = await waitFor(() => readPid(pidFile), (value) => value > 0, { what: 'the hook pid file' });
       expect(processExists(pid)).toBe(true);
       await session.interrupt('stop');
-      const result = await turn;
-      await waitFor(async () => processExists(pid), (alive) => !alive, { what: 'the hook process to die', timeoutMs: 15_000 });
-      return { result, pid };
+      // Well before the hook would end by itself (120 s).
+      await waitFor(async () => processExists(pid), (alive) => !alive, { what: 'the hook process to die', timeoutMs: 30_000 });
+      return { result: await turn, pid };
     });
     expect(outcome.result.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
     expect(processExists(outcome.pid)).toBe(false);
