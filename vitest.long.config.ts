@@ -3,14 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-// The long suites, one test file at a time: `npm run test:faults` (test/faults) and `npm run test:load` (test/load).
+// The long suites, one test file at a time: `npm run test:faults` (test/faults), `npm run test:load` (test/load) and `npm run test:cluster` (test/cluster).
 const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-long-run-'));
 process.env.TMPDIR = runTmp;
 process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 
 export default defineConfig({
   test: {
-    include: ['test/faults/**/*.test.ts', 'test/load/**/*.test.ts'],
+    include: ['test/faults/**/*.test.ts', 'test/load/**/*.test.ts', 'test/cluster/**/*.test.ts'],
     environment: 'node',
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',

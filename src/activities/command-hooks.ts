@@ -6,14 +6,16 @@
  *   environment minus what the environment policy drops (`src/tools/environment-policy.ts`: names that look like
  *   secrets), plus `SWITCHYARD_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (both the session directory).
  * - stdin is one JSON object: `session_id`, `transcript_path` (always `''`: there is no transcript file), `cwd`,
- *   `hook_event_name`, `tool_name`, `tool_input`, `tool_use_id`; PostToolUse adds `tool_response`
- *   (`{ content, isError }`), PostToolUseFailure adds `error` and `is_interrupt`, PermissionRequest adds
+ *   `hook_event_name`, `tool_name`, `tool_input`, `tool_use_id`; PostToolUse adds `tool_response`, the tool's
+ *   own output as Claude Code shapes it (Bash `stdout`/`stderr`/`interrupted`/`isImage`, Write/Edit `filePath`…;
+ *   `{ content, isError }` for tools that give none), PostToolUseFailure adds `error` and `is_interrupt`, PermissionRequest adds
  *   `permission_request_id` and `reason` (Switchyard's names: Claude Code has no equivalent fields).
  * - Exit 0: stdout that starts with `{` is Claude Code's JSON output (see `HookOutput`); anything else is no decision.
  * - Exit 2: blocks; stderr is the reason (PreToolUse: deny; PermissionRequest: deny; PostToolUse and
  *   PostToolUseFailure: context for the model).
  * - Any other exit code, a timeout, a failure to start, or malformed JSON: the hook throws, which the callers
  *   log and count as no decision. A failing command hook never allows anything.
+ * - An interrupted turn (the hook run's `signal`) kills the hook's process group, as a timeout does.
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -24,6 +26,7 @@ import { HOOK_EVENT_NAMES, hookSettingsSchema, mergeHookSettings } from '../cont
 import type { CommandHookConfig, HookEventName, HookSettings } from '../contracts/hook-settings.js';
 import { childEnvironment } from '../tools/environment-policy.js';
 import type {
+  HookRunContext,
   PermissionRequestHook,
   PermissionRequestHookInput,
   PermissionRequestHookResult,
@@ -289,6 +292,8 @@ const hookOutputSchema = z.object({
       permissionDecisionReason: nullishString,
       updatedInput: updatedInputSchema,
       additionalContext: nullishString,
+      /** PostToolUse, MCP tools only: the output that replaces the tool's. */
+      updatedMCPToolOutput: z.unknown().optional(),
       /** PermissionRequest. */
       decision: z
         .object({ behavior: z.enum(['allow', 'deny']), message: nullishString, updatedInput: updatedInputSchema })
@@ -307,6 +312,7 @@ interface CommandHookRun {
   stdin: Record<string, unknown>;
   env: NodeJS.ProcessEnv | undefined;
   onWarning: Warn;
+  signal: AbortSignal | undefined;
 }
 
 /** Runs the command and validates its JSON; throws on every failure. `undefined` output: no JSON printed. */
@@ -320,6 +326,7 @@ async function runForEvent(run: CommandHookRun): Promise<{ kind: 'ok'; output?: 
     cwd: run.cwd,
     input: run.stdin,
     ...(run.env === undefined ? {} : { env: run.env }),
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
   });
   switch (outcome.kind) {
     case 'error':
@@ -398,6 +405,7 @@ function postToolUseResult(output: HookOutput): PostToolUseHookResult | undefine
   );
   return compact<PostToolUseHookResult>({
     additionalContext: context.length === 0 ? undefined : context.join('\n'),
+    updatedMCPToolOutput: output.hookSpecificOutput?.updatedMCPToolOutput ?? undefined,
     continue: output.continue ?? undefined,
     stopReason: output.stopReason ?? undefined,
   });
@@ -425,13 +433,14 @@ export function commandHooks(
 ): SwitchyardHooks {
   const each = <T>(event: HookEventName, make: (hook: CommandHookConfig, matcher: string | undefined) => T): T[] =>
     (settings.hooks?.[event] ?? []).flatMap((group) => group.hooks.map((hook) => make(hook, group.matcher)));
-  const context = (event: HookEventName, hook: CommandHookConfig, cwd: string, stdin: Record<string, unknown>): CommandHookRun => ({
+  const context = (event: HookEventName, hook: CommandHookConfig, cwd: string, stdin: Record<string, unknown>, run?: HookRunContext): CommandHookRun => ({
     event,
     hook,
     cwd,
     stdin,
     env: options.env,
     onWarning: options.onWarning,
+    signal: run?.signal,
   });
   const label = (event: HookEventName, hook: CommandHookConfig): string => `${event} hook "${clip(hook.command, 200)}"`;
   const withMatcher = <T extends object>(matcher: string | undefined, hook: T): T & { matcher?: string } =>
@@ -439,8 +448,8 @@ export function commandHooks(
 
   const preToolUse = each('PreToolUse', (hook, matcher): PreToolUseHook =>
     withMatcher(matcher, {
-      async run(input: PreToolUseHookInput): Promise<PreToolUseHookResult | undefined> {
-        const outcome = await runForEvent(context('PreToolUse', hook, input.cwd, baseStdin('PreToolUse', input)));
+      async run(input: PreToolUseHookInput, run?: HookRunContext): Promise<PreToolUseHookResult | undefined> {
+        const outcome = await runForEvent(context('PreToolUse', hook, input.cwd, baseStdin('PreToolUse', input), run));
         if (outcome.kind === 'block') return { permissionDecision: 'deny', permissionDecisionReason: outcome.reason || `Blocked by ${label('PreToolUse', hook)}` };
         return outcome.output === undefined ? undefined : preToolUseResult(outcome.output);
       },
@@ -448,9 +457,9 @@ export function commandHooks(
   );
   const permissionRequest = each('PermissionRequest', (hook, matcher): PermissionRequestHook =>
     withMatcher(matcher, {
-      async run(input: PermissionRequestHookInput): Promise<PermissionRequestHookResult | undefined> {
+      async run(input: PermissionRequestHookInput, run?: HookRunContext): Promise<PermissionRequestHookResult | undefined> {
         const stdin = { ...baseStdin('PermissionRequest', input), permission_request_id: input.requestId, reason: input.reason };
-        const outcome = await runForEvent(context('PermissionRequest', hook, input.cwd, stdin));
+        const outcome = await runForEvent(context('PermissionRequest', hook, input.cwd, stdin, run));
         if (outcome.kind === 'block') return { behavior: 'deny', message: outcome.reason || `Denied by ${label('PermissionRequest', hook)}` };
         return outcome.output === undefined ? undefined : permissionRequestResult(outcome.output, label('PermissionRequest', hook));
       },
@@ -459,7 +468,7 @@ export function commandHooks(
   const postToolUse = each('PostToolUse', (hook, matcher): PostToolUseHook =>
     withMatcher(matcher, {
       async run(input: PostToolUseHookInput): Promise<PostToolUseHookResult | undefined> {
-        const stdin = { ...baseStdin('PostToolUse', input), tool_response: { content: input.toolResponse.content, isError: input.toolResponse.isError } };
+        const stdin = { ...baseStdin('PostToolUse', input), tool_response: input.toolOutput ?? { content: input.toolResponse.content, isError: input.toolResponse.isError } };
         const outcome = await runForEvent(context('PostToolUse', hook, input.cwd, stdin));
         if (outcome.kind === 'block') return outcome.reason === '' ? undefined : { additionalContext: outcome.reason };
         return outcome.output === undefined ? undefined : postToolUseResult(outcome.output);

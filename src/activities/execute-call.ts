@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
 import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
+import { progressHeartbeat } from '../contracts/progress.js';
+import type { ProgressHeartbeat } from '../contracts/progress.js';
 import { texts } from '../contracts/texts.js';
 import type { ToolDisplay, ToolResultStatus } from '../contracts/tool-result.js';
 import { errorCodes } from '../contracts/tool-result.js';
@@ -94,12 +96,19 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
       abort.abort(new Error(texts.timedOut(plan.timeoutMs ?? 0)));
     },
   });
-  let progress: string | undefined;
+  let progress: ProgressHeartbeat | undefined;
   // A local activity (a short read-only call on the workflow's worker) has no heartbeats: the server does not know it,
   // and cancellation reaches it in-process.
   const heartbeat = (): void => {
     if (activity.info.isLocal) return;
-    const details: ExecutionHeartbeat = { activeMs: deadline.activeMs, queuedMs: deadline.queuedMs };
+    const details: ExecutionHeartbeat = {
+      activeMs: deadline.activeMs,
+      queuedMs: deadline.queuedMs,
+      callId: plan.callId,
+      toolName: plan.toolName,
+      turnId: request.turnId,
+      at: new Date().toISOString(),
+    };
     if (progress !== undefined) details.progress = progress;
     activity.heartbeat(details);
   };
@@ -118,8 +127,8 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     callId: plan.callId,
     turnId: request.turnId,
     signal: abort.signal,
-    reportProgress: (text) => {
-      progress = text;
+    reportProgress: (report) => {
+      progress = progressHeartbeat(report, new Date());
     },
     sessionState: request.sessionState ?? {},
     denyRules: request.session.denyRules ?? [],
@@ -166,7 +175,8 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
       outcome = failure('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout, deadline, attempt);
       break;
     case 'cancelled':
-      outcome = failure('cancelled', tool.cancelledMessage ?? texts.defaultCancelled, errorCodes.cancelled, deadline, attempt);
+      // Claude Code's REJECT_MESSAGE, whatever the tool: one text for every interrupt (a sibling's failure replaces it).
+      outcome = failure('cancelled', texts.rejectMessage, errorCodes.cancelled, deadline, attempt);
       break;
     case 'error': {
       const business = end.error instanceof ToolUseError;
@@ -182,15 +192,40 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
       return exhaustive;
     }
   }
-  return runPostHooks({ outcome, plan, request, dependencies });
+  const { outputFromHook } = tool;
+  return runPostHooks({
+    outcome,
+    plan,
+    request,
+    dependencies,
+    toolOutput: end.kind === 'output' && end.output.hookResponse !== undefined ? end.output.hookResponse : { content: outcome.modelContent, isError: outcome.isError },
+    ...(outputFromHook === undefined
+      ? {}
+      : {
+          replaceOutput: async (updated: unknown) => {
+            const output = outputFromHook.call(tool, updated);
+            return finishOutput({ tool, plan, request, output: typeof output === 'string' ? { content: output } : output, deadline, attempt, dependencies });
+          },
+        }),
+  });
 }
 
 /**
  * PostToolUse after a success, PostToolUseFailure after a failure, a timeout or a cancellation (`isInterrupt`).
  * Their context reaches the model; `continue: false` stops the turn; a hook that throws is logged and ignored.
  */
-async function runPostHooks(options: { outcome: CallOutcome; plan: ExecutionPlan; request: ExecuteCallInput; dependencies: ExecuteCallDependencies }): Promise<CallOutcome> {
-  const { outcome, plan, request, dependencies } = options;
+async function runPostHooks(options: {
+  outcome: CallOutcome;
+  plan: ExecutionPlan;
+  request: ExecuteCallInput;
+  dependencies: ExecuteCallDependencies;
+  /** The tool's own output shape for `tool_response`. */
+  toolOutput: unknown;
+  /** MCP tools: the outcome of a hook's `updatedMCPToolOutput` in place of the tool's output. */
+  replaceOutput?: (updated: unknown) => Promise<CallOutcome>;
+}): Promise<CallOutcome> {
+  const { plan, request, dependencies } = options;
+  let { outcome } = options;
   const base = { sessionId: request.session.sessionId, cwd: request.cwd, toolName: plan.toolName, toolInput: plan.input, toolUseId: plan.callId };
   const results: PostToolUseHookResult[] = [];
   const run = async (matcher: string | undefined, invoke: () => PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>): Promise<void> => {
@@ -204,7 +239,7 @@ async function runPostHooks(options: { outcome: CallOutcome; plan: ExecutionPlan
   };
   if (outcome.status === 'success') {
     for (const hook of dependencies.hooks?.postToolUse ?? []) {
-      await run(hook.matcher, () => hook.run({ ...base, toolResponse: { content: outcome.modelContent, isError: outcome.isError } }));
+      await run(hook.matcher, () => hook.run({ ...base, toolResponse: { content: outcome.modelContent, isError: outcome.isError }, toolOutput: options.toolOutput }));
     }
   } else {
     for (const hook of dependencies.hooks?.postToolUseFailure ?? []) {
@@ -212,6 +247,19 @@ async function runPostHooks(options: { outcome: CallOutcome; plan: ExecutionPlan
     }
   }
   if (results.length === 0) return outcome;
+  // The last hook that replaced an MCP tool's output wins; a replacement that cannot be read is reported and ignored.
+  const replacement = outcome.status === 'success' ? results.findLast((result) => result.updatedMCPToolOutput !== undefined) : undefined;
+  if (replacement !== undefined) {
+    if (options.replaceOutput === undefined) {
+      dependencies.onWarning?.('PostToolUse hook returned updatedMCPToolOutput for a tool that is not an MCP tool; ignored', { toolName: plan.toolName });
+    } else {
+      try {
+        outcome = await options.replaceOutput(replacement.updatedMCPToolOutput);
+      } catch (error) {
+        dependencies.onWarning?.('PostToolUse hook returned an updatedMCPToolOutput that cannot be used; ignored', { toolName: plan.toolName, error: String(error) });
+      }
+    }
+  }
   const hookContext = results.flatMap((result) => (typeof result.additionalContext === 'string' && result.additionalContext !== '' ? [result.additionalContext] : []));
   const stop = results.find((result) => result.continue === false);
   return {

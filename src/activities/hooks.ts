@@ -8,6 +8,15 @@ export interface PreToolUseHookInput {
   toolUseId: string;
 }
 
+/** What a hook run gets besides its input. */
+export interface HookRunContext {
+  /**
+   * Fires when the turn is interrupted or the hook's activity is cancelled (a PermissionRequest race decided by the
+   * human): stop, and kill what was started. Command hooks kill their process group.
+   */
+  signal: AbortSignal;
+}
+
 /** Claude Code's PreToolUse hook output, as an object. */
 export interface PreToolUseHookResult {
   permissionDecision?: 'allow' | 'deny' | 'ask';
@@ -23,7 +32,7 @@ export interface PreToolUseHookResult {
 export interface PreToolUseHook {
   /** Regular expression on the tool name (`Bash|Write`); default: every tool. */
   matcher?: string;
-  run(input: PreToolUseHookInput): PreToolUseHookResult | undefined | Promise<PreToolUseHookResult | undefined>;
+  run(input: PreToolUseHookInput, context?: HookRunContext): PreToolUseHookResult | undefined | Promise<PreToolUseHookResult | undefined>;
 }
 
 export interface PermissionRequestHookInput extends PreToolUseHookInput {
@@ -40,12 +49,20 @@ export interface PermissionRequestHookResult {
 
 export interface PermissionRequestHook {
   matcher?: string;
-  run(input: PermissionRequestHookInput): PermissionRequestHookResult | undefined | Promise<PermissionRequestHookResult | undefined>;
+  run(input: PermissionRequestHookInput, context?: HookRunContext): PermissionRequestHookResult | undefined | Promise<PermissionRequestHookResult | undefined>;
 }
 
 /** PostToolUse: after a successful call; may add context for the model or stop the turn. */
 export interface PostToolUseHookInput extends PreToolUseHookInput {
+  /** The result's text for the model (after the result budget). */
   toolResponse: { content: string; isError: boolean };
+  /**
+   * The tool's own output, what Claude Code hands hooks as `tool_response`: Bash `{ stdout, stderr, interrupted,
+   * isImage, exitCode }`, Write `{ type, filePath, content, structuredPatch, originalFile }`, Edit `{ filePath,
+   * oldString, newString, replaceAll, structuredPatch, originalFile, userModified }`, Read `{ type, file }`, MCP tools
+   * their content blocks; `toolResponse` for tools that give none (`ToolOutputObject.hookResponse`).
+   */
+  toolOutput: unknown;
 }
 
 /** PostToolUseFailure: after a failed, timed-out or cancelled call. */
@@ -58,6 +75,11 @@ export interface PostToolUseFailureHookInput extends PreToolUseHookInput {
 /** Claude Code's PostToolUse output, as an object. */
 export interface PostToolUseHookResult {
   additionalContext?: string;
+  /**
+   * MCP tools only (Claude Code's semantics): replaces the tool's output before the model sees it, in the MCP
+   * result's shape (content blocks, a `{ content }` result, or a string). Ignored for other tools.
+   */
+  updatedMCPToolOutput?: unknown;
   /** `false` stops the turn after this call. */
   continue?: boolean;
   stopReason?: string;

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { Context } from '@temporalio/activity';
 import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
 import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy, PlanCallsInput, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
 import { groupCalls } from '../contracts/group-calls.js';
@@ -68,6 +69,27 @@ export function maxConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): num
     return value;
   }
   return DEFAULT_MAX_CONCURRENCY;
+}
+
+/** How often an activity that runs hooks heartbeats, so a cancellation reaches it (the SDK throttles the sends). */
+const HOOK_HEARTBEAT_INTERVAL_MS = 1_000;
+
+/**
+ * The running activity's cancellation as an AbortSignal for hooks; with `heartbeatEveryMs`, heartbeats until
+ * `stopHeartbeats` (a remote activity learns of its cancellation only from a heartbeat's answer). Outside an
+ * activity (unit tests) the signal never fires.
+ */
+function cancellationOf(options: { heartbeatEveryMs?: number } = {}): { signal: AbortSignal; stopHeartbeats: () => void } {
+  let activity: Context;
+  try {
+    activity = Context.current();
+  } catch {
+    return { signal: new AbortController().signal, stopHeartbeats: () => {} };
+  }
+  if (options.heartbeatEveryMs === undefined || activity.info.isLocal) return { signal: activity.cancellationSignal, stopHeartbeats: () => {} };
+  activity.heartbeat();
+  const timer = setInterval(() => activity.heartbeat(), options.heartbeatEveryMs);
+  return { signal: activity.cancellationSignal, stopHeartbeats: () => clearInterval(timer) };
 }
 
 function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHooks {
@@ -140,7 +162,9 @@ export function createActivities(dependencies: ActivityDependencies) {
     const onHookError = (error: unknown, toolName: string): void =>
       dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
     const { hooks, untrustedSettingsFiles } = await hooksFor({ cwd, sessionHooks: session.sessionHooks, trustWorkspaceSettings: session.trustWorkspaceSettings });
-    const plans = await Promise.all(calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks })));
+    // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
+    const { signal } = cancellationOf();
+    const plans = await Promise.all(calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks, signal })));
     return untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
   };
   return {
@@ -175,16 +199,23 @@ export function createActivities(dependencies: ActivityDependencies) {
     ): Promise<PermissionRequestHookResult | null> {
       const { sessionHooks, trustWorkspaceSettings, ...hookInput } = input;
       const { hooks } = await hooksFor({ cwd: hookInput.cwd, sessionHooks, trustWorkspaceSettings });
-      for (const hook of hooks.permissionRequest ?? []) {
-        if (!hookMatches(hook.matcher, input.toolName)) continue;
-        try {
-          const result = await hook.run(hookInput);
-          if (result?.behavior === 'allow' || result?.behavior === 'deny') return result;
-        } catch (error) {
-          dependencies.onWarning?.('PermissionRequest hook failed; it counts as no decision', { toolName: input.toolName, error: String(error) });
+      // Heartbeats carry the cancellation (an interrupt, or the human deciding first) to the hooks, which stop.
+      const { signal, stopHeartbeats } = cancellationOf({ heartbeatEveryMs: HOOK_HEARTBEAT_INTERVAL_MS });
+      try {
+        for (const hook of hooks.permissionRequest ?? []) {
+          if (signal.aborted) return null;
+          if (!hookMatches(hook.matcher, input.toolName)) continue;
+          try {
+            const result = await hook.run(hookInput, { signal });
+            if (result?.behavior === 'allow' || result?.behavior === 'deny') return result;
+          } catch (error) {
+            if (!signal.aborted) dependencies.onWarning?.('PermissionRequest hook failed; it counts as no decision', { toolName: input.toolName, error: String(error) });
+          }
         }
+        return null;
+      } finally {
+        stopHeartbeats();
       }
-      return null;
     },
     /**
      * Stops every running background task of a session: the session's end (workflow cancellation). Runs on the worker

@@ -38,6 +38,8 @@ export async function prepareCall(options: {
   context: ToolPrepareContext;
   hooks?: SwitchyardHooks;
   onHookError?: (error: unknown, toolName: string) => void;
+  /** The Prepare activity's cancellation (an interrupted turn): PreToolUse hooks get it and stop. */
+  signal?: AbortSignal;
 }): Promise<CallPlan> {
   const { registry, call, context } = options;
   const parsed = lookupAndParse({ registry, call });
@@ -60,7 +62,7 @@ export async function prepareCall(options: {
     };
   }
 
-  const hookOutcome = await runPreToolUseHooks({ hooks: options.hooks, tool, call, input, context, onError: options.onHookError });
+  const hookOutcome = await runPreToolUseHooks({ hooks: options.hooks, tool, call, input, context, onError: options.onHookError, signal: options.signal ?? new AbortController().signal });
   if (hookOutcome.updatedInput !== undefined) {
     const reparsed = tool.inputSchema.safeParse(hookOutcome.updatedInput.value);
     if (!reparsed.success) {
@@ -173,6 +175,7 @@ async function runPreToolUseHooks(options: {
   input: unknown;
   context: ToolPrepareContext;
   onError: ((error: unknown, toolName: string) => void) | undefined;
+  signal: AbortSignal;
 }): Promise<{ outcome?: PreToolUseOutcome; updatedInput?: { value: unknown } }> {
   const hooks = (options.hooks?.preToolUse ?? []).filter((hook) => hookMatches(hook.matcher, options.tool.name));
   if (hooks.length === 0) return {};
@@ -180,6 +183,8 @@ async function runPreToolUseHooks(options: {
   let updatedInput: { value: unknown } | undefined;
   const rank = { allow: 1, ask: 2, deny: 3 } as const;
   for (const hook of hooks) {
+    // Interrupted: the calls will not run, so later hooks need not either.
+    if (options.signal.aborted) break;
     let result;
     try {
       result = await hook.run({
@@ -188,7 +193,7 @@ async function runPreToolUseHooks(options: {
         toolName: options.tool.name,
         toolInput: updatedInput?.value ?? options.input,
         toolUseId: options.call.id,
-      });
+      }, { signal: options.signal });
     } catch (error) {
       options.onError?.(error, options.tool.name);
       continue;

@@ -16,6 +16,7 @@ import { NativeConnection, createSwitchyardWorker, namespaceFromEnv, taskQueueFr
 import { createLogger } from '../worker/logger.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { SwitchyardClient } from './switchyard-client.js';
+import type { SessionHandle } from './switchyard-client.js';
 
 const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
@@ -60,7 +61,9 @@ Commands:
   interrupt       Interrupt the session's running turn.
       --session ID  [--reason TEXT]
   events          Print a session's events (JSON lines) from a cursor.
-      --session ID  [--since N]
+      --session ID  [--since N]  (or: switchyard events ID ...)
+      --follow, -f  keep printing new events, and a ToolCallProgress line when a running call's progress changes
+                    (from heartbeats: up to 0.8 x heartbeatTimeoutMs behind), until Ctrl-C or the session closes
   tasks           List a session's background tasks, or stop one: switchyard tasks <sessionId> [--stop TASK] [--json]
                   (switchyard tasks --help for details)
   artifact        Print a stored full output: switchyard artifact switchyard-artifact://<session>/<id>
@@ -221,7 +224,7 @@ async function withClient<T>(body: (client: SwitchyardClient) => Promise<T>): Pr
 }
 
 async function sessionCommand(command: 'pending' | 'approve' | 'interrupt' | 'events', args: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args,
     options: {
       session: { type: 'string' },
@@ -231,10 +234,14 @@ async function sessionCommand(command: 'pending' | 'approve' | 'interrupt' | 'ev
       by: { type: 'string' },
       digest: { type: 'string' },
       since: { type: 'string' },
+      follow: { type: 'boolean', short: 'f' },
     },
     strict: true,
+    // `switchyard events <sessionId> --follow`: the session may come first, without --session.
+    allowPositionals: command === 'events',
   });
-  const sessionId = values.session;
+  if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new UsageError(`${command} takes one session: --session ID or a single argument`);
+  const sessionId = values.session ?? positionals[0];
   if (sessionId === undefined) throw new UsageError(`${command} needs --session ID`);
   await withClient(async (client) => {
     const session = client.session(sessionId);
@@ -271,6 +278,10 @@ async function sessionCommand(command: 'pending' | 'approve' | 'interrupt' | 'ev
       case 'events': {
         const since = values.since === undefined ? 0 : Number(values.since);
         if (!Number.isInteger(since) || since < 0) throw new UsageError('--since must be a non-negative integer');
+        if (values.follow === true) {
+          await followEvents(session, since);
+          return;
+        }
         const page = await session.events(since);
         for (const event of page.events) process.stdout.write(`${JSON.stringify(event)}\n`);
         process.stderr.write(`next cursor: ${page.next}\n`);
@@ -282,6 +293,57 @@ async function sessionCommand(command: 'pending' | 'approve' | 'interrupt' | 'ev
       }
     }
   });
+}
+
+/** How often `events --follow` asks for new events and progress; progress itself lags by the heartbeat throttle. */
+const FOLLOW_POLL_MS = 500;
+
+/**
+ * `events --follow`: prints new events as JSON lines and, between them, a `ToolCallProgress` line whenever a running
+ * call's progress changes (from heartbeat details, not history), until SIGINT/SIGTERM or the session closes.
+ */
+async function followEvents(session: SessionHandle, since: number): Promise<void> {
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  let running = true;
+  const onSignal = (): void => {
+    running = false;
+    stop();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const lastShown = new Map<string, string>();
+  let cursor = since;
+  try {
+    while (running) {
+      const page = await session.events(cursor);
+      for (const event of page.events) process.stdout.write(`${JSON.stringify(event)}\n`);
+      cursor = page.next;
+      const progress = await session.progress();
+      const live = new Set<string>();
+      for (const entry of progress) {
+        const key = `${entry.turnId}/${entry.callId}`;
+        live.add(key);
+        const shown = `${entry.reportedAt ?? ''}|${entry.message ?? ''}|${entry.outputTail ?? ''}`;
+        if (entry.reportedAt === undefined || lastShown.get(key) === shown) continue;
+        lastShown.set(key, shown);
+        process.stdout.write(`${JSON.stringify({ type: 'ToolCallProgress', ...entry })}\n`);
+      }
+      for (const key of lastShown.keys()) if (!live.has(key)) lastShown.delete(key);
+      const { status } = await session.workflow.describe();
+      if (status.name !== 'RUNNING') {
+        process.stderr.write(`session ${session.sessionId} is ${status.name.toLowerCase()}; next cursor: ${cursor}\n`);
+        return;
+      }
+      await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS))]);
+    }
+    process.stderr.write(`next cursor: ${cursor}\n`);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
 
 const ARTIFACTS_PRUNE_USAGE = `Usage: switchyard artifacts prune [--older-than AGE] [--dry-run]

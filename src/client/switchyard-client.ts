@@ -2,6 +2,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import type { WorkflowHandle } from '@temporalio/client';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import { hookSettingsSchema } from '../contracts/hook-settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
@@ -9,6 +11,8 @@ import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import type { BackgroundTaskView } from '../contracts/background-tasks.js';
 import type { EventsPage } from '../contracts/events.js';
+import { toolProgressFromHeartbeat } from '../contracts/progress.js';
+import type { ToolProgress } from '../contracts/progress.js';
 import {
   activeTurnQuery,
   addCallsUpdate,
@@ -172,6 +176,32 @@ export class SessionHandle {
    */
   async end(): Promise<void> {
     await this.workflow.cancel();
+  }
+
+  /**
+   * Live progress of the calls running now (Bash's output tail, a tool's own `reportProgress`), in no set order:
+   * each call activity's last heartbeat details, from the server's description of the session. Nothing of it is in
+   * workflow history. It lags by the heartbeat throttle (0.8 × `heartbeatTimeoutMs`); calls that run as local
+   * activities, and calls that have not heartbeated yet, are absent.
+   */
+  async progress(): Promise<ToolProgress[]> {
+    const description = await this.workflow.describe();
+    const converter = this.switchyard.client.workflow.options.loadedDataConverter;
+    const progress: ToolProgress[] = [];
+    for (const activity of description.raw.pendingActivities ?? []) {
+      const payloads = activity.heartbeatDetails?.payloads;
+      if (payloads === undefined || payloads === null || payloads.length === 0) continue;
+      let details: unknown;
+      try {
+        [details] = await decodeArrayFromPayloads(converter, payloads);
+      } catch {
+        continue; // not ours to read (another codec, another activity)
+      }
+      const heartbeatMs = optionalTsToMs(activity.lastHeartbeatTime);
+      const entry = toolProgressFromHeartbeat(details, { attempt: activity.attempt ?? 1, ...(heartbeatMs === undefined ? {} : { heartbeatAt: new Date(heartbeatMs) }) });
+      if (entry !== undefined) progress.push(entry);
+    }
+    return progress;
   }
 }
 

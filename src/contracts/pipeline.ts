@@ -13,6 +13,7 @@ import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
 import type { BackgroundTaskReport } from './background-tasks.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
+import type { ProgressHeartbeat } from './progress.js';
 
 /** The session facts every activity of a session needs. */
 export interface SessionContext {
@@ -116,9 +117,17 @@ export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' 
   attempt?: number;
 }
 
-/** Heartbeat details: what a retry resumes from, and live progress for UIs (never in history). */
+/**
+ * Heartbeat details: what a retry resumes from, and live progress for UIs (never in history; read back by
+ * `toolProgressFromHeartbeat`). The call's ids ride along because the server's pending-activity view has no input.
+ */
 export interface ExecutionHeartbeat {
   activeMs: number;
   queuedMs: number;
-  progress?: string;
+  callId?: string;
+  toolName?: string;
+  turnId?: string;
+  /** When the worker built these details (ISO 8601). */
+  at?: string;
+  progress?: ProgressHeartbeat;
 }

@@ -13,8 +13,12 @@ export const texts = {
   preToolUseBlocked: 'Blocked by PreToolUse hook',
   outputSchemaFailed: 'Tool output failed runtimeOutputSchema validation',
   hookContextHeader: '[Hook additional context]',
-  defaultCancelled: 'Tool call was cancelled.',
-  turnInterrupted: (reason?: string) => `Tool call was cancelled: the turn was interrupted${reason ? ` (${reason})` : ''}.`,
+  /**
+   * Claude Code's REJECT_MESSAGE (seed 001 §4.5.4): the one text of every interrupted `cancel` call — cancelled while
+   * it ran, while it waited for approval, or before it started. The interrupt's reason stays in `TurnResult.stopReason`.
+   */
+  rejectMessage:
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
   approvalDenied: (toolName: string, reason?: string) =>
     `The user denied permission to use ${toolName}.${reason ? ` Reason: ${reason}` : ''}`,
   approvalTimedOut: (toolName: string, ms: number) =>

@@ -161,7 +161,6 @@ export const bashTool = defineTool({
   },
   resultBudget: RESULT_BUDGETS.Bash,
   cancelSiblingsOnError: true,
-  cancelledMessage: 'Command was cancelled; its process group was terminated.',
   ruleKind: 'command',
   ruleContent: (input) => input.command,
   rememberRule: (input) => bashRememberRule(input.command),
@@ -234,7 +233,7 @@ export const bashTool = defineTool({
           child.stderr?.pause();
           spool.once('drain', resume);
         }
-        context.reportProgress(combined.text().slice(-2_000));
+        context.reportProgress({ outputTail: combined.text().slice(-2_000) });
       }
       if (chunk.length > room) {
         // At the cap: stop the command; what it still prints is dropped, and the pipes drain so it can end.
@@ -274,6 +273,8 @@ export const bashTool = defineTool({
         content: status === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${status}`,
         isError: status !== undefined,
         display: { type: 'bash_output', stdout: stdout.text(), stderr: stderr.text(), exitCode, truncated: stdout.truncated || stderr.truncated },
+        // Claude Code's Bash output for PostToolUse hooks (`tool_response.stdout`…), from the same tails as the display.
+        hookResponse: { stdout: stdout.text(), stderr: stderr.text(), interrupted: timedOut, isImage: false, exitCode },
       };
       if (status !== undefined) output.errorCode = outputCapped ? 'output_limit' : timedOut ? 'command_timeout' : 'exit_code';
       if (combined.truncated) output.spool = { path: spoolPath, bytes: combined.total };

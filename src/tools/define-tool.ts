@@ -4,6 +4,7 @@ import type { ImageMediaType, ResultBudgetPolicy, ToolDisplay, TurnControl } fro
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { PersistedOutputEnvelopeInput } from '../contracts/persisted-output.js';
 import type { BackgroundTaskReport } from '../contracts/background-tasks.js';
+import type { ToolProgressReport } from '../contracts/progress.js';
 
 /** How long a call may run (seed 000 `resolveTimeoutMs`). */
 export interface TimeoutPolicy {
@@ -54,8 +55,11 @@ export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRul
   turnId: string;
   /** Fires on turn interrupt, on the deadline, and on cancellation delivered by heartbeat. */
   signal: AbortSignal;
-  /** Reports progress (e.g. the tail of a command's output); it travels in heartbeat details. */
-  reportProgress(progress: string): void;
+  /**
+   * Reports progress: a string (or `message`) in the tool's own words, `outputTail` for the tail of its output so far.
+   * Each report replaces the last; it travels in heartbeat details (`SessionHandle.progress()`), never in history.
+   */
+  reportProgress(progress: string | ToolProgressReport): void;
   /**
    * The session's state (todo list, …) as it was when the call's group started; empty unless the tool declares
    * `readsSessionState` (so state does not ride along in every activity input).
@@ -110,6 +114,12 @@ export interface ToolOutputObject {
   /** Structured output, checked against the tool's `outputSchema`. */
   data?: unknown;
   /**
+   * The tool's own output for PostToolUse hooks (`tool_response` on a command hook's stdin), in the shape Claude Code
+   * gives its hooks, so a script written for Claude Code reads the same fields (Bash `stdout`, Write `filePath`…).
+   * Never in history and never sent to the model. Default `{ content, isError }` with the model's text.
+   */
+  hookResponse?: unknown;
+  /**
    * Session-state keys to set (the call's "context modifier"): applied by the workflow at once for an exclusive
    * call, and for a concurrent group after the whole group, in call order.
    */
@@ -155,9 +165,18 @@ export interface ToolDefinition<Input> {
   readsSessionState?: boolean;
   /** A failure cancels running siblings of the same tool in its group (Bash). */
   cancelSiblingsOnError?: boolean;
+  /**
+   * MCP tools: turns a PostToolUse hook's `updatedMCPToolOutput` into this tool's output, which then replaces the
+   * original (result budget and images as for any output). Tools without it ignore that field (Claude Code lets
+   * hooks replace MCP tools' outputs only).
+   */
+  outputFromHook?(updatedOutput: unknown): ToolOutput;
   /** Writes the model's content for an output that was persisted, instead of the generic `<persisted-output>` envelope. */
   formatPersistedModelContent?(envelope: PersistedOutputEnvelopeInput & { uri: string }): string;
-  /** Message the model sees when the call is cancelled. */
+  /**
+   * @deprecated Ignored: an interrupted call gets Claude Code's reject message (`texts.rejectMessage`), whatever the
+   * tool, and a call cancelled by a failing sibling gets `Cancelled: parallel tool call … errored`.
+   */
   cancelledMessage?: string;
   /** What permission rules match, e.g. the command for `Bash(npm run test:*)`, the path for `Read(src/**)`. */
   ruleContent?(input: Input): string | undefined;

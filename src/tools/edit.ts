@@ -151,11 +151,21 @@ export const editTool = defineTool({
     const file = await openConfinedFile({ cwd: context.cwd, filePath });
     const { created, before, plan } = await applyEdit({ file, filePath, input, signal: context.signal }).finally(() => file.close());
     const display = createFileDiff({ filePath, before, after: plan.after });
-    if (created) return { content: `File created successfully at: ${filePath}`, display };
+    // Claude Code's Edit output for PostToolUse hooks (`tool_response.filePath`…).
+    const hookResponse = {
+      filePath,
+      oldString: input.old_string,
+      newString: input.new_string,
+      originalFile: before,
+      structuredPatch: display.hunks,
+      userModified: false,
+      replaceAll: input.replace_all === true,
+    };
+    if (created) return { content: `File created successfully at: ${filePath}`, display, hookResponse };
     const content =
       input.replace_all === true
         ? `The file ${filePath} has been updated. Replaced ${plan.replacements} occurrence${plan.replacements === 1 ? '' : 's'} of old_string.`
         : `The file ${filePath} has been updated.`;
-    return { content, display };
+    return { content, display, hookResponse };
   },
 });

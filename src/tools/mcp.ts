@@ -425,6 +425,24 @@ export function formatMcpResult(result: McpCallResult): ToolOutput {
   return images.length === 0 ? content : { content, images };
 }
 
+/**
+ * A PostToolUse hook's `updatedMCPToolOutput` as the tool's output: content blocks, a `tools/call` result
+ * (`{ content, isError? }`), or a string; anything else throws (the hook's replacement is then ignored).
+ */
+export function outputFromUpdatedMcpOutput(updated: unknown): ToolOutput {
+  if (typeof updated === 'string') return updated;
+  const result = Array.isArray(updated) ? { content: updated as unknown[] } : (updated as { content?: unknown; isError?: unknown } | null);
+  if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
+    throw new TypeError('updatedMCPToolOutput must be a string, an array of MCP content blocks, or { content: [...] }');
+  }
+  for (const block of result.content as unknown[]) {
+    const { type, text } = (block ?? {}) as { type?: unknown; text?: unknown };
+    if (typeof type !== 'string') throw new TypeError('updatedMCPToolOutput has a content block without a type');
+    if (type === 'text' && typeof text !== 'string') throw new TypeError('updatedMCPToolOutput has a text block without text');
+  }
+  return formatMcpResult({ content: result.content as McpCallResult['content'], ...(result.isError === true ? { isError: true } : {}) });
+}
+
 /** An MCP image block as image bytes, when they are a format the model APIs accept; undefined otherwise. */
 function decodeImage(block: Extract<ContentBlock, { type: 'image' }>): ToolOutputImage | undefined {
   const data = Buffer.from(block.data, 'base64');
@@ -462,8 +480,11 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): McpTool {
       const remainingMs = context.deadline.remainingMs();
       const timeoutMs = remainingMs === undefined ? undefined : Math.max(1, remainingMs) + SDK_TIMEOUT_SLACK_MS;
       const result = await connection.callTool(info.name, input, context.signal, timeoutMs === undefined ? {} : { timeoutMs });
-      return formatMcpResult(result);
+      const output = formatMcpResult(result);
+      // PostToolUse hooks get the MCP result's content blocks, as in Claude Code.
+      return typeof output === 'string' ? { content: output, hookResponse: result.content } : { ...output, hookResponse: result.content };
     },
+    outputFromHook: outputFromUpdatedMcpOutput,
   });
   return Object.assign(tool, { mcpInputSchema: info.inputSchema });
 }

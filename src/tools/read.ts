@@ -87,7 +87,8 @@ async function readImage(handle: FileHandle, mediaType: ImageMediaType): Promise
   }
   const tooLarge = oversizeImageReason(mediaType, length);
   if (tooLarge !== undefined) throw new ToolUseError(tooLarge, 'image_too_large');
-  return { content: '', images: [{ mediaType, data: buffer.subarray(0, length) }] };
+  // Claude Code's image output for hooks, without the base64 bytes (they are in the artifact store).
+  return { content: '', images: [{ mediaType, data: buffer.subarray(0, length) }], hookResponse: { type: 'image', file: { type: mediaType, originalSize: length } } };
 }
 
 /** Why a file of `size` bytes cannot be read without a range, or undefined when it can. */
@@ -147,6 +148,7 @@ export const readTool = defineTool({
       const end = first + (input.limit ?? DEFAULT_LINE_LIMIT);
       const maxOutputBytes = RESULT_BUDGETS.Read.maxModelBytes - CONTINUATION_NOTE_BYTES;
       const formatted: string[] = [];
+      const lines: string[] = [];
       let outputBytes = 0;
       let continueAt: number | undefined;
       const outcome = await scanTextLines({
@@ -163,6 +165,7 @@ export const readTool = defineTool({
             return 'stop';
           }
           formatted.push(text);
+          lines.push(line.text);
           outputBytes += bytes;
           return undefined;
         },
@@ -174,7 +177,10 @@ export const readTool = defineTool({
       if (continueAt !== undefined) {
         formatted.push(`(Output stops before line ${continueAt}: one Read returns at most ${RESULT_BUDGETS.Read.maxModelBytes} bytes. Continue with offset ${continueAt}.)`);
       }
-      return formatted.join('\n');
+      // Claude Code's Read output for PostToolUse hooks (`tool_response.file.content`): the lines without numbers.
+      const file: Record<string, unknown> = { filePath: input.file_path, content: lines.join('\n'), numLines: lines.length, startLine: first };
+      if (!outcome.stopped) file.totalLines = outcome.lineCount;
+      return { content: formatted.join('\n'), hookResponse: { type: 'text', file } };
     } finally {
       await handle.close();
     }

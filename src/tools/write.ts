@@ -142,6 +142,14 @@ export const writeTool = defineTool({
         ? createFileDiff({ filePath, before: existing.kind === 'text' ? existing.text : '', after: input.content })
         : { type: 'text', text: note };
     const content = existing.kind === 'missing' ? `File created successfully at: ${filePath}` : `The file ${filePath} has been updated.`;
-    return { content, display };
+    // Claude Code's Write output for PostToolUse hooks (`tool_response.filePath`…).
+    const hookResponse = {
+      type: existing.kind === 'missing' ? 'create' : 'update',
+      filePath,
+      content: input.content,
+      structuredPatch: display.type === 'file_diff' ? display.hunks : [],
+      originalFile: existing.kind === 'text' ? existing.text : null,
+    };
+    return { content, display, hookResponse };
   },
 });

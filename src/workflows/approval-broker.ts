@@ -6,13 +6,23 @@ import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import type { SessionState } from './session-state.js';
 
-// A hook that fails or hangs is no decision: the human still decides. Abandoned once the race is decided.
-const { runPermissionRequestHooks } = proxyActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  retry: { maximumAttempts: 1 },
-  cancellationType: ActivityCancellationType.TRY_CANCEL,
-  summary: 'PermissionRequest hooks',
-});
+/** How soon a lost worker, or a cancellation, reaches the hooks' activity when the session sets no `heartbeatTimeoutMs`. */
+const DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS = 10_000;
+
+/**
+ * A hook that fails or hangs is no decision: the human still decides. Once the race is decided or the turn is
+ * interrupted the activity is cancelled without waiting (TRY_CANCEL); the cancellation reaches it with its next
+ * heartbeat's answer and kills the hook processes.
+ */
+function permissionRequestHooks(heartbeatTimeoutMs: number): Activities['runPermissionRequestHooks'] {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: heartbeatTimeoutMs,
+    retry: { maximumAttempts: 1 },
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    summary: 'PermissionRequest hooks',
+  }).runPermissionRequestHooks;
+}
 
 export type ApprovalOutcome =
   | { kind: 'decided'; signal: ApprovalSignal; waitMs: number }
@@ -100,6 +110,7 @@ export class ApprovalBroker {
     const hookScope = new CancellationScope();
     if (plan.hasPermissionRequestHooks) {
       const session = this.#state.context();
+      const runPermissionRequestHooks = permissionRequestHooks(this.#state.options.heartbeatTimeoutMs ?? DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS);
       hookScope
         .run(() =>
           runPermissionRequestHooks({

@@ -101,7 +101,7 @@ export function endedResult(options: {
 
 /** Why queued calls of a turn will not run: the turn was interrupted, or a result asked to stop it. */
 export function skippedReason(options: { interrupted: { reason?: string } | undefined; stopReason: string | undefined }): { modelContent: string; errorCode: string } | undefined {
-  if (options.interrupted !== undefined) return { modelContent: texts.turnInterrupted(options.interrupted.reason), errorCode: errorCodes.cancelled };
+  if (options.interrupted !== undefined) return { modelContent: texts.rejectMessage, errorCode: errorCodes.cancelled };
   if (options.stopReason !== undefined) return { modelContent: texts.turnStopCancelled, errorCode: errorCodes.turnStopped };
   return undefined;
 }

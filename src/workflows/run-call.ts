@@ -64,7 +64,7 @@ export async function runCall(run: CallRun): Promise<CallCompletion> {
     const authorization = await authorizeCall(run);
     if (authorization.kind === 'refused') return { result: authorization.result, hookContext };
     if (run.turn.interrupted !== undefined) {
-      const modelContent = texts.turnInterrupted(run.turn.interrupted.reason);
+      const modelContent = texts.rejectMessage;
       return { result: finish(run, { ...base(run.plan), status: 'cancelled', modelContent, isError: true, errorCode: errorCodes.cancelled }, 'none_needed'), hookContext };
     }
     return await executeAuthorized({ run, authorization, hookContext });
@@ -121,7 +121,7 @@ async function authorizeCall(run: CallRun): Promise<Authorization> {
   const permissionWaitMs = outcome.waitMs;
   switch (outcome.kind) {
     case 'cancelled': {
-      const modelContent = texts.turnInterrupted(turn.interrupted?.reason);
+      const modelContent = texts.rejectMessage;
       const result = finish(run, { ...base(plan), status: 'cancelled', modelContent, isError: true, errorCode: errorCodes.cancelled, timings: { permissionWaitMs } }, 'none_needed');
       return { kind: 'refused', result };
     }
@@ -240,7 +240,7 @@ async function executeActivity(run: CallRun): Promise<CallOutcome> {
     if (isCancellation(error)) {
       const cancelledBy = siblings.cancelledBy(plan.callId);
       if (cancelledBy !== undefined) return failedOutcome('cancelled', texts.siblingErrored(cancelledBy), errorCodes.siblingError);
-      return failedOutcome('cancelled', texts.turnInterrupted(run.turn.interrupted?.reason), errorCodes.cancelled);
+      return failedOutcome('cancelled', texts.rejectMessage, errorCodes.cancelled);
     }
     if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
       // Only a missed heartbeat means the worker was lost; the backstop is a plain timeout.

@@ -217,7 +217,8 @@ export class Scheduler {
       if (planned.localCalls !== undefined) turn.localCalls = planned.localCalls;
     } catch (error) {
       // An interrupt while planning: the calls are skipped like queued ones (their plans only need to exist).
-      reject(`Switchyard could not plan the tool calls: ${projectErrorMessage(error)}`, isCancellation(error) ? errorCodes.cancelled : errorCodes.prepareFailed);
+      if (isCancellation(error)) reject(texts.rejectMessage, errorCodes.cancelled);
+      else reject(`Switchyard could not plan the tool calls: ${projectErrorMessage(error)}`, errorCodes.prepareFailed);
     }
   }
 

@@ -6,6 +6,7 @@ import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait-for.js';
 import { processExists } from '../support/processes.js';
+import { texts } from '../../src/contracts/texts.js';
 
 describe('Bash interrupted through a session escalates SIGTERM to SIGKILL (real server, real processes)', () => {
   let harness: Harness;
@@ -30,7 +31,7 @@ describe('Bash interrupted through a session escalates SIGTERM to SIGKILL (real 
       await session.interrupt('stop it');
       return turn;
     });
-    expect(outcome.results[0]).toMatchObject({ status: 'cancelled', modelContent: 'Command was cancelled; its process group was terminated.' });
+    expect(outcome.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
     const pid = Number(await readFile(path.join(cwd, 'shell.pid'), 'utf8'));
     // Its SIGTERM handler ran and the loop went on; only the SIGKILL that follows could end it, and it did.
     await waitFor(async () => processExists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 30_000 });

@@ -9,6 +9,7 @@ import type { Harness } from '../support/harness.js';
 import { blockingSleepTool } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
 import { processExists } from '../support/processes.js';
+import { texts } from '../../src/contracts/texts.js';
 
 async function historySize(session: SessionHandle): Promise<number> {
   const description = await session.workflow.describe();
@@ -54,7 +55,7 @@ describe('Bash through a session (real server, real processes)', () => {
       await session.interrupt('stop again');
       return { result, pid, blockResult: await blockTurn };
     });
-    expect(outcome.result.results[0]).toMatchObject({ status: 'cancelled', modelContent: 'Command was cancelled; its process group was terminated.' });
+    expect(outcome.result.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
     await waitFor(async () => processExists(outcome.pid), (isAlive) => !isAlive, { what: 'the sleep to die', timeoutMs: 5_000 });
     expect(outcome.blockResult.results.map((r) => r.status)).toEqual(['cancelled', 'success']);
   });

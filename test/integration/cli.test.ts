@@ -10,6 +10,7 @@ import type { CliProcess } from '../support/cli-process.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait-for.js';
+import { texts } from '../../src/contracts/texts.js';
 
 // README "CLI": each command run as the real binary (`node bin/switchyard.js`, what `npx switchyard` runs) against
 // the test's dev server. Every process gets an empty user settings dir and a private HOME and data dir.
@@ -100,7 +101,7 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
       expect(code).toBe(0);
       const result = JSON.parse(stdout) as TurnResult;
       expect(result).toMatchObject({ turnId: 'long', stopped: true, stopReason: 'interrupted: from the CLI' });
-      expect(result.results[0]).toMatchObject({ callId: 'sleep', status: 'cancelled', modelContent: 'Command was cancelled; its process group was terminated.' });
+      expect(result.results[0]).toMatchObject({ callId: 'sleep', status: 'cancelled', modelContent: texts.rejectMessage });
     });
 
     it('stops cleanly on Ctrl-C (SIGINT) and exits 0', async () => {

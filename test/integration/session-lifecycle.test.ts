@@ -7,6 +7,7 @@ import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { testTools } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
+import { texts } from '../../src/contracts/texts.js';
 
 describe('interrupts, pipeline exits and continue-as-new on a real server', () => {
   let harness: Harness;
@@ -61,7 +62,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
     expect(outcome.result.stopReason).toBe('interrupted: user pressed Esc');
     expect(byId.long?.status).toBe('success'); // finished before the interrupt
     expect(byId.block).toMatchObject({ status: 'success', modelContent: 'blocked until released' });
-    expect(byId.ask).toMatchObject({ status: 'cancelled', modelContent: 'Tool call was cancelled: the turn was interrupted (user pressed Esc).' });
+    expect(byId.ask).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
     expect(byId.later).toMatchObject({ status: 'cancelled' });
     expect(outcome.pendingAfter).toEqual([]);
   });

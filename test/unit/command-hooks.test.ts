@@ -287,8 +287,10 @@ describe('stdin of each event', () => {
     expect(await stdin()).toEqual({ ...common, hook_event_name: 'PermissionRequest', permission_request_id: 'req-9', reason: 'writes outside the project' });
 
     const post = commandHooks(settingsFor('PostToolUse', CAPTURE_STDIN)).postToolUse?.[0];
-    expect(await post?.run({ ...base, toolResponse: { content: 'file-a\nfile-b', isError: false } })).toBeUndefined();
-    expect(await stdin()).toEqual({ ...common, hook_event_name: 'PostToolUse', tool_response: { content: 'file-a\nfile-b', isError: false } });
+    // tool_response is the tool's own output (Claude Code's Bash shape), not the model's text.
+    const bashOutput = { stdout: 'file-a\nfile-b', stderr: '', interrupted: false, isImage: false, exitCode: 0 };
+    expect(await post?.run({ ...base, toolResponse: { content: 'file-a\nfile-b', isError: false }, toolOutput: bashOutput })).toBeUndefined();
+    expect(await stdin()).toEqual({ ...common, hook_event_name: 'PostToolUse', tool_response: bashOutput });
 
     const failure = commandHooks(settingsFor('PostToolUseFailure', CAPTURE_STDIN)).postToolUseFailure?.[0];
     expect(await failure?.run({ ...base, error: 'Exit code 1', isInterrupt: true })).toBeUndefined();
@@ -342,7 +344,7 @@ describe('PostToolUse and PostToolUseFailure', () => {
     const file = await script(cwd, 'hook.sh', body);
     const hooks = commandHooks(settingsFor(event, file));
     const input = preInput(cwd);
-    if (event === 'PostToolUse') return hooks.postToolUse?.[0]?.run({ ...input, toolResponse: { content: 'ok', isError: false } });
+    if (event === 'PostToolUse') return hooks.postToolUse?.[0]?.run({ ...input, toolResponse: { content: 'ok', isError: false }, toolOutput: { content: 'ok', isError: false } });
     return hooks.postToolUseFailure?.[0]?.run({ ...input, error: 'boom', isInterrupt: false });
   }
 
@@ -359,12 +361,36 @@ describe('PostToolUse and PostToolUseFailure', () => {
     expect(await post('echo "retry with --force" >&2\nexit 2', 'PostToolUseFailure')).toEqual({ additionalContext: 'retry with --force' });
   });
 
+  it("passes on hookSpecificOutput.updatedMCPToolOutput as it was printed", async () => {
+    const updated = [{ type: 'text', text: 'redacted' }];
+    expect(await post(printJson({ hookSpecificOutput: { hookEventName: 'PostToolUse', updatedMCPToolOutput: updated } }))).toEqual({ updatedMCPToolOutput: updated });
+  });
+
   it('does not give plain stdout to the model', async () => {
     expect(await post('echo "formatted 3 files"')).toBeUndefined();
   });
 
   it('throws for exit 1', async () => {
     await expect(post('exit 1', 'PostToolUseFailure')).rejects.toThrow(/^PostToolUseFailure hook .* exited with code 1$/);
+  });
+});
+
+describe('cancellation', () => {
+  it("kills a PreToolUse hook's process group when its run's signal aborts (an interrupted turn)", async () => {
+    const cwd = await tempDir();
+    const hook = commandHooks(settingsFor('PreToolUse', 'echo $$ > hook.pid; sleep 30')).preToolUse?.[0];
+    const controller = new AbortController();
+    const pending = hook?.run(preInput(cwd), { signal: controller.signal });
+    let pid = 0;
+    for (let i = 0; i < 100 && pid === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      pid = Number(await readFile(path.join(cwd, 'hook.pid'), 'utf8').catch(() => '0'));
+    }
+    expect(await alive(pid)).toBe(true);
+    controller.abort();
+    await expect(pending).rejects.toThrow(/PreToolUse hook .* was cancelled$/);
+    for (let i = 0; i < 100 && (await alive(pid)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await alive(pid)).toBe(false);
   });
 });
 

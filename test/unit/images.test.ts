@@ -55,7 +55,7 @@ describe('Read of images', () => {
       expect(output).toMatchObject({ content: '', images: [{ mediaType: 'image/png' }] });
       expect(typeof output === 'object' && Buffer.from(output.images?.[0]?.data ?? []).equals(png)).toBe(true);
     }
-    expect(await read('not-a-png.png')).toBe('     1\tjust text');
+    expect(await read('not-a-png.png')).toMatchObject({ content: '     1\tjust text' });
   });
 
   it('accepts an image larger than the text limit, and refuses one over the image limit with a clear message', async () => {

@@ -142,7 +142,7 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
   });
 
   it('turns an isError result into an error result for the model', async () => {
-    expect(await h.run('mcp__notes__fail', {})).toEqual({ content: 'the note store is on fire', isError: true, errorCode: 'mcp_error' });
+    expect(await h.run('mcp__notes__fail', {})).toMatchObject({ content: 'the note store is on fire', isError: true, errorCode: 'mcp_error' });
   });
 
   it('shows media as placeholders and structured content as JSON', async () => {

@@ -5,11 +5,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import { readTool } from '../../src/tools/read.js';
+import type { ToolOutput } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
 
 const registry = new ToolRegistry([readTool]);
+
+/** The model's text of a Read output (the tool returns an object with its hook response). */
+function modelText(output: ToolOutput): string {
+  return typeof output === 'string' ? output : output.content;
+}
 
 describe('Read and the front of the pipeline', () => {
   let cwd: string;
@@ -24,8 +30,7 @@ describe('Read and the front of the pipeline', () => {
     await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'));
   });
   const prepare = (input: unknown, name = 'Read') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
-  const execute = async (plan: ReadyCallPlan) =>
-    readTool.execute(plan.input, toolContext({ cwd }));
+  const execute = async (plan: ReadyCallPlan) => modelText(await readTool.execute(plan.input, toolContext({ cwd })));
 
   it('resolves a relative path against cwd and plans a concurrent, read-only, idempotent call', async () => {
     const plan = await prepare({ file_path: 'a.txt' });
@@ -38,6 +43,15 @@ describe('Read and the front of the pipeline', () => {
       timeoutMs: 30_000,
     });
     expect(await execute(plan as ReadyCallPlan)).toBe('     1\tone\n     2\ttwo\n     3\tthree');
+  });
+
+  it("gives PostToolUse hooks Claude Code's Read output: the lines without numbers", async () => {
+    const plan = await prepare({ file_path: 'a.txt', offset: 2 });
+    const output = await readTool.execute((plan as ReadyCallPlan).input, toolContext({ cwd }));
+    expect(typeof output === 'object' && output.hookResponse).toEqual({
+      type: 'text',
+      file: { filePath: path.join(cwd, 'a.txt'), content: 'two\nthree', numLines: 2, startLine: 2, totalLines: 3 },
+    });
   });
 
   it('accepts an alias and a JSON-string input', async () => {
@@ -108,7 +122,7 @@ describe('Read of large files', () => {
   const execute = async (input: unknown) => {
     const plan = await prepare(input);
     if (plan.kind !== 'ready') return plan.modelContent;
-    return readTool.execute(plan.input, toolContext({ cwd }));
+    return modelText(await readTool.execute(plan.input, toolContext({ cwd })));
   };
 
   it('streams the requested lines of a 200 MB file with bounded memory', async () => {
