@@ -48,7 +48,7 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ConsoleUsageError(`--port must be a port number, got "${values.port ?? ''}"`);
   const address = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
   const temporalUiUrl = values['temporal-ui'] ?? (process.env.TEMPORAL_ADDRESS === undefined ? 'http://localhost:8233' : undefined);
-  const connection = await Connection.connect({ address }).catch((error: unknown) => {
+  const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((error: unknown) => {
     throw new Error(`Could not reach Temporal at ${address} (${(error as Error).message}); start one with \`npm start\` or set TEMPORAL_ADDRESS.`, { cause: error });
   });
   let running: RunningConsole | undefined;

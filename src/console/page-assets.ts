@@ -50,6 +50,7 @@ tr.ignored td { color:#8a3b12; }
 .bar { position:absolute; height:22px; border-radius:4px; white-space:nowrap; }
 .bar .label { position:relative; padding:0 6px; font-size:12px; line-height:22px; color:#14181f; font-weight:600; text-shadow:0 0 3px #fff, 0 0 3px #fff; }
 .bar .wait { position:absolute; top:0; bottom:0; border-radius:4px; background:repeating-linear-gradient(45deg, #f2c14e 0 6px, #f7d98f 6px 12px); }
+.bar .queued { position:absolute; top:0; bottom:0; border-radius:4px 0 0 4px; background:#dfe3ea; }
 .legend { margin:8px 0 2px; }
 .result { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:6px 12px; margin:8px 0; }
 .result p { margin:4px 0; } .budget { color:var(--muted); }

@@ -234,7 +234,13 @@ export function timelineBlock(timeline: TurnTimeline, now: number): SafeHtml {
       call.approval === undefined
         ? ''
         : html`<div class="wait" style="left:${pct(((call.approval.from - call.scheduledAt) / Math.max(duration, 1)) * 100)};width:${pct((((call.approval.to ?? finished) - call.approval.from) / Math.max(duration, 1)) * 100)}" title="waited for approval ${formatWait((call.approval.to ?? finished) - call.approval.from)}"></div>`;
-    return html`<div class="bar status-${call.status}" data-call="${call.callId}" style="left:${pct(x(call.scheduledAt))};width:${pct(width)}" title="${call.toolName} ${call.callId}: ${call.status}, ${duration} ms">${wait}<span class="label">${call.toolName} · ${call.callId}</span></div>`;
+    // Scheduled but not yet asking or running (its group waits for the one before): drawn pale.
+    const queuedUntil = Math.min(call.approval?.from ?? call.startedAt ?? finished, finished);
+    const queued =
+      queuedUntil - call.scheduledAt <= 0
+        ? ''
+        : html`<div class="queued" style="left:0;width:${pct(((queuedUntil - call.scheduledAt) / Math.max(duration, 1)) * 100)}" title="queued ${queuedUntil - call.scheduledAt} ms"></div>`;
+    return html`<div class="bar status-${call.status}" data-call="${call.callId}" style="left:${pct(x(call.scheduledAt))};width:${pct(width)}" title="${call.toolName} ${call.callId}: ${call.status}, ${duration} ms">${queued}${wait}<span class="label">${call.toolName} · ${call.callId}</span></div>`;
   };
   return html`<div class="timeline" data-turn="${timeline.turnId}">
 <p class="muted">Turn <code>${timeline.turnId}</code>: ${timeline.completedAt === undefined ? 'running' : html`${timeline.completedAt - timeline.startedAt} ms${timeline.stopped === true ? ', stopped' : ''}`} · ${timeline.lanes.length} group(s)</p>
@@ -242,7 +248,7 @@ ${timeline.lanes.map(
   (lane) => html`<div class="lane" data-group="${lane.groupIndex}"><div class="lane-label">Group ${lane.groupIndex + 1}<br><span class="muted">${lane.calls.length > 1 ? `${lane.calls.length} in parallel` : lane.calls[0]?.readOnly === false ? 'exclusive' : '1 call'}</span></div>
 <div class="track">${lane.calls.map((call, index) => html`<div class="row" style="top:${index * 26}px">${bar(call)}</div>`)}<div class="spacer" style="height:${lane.calls.length * 26}px"></div></div></div>`,
 )}
-<p class="legend"><span class="badge status-scheduled">scheduled</span> <span class="badge status-awaiting_approval">waiting for approval</span> <span class="badge status-executing">running</span> <span class="badge status-success">success</span> <span class="badge status-error">error</span> <span class="badge status-denied">denied</span> <span class="badge status-cancelled">cancelled</span></p>
+<p class="legend"><span class="badge status-scheduled">queued / scheduled</span> <span class="badge status-awaiting_approval">waiting for approval</span> <span class="badge status-executing">running</span> <span class="badge status-success">success</span> <span class="badge status-error">error</span> <span class="badge status-denied">denied</span> <span class="badge status-cancelled">cancelled</span></p>
 </div>`;
 }
 

@@ -176,7 +176,7 @@ describe('approval console in a real browser', () => {
     await page.close();
   });
 
-  it('refuses a request without the token (401) and a cross-site POST (403)', async () => {
+  it('refuses a request without the token (401) and a cross-site POST (403); Interrupt ends the turn', async () => {
     const bare = await fetch(console_.url);
     expect(bare.status).toBe(401);
     expect(await bare.text()).toContain('needs its token');
@@ -219,8 +219,11 @@ describe('approval console in a real browser', () => {
     }
     expect(await decisionsOf(session)).toEqual([]);
     expect(await session.pendingApprovals()).toHaveLength(1);
-    await session.interrupt('test over');
+    // The session page's Interrupt button ends the waiting turn.
+    await consolePage.goto(new URL(`/session/${encodeURIComponent(session.sessionId)}`, console_.url).href);
+    await consolePage.locator('button.interrupt:not([disabled])').click();
     expect((await turn).results[0]?.status).toBe('cancelled');
+    await expect.poll(() => consolePage.locator('#flash').textContent()).toContain(`Interrupt sent to turn t1 of ${session.sessionId}`);
     await consolePage.close();
   });
 
