@@ -227,6 +227,31 @@ describe('approval console in a real browser', () => {
     await consolePage.close();
   });
 
+  it('says a decision was ignored because a PermissionRequest hook answered first', async () => {
+    // A second worker, with a hook, on its own task queue: the console watches the whole namespace.
+    const hooked = await createHarness({ defaultCwd: cwd, hooks: { permissionRequest: [{ matcher: 'Bash', run: async () => ({ behavior: 'allow' as const }) }] } });
+    const hookedWorker = await hooked.startWorker();
+    try {
+      const session = await hooked.startSession({ cwd });
+      sessions.push(session);
+      const result = await session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch hooked.txt' } }] });
+      expect(result.results[0]?.status).toBe('success');
+      const requested = (await session.events()).events.find((event) => event.type === 'PermissionRequested');
+      const requestId = requested?.type === 'PermissionRequested' ? requested.requestId : '';
+      const response = await fetch(new URL('/api/approval', console_.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-0123456789abcdef' },
+        body: JSON.stringify({ sessionId: session.sessionId, requestId, inputDigest: 'f'.repeat(64), decision: 'deny' }),
+      });
+      expect(await response.json()).toMatchObject({ outcome: 'ignored', message: 'Deny was ignored: a PermissionRequest hook answered first.' });
+      expect(await decisionsOf(session)).toMatchObject([{ requestId, outcome: 'ignored', ignoredBecause: 'hook_answered_first', by: 'test-operator', callId: 'b1' }]);
+    } finally {
+      hookedWorker.worker.shutdown();
+      await hookedWorker.done;
+      await hooked.close();
+    }
+  });
+
   it('shows a tool output holding <script> as text', async () => {
     const session = await startSession({ permissionMode: 'bypassPermissions' });
     const payload = '<script>window.__pwned = 1</script><b id="injected">bold</b>';
