@@ -252,6 +252,21 @@ describe('approval console in a real browser', () => {
     }
   });
 
+  it('tails a running call from its heartbeat, live, and its Interrupt button stops it', async () => {
+    // A short heartbeat timeout, so the worker sends heartbeats (and their output tail) often.
+    const session = await startSession({ permissionMode: 'bypassPermissions', heartbeatTimeoutMs: 2_000 });
+    const turn = running(session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'for i in $(seq 1 120); do echo tick-$i; sleep 0.25; done' } }] }));
+    const page = await openConsole(`/session/${encodeURIComponent(session.sessionId)}`);
+    const tail = page.locator('#live .live-call');
+    await expect.poll(() => tail.textContent().catch(() => ''), { timeout: 30_000 }).toMatch(/call b1[\s\S]*tick-\d+/);
+    const first = Number(/tick-(\d+)\s*$/.exec((await tail.locator('pre.tail').textContent()) ?? '')?.[1]);
+    // It moves without a reload.
+    await expect.poll(async () => Number(/tick-(\d+)\s*$/.exec((await tail.locator('pre.tail').textContent().catch(() => '')) ?? '')?.[1]), { timeout: 30_000 }).toBeGreaterThan(first);
+    await page.locator('button.interrupt:not([disabled])').click();
+    expect((await turn).results[0]?.status).toBe('cancelled');
+    await page.close();
+  });
+
   it('shows a tool output holding <script> as text', async () => {
     const session = await startSession({ permissionMode: 'bypassPermissions' });
     const payload = '<script>window.__pwned = 1</script><b id="injected">bold</b>';
