@@ -9,6 +9,7 @@ import { formatBytes } from '../contracts/persisted-output.js';
 import { createTracingFromEnv } from '../worker/telemetry.js';
 import { builtinTools } from '../tools/builtin.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';
+import { ConsoleUsageError, runConsoleCommand, startDevConsole } from '../console/console-command.js';
 import { startDevServer } from '../server/dev-server.js';
 import type { DevServer } from '../server/dev-server.js';
 import { findTemporalBinary } from '../server/temporal-binary.js';
@@ -71,6 +72,8 @@ Commands:
   artifacts prune Delete the stored full outputs of sessions that wrote none for a while (retention).
       --older-than AGE  delete session directories idle longer than AGE: 30m, 12h, 7d, 2w (default ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
       --dry-run         only list what would be deleted
+  console         The approval console (web page on 127.0.0.1:8234): pending approvals, timelines, decisions.
+                  \`switchyard console --help\` for its options; \`dev\` starts one on the Web UI port + 1.
   temporal-path   Find or build the temporal CLI (DESIGN.md §6 order) and print its path.
   help            This text.
 
@@ -168,11 +171,19 @@ async function dev(args: string[], logger: PinoLogger): Promise<void> {
   } catch (error) {
     throw new Error(`Could not start the Temporal dev server on port ${port} (is another server using it? try --port): ${(error as Error).message}`, { cause: error });
   }
+  const approvalConsole = await startDevConsole({
+    address: server.address,
+    namespace,
+    port: uiPort + 1,
+    ...(server.uiUrl === undefined ? {} : { temporalUiUrl: server.uiUrl }),
+    onWarning: (message) => logger.warn(message),
+  });
   try {
     const lines = [
       '',
       `Temporal dev server: ${server.address} (namespace ${server.namespace}; binary ${server.binary.path})`,
       server.uiUrl === undefined ? 'Web UI: off (--headless)' : `Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows`,
+      ...(approvalConsole === undefined ? [] : [approvalConsole.line]),
       `Switchyard worker: task queue ${taskQueueFromEnv()}, sessions default to cwd ${cwd}`,
       '',
       firstTurnHint(server, cwd),
@@ -183,6 +194,7 @@ async function dev(args: string[], logger: PinoLogger): Promise<void> {
     process.stderr.write(`${lines.join('\n')}\n`);
     await runWorker({ address: server.address, namespace, cwd, logger, ...mcpConfig });
   } finally {
+    await approvalConsole?.close();
     await server.stop();
     logger.info('dev server stopped');
   }
@@ -469,6 +481,12 @@ export async function main(argv: string[]): Promise<number> {
         return await artifactsCommand(rest);
       case 'tasks':
         return await tasksCommand(rest);
+      case 'console':
+        try {
+          return await runConsoleCommand(rest);
+        } catch (error) {
+          throw error instanceof ConsoleUsageError ? new UsageError(error.message) : error;
+        }
       case 'temporal-path': {
         const binary = await findTemporalBinary({ onProgress: (message) => process.stderr.write(`${message}\n`) });
         if (binary === undefined) {

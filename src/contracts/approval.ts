@@ -28,3 +28,31 @@ export interface ApprovalRequest {
   /** ISO timestamp (workflow time). */
   requestedAt: string;
 }
+
+/** Why a session ignored an `approval` signal. */
+export const approvalIgnoredReasons = ['unknown', 'already_decided', 'digest_mismatch', 'invalid', 'hook_answered_first'] as const;
+export type ApprovalIgnoredReason = (typeof approvalIgnoredReasons)[number];
+
+/**
+ * What a session did with one `approval` signal (query `approvalDecisions`, wire contract v1.1): `accepted` when it
+ * decided a pending request, `ignored` with the reason otherwise. A console shows it as feedback and as a log.
+ */
+export interface ApprovalDecisionRecord {
+  /** Position in the session's decision log (survives continue-as-new). */
+  seq: number;
+  /** ISO timestamp (workflow time) of the signal. */
+  at: string;
+  requestId: string;
+  /** The decision the signal carried; absent when the signal did not parse. */
+  decision?: ApprovalDecision;
+  by?: string;
+  reason?: string;
+  outcome: 'accepted' | 'ignored';
+  /** Why it was ignored (only for `ignored`). */
+  ignoredBecause?: ApprovalIgnoredReason;
+  detail?: string;
+  /** The call the request was for, when the session knows it. */
+  callId?: string;
+  toolName?: string;
+  turnId?: string;
+}

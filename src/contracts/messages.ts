@@ -1,6 +1,6 @@
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApprovalRequest, ApprovalSignal } from './approval.js';
+import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from './approval.js';
 import type { BackgroundTaskView } from './background-tasks.js';
 import type { EventsPage } from './events.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from './tool-call.js';
@@ -29,6 +29,12 @@ export interface InterruptSignal {
 export const interruptSignal = defineSignal<[InterruptSignal]>('interrupt');
 
 export const pendingApprovalsQuery = defineQuery<ApprovalRequest[]>('pendingApprovals');
+
+/** What the session did with each `approval` signal, oldest first (wire contract v1.1; bounded). */
+export const approvalDecisionsQuery = defineQuery<ApprovalDecisionRecord[]>('approvalDecisions');
+
+/** The most recent completed turns' results, oldest first (wire contract v1.1; `limit` default 10, at most 50). */
+export const turnResultsQuery = defineQuery<TurnResult[], [{ limit?: number }?]>('turnResults');
 
 export const eventsQuery = defineQuery<EventsPage, [{ since?: number }?]>('events');
 

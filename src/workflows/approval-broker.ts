@@ -1,6 +1,6 @@
 import { ActivityCancellationType, CancellationScope, condition, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
+import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { approvalSignalSchema } from '../contracts/approval.js';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
@@ -30,6 +30,17 @@ export type ApprovalOutcome =
   | { kind: 'timeout'; waitMs: number }
   | { kind: 'cancelled'; waitMs: number };
 
+/** How a request that is no longer pending ended, for the decision log's detail. */
+type Ending = 'signal' | 'hook' | 'timeout' | 'cancelled';
+const ENDINGS: Record<Ending, string> = {
+  signal: 'an earlier approval signal decided it',
+  hook: 'a PermissionRequest hook answered first',
+  timeout: 'the approval timed out',
+  cancelled: 'the turn was interrupted',
+};
+/** Ended requests remembered (this run only) to say how they ended. */
+const ENDINGS_RETAINED = 200;
+
 interface PendingApproval {
   request: ApprovalRequest;
   decision?: ApprovalSignal;
@@ -46,6 +57,7 @@ export class ApprovalBroker {
   readonly #state: SessionState;
   readonly #onChange: () => void;
   readonly #pending = new Map<string, PendingApproval>();
+  readonly #ended = new Map<string, { how: Ending; request: ApprovalRequest }>();
 
   constructor(options: { state: SessionState; onChange: () => void }) {
     this.#state = options.state;
@@ -56,33 +68,49 @@ export class ApprovalBroker {
     return [...this.#pending.values()].map((entry) => entry.request);
   }
 
-  /** The `approval` signal handler. `turnId` names the running turn for events about unknown requests. */
+  /**
+   * The `approval` signal handler. `turnId` names the running turn for events about unknown requests. Every signal,
+   * taken or not, enters the decision log (query `approvalDecisions`), so whoever sent it can see what it did.
+   */
   onSignal(raw: unknown, runningTurnId: string | undefined): void {
     const turnId = runningTurnId ?? '';
     const parsed = approvalSignalSchema.safeParse(raw);
     if (!parsed.success) {
       const requestId = typeof (raw as { requestId?: unknown } | null)?.requestId === 'string' ? (raw as { requestId: string }).requestId : '';
-      this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId, reason: 'invalid', detail: formatZodError(parsed.error) });
+      const detail = formatZodError(parsed.error);
+      this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId, reason: 'invalid', detail });
+      const by = (raw as { by?: unknown } | null)?.by;
+      this.#state.recordApprovalDecision({ requestId, outcome: 'ignored', ignoredBecause: 'invalid', detail, ...(typeof by === 'string' ? { by: by.slice(0, 200) } : {}) });
       return;
     }
     const signal = parsed.data;
     const entry = this.#pending.get(signal.requestId);
+    const logged = { requestId: signal.requestId, decision: signal.decision, by: signal.by, reason: signal.reason };
+    const call = (request: ApprovalRequest | undefined): Partial<ApprovalDecisionRecord> =>
+      request === undefined ? {} : { callId: request.callId, toolName: request.toolName, turnId: request.turnId };
     if (entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined) {
-      const known = entry !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
-      this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown' });
-      return;
-    }
-    if (signal.inputDigest !== entry.request.inputDigest) {
-      this.#state.emit({
-        type: 'ApprovalIgnored',
-        turnId: entry.request.turnId,
-        requestId: signal.requestId,
-        reason: 'digest_mismatch',
-        detail: `expected ${entry.request.inputDigest}, got ${signal.inputDigest}`,
+      const ended = this.#ended.get(signal.requestId);
+      const hookFirst = entry?.hookDecision !== undefined || ended?.how === 'hook';
+      const known = entry !== undefined || ended !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
+      const detail = hookFirst ? 'a PermissionRequest hook answered first' : ended === undefined ? undefined : ENDINGS[ended.how];
+      this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown', ...(detail === undefined ? {} : { detail }) });
+      this.#state.recordApprovalDecision({
+        ...logged,
+        ...call(entry?.request ?? ended?.request),
+        outcome: 'ignored',
+        ignoredBecause: hookFirst ? 'hook_answered_first' : known ? 'already_decided' : 'unknown',
+        ...(detail === undefined ? {} : { detail }),
       });
       return;
     }
+    if (signal.inputDigest !== entry.request.inputDigest) {
+      const detail = `expected ${entry.request.inputDigest}, got ${signal.inputDigest}`;
+      this.#state.emit({ type: 'ApprovalIgnored', turnId: entry.request.turnId, requestId: signal.requestId, reason: 'digest_mismatch', detail });
+      this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'ignored', ignoredBecause: 'digest_mismatch', detail });
+      return;
+    }
     entry.decision = signal;
+    this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'accepted' });
   }
 
   /** Waits for a decision on one call (or the approval timeout, or an interrupt of the turn's scope). */
@@ -133,10 +161,15 @@ export class ApprovalBroker {
         );
     }
     const decided = (): boolean => entry.decision !== undefined || entry.hookDecision !== undefined;
+    let how: Ending = 'cancelled';
     try {
       const timeoutMs = this.#state.options.approvalTimeoutMs;
       if (timeoutMs === undefined) await condition(decided);
-      else if (!(await condition(decided, timeoutMs))) return { kind: 'timeout', waitMs: waitMs() };
+      else if (!(await condition(decided, timeoutMs))) {
+        how = 'timeout';
+        return { kind: 'timeout', waitMs: waitMs() };
+      }
+      how = entry.hookDecision !== undefined ? 'hook' : 'signal';
       if (entry.hookDecision !== undefined) {
         const { behavior, message } = entry.hookDecision;
         return message === undefined ? { kind: 'hook', behavior, waitMs: waitMs() } : { kind: 'hook', behavior, message, waitMs: waitMs() };
@@ -150,6 +183,8 @@ export class ApprovalBroker {
     } finally {
       if (plan.hasPermissionRequestHooks) hookScope.cancel();
       this.#pending.delete(requestId);
+      this.#ended.set(requestId, { how, request });
+      if (this.#ended.size > ENDINGS_RETAINED) this.#ended.delete(this.#ended.keys().next().value ?? '');
       this.#state.recordDecided(requestId);
       this.#onChange();
     }

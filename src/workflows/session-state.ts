@@ -1,4 +1,5 @@
 import { log, workflowInfo } from '@temporalio/workflow';
+import type { ApprovalDecisionRecord } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
 import { parseRule } from '../contracts/permission-rules.js';
@@ -14,6 +15,8 @@ import { EventLog } from './event-log.js';
 const COMPLETED_TURNS_RETAINED = 50;
 /** Answered approval ids remembered, so a second answer is reported as `already_decided`. */
 export const DECIDED_REQUESTS_RETAINED = 500;
+/** Entries of the approval decision log kept (query `approvalDecisions`). */
+export const APPROVAL_DECISIONS_RETAINED = 200;
 /** Replaced-result keys kept (a key is `<turnId>/<callId>`). */
 const REPLACED_RESULTS_RETAINED = 5_000;
 
@@ -30,6 +33,8 @@ export interface CarriedSessionState {
   reportedUntrustedSettings?: string[];
   /** v1.1: the session's background tasks as last seen. */
   backgroundTasks?: BackgroundTaskView[];
+  /** What the session did with each `approval` signal, newest last (bounded). */
+  approvalDecisions?: ApprovalDecisionRecord[];
 }
 
 /** What one finished call asks the session to change (its context modifier). */
@@ -61,6 +66,7 @@ export class SessionState {
   readonly replacedResults: Set<string>;
   readonly reportedUntrustedSettings: Set<string>;
   readonly backgroundTasks: BackgroundTaskLedger;
+  readonly approvalDecisions: ApprovalDecisionRecord[];
   #toolState: Record<string, unknown>;
 
   constructor(options: SessionOptions, carried?: CarriedSessionState) {
@@ -73,6 +79,7 @@ export class SessionState {
     this.replacedResults = new Set(carried?.replacedResults ?? []);
     this.reportedUntrustedSettings = new Set(carried?.reportedUntrustedSettings ?? []);
     this.backgroundTasks = new BackgroundTaskLedger(carried?.backgroundTasks);
+    this.approvalDecisions = [...(carried?.approvalDecisions ?? [])];
     let ruleError: string | undefined;
     const parse = (list: readonly string[] | undefined): ParsedRule[] =>
       (list ?? []).flatMap((rule) => {
@@ -127,6 +134,13 @@ export class SessionState {
     if (this.decidedRequestIds.length > DECIDED_REQUESTS_RETAINED) this.decidedRequestIds.shift();
   }
 
+  /** Appends to the approval decision log, numbering the entry and stamping it with workflow time. */
+  recordApprovalDecision(record: Omit<ApprovalDecisionRecord, 'seq' | 'at'>): void {
+    const seq = (this.approvalDecisions.at(-1)?.seq ?? -1) + 1;
+    this.approvalDecisions.push({ seq, at: new Date().toISOString(), ...record });
+    if (this.approvalDecisions.length > APPROVAL_DECISIONS_RETAINED) this.approvalDecisions.shift();
+  }
+
   recordCompletedTurn(result: TurnResult): void {
     this.completedTurns.set(result.turnId, result);
     if (this.completedTurns.size > COMPLETED_TURNS_RETAINED) {
@@ -153,6 +167,7 @@ export class SessionState {
       replacedResults: [...this.replacedResults].slice(-REPLACED_RESULTS_RETAINED),
       reportedUntrustedSettings: [...this.reportedUntrustedSettings],
       backgroundTasks: this.backgroundTasks.carry(),
+      approvalDecisions: this.approvalDecisions.slice(-APPROVAL_DECISIONS_RETAINED),
     };
   }
 }

@@ -5,6 +5,7 @@ import { projectErrorMessage } from '../contracts/error-projection.js';
 import {
   activeTurnQuery,
   addCallsUpdate,
+  approvalDecisionsQuery,
   approvalSignal,
   awaitResultsUpdate,
   backgroundTasksQuery,
@@ -13,6 +14,7 @@ import {
   interruptSignal,
   pendingApprovalsQuery,
   sessionStateQuery,
+  turnResultsQuery,
 } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
@@ -197,6 +199,11 @@ function installHandlers(parts: { state: SessionState; broker: ApprovalBroker; q
   setHandler(eventsQuery, (query) => state.events.read(query?.since ?? 0));
   setHandler(pendingApprovalsQuery, () => broker.pendingRequests());
   setHandler(backgroundTasksQuery, () => state.backgroundTasks.list());
+  setHandler(approvalDecisionsQuery, () => [...state.approvalDecisions]);
+  setHandler(turnResultsQuery, (query) => {
+    const limit = Math.min(Math.max(Math.trunc(query?.limit ?? 10), 1), 50);
+    return [...state.completedTurns.values()].slice(-limit);
+  });
   setHandler(sessionStateQuery, () => ({ state: { ...state.toolState }, rememberedRules: state.remembered.map((rule) => rule.source) }));
   setHandler(activeTurnQuery, (): ActiveTurnView | null => {
     const current = queue.current;

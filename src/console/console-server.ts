@@ -1,0 +1,407 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { z } from 'zod';
+import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import type { ApprovalDecisionRecord } from '../contracts/approval.js';
+import { approvalDecisions } from '../contracts/approval.js';
+import type { ArtifactStore } from '../contracts/artifact-store.js';
+import { projectErrorMessage } from '../contracts/error-projection.js';
+import type { SessionEvent } from '../contracts/events.js';
+import {
+  activeTurnQuery,
+  approvalDecisionsQuery,
+  approvalSignal,
+  eventsQuery,
+  interruptSignal,
+  pendingApprovalsQuery,
+  pendingApprovalsSearchAttribute,
+  toolSessionWorkflowType,
+  turnResultsQuery,
+} from '../contracts/messages.js';
+import type { ExecutionHeartbeat } from '../contracts/pipeline.js';
+import type { ActiveTurnView } from '../contracts/tool-result.js';
+import { SafeHtml, escapeHtml } from './html.js';
+import { describeDecision, homeBody, homeSections, page, sessionBody, sessionSections } from './render.js';
+import type { LiveCall, PageContext, PendingEntry, SessionPageData, SessionRow } from './render.js';
+import { ConsoleSecurity, hostAllowed, randomToken } from './security.js';
+import type { Authentication } from './security.js';
+
+/** Default port of `switchyard console` (next to the dev server's Web UI on 8233). */
+export const DEFAULT_CONSOLE_PORT = 8234;
+/** How long a query may take before the page says the session is not answering. */
+const QUERY_TIMEOUT_MS = 5_000;
+/** How long a decision waits for the session to log what it did with it. */
+const DECISION_CONFIRM_TIMEOUT_MS = 10_000;
+/** Sessions listed (pending and running). */
+const LIST_LIMIT = 100;
+const MAX_BODY_BYTES = 16 * 1024;
+
+export interface ConsoleOptions {
+  /** A Temporal client on the namespace to watch. */
+  client: Client;
+  /** Interface to bind; default 127.0.0.1. Anything else is reachable from other hosts: pass it on purpose. */
+  host?: string;
+  /** Default {@link DEFAULT_CONSOLE_PORT}; 0 picks a free port. */
+  port?: number;
+  /** Access token; default `SWITCHYARD_CONSOLE_TOKEN`, else a random one. */
+  token?: string;
+  /** Who decides: the `by` of every approval this console sends. */
+  identity: string;
+  /** The Temporal Web UI's base URL (e.g. `http://127.0.0.1:8233`), for links to a session's workflow. */
+  temporalUiUrl?: string;
+  /** Where full outputs are read for artifact links; default the file store under `SWITCHYARD_DATA_DIR`. */
+  artifacts?: ArtifactStore;
+}
+
+export interface RunningConsole {
+  /** The console's address, without the token. */
+  url: string;
+  /** The address to open first: it carries the token, which the console turns into a cookie. */
+  loginUrl: string;
+  close(): Promise<void>;
+}
+
+const approvalRequestSchema = z.strictObject({
+  sessionId: z.string().min(1).max(1_000),
+  requestId: z.string().min(1).max(200),
+  decision: z.enum(approvalDecisions),
+  inputDigest: z.string().min(1).max(200),
+  reason: z.string().max(2_000).optional(),
+});
+const interruptRequestSchema = z.strictObject({ sessionId: z.string().min(1).max(1_000), reason: z.string().max(2_000).optional() });
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, what: string, ms = QUERY_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms / 1000} s (is a worker running on its task queue?)`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The approval console: a small web server (node:http, no dependency) that lists the sessions waiting for a human
+ * across the namespace and lets one approve, deny or interrupt, with a session page (timeline, live tail, results,
+ * decision log). Binds 127.0.0.1 by default; every request needs the token; state changes are JSON POSTs with CSRF
+ * protection; every value from a session is escaped.
+ */
+export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? (process.env.SWITCHYARD_CONSOLE_TOKEN || randomToken());
+  const { client, identity } = options;
+  const namespace = client.options.namespace;
+  const artifacts = options.artifacts ?? new FileArtifactStore(dataDirFromEnv());
+  const boundToLoopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
+  let security: ConsoleSecurity | undefined;
+
+  const query = <T>(sessionId: string, run: () => Promise<T>, what: string): Promise<T> => withTimeout(run(), `session ${sessionId} (${what})`);
+
+  async function listPending(): Promise<{ pending: PendingEntry[]; problem?: string }> {
+    // One visibility query for "which sessions wait for me", then each one's pending requests.
+    const ids: string[] = [];
+    for await (const execution of client.workflow.list({ query: `${pendingApprovalsSearchAttribute} > 0 AND ExecutionStatus = "Running"`, pageSize: LIST_LIMIT })) {
+      ids.push(execution.workflowId);
+      if (ids.length >= LIST_LIMIT) break;
+    }
+    const problems: string[] = [];
+    const lists = await Promise.all(
+      ids.map(async (sessionId) => {
+        try {
+          const requests = await query(sessionId, () => client.workflow.getHandle(sessionId).query(pendingApprovalsQuery), 'pendingApprovals');
+          return requests.map((request): PendingEntry => ({ sessionId, request }));
+        } catch (error) {
+          problems.push(projectErrorMessage(error));
+          return [];
+        }
+      }),
+    );
+    return { pending: lists.flat(), ...(problems.length === 0 ? {} : { problem: problems.slice(0, 3).join(' · ') }) };
+  }
+
+  async function listSessions(pending: PendingEntry[]): Promise<SessionRow[]> {
+    const rows: SessionRow[] = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowType = "${toolSessionWorkflowType}" AND ExecutionStatus = "Running"`, pageSize: 20 })) {
+      rows.push({ sessionId: execution.workflowId, startedAt: execution.startTime, pending: pending.filter((entry) => entry.sessionId === execution.workflowId).length });
+      if (rows.length >= 20) break;
+    }
+    return rows;
+  }
+
+  async function homeData(): Promise<Parameters<typeof homeSections>[0]> {
+    try {
+      const { pending, problem } = await listPending();
+      return { pending, sessions: await listSessions(pending), ...(problem === undefined ? {} : { problem }) };
+    } catch (error) {
+      return { pending: [], sessions: [], problem: `Could not list sessions: ${projectErrorMessage(error)}` };
+    }
+  }
+
+  async function readEvents(sessionId: string): Promise<SessionEvent[]> {
+    const handle = client.workflow.getHandle(sessionId);
+    const events: SessionEvent[] = [];
+    let since = 0;
+    for (let page = 0; page < 10; page++) {
+      const result = await query(sessionId, () => handle.query(eventsQuery, { since }), 'events');
+      events.push(...result.events);
+      if (result.events.length === 0 || result.next <= since) break;
+      since = result.next;
+    }
+    return events;
+  }
+
+  async function sessionData(sessionId: string, turnId: string | undefined): Promise<SessionPageData> {
+    const handle = client.workflow.getHandle(sessionId);
+    const data: SessionPageData = { sessionId, status: 'unknown', pending: [], events: [], decisions: [], turns: [], activeTurn: null, live: [] };
+    if (turnId !== undefined) data.turnId = turnId;
+    let description;
+    try {
+      description = await withTimeout(handle.describe(), `session ${sessionId}`);
+    } catch (error) {
+      data.problem = `No such session, or Temporal did not answer: ${projectErrorMessage(error)}`;
+      return data;
+    }
+    data.status = description.status.name;
+    data.runId = description.runId;
+    if (options.temporalUiUrl !== undefined) {
+      data.webUiUrl = `${options.temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(sessionId)}/${encodeURIComponent(description.runId)}/history`;
+    }
+    if (description.status.name !== 'RUNNING') {
+      data.problem = `This session is ${description.status.name.toLowerCase()}; its queries need a running workflow or a worker to replay it.`;
+    }
+    const settled = await Promise.allSettled([
+      query(sessionId, () => handle.query(pendingApprovalsQuery), 'pendingApprovals'),
+      readEvents(sessionId),
+      query(sessionId, () => handle.query(approvalDecisionsQuery), 'approvalDecisions'),
+      query(sessionId, () => handle.query(turnResultsQuery, { limit: 20 }), 'turnResults'),
+      query(sessionId, () => handle.query(activeTurnQuery), 'activeTurn'),
+    ]);
+    const [pending, events, decisions, turns, active] = settled;
+    if (pending.status === 'fulfilled') data.pending = pending.value;
+    if (events.status === 'fulfilled') data.events = events.value;
+    if (decisions.status === 'fulfilled') data.decisions = decisions.value;
+    if (turns.status === 'fulfilled') data.turns = turns.value;
+    if (active.status === 'fulfilled') data.activeTurn = active.value;
+    const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed !== undefined) data.problem = projectErrorMessage(failed.reason);
+    data.live = liveCalls(description.raw.pendingActivities ?? [], data.activeTurn);
+    return data;
+  }
+
+  function context(authentication: Authentication): PageContext {
+    return {
+      identity,
+      csrfToken: authentication.kind === 'cookie' && security !== undefined ? security.csrfToken(authentication.browserSession) : '',
+      nonce: randomToken(),
+      now: Date.now(),
+    };
+  }
+
+  async function decide(body: unknown): Promise<{ outcome: 'accepted' | 'ignored' | 'unconfirmed'; message: string; record?: ApprovalDecisionRecord }> {
+    const parsed = approvalRequestSchema.safeParse(body);
+    if (!parsed.success) throw new HttpError(400, `Invalid approval: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    const { sessionId, requestId, decision, inputDigest, reason } = parsed.data;
+    const handle = client.workflow.getHandle(sessionId);
+    const seen = async (): Promise<ApprovalDecisionRecord[]> =>
+      (await query(sessionId, () => handle.query(approvalDecisionsQuery), 'approvalDecisions')).filter((record) => record.requestId === requestId);
+    const before = (await seen()).length;
+    await handle.signal(approvalSignal, { requestId, decision, inputDigest, by: identity, ...(reason === undefined || reason === '' ? {} : { reason }) });
+    // The signal is delivered; only the session's decision log says whether it took effect.
+    const deadline = Date.now() + DECISION_CONFIRM_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const records = await seen().catch(() => []);
+      const record = records[before];
+      if (record !== undefined) return { outcome: record.outcome, message: describeDecision(record), record };
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return { outcome: 'unconfirmed', message: `Sent ${decision}, but the session has not logged it within ${DECISION_CONFIRM_TIMEOUT_MS / 1000} s (is its worker running?).` };
+  }
+
+  async function interrupt(body: unknown): Promise<{ message: string }> {
+    const parsed = interruptRequestSchema.safeParse(body);
+    if (!parsed.success) throw new HttpError(400, 'Invalid interrupt: needs { sessionId, reason? }');
+    const handle = client.workflow.getHandle(parsed.data.sessionId);
+    const active: ActiveTurnView | null = await query(parsed.data.sessionId, () => handle.query(activeTurnQuery), 'activeTurn');
+    if (active === null) return { message: `Session ${parsed.data.sessionId} runs no turn: nothing to interrupt.` };
+    await handle.signal(interruptSignal, { reason: parsed.data.reason ?? `interrupted from the console by ${identity}` });
+    return { message: `Interrupt sent to turn ${active.turnId} of ${parsed.data.sessionId}.` };
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://console.invalid');
+    if (security === undefined) throw new HttpError(503, 'starting');
+    if (!hostAllowed(request.headers.host, boundToLoopback)) throw new HttpError(421, 'This console answers only on its loopback address.');
+    const given = url.searchParams.get('token');
+    if (request.method === 'GET' && given !== null) {
+      if (!security.tokenMatches(given)) throw new HttpError(401, 'Wrong token: open the URL `switchyard console` printed.');
+      url.searchParams.delete('token');
+      response.writeHead(303, { location: `${url.pathname}${url.search}`, 'set-cookie': security.loginCookies(), 'cache-control': 'no-store' });
+      response.end();
+      return;
+    }
+    const authentication = security.authenticate(request);
+    if (authentication.kind === 'none') {
+      throw new HttpError(401, 'This console needs its token: open the URL `switchyard console` printed (it ends in ?token=…), or send Authorization: Bearer <token>.');
+    }
+    if (request.method === 'POST') {
+      const refusal = security.refuseStateChange(request, authentication);
+      if (refusal !== undefined) throw new HttpError(403, refusal);
+      const body = await readJson(request);
+      if (url.pathname === '/api/approval') return sendJson(response, 200, await decide(body));
+      if (url.pathname === '/api/interrupt') return sendJson(response, 200, await interrupt(body));
+      throw new HttpError(404, 'No such action.');
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed.');
+    const pageContext = context(authentication);
+    const live = request.headers.accept?.includes('application/json') === true;
+    if (url.pathname === '/' || url.pathname === '/fragment/home') {
+      const sections = homeSections(await homeData(), pageContext.now);
+      if (live || url.pathname !== '/') return sendJson(response, 200, stringify(sections));
+      return sendPage(response, pageContext, page({ title: 'Switchyard console', context: pageContext, body: homeBody(sections), liveUrl: '/fragment/home' }));
+    }
+    const sessionMatch = /^\/(session|fragment\/session)\/([^/]+)$/.exec(url.pathname);
+    if (sessionMatch !== null) {
+      const sessionId = decodeURIComponent(sessionMatch[2] ?? '');
+      const turnId = url.searchParams.get('turn') ?? undefined;
+      const sections = sessionSections(await sessionData(sessionId, turnId), pageContext);
+      if (live || sessionMatch[1] !== 'session') return sendJson(response, 200, stringify(sections));
+      const liveUrl = `/fragment/session/${encodeURIComponent(sessionId)}${turnId === undefined ? '' : `?turn=${encodeURIComponent(turnId)}`}`;
+      return sendPage(response, pageContext, page({ title: `Session ${sessionId} · Switchyard console`, context: pageContext, body: sessionBody(sections), liveUrl }));
+    }
+    if (url.pathname === '/artifact') {
+      const uri = url.searchParams.get('uri') ?? '';
+      let content: string;
+      try {
+        content = await artifacts.read(uri);
+      } catch (error) {
+        throw new HttpError(404, `No such artifact: ${projectErrorMessage(error)}`);
+      }
+      response.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', 'content-security-policy': "sandbox; default-src 'none'" });
+      response.end(content);
+      return;
+    }
+    throw new HttpError(404, 'Not found.');
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500;
+      const message = error instanceof HttpError ? error.message : `The console failed: ${projectErrorMessage(error)}`;
+      if (response.headersSent) {
+        response.end();
+        return;
+      }
+      if (request.method === 'POST' || request.headers.accept?.includes('application/json') === true) sendJson(response, status, { message });
+      else {
+        response.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'" });
+        response.end(`<!doctype html><title>${status}</title><p>${escapeHtml(message)}</p>`);
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_CONSOLE_PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  security = new ConsoleSecurity({ token, port });
+  const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const url = `http://${shownHost}:${port}/`;
+  return {
+    url,
+    loginUrl: `${url}?token=${encodeURIComponent(token)}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY' };
+
+function sendPage(response: ServerResponse, context: PageContext, body: string): void {
+  response.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': `default-src 'none'; script-src 'nonce-${context.nonce}'; style-src 'nonce-${context.nonce}'; style-src-attr 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  });
+  response.end(body);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' });
+  response.end(JSON.stringify(body));
+}
+
+function stringify(sections: Record<string, SafeHtml>): Record<string, string> {
+  return Object.fromEntries(Object.entries(sections).map(([id, markup]) => [id, markup.html]));
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'Request too large.');
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    throw new HttpError(400, 'The body is not JSON.');
+  }
+}
+
+interface RawPendingActivity {
+  activityId?: string | null;
+  activityType?: { name?: string | null } | null;
+  attempt?: number | null;
+  state?: number | string | null;
+  lastHeartbeatTime?: { seconds?: unknown; nanos?: number | null } | null;
+  heartbeatDetails?: { payloads?: unknown[] | null } | null;
+}
+
+const ACTIVITY_STATES: Record<number, string> = { 1: 'scheduled', 2: 'started', 3: 'cancel requested', 4: 'paused', 5: 'pause requested' };
+
+/** Running calls from the workflow's pending activities: their last heartbeat holds the output tail. */
+function liveCalls(pendingActivities: readonly RawPendingActivity[], active: ActiveTurnView | null): LiveCall[] {
+  const executing = pendingActivities.filter((activity) => activity.activityType?.name === 'executeCall');
+  return executing.map((activity) => {
+    const call: LiveCall = {
+      activityId: activity.activityId ?? '',
+      attempt: activity.attempt ?? 1,
+      state: typeof activity.state === 'number' ? (ACTIVITY_STATES[activity.state] ?? `state ${activity.state}`) : String(activity.state ?? ''),
+    };
+    // With one call executing, the activity is that call's.
+    if (executing.length === 1 && active?.executing.length === 1) call.callId = active.executing[0];
+    const seconds = Number(activity.lastHeartbeatTime?.seconds ?? 0);
+    if (seconds > 0) call.lastHeartbeatAt = new Date(seconds * 1000).toISOString();
+    const payload = activity.heartbeatDetails?.payloads?.[0];
+    if (payload !== undefined && payload !== null) {
+      try {
+        const details = defaultPayloadConverter.fromPayload<ExecutionHeartbeat>(payload as Parameters<typeof defaultPayloadConverter.fromPayload>[0]);
+        call.activeMs = details.activeMs;
+        // The heartbeat names its call (several calls may run at once); its tail is the output, else the message.
+        if (details.callId !== undefined) call.callId = details.callId;
+        const shown = details.progress?.outputTail ?? details.progress?.message;
+        if (shown !== undefined) call.progress = shown;
+      } catch {
+        // details in another shape: no tail
+      }
+    }
+    return call;
+  });
+}
