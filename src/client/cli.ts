@@ -9,7 +9,6 @@ import { formatBytes } from '../contracts/persisted-output.js';
 import { createTracingFromEnv } from '../worker/telemetry.js';
 import { builtinTools } from '../tools/builtin.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';
-import { startDevServer } from '../server/dev-server.js';
 import type { DevServer } from '../server/dev-server.js';
 import { findTemporalBinary } from '../server/temporal-binary.js';
 import { NativeConnection, createSwitchyardWorker, namespaceFromEnv, taskQueueFromEnv } from '../worker/create-worker.js';
@@ -134,6 +133,21 @@ function firstTurnHint(server: { address: string; namespace: string }, cwd: stri
   ].join('\n');
 }
 
+/**
+ * The dev server module, loaded only by `dev`: it needs `@temporalio/testing`, an optional dependency that library
+ * users (client and worker only) may leave out with `npm install --omit=optional`.
+ */
+async function loadDevServer(): Promise<typeof import('../server/dev-server.js')> {
+  try {
+    return await import('../server/dev-server.js');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('@temporalio/testing')) {
+      throw new Error('`switchyard dev` needs the optional dependency @temporalio/testing; install it (npm install @temporalio/testing@1.24.0) or point TEMPORAL_ADDRESS at a running server', { cause: error });
+    }
+    throw error;
+  }
+}
+
 async function dev(args: string[], logger: PinoLogger): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -150,6 +164,7 @@ async function dev(args: string[], logger: PinoLogger): Promise<void> {
   }
   const port = parsePort(values.port, '--port') ?? 7233;
   const uiPort = parsePort(values['ui-port'], '--ui-port') ?? port + 1000;
+  const { startDevServer } = await loadDevServer();
   let server: DevServer | undefined;
   try {
     server = await startDevServer({
