@@ -121,6 +121,12 @@ async function runWorker(options: { address: string; namespace: string; cwd: str
   }
 }
 
+/**
+ * How to run this CLI again: in a clone (the sources, through tsx) `npx switchyard` is the clone's own bin; anywhere
+ * else it would fetch an unrelated npm package of that name, so the package's own name.
+ */
+const npxCommand = import.meta.url.endsWith('.ts') ? 'npx switchyard' : 'npx temporal-switchyard';
+
 function firstTurnHint(server: { address: string; namespace: string }, cwd: string): string {
   const taskQueue = taskQueueFromEnv();
   const file = path.join(cwd, 'README.md');
@@ -129,7 +135,7 @@ function firstTurnHint(server: { address: string; namespace: string }, cwd: stri
     `  temporal workflow start --address ${server.address} --namespace ${server.namespace} --task-queue ${taskQueue} --type ${toolSessionWorkflowType} --workflow-id demo --input '{}'`,
     `  temporal workflow update execute --address ${server.address} --namespace ${server.namespace} --workflow-id demo --name executeTurn --input '{"turnId":"t1","calls":[{"id":"c1","name":"Read","input":{"file_path":"${file}","limit":5}}]}'`,
     'or with Switchyard\'s own CLI:',
-    `  TEMPORAL_ADDRESS=${server.address} npx switchyard turn --session demo2 --calls '[{"id":"c1","name":"Read","input":{"file_path":"README.md","limit":5}}]'`,
+    `  TEMPORAL_ADDRESS=${server.address} ${npxCommand} turn --session demo2 --calls '[{"id":"c1","name":"Read","input":{"file_path":"README.md","limit":5}}]'`,
   ].join('\n');
 }
 
