@@ -23,4 +23,7 @@ async function loadCli() {
 }
 
 const { main } = await loadCli();
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// A failure can come after the Temporal Runtime is installed (`dev` whose server does not start), whose native
+// handles and signal hooks would keep the process alive: a failed command exits now. Success ends on its own.
+if (code !== 0) process.exit(code);

@@ -156,6 +156,20 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
     expect(stdout).toContain('Usage: switchyard <command>');
   });
 
+  it('runs `switchyard dev` without the optional dependencies: JSON logs, and it says what to install', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_LOG_FORMAT: 'pretty', HOME: await scratchDir('switchyard-package-home-') };
+    delete env.TEMPORAL_ADDRESS;
+    const failure = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['dev', '--headless'], { cwd: project, env, timeout: 60_000 }).then(
+      () => undefined,
+      (error: { code: number | string; stdout: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    // pino-pretty is not installed, so "pretty" falls back to JSON lines.
+    const line = JSON.parse(failure?.stdout.trim().split('\n').at(-1) ?? '{}') as { level: number; msg: string };
+    expect(line.level).toBe(50);
+    expect(line.msg).toMatch(/^`switchyard dev` needs the optional dependency @temporalio\/testing; install it/);
+  });
+
   it('type-checks a TypeScript consumer against the shipped .d.ts', async () => {
     await writeFile(path.join(project, 'consumer.ts'), consumerSource);
     await writeFile(
