@@ -1,14 +1,22 @@
-# Switchyard worker image. No build step: bin/switchyard.js runs the TypeScript sources through tsx,
-# which is a runtime dependency. Used by docker-compose.yml; see the header there.
+# Switchyard worker image: the built package (dist/, see `npm run build`) run with plain node.
+# Used by docker-compose.yml; see the header there.
+FROM node:20.19-bookworm-slim AS build
+
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts/ ./scripts/
+COPY src/ ./src/
+# `npm ci` runs `prepare`, which builds dist/ (and dist/workflow-bundle.js); then drop the dev dependencies.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
+
 FROM node:20.19-bookworm-slim
 
 WORKDIR /app
 
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
-
+COPY --from=build /app/node_modules/ ./node_modules/
+COPY --from=build /app/dist/ ./dist/
 COPY bin/ ./bin/
-COPY src/ ./src/
 
 # Default working directory of sessions (`--cwd /workspace` in docker-compose.yml); owned by the
 # unprivileged user so a named volume mounted here starts out writable.

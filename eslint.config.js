@@ -12,6 +12,9 @@ const workflowForbidden = [
   ),
 ];
 
+/** Another package's internals (`@temporalio/x/lib/…`) are not its API and move between versions. */
+const deepImports = { regex: '^(@[^/]+/)?[^./][^/]*/lib/', message: "No deep imports into another package's lib/: use its public entry point." };
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**'] },
   {
@@ -25,6 +28,7 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'No default exports.' }],
+      'no-restricted-imports': ['error', { patterns: [deepImports] }],
     },
   },
   { files: ['vitest.config.ts', 'vitest.long.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
@@ -32,7 +36,7 @@ export default tseslint.config(
     // Workflow code and the contracts it imports must stay deterministic and sandbox-safe.
     files: ['src/workflows/**/*.ts', 'src/contracts/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: workflowForbidden, patterns: [{ group: ['**/activities/*', '**/worker/*', '**/server/*', '**/tools/*', '**/client/*'], allowTypeImports: true, message: 'Workflow code may import only types from Node-side folders.' }] }],
+      'no-restricted-imports': ['error', { paths: workflowForbidden, patterns: [deepImports, { group: ['**/activities/*', '**/worker/*', '**/server/*', '**/tools/*', '**/client/*'], allowTypeImports: true, message: 'Workflow code may import only types from Node-side folders.' }] }],
       'no-restricted-globals': ['error', { name: 'process', message: 'No process in workflow code.' }, { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Not available in workflows.' }],
     },
   },

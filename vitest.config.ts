@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter.js';
 
@@ -12,11 +13,21 @@ const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-run-'));
 process.env.TMPDIR = runTmp;
 process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 
+/** The package's own name resolves to the sources, as tsconfig.json's `paths` say (examples/ import it so). */
+const source = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+const packageAliases = [
+  { find: /^temporal-switchyard$/, replacement: source('./src/index.ts') },
+  { find: /^temporal-switchyard\/worker$/, replacement: source('./src/worker/index.ts') },
+  { find: /^temporal-switchyard\/workflows$/, replacement: source('./src/workflows/index.ts') },
+];
+
 export default defineConfig({
+  resolve: { alias: packageAliases },
   test: {
     reporters: ['default', new SummaryReporter()],
     projects: [
       {
+        extends: true,
         test: {
           name: 'unit',
           sequence: { groupOrder: 0 },
@@ -25,6 +36,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'integration',
           sequence: { groupOrder: 1 },

@@ -1,8 +1,5 @@
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, ToolUseError, builtinTools, createSwitchyardWorker, defineTool } from 'temporal-switchyard/worker';
 import { z } from 'zod';
-import { ToolUseError, defineTool } from '../src/tools/define-tool.js';
-import { builtinTools } from '../src/tools/builtin.js';
-import { createSwitchyardWorker } from '../src/worker/create-worker.js';
 
 export const wordCountTool = defineTool({
   name: 'WordCount',

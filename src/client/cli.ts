@@ -10,7 +10,6 @@ import { createTracingFromEnv } from '../worker/telemetry.js';
 import { builtinTools } from '../tools/builtin.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';
 import { ConsoleUsageError, runConsoleCommand, startDevConsole } from '../console/console-command.js';
-import { startDevServer } from '../server/dev-server.js';
 import type { DevServer } from '../server/dev-server.js';
 import { findTemporalBinary } from '../server/temporal-binary.js';
 import { NativeConnection, createSwitchyardWorker, namespaceFromEnv, taskQueueFromEnv } from '../worker/create-worker.js';
@@ -130,6 +129,12 @@ async function runWorker(options: { address: string; namespace: string; cwd: str
   }
 }
 
+/**
+ * How to run this CLI again: in a clone (the sources, through tsx) `npx switchyard` is the clone's own bin; anywhere
+ * else it would fetch an unrelated npm package of that name, so the package's own name.
+ */
+const npxCommand = import.meta.url.endsWith('.ts') ? 'npx switchyard' : 'npx temporal-switchyard';
+
 function firstTurnHint(server: { address: string; namespace: string }, cwd: string): string {
   const taskQueue = taskQueueFromEnv();
   const file = path.join(cwd, 'README.md');
@@ -138,8 +143,23 @@ function firstTurnHint(server: { address: string; namespace: string }, cwd: stri
     `  temporal workflow start --address ${server.address} --namespace ${server.namespace} --task-queue ${taskQueue} --type ${toolSessionWorkflowType} --workflow-id demo --input '{}'`,
     `  temporal workflow update execute --address ${server.address} --namespace ${server.namespace} --workflow-id demo --name executeTurn --input '{"turnId":"t1","calls":[{"id":"c1","name":"Read","input":{"file_path":"${file}","limit":5}}]}'`,
     'or with Switchyard\'s own CLI:',
-    `  TEMPORAL_ADDRESS=${server.address} npx switchyard turn --session demo2 --calls '[{"id":"c1","name":"Read","input":{"file_path":"README.md","limit":5}}]'`,
+    `  TEMPORAL_ADDRESS=${server.address} ${npxCommand} turn --session demo2 --calls '[{"id":"c1","name":"Read","input":{"file_path":"README.md","limit":5}}]'`,
   ].join('\n');
+}
+
+/**
+ * The dev server module, loaded only by `dev`: it needs `@temporalio/testing`, an optional dependency that library
+ * users (client and worker only) may leave out with `npm install --omit=optional`.
+ */
+async function loadDevServer(): Promise<typeof import('../server/dev-server.js')> {
+  try {
+    return await import('../server/dev-server.js');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('@temporalio/testing')) {
+      throw new Error('`switchyard dev` needs the optional dependency @temporalio/testing; install it (npm install @temporalio/testing@1.24.0) or point TEMPORAL_ADDRESS at a running server', { cause: error });
+    }
+    throw error;
+  }
 }
 
 async function dev(args: string[], logger: PinoLogger): Promise<void> {
@@ -158,6 +178,7 @@ async function dev(args: string[], logger: PinoLogger): Promise<void> {
   }
   const port = parsePort(values.port, '--port') ?? 7233;
   const uiPort = parsePort(values['ui-port'], '--ui-port') ?? port + 1000;
+  const { startDevServer } = await loadDevServer();
   let server: DevServer | undefined;
   try {
     server = await startDevServer({

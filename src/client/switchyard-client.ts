@@ -1,6 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowHandle } from '@temporalio/client';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { optionalTsToMs } from '@temporalio/common/lib/time.js';

@@ -1,8 +1,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { EphemeralServerExecutable } from '@temporalio/testing';
 import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttributeKey } from '../contracts/messages.js';
-import { TEMPORAL_CLI_VERSION, findTemporalBinary } from './temporal-binary.js';
+import { findTemporalBinary } from './temporal-binary.js';
 import type { TemporalBinary } from './temporal-binary.js';
 
 export interface DevServerOptions {
@@ -26,20 +25,21 @@ export interface DevServer {
   address: string;
   namespace: string;
   uiUrl?: string;
-  binary: TemporalBinary | { path: 'sdk-download'; source: 'download' };
+  binary: TemporalBinary;
   environment: TestWorkflowEnvironment;
   stop(): Promise<void>;
 }
 
 /**
  * Starts a local Temporal dev server with Switchyard's search attribute registered and WAL journaling, using the
- * binary `findTemporalBinary` finds (or, as a last resort, the SDK's download).
+ * binary `findTemporalBinary` finds, downloads or builds.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const found = await findTemporalBinary({ env: options.env, onProgress: options.onProgress });
-  const executable: EphemeralServerExecutable =
-    found === undefined ? { type: 'cached-download', version: `v${TEMPORAL_CLI_VERSION}` } : { type: 'existing-path', path: found.path };
-  if (found === undefined) options.onProgress?.('No temporal binary and no Go toolchain: downloading the dev server through the Temporal SDK…');
+  if (found === undefined) {
+    throw new Error('No Temporal CLI: none on PATH or in TEMPORAL_CLI_PATH, the download failed and there is no Go toolchain to build one; install the Temporal CLI (https://docs.temporal.io/cli) or Go');
+  }
+  const executable = { type: 'existing-path', path: found.path } as const;
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const ip = options.ip ?? '127.0.0.1';
   const extraArgs = ['--sqlite-pragma', 'journal_mode=WAL', '--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
@@ -62,7 +62,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const server: DevServer = {
     address,
     namespace,
-    binary: found ?? { path: 'sdk-download', source: 'download' },
+    binary: found,
     environment,
     stop: () => environment.teardown(),
   };

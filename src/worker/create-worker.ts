@@ -1,10 +1,12 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
 import { createActivities } from '../activities/index.js';
 import type { Tracer } from '@opentelemetry/api';
-import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
+import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import { createToolCallTelemetry, errorCategoryOf, stageOf } from './telemetry.js';
@@ -18,8 +20,28 @@ import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 
-/** Path of the workflow bundle's entry, for `workflowsPath` or `bundleWorkflowCode`. */
-export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** `.js` in the built package (dist/), `.ts` when the sources run through tsx or vitest. */
+const ownExtension = path.extname(fileURLToPath(import.meta.url));
+
+/**
+ * Path of the workflow bundle's entry, for `workflowsPath` or `bundleWorkflowCode`: found relative to this file, so
+ * it works from `node_modules` as well as from the sources.
+ */
+export const workflowsPath = fileURLToPath(new URL(`../workflows/index${ownExtension}`, import.meta.url));
+
+/**
+ * The workflow bundle `npm run build` writes with `bundleWorkflowCode` (dist/workflow-bundle.js), which spares the
+ * worker the bundling at start; undefined when running from the sources (the worker then bundles `workflowsPath`).
+ */
+export const prebuiltWorkflowBundlePath: string | undefined = (() => {
+  if (ownExtension !== '.js') return undefined;
+  const file = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+  return existsSync(file) ? file : undefined;
+})();
+
+function defaultWorkflowBundle(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  return prebuiltWorkflowBundlePath === undefined ? { workflowsPath } : { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };
+}
 
 export interface SwitchyardWorkerOptions {
   connection: NativeConnection;
@@ -33,7 +55,10 @@ export interface SwitchyardWorkerOptions {
   defaultCwd?: string;
   /** Group size for sessions that name none. Default `SWITCHYARD_MAX_TOOL_CONCURRENCY` or 10. */
   defaultMaxConcurrency?: number;
-  /** A prebuilt workflow bundle (tests build one and share it); default: bundle `workflowsPath`. */
+  /**
+   * A prebuilt workflow bundle (tests build one and share it). Default: the built package's
+   * `prebuiltWorkflowBundlePath`, else bundle `workflowsPath` at start.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Longest gap between heartbeats sent to the server. Cancellation (an interrupt) reaches a running tool only in
@@ -205,7 +230,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
           },
         }),
     sinks: telemetrySinks({ ...(options.tracer === undefined ? {} : { tracer: options.tracer }), ...(logger === undefined ? {} : { logger }) }),
-    ...(options.workflowBundle === undefined ? { workflowsPath } : { workflowBundle: options.workflowBundle }),
+    ...(options.workflowBundle === undefined ? defaultWorkflowBundle() : { workflowBundle: options.workflowBundle }),
   });
 }
 

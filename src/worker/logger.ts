@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
-import pretty from 'pino-pretty';
+import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -13,8 +14,21 @@ function levelFromEnv(env: NodeJS.ProcessEnv): Level {
 }
 
 /**
+ * pino-pretty is an optional dependency, loaded only when pretty logs are asked for: undefined when it is not
+ * installed (`npm install --omit=optional`), and the logs stay JSON.
+ */
+function loadPretty(): ((options: PrettyOptions) => PrettyStream) | undefined {
+  try {
+    return createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => PrettyStream;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
+/**
  * The process logger: JSON lines by default, pretty when stdout is a terminal (or `SWITCHYARD_LOG_FORMAT=pretty`).
- * Level from `SWITCHYARD_LOG_LEVEL` (default `info`).
+ * Level from `SWITCHYARD_LOG_LEVEL` (default `info`). Without the optional pino-pretty, always JSON.
  */
 export function createLogger(options: { env?: NodeJS.ProcessEnv; destination?: NodeJS.WritableStream } = {}): PinoLogger {
   const env = options.env ?? process.env;
@@ -24,7 +38,8 @@ export function createLogger(options: { env?: NodeJS.ProcessEnv; destination?: N
     throw new Error(`SWITCHYARD_LOG_FORMAT must be "json" or "pretty"; got "${format}"`);
   }
   const base = { name: 'switchyard', level };
-  if (format === 'pretty') {
+  const pretty = format === 'pretty' ? loadPretty() : undefined;
+  if (pretty !== undefined) {
     return pino(base, pretty({ colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', destination: options.destination ?? 1 }));
   }
   return options.destination === undefined ? pino(base) : pino(base, options.destination);

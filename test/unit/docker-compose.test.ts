@@ -208,7 +208,8 @@ describe('docker-compose.yml', () => {
 
   it('runs a worker command that exists: bin/switchyard.js and the CLI\'s worker case', () => {
     expect(existsSync(path.join(repoRoot, 'bin/switchyard.js'))).toBe(true);
-    expect(readRepoFile('bin/switchyard.js')).toContain('src/client/cli.ts');
+    // The image has no src/: bin/switchyard.js runs the built dist/client/cli.js, which the Dockerfile copies.
+    expect(readRepoFile('bin/switchyard.js')).toContain('dist/client/cli.js');
     expect(readRepoFile('src/client/cli.ts')).toContain("case 'worker'");
   });
 
@@ -242,6 +243,13 @@ describe('Dockerfile', () => {
     const entrypoint = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1];
     expect(entrypoint).toBeDefined();
     expect(JSON.parse(entrypoint ?? '[]')).toEqual(['node', 'bin/switchyard.js']);
+  });
+
+  it('builds the package and ships dist/ and bin/, not the TypeScript sources', () => {
+    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist\/ \.\/dist\/$/m);
+    expect(dockerfile).toMatch(/^COPY bin\/ \.\/bin\/$/m);
+    expect(dockerfile.split(/^FROM /m).at(-1)).not.toMatch(/^COPY src\//m);
   });
 
   it('runs as the non-root node user', () => {

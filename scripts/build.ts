@@ -1,0 +1,35 @@
+/**
+ * `npm run build` (also `prepare`, so `npm pack` and an install from git build): compiles src/ to dist/ with
+ * tsconfig.build.json — JavaScript, declarations, source maps — then bundles the compiled workflows once into
+ * dist/workflow-bundle.js, which the worker loads instead of bundling at every start.
+ */
+import { spawnSync } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode } from '@temporalio/worker';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = path.join(root, 'dist');
+const started = Date.now();
+const log = (message: string): void => {
+  process.stderr.write(`[build] ${message}\n`);
+};
+
+await rm(dist, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+if (compiled.status !== 0) {
+  log(`tsc failed (${compiled.signal ?? `exit ${compiled.status}`})`);
+  process.exit(1);
+}
+log(`compiled src/ to dist/ in ${Date.now() - started} ms`);
+
+const bundled = Date.now();
+const { code } = await bundleWorkflowCode({
+  workflowsPath: path.join(dist, 'workflows', 'index.js'),
+  logger: { log() {}, trace() {}, debug() {}, info() {}, warn: (message) => log(message), error: (message) => log(message) },
+});
+await writeFile(path.join(dist, 'workflow-bundle.js'), code);
+log(`bundled the workflows into dist/workflow-bundle.js (${Math.round(code.length / 1024)} KiB) in ${Date.now() - bundled} ms`);

@@ -1,0 +1,50 @@
+// `temporal-switchyard/worker`: what a worker process needs — the worker factory, tools (built-in, your own through
+// `defineTool`, MCP servers'), hooks, artifact stores, logging and tracing helpers. Loads the Temporal worker runtime.
+
+export {
+  NativeConnection,
+  createSwitchyardWorker,
+  hasPendingApprovalsSearchAttribute,
+  namespaceFromEnv,
+  prebuiltWorkflowBundlePath,
+  taskQueueFromEnv,
+  workflowsPath,
+} from './create-worker.js';
+export type { SwitchyardWorkerOptions } from './create-worker.js';
+export { PinoTemporalLogger, createLogger } from './logger.js';
+export { installTemporalRuntime } from './runtime.js';
+export { createToolCallTelemetry, createTracingFromEnv } from './telemetry.js';
+
+export { ToolUseError, defineTool } from '../tools/define-tool.js';
+export type {
+  ResultBudget,
+  TimeoutPolicy,
+  Tool,
+  ToolDefinition,
+  ToolExecutionContext,
+  ToolOutput,
+  ToolOutputImage,
+  ToolOutputObject,
+  ToolPrepareContext,
+  ValidationOutcome,
+} from '../tools/define-tool.js';
+export { builtinTools } from '../tools/builtin.js';
+export { McpConnection, McpConnectionError, connectMcpTools, mcpServersFromConfig, mcpToolName } from '../tools/mcp.js';
+export type { McpConnectionOptions, McpServerConfig, McpTool } from '../tools/mcp.js';
+
+export type {
+  PermissionRequestHook,
+  PermissionRequestHookInput,
+  PermissionRequestHookResult,
+  PostToolUseFailureHook,
+  PostToolUseFailureHookInput,
+  PostToolUseHook,
+  PostToolUseHookInput,
+  PostToolUseHookResult,
+  PreToolUseHook,
+  PreToolUseHookInput,
+  PreToolUseHookResult,
+  SwitchyardHooks,
+} from '../activities/hooks.js';
+export { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+export type { ArtifactStore } from '../contracts/artifact-store.js';
