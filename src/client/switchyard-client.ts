@@ -2,8 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowHandle } from '@temporalio/client';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
-import { optionalTsToMs } from '@temporalio/common/lib/time.js';
+import type { Payload } from '@temporalio/common';
 import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import { hookSettingsSchema } from '../contracts/hook-settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
@@ -193,11 +192,15 @@ export class SessionHandle {
       if (payloads === undefined || payloads === null || payloads.length === 0) continue;
       let details: unknown;
       try {
-        [details] = await decodeArrayFromPayloads(converter, payloads);
+        // The client's codecs in reverse order of encoding, then its payload converter (the SDK's own decode steps).
+        let decoded = payloads as Payload[];
+        for (const codec of [...converter.payloadCodecs].reverse()) decoded = await codec.decode(decoded);
+        details = decoded[0] === undefined ? undefined : converter.payloadConverter.fromPayload(decoded[0]);
       } catch {
         continue; // not ours to read (another codec, another activity)
       }
-      const heartbeatMs = optionalTsToMs(activity.lastHeartbeatTime);
+      const heartbeat = activity.lastHeartbeatTime;
+      const heartbeatMs = heartbeat == null ? undefined : Number(heartbeat.seconds ?? 0) * 1000 + Math.floor((heartbeat.nanos ?? 0) / 1e6);
       const entry = toolProgressFromHeartbeat(details, { attempt: activity.attempt ?? 1, ...(heartbeatMs === undefined ? {} : { heartbeatAt: new Date(heartbeatMs) }) });
       if (entry !== undefined) progress.push(entry);
     }
