@@ -41,6 +41,13 @@ export const sessionOptionsSchema = z.object({
   trustWorkspaceSettings: z.boolean().optional(),
   /** Continue as new after this many events in one run even if Temporal has not suggested it. */
   continueAsNewAfterEvents: z.number().int().positive().optional(),
+  /**
+   * Scale-out: run every activity of this session (Plan, Prepare, tool calls, hooks) on this task queue, served by
+   * the tool workers that own the session's workspace (`createSwitchyardWorker({ role: 'tools' })`); workflow tasks
+   * stay on the session's own queue and may run on any worker. Default: the session's own queue, with Plan and
+   * Prepare as local activities of the workflow's worker.
+   */
+  toolTaskQueue: z.string().min(1).optional(),
   /** Most calls one turn may carry; more is rejected by the update validator. Default 256 (`DEFAULT_MAX_CALLS_PER_TURN`). */
   maxCallsPerTurn: z.number().int().min(1).max(10_000).optional(),
 });

@@ -103,6 +103,22 @@ export interface SwitchyardWorkerOptions {
    * `SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE=false` turns it off). With false, sessions run without publishing it.
    */
   requireSearchAttribute?: boolean;
+  /**
+   * Scale-out (`SWITCHYARD_WORKER_ROLE`): `all` (default) runs session workflows and their tools; `workflows` runs
+   * only workflow tasks (no tool code, no workspace: serves sessions that set `toolTaskQueue`); `tools` runs only
+   * activities, on the queue named after the workspace it owns (sessions point at it with `toolTaskQueue`).
+   */
+  role?: WorkerRole;
+}
+
+export const workerRoles = ['all', 'workflows', 'tools'] as const;
+export type WorkerRole = (typeof workerRoles)[number];
+
+export function workerRoleFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerRole {
+  const value = env.SWITCHYARD_WORKER_ROLE;
+  if (value === undefined || value === '') return 'all';
+  if (!(workerRoles as readonly string[]).includes(value)) throw new Error(`SWITCHYARD_WORKER_ROLE must be one of ${workerRoles.join(', ')}; got "${value}"`);
+  return value as WorkerRole;
 }
 
 /**
@@ -210,11 +226,12 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
   if (options.localReadOnlyCalls === true) activityDependencies.localCalls = { maxTimeoutMs: DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
   else if (typeof options.localReadOnlyCalls === 'object') activityDependencies.localCalls = { maxTimeoutMs: options.localReadOnlyCalls.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
+  const role = options.role ?? workerRoleFromEnv();
   return Worker.create({
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
-    activities: createActivities(activityDependencies),
+    ...(role === 'workflows' ? {} : { activities: createActivities(activityDependencies) }),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Temporal's own activity spans (they join the trace of the client that started the turn).
     ...(options.tracer === undefined
@@ -230,7 +247,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
           },
         }),
     sinks: telemetrySinks({ ...(options.tracer === undefined ? {} : { tracer: options.tracer }), ...(logger === undefined ? {} : { logger }) }),
-    ...(options.workflowBundle === undefined ? defaultWorkflowBundle() : { workflowBundle: options.workflowBundle }),
+    ...(role === 'tools' ? {} : options.workflowBundle === undefined ? defaultWorkflowBundle() : { workflowBundle: options.workflowBundle }),
   });
 }
 

@@ -4,6 +4,7 @@ import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from '..
 import { approvalSignalSchema } from '../contracts/approval.js';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
+import { toolQueue } from './activity-routing.js';
 import type { SessionState } from './session-state.js';
 
 /** How soon a lost worker, or a cancellation, reaches the hooks' activity when the session sets no `heartbeatTimeoutMs`. */
@@ -14,8 +15,9 @@ const DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS = 10_000;
  * interrupted the activity is cancelled without waiting (TRY_CANCEL); the cancellation reaches it with its next
  * heartbeat's answer and kills the hook processes.
  */
-function permissionRequestHooks(heartbeatTimeoutMs: number): Activities['runPermissionRequestHooks'] {
+function permissionRequestHooks(heartbeatTimeoutMs: number, routing: { taskQueue?: string }): Activities['runPermissionRequestHooks'] {
   return proxyActivities<Activities>({
+    ...routing,
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: heartbeatTimeoutMs,
     retry: { maximumAttempts: 1 },
@@ -138,7 +140,7 @@ export class ApprovalBroker {
     const hookScope = new CancellationScope();
     if (plan.hasPermissionRequestHooks) {
       const session = this.#state.context();
-      const runPermissionRequestHooks = permissionRequestHooks(this.#state.options.heartbeatTimeoutMs ?? DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS);
+      const runPermissionRequestHooks = permissionRequestHooks(this.#state.options.heartbeatTimeoutMs ?? DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS, toolQueue(this.#state.options));
       hookScope
         .run(() =>
           runPermissionRequestHooks({

@@ -10,6 +10,7 @@ import { texts } from '../contracts/texts.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult } from '../contracts/tool-result.js';
 import type { ApprovalBroker } from './approval-broker.js';
+import { toolQueue } from './activity-routing.js';
 import { decidePermission } from './decide-permission.js';
 import type { CallClock, CallCompletion, UntimedResult } from './results.js';
 import { finishResult } from './results.js';
@@ -182,8 +183,9 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   return completion;
 }
 
-function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number): ActivityOptions {
+function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number, routing: { taskQueue?: string }): ActivityOptions {
   return {
+    ...routing,
     startToCloseTimeout: EXECUTION_BACKSTOP,
     heartbeatTimeout: heartbeatTimeoutMs,
     // At most once for side effects: only idempotent tools are retried after a lost worker.
@@ -223,7 +225,7 @@ async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const { state, plan, siblings } = run;
   const { executeCall } = runsLocally(plan, run.localCalls)
     ? proxyLocalActivities<Activities>(localCallOptions(plan))
-    : proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
+    : proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS, toolQueue(state.options)));
   const request = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan: executionPlan(plan), ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
   const execute = (): Promise<CallOutcome> => executeCall(request);
   // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.

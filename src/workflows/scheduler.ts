@@ -1,5 +1,4 @@
-import { CancellationScope, condition, isCancellation, log, proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
 import type { InterruptBehavior } from '../contracts/call-plan.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
@@ -9,6 +8,7 @@ import { texts } from '../contracts/texts.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult, TurnResult } from '../contracts/tool-result.js';
+import { pipelineActivities } from './activity-routing.js';
 import { applyAggregateBudget } from './aggregate-budget.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import type { CallCompletion } from './results.js';
@@ -20,16 +20,6 @@ import type { SessionChanges, SessionState } from './session-state.js';
 import { SiblingGroup } from './sibling-group.js';
 import type { RunningTurn } from './turn-queue.js';
 
-// Plan and Prepare run tool code (schemas, validateInput, hooks) on the workflow's own worker: no task round trip.
-const { planCalls } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
-});
-// PreToolUse command hooks may take a minute each; a retry would run them again, so one retry only.
-const { prepareCalls } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  retry: { maximumAttempts: 2 },
-});
 
 /** One turn as the scheduler runs it. A whole turn is a streaming turn whose calls all arrive at once, `done`. */
 export interface Turn {
@@ -203,7 +193,7 @@ export class Scheduler {
     }
     try {
       const maxConcurrency = this.#state.options.maxConcurrency;
-      const planned = await planCalls({
+      const planned = await pipelineActivities(this.#state.options).planCalls({
         session: this.#state.context(),
         calls: added.map((entry) => entry.call),
         ...(options.prepareFirstGroup ? { prepareFirstGroup: maxConcurrency === undefined ? {} : { maxConcurrency } } : {}),
@@ -214,7 +204,7 @@ export class Scheduler {
         entry.planned = planned.plans[offset];
       });
       if (planned.firstGroup !== undefined) turn.firstGroup = planned.firstGroup;
-      if (planned.localCalls !== undefined) turn.localCalls = planned.localCalls;
+      if (planned.localCalls !== undefined && this.#state.options.toolTaskQueue === undefined) turn.localCalls = planned.localCalls;
     } catch (error) {
       // An interrupt while planning: the calls are skipped like queued ones (their plans only need to exist).
       if (isCancellation(error)) reject(texts.rejectMessage, errorCodes.cancelled);
@@ -302,7 +292,7 @@ export class Scheduler {
     const first = turn.firstGroup;
     turn.firstGroup = undefined;
     if (first !== undefined && first.plans.length === calls.length && first.plans.every((plan, index) => plan.callId === calls[index]?.call.id)) return first;
-    return prepareCalls({ session: this.#state.context(), calls: calls.map((entry) => entry.call) });
+    return pipelineActivities(this.#state.options).prepareCalls({ session: this.#state.context(), calls: calls.map((entry) => entry.call) });
   }
 
   #clock(turn: Turn, entry: TurnCall): { sessionId: string; turnId: string; startedAt: number | undefined } {

@@ -21,6 +21,7 @@ import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSch
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { ActiveTurnView, AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { ApprovalBroker } from './approval-broker.js';
+import { toolQueue } from './activity-routing.js';
 import { SessionDetails } from './details.js';
 import { Scheduler } from './scheduler.js';
 import type { Turn } from './scheduler.js';
@@ -31,10 +32,12 @@ import { TurnQueue } from './turn-queue.js';
 export type { CarriedSessionState } from './session-state.js';
 
 // Runs where the tasks' data directory is: a regular activity on the session's task queue.
-const { stopBackgroundTasks } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
-});
+const stopBackgroundTasksOn = (routing: { taskQueue?: string }): Activities['stopBackgroundTasks'] =>
+  proxyActivities<Activities>({
+    ...routing,
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 3 },
+  }).stopBackgroundTasks;
 
 /** What a session returns when it ends (it only ends by continue-as-new today). */
 export interface SessionSummary {
@@ -87,7 +90,7 @@ export async function toolSession(options: SessionOptions = {}, carried?: Carrie
 async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
   if (!state.backgroundTasks.anyRunning) return;
   try {
-    const stopped = await CancellationScope.nonCancellable(() => stopBackgroundTasks({ sessionId: state.sessionId }));
+    const stopped = await CancellationScope.nonCancellable(() => stopBackgroundTasksOn(toolQueue(state.options))({ sessionId: state.sessionId }));
     state.backgroundTasks.sessionEnded({ tasks: stopped.tasks, emit: (event) => state.emit(event) });
   } catch (error) {
     log.error('could not stop the session\'s background tasks', { error: projectErrorMessage(error) });

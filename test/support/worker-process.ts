@@ -1,6 +1,7 @@
 // A Switchyard worker in its own process, so a test can SIGKILL it mid-call or give it its own environment.
 // Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SWITCHYARD_TASK_QUEUE, WORKFLOW_BUNDLE, SWITCHYARD_DATA_DIR,
-// SWITCHYARD_USER_SETTINGS_DIR, SWITCHYARD_TEST_TOOLS (`test`: the stand-ins, the default; `builtin`: the real tools).
+// SWITCHYARD_USER_SETTINGS_DIR, SWITCHYARD_TEST_TOOLS (`test`: the stand-ins, the default; `builtin`: the real tools),
+// SWITCHYARD_WORKER_CWD (the worker's default cwd), SWITCHYARD_WORKER_ROLE (read by createSwitchyardWorker).
 // Isolated from the developer's machine: without SWITCHYARD_USER_SETTINGS_DIR it reads an empty settings dir, never
 // ~/.switchyard, and without SWITCHYARD_DATA_DIR it stores artifacts in a temporary dir, never under HOME.
 import { mkdtemp } from 'node:fs/promises';
@@ -26,6 +27,7 @@ const worker = await createSwitchyardWorker({
   namespace: env.TEMPORAL_NAMESPACE ?? 'default',
   taskQueue: env.SWITCHYARD_TASK_QUEUE ?? 'switchyard',
   tools: toolSet === 'builtin' ? builtinTools() : [...testTools(), ...conditionTools()],
+  ...(env.SWITCHYARD_WORKER_CWD ? { defaultCwd: env.SWITCHYARD_WORKER_CWD } : {}),
   // Set in the environment, the worker reads these itself (that is what the environment-variable tests check).
   ...(env.SWITCHYARD_USER_SETTINGS_DIR ? {} : { userSettingsDir: await temporaryDir('switchyard-user-') }),
   ...(env.SWITCHYARD_DATA_DIR ? {} : { dataDir: await temporaryDir('switchyard-data-') }),
