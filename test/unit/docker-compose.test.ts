@@ -85,6 +85,19 @@ describe('docker-compose.yml', () => {
     );
   });
 
+  it('shows the scale-out split in a profile: a workflow-only worker, and a tool worker owning the workspace volume', () => {
+    const workflows = service('switchyard-workflows') as Record<string, unknown>;
+    const tools = service('switchyard-tools') as Record<string, unknown>;
+    const env = (svc: Record<string, unknown>) => svc.environment as Record<string, string>;
+    expect(workflows.profiles).toEqual(['scale-out']);
+    expect(tools.profiles).toEqual(['scale-out']);
+    expect(env(workflows).SWITCHYARD_WORKER_ROLE).toBe('workflows');
+    expect(env(tools).SWITCHYARD_WORKER_ROLE).toBe('tools');
+    expect(workflows.volumes).toBeUndefined();
+    expect(tools.volumes).toEqual(['workspace:/workspace']);
+    expect(env(tools).SWITCHYARD_TASK_QUEUE).not.toBe(env(workflows).SWITCHYARD_TASK_QUEUE);
+  });
+
   it('pins every image tag', () => {
     const images = Object.entries(services).flatMap(([name, svc]) => (svc.image === undefined ? [] : [[name, svc.image] as const]));
     expect(images.length).toBeGreaterThanOrEqual(4);
