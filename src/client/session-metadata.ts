@@ -4,9 +4,13 @@ import type { SessionOptions } from '../contracts/session.js';
 /** Rules listed per kind in the static details; more are counted. */
 const LISTED_RULES = 10;
 
-/** A code span; a backtick inside would end it early. */
+/** Characters of one value (a cwd, a rule) shown. */
+const VALUE_CHARS = 200;
+
+/** A code span, clipped; a backtick inside would end it early. */
 function code(text: string): string {
-  return `\`${text.replace(/`/g, "'")}\``;
+  const clipped = text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS - 1)}…` : text;
+  return `\`${clipped.replace(/`/g, "'")}\``;
 }
 
 /**
