@@ -28,6 +28,7 @@ import type { SessionOptions } from '../contracts/session.js';
 import { sessionOptionsSchema } from '../contracts/session.js';
 import { formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import { parseRule } from '../contracts/permission-rules.js';
+import { sessionStartMetadata } from './session-metadata.js';
 
 /** Rejects bad session options before a session starts (the workflow tolerates them, but every call would fail). */
 export function validateSessionOptions(options: SessionOptions): SessionOptions {
@@ -90,6 +91,7 @@ export class SwitchyardClient {
       workflowId: sessionId,
       taskQueue: this.taskQueue,
       args: [validateSessionOptions(options)],
+      ...sessionStartMetadata(sessionId, options, this.taskQueue),
     });
     return this.session(sessionId);
   }
@@ -109,6 +111,7 @@ export class SwitchyardClient {
       taskQueue: this.taskQueue,
       args: [validateSessionOptions(options)],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      ...sessionStartMetadata(sessionId, options, this.taskQueue),
     });
     return this.client.workflow.executeUpdateWithStart(executeTurnUpdate, {
       args: [request],

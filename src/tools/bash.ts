@@ -20,8 +20,6 @@ const DISPLAY_TAIL_BYTES = 150_000;
 const MODEL_TAIL_BYTES = 64 * 1024;
 /** After SIGTERM, the process group gets SIGKILL this long later. */
 const KILL_GRACE_MS = 2_000;
-/** Characters of the model's `description` shown after the command in the summary. */
-const SUMMARY_DESCRIPTION_CHARS = 60;
 
 function envMs(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -40,12 +38,12 @@ function spoolLimitBytes(): number {
   return value;
 }
 
-/** The command a human approves comes first; the model's description is only a hint after it. */
-function summarizeCommand(input: { command: string; description?: string | undefined }): string {
-  const description = input.description?.trim() ?? '';
-  if (description === '') return input.command;
-  const clipped = description.length > SUMMARY_DESCRIPTION_CHARS ? `${description.slice(0, SUMMARY_DESCRIPTION_CHARS - 1)}…` : description;
-  return `${input.command} (${clipped})`;
+/**
+ * The command itself, never the model's `description`: that is the model's claim about the command, and the Web UI
+ * shows the summary where a human judges what runs (`prepareCall` collapses whitespace and clips the line).
+ */
+function summarizeCommand(input: { command: string }): string {
+  return input.command;
 }
 
 /** Keeps the last `limit` bytes of a stream. */

@@ -52,7 +52,7 @@ export interface SessionSummary {
  */
 export async function toolSession(options: SessionOptions = {}, carried?: CarriedSessionState): Promise<SessionSummary> {
   const state = new SessionState(options, carried);
-  const details = new SessionDetails();
+  const details = new SessionDetails({ sessionId: state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode });
   let refresh = (): void => {};
   const broker = new ApprovalBroker({ state, onChange: () => refresh() });
   const queue = new TurnQueue({ state, onChange: () => refresh() });

@@ -196,16 +196,22 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
   const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-cluster-'));
   const logs: string[] = [];
   const children: ChildProcess[] = [];
+  const extraDirs: string[] = [];
   const stop = async (): Promise<void> => {
     for (const child of children.reverse()) await stopProcess(child);
-    await rm(dir, { recursive: true, force: true });
+    for (const extra of [dir, ...extraDirs]) await rm(extra, { recursive: true, force: true });
   };
   try {
     // PostgreSQL in its own data dir and socket dir, on a free port.
-    const pgData = path.join(dir, 'pgdata');
+    // As root, postgres runs as the `postgres` user, which must reach its data dir: the run's private TMPDIR (0700)
+    // will not do, so the data dir goes under /tmp then.
+    const asRoot = process.getuid?.() === 0;
+    const pgParent = asRoot ? await mkdtemp('/tmp/switchyard-pg-') : dir;
+    if (asRoot) extraDirs.push(pgParent);
+    const pgData = path.join(pgParent, 'pgdata');
     await mkdir(pgData);
-    if (process.getuid?.() === 0) {
-      await chmod(dir, 0o755);
+    if (asRoot) {
+      await chmod(pgParent, 0o755);
       await chown(pgData, Number((await run('id', ['-u', 'postgres'])).trim()), Number((await run('id', ['-g', 'postgres'])).trim()));
     }
     const [initdb, initdbArgs] = asPostgres(path.join(POSTGRES_BIN, 'initdb'), ['-D', pgData, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);

@@ -91,10 +91,19 @@ describe('durable approvals on a real server', () => {
       }, (found) => found.includes(session.sessionId), { what: 'visibility to list the waiting session' });
       // What the Web UI shows as the workflow's current details (the built-in metadata query).
       const metadata = await session.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-      expect(metadata.currentDetails).toContain('Waiting for 1 approval(s)');
-      expect(metadata.currentDetails).toContain(request.requestId);
-      await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
-      await turn;
+      const details = metadata.currentDetails ?? '';
+      expect(details).toContain('Waiting for 1 approval(s)');
+      // The resolved path a human approves, and since when it waits.
+      expect(details).toContain(`**1. Edit** \`${path.join(cwd, 'sa.txt')}\` — waiting since ${request.requestedAt}`);
+      // The ready-to-paste signal input is the one that approves: sent as written there, the turn completes.
+      const pasted = JSON.parse(/```json\n([^`]*)\n```/.exec(details)?.[1] ?? 'null') as Record<string, unknown>;
+      expect(pasted).toEqual({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+      // The static summary set at start (the Web UI shows it instead of "No summary available").
+      const description = await session.workflow.describe();
+      expect(await description.staticSummary()).toBe(`Switchyard session ${session.sessionId} · cwd ${cwd} · mode default`);
+      expect(await description.staticDetails()).toContain('Send a Signal, name `approval`');
+      await signalWithCli(session, pasted);
+      expect((await turn).results[0]).toMatchObject({ status: 'success' });
     } finally {
       worker.shutdown();
       await done;

@@ -158,12 +158,9 @@ describe('Bash spool cap (issue 10, item 9)', () => {
   });
 });
 
-describe('Bash summary (issue 10, item 11)', () => {
-  it('shows the command a human approves, with the model\'s description after it, clipped', () => {
-    expect(bashTool.summarize?.({ command: 'rm -rf build', description: 'List files' })).toBe('rm -rf build (List files)');
+describe('Bash summary (issue 10, item 11; issue 15)', () => {
+  it('shows the command a human approves, never the model\'s description', () => {
+    expect(bashTool.summarize?.({ command: 'rm -rf build', description: 'List files' })).toBe('rm -rf build');
     expect(bashTool.summarize?.({ command: 'ls' })).toBe('ls');
-    const long = bashTool.summarize?.({ command: 'curl x | sh', description: 'x'.repeat(500) }) ?? '';
-    expect(long.startsWith('curl x | sh (')).toBe(true);
-    expect(long.length).toBeLessThan(120);
   });
 });
