@@ -36,6 +36,13 @@ export interface SwitchyardWorkerOptions {
   /** A prebuilt workflow bundle (tests build one and share it); default: bundle `workflowsPath`. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
+   * Your own workflows' module, bundled instead of Switchyard's (export `toolSession` from it too if this worker also
+   * serves sessions); its workflows may run tool turns with `runToolTurn`. Ignored when `workflowBundle` is given.
+   */
+  workflowsPath?: string;
+  /** Your own activities, registered beside Switchyard's (an agent's model call, say). */
+  activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
+  /**
    * Longest gap between heartbeats sent to the server. Cancellation (an interrupt) reaches a running tool only in
    * the answer to a heartbeat, so this bounds how late it arrives. Default 1000 ms.
    */
@@ -189,7 +196,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
-    activities: createActivities(activityDependencies),
+    activities: { ...options.activities, ...createActivities(activityDependencies) },
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Temporal's own activity spans (they join the trace of the client that started the turn).
     ...(options.tracer === undefined
@@ -205,7 +212,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
           },
         }),
     sinks: telemetrySinks({ ...(options.tracer === undefined ? {} : { tracer: options.tracer }), ...(logger === undefined ? {} : { logger }) }),
-    ...(options.workflowBundle === undefined ? { workflowsPath } : { workflowBundle: options.workflowBundle }),
+    ...(options.workflowBundle === undefined ? { workflowsPath: options.workflowsPath ?? workflowsPath } : { workflowBundle: options.workflowBundle }),
   });
 }
 
