@@ -18,7 +18,7 @@ const source = (file: string): string => fileURLToPath(new URL(file, import.meta
 const packageAliases = [
   { find: /^temporal-switchyard$/, replacement: source('./src/index.ts') },
   { find: /^temporal-switchyard\/worker$/, replacement: source('./src/worker/index.ts') },
-  { find: /^temporal-switchyard\/workflows$/, replacement: source('./src/workflows/index.ts') },
+  { find: /^temporal-switchyard\/workflows$/, replacement: source('./src/workflows/public.ts') },
 ];
 
 export default defineConfig({

@@ -61,6 +61,13 @@ export interface SwitchyardWorkerOptions {
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
+   * Your own workflows' module, bundled instead of Switchyard's (export `toolSession` from it too if this worker also
+   * serves sessions); its workflows may run tool turns with `runToolTurn`. Ignored when `workflowBundle` is given.
+   */
+  workflowsPath?: string;
+  /** Your own activities, registered beside Switchyard's (an agent's model call, say). */
+  activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
+  /**
    * Longest gap between heartbeats sent to the server. Cancellation (an interrupt) reaches a running tool only in
    * the answer to a heartbeat, so this bounds how late it arrives. Default 1000 ms.
    */
@@ -231,7 +238,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
-    ...(role === 'workflows' ? {} : { activities: createActivities(activityDependencies) }),
+    ...(role === 'workflows' ? {} : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Temporal's own activity spans (they join the trace of the client that started the turn).
     ...(options.tracer === undefined
@@ -247,7 +254,13 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
           },
         }),
     sinks: telemetrySinks({ ...(options.tracer === undefined ? {} : { tracer: options.tracer }), ...(logger === undefined ? {} : { logger }) }),
-    ...(role === 'tools' ? {} : options.workflowBundle === undefined ? defaultWorkflowBundle() : { workflowBundle: options.workflowBundle }),
+    ...(role === 'tools'
+      ? {}
+      : options.workflowBundle !== undefined
+        ? { workflowBundle: options.workflowBundle }
+        : options.workflowsPath !== undefined
+          ? { workflowsPath: options.workflowsPath }
+          : defaultWorkflowBundle()),
   });
 }
 

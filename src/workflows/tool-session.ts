@@ -2,32 +2,15 @@ import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCan
 import type { Activities } from '../activities/index.js';
 import { DEFAULT_CONTINUE_AS_NEW_EVENTS, DEFAULT_MAX_CALLS_PER_TURN, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
-import {
-  activeTurnQuery,
-  addCallsUpdate,
-  approvalDecisionsQuery,
-  approvalSignal,
-  awaitResultsUpdate,
-  backgroundTasksQuery,
-  eventsQuery,
-  executeTurnUpdate,
-  interruptSignal,
-  pendingApprovalsQuery,
-  sessionStateQuery,
-  turnResultsQuery,
-} from '../contracts/messages.js';
+import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
-import type { ActiveTurnView, AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
-import { ApprovalBroker } from './approval-broker.js';
+import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { toolQueue } from './activity-routing.js';
-import { SessionDetails } from './details.js';
-import { Scheduler } from './scheduler.js';
 import type { Turn } from './scheduler.js';
-import { SessionState } from './session-state.js';
-import type { CarriedSessionState } from './session-state.js';
-import { TurnQueue } from './turn-queue.js';
+import type { CarriedSessionState, SessionState } from './session-state.js';
+import { ToolExecutor, installExecutorHandlers } from './tool-executor.js';
 
 export type { CarriedSessionState } from './session-state.js';
 
@@ -45,28 +28,16 @@ export interface SessionSummary {
 }
 
 /**
- * The durable tool session: one workflow per agent session, one update per model reply. It wires the session's
- * parts together — state (`session-state.ts`), the turn queue (`turn-queue.ts`), the scheduler (`scheduler.ts`), the
- * per-call run (`run-call.ts`), the approval broker (`approval-broker.ts`), Web UI details (`details.ts`) — and
- * continues as new between turns when history grows.
+ * The durable tool session: one workflow per agent session, one update per model reply. Its turns run on the
+ * executor's core (`tool-executor.ts`: state, turn queue, scheduler, per-call run, approval broker, Web UI details),
+ * the same core `runToolTurn` (`api.ts`) runs in a user's own workflow; this workflow adds the updates and continues
+ * as new between turns when history grows.
  */
 export async function toolSession(options: SessionOptions = {}, carried?: CarriedSessionState): Promise<SessionSummary> {
-  const state = new SessionState(options, carried);
-  const details = new SessionDetails({ sessionId: state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode });
-  let refresh = (): void => {};
-  const broker = new ApprovalBroker({ state, onChange: () => refresh() });
-  const queue = new TurnQueue({ state, onChange: () => refresh() });
-  const scheduler = new Scheduler({
-    state,
-    broker,
-    onPlanned: (planned) => {
-      details.searchAttributeAvailable = planned.pendingApprovalsSearchAttribute;
-    },
-  });
-  refresh = () =>
-    details.update({ runningTurnId: queue.runningTurnId, queuedTurns: queue.queuedTurns, completedTurns: state.completedTurns.size, pending: broker.pendingRequests() });
-  installHandlers({ state, broker, queue, scheduler });
-  refresh();
+  const executor = new ToolExecutor(options, carried);
+  const { state, queue } = executor;
+  installHandlers(executor);
+  executor.refresh();
 
   const eventThreshold = options.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_EVENTS;
   try {
@@ -98,8 +69,8 @@ async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
 }
 
 /** The wire contract's messages (DESIGN.md §3), each to the part that owns it. */
-function installHandlers(parts: { state: SessionState; broker: ApprovalBroker; queue: TurnQueue; scheduler: Scheduler }): void {
-  const { state, broker, queue, scheduler } = parts;
+function installHandlers(executor: ToolExecutor): void {
+  const { state, queue, scheduler } = executor;
   /** Streaming turns by id, while they run (completed ones answer from `state.completedTurns`). */
   const streaming = new Map<string, Turn>();
   const maxCalls = state.options.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN;
@@ -112,13 +83,7 @@ function installHandlers(parts: { state: SessionState; broker: ApprovalBroker; q
   // An update, not a signal, because the caller waits for the results; the update id is the turnId.
   setHandler(
     executeTurnUpdate,
-    (request: ExecuteTurnRequest): Promise<TurnResult> | TurnResult => {
-      const attached = queue.attach(request.turnId);
-      if (attached !== undefined) return attached;
-      const turn = scheduler.createTurn({ turnId: request.turnId, kind: 'whole' });
-      scheduler.addCalls({ turn, calls: request.calls, done: true });
-      return queue.enqueue(request.turnId, (current) => scheduler.run(turn, current));
-    },
+    (request: ExecuteTurnRequest): Promise<TurnResult> | TurnResult => executor.runWholeTurn(request.turnId, request.calls),
     {
       validator: (request) => {
         const parsed = executeTurnRequestSchema.safeParse(request);
@@ -197,25 +162,5 @@ function installHandlers(parts: { state: SessionState; broker: ApprovalBroker; q
     },
   );
 
-  setHandler(approvalSignal, (signal) => broker.onSignal(signal, queue.current?.turnId));
-  setHandler(interruptSignal, (signal) => queue.interrupt(signal?.reason));
-  setHandler(eventsQuery, (query) => state.events.read(query?.since ?? 0));
-  setHandler(pendingApprovalsQuery, () => broker.pendingRequests());
-  setHandler(backgroundTasksQuery, () => state.backgroundTasks.list());
-  setHandler(approvalDecisionsQuery, () => [...state.approvalDecisions]);
-  setHandler(turnResultsQuery, (query) => {
-    const limit = Math.min(Math.max(Math.trunc(query?.limit ?? 10), 1), 50);
-    return [...state.completedTurns.values()].slice(-limit);
-  });
-  setHandler(sessionStateQuery, () => ({ state: { ...state.toolState }, rememberedRules: state.remembered.map((rule) => rule.source) }));
-  setHandler(activeTurnQuery, (): ActiveTurnView | null => {
-    const current = queue.current;
-    if (current === undefined) return null;
-    return {
-      turnId: current.turnId,
-      streaming: streaming.has(current.turnId),
-      executing: [...scheduler.executing.keys()],
-      interruptible: [...scheduler.executing.values()].every((behavior) => behavior === 'cancel'),
-    };
-  });
+  installExecutorHandlers({ executor: () => executor, isStreaming: (turnId) => streaming.has(turnId) });
 }

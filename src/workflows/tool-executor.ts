@@ -1,0 +1,102 @@
+import { setHandler } from '@temporalio/workflow';
+import {
+  activeTurnQuery,
+  approvalDecisionsQuery,
+  approvalSignal,
+  backgroundTasksQuery,
+  eventsQuery,
+  interruptSignal,
+  pendingApprovalsQuery,
+  sessionStateQuery,
+  turnResultsQuery,
+} from '../contracts/messages.js';
+import type { SessionOptions } from '../contracts/session.js';
+import type { ToolCall } from '../contracts/tool-call.js';
+import type { ActiveTurnView, TurnResult } from '../contracts/tool-result.js';
+import { ApprovalBroker } from './approval-broker.js';
+import { SessionDetails } from './details.js';
+import { Scheduler } from './scheduler.js';
+import { SessionState } from './session-state.js';
+import type { CarriedSessionState } from './session-state.js';
+import { TurnQueue } from './turn-queue.js';
+
+/**
+ * The executor's core, one per workflow: session state, the approval broker, the turn queue, the scheduler and the
+ * Web UI details, wired together. `toolSession` drives it through its updates; `runToolTurn` (`api.ts`) drives it
+ * from a user's own workflow. Both run a turn through {@link ToolExecutor.runWholeTurn}, so grouping, the per-call
+ * pipeline, approvals, budgets and results are the same code.
+ */
+export class ToolExecutor {
+  readonly state: SessionState;
+  readonly details: SessionDetails;
+  readonly broker: ApprovalBroker;
+  readonly queue: TurnQueue;
+  readonly scheduler: Scheduler;
+
+  constructor(options: SessionOptions, carried?: CarriedSessionState) {
+    this.state = new SessionState(options, carried);
+    this.details = new SessionDetails({ sessionId: this.state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode });
+    this.broker = new ApprovalBroker({ state: this.state, onChange: () => this.refresh() });
+    this.queue = new TurnQueue({ state: this.state, onChange: () => this.refresh() });
+    this.scheduler = new Scheduler({
+      state: this.state,
+      broker: this.broker,
+      onPlanned: (planned) => {
+        this.details.searchAttributeAvailable = planned.pendingApprovalsSearchAttribute;
+      },
+    });
+  }
+
+  /** Publishes the session's view to the Web UI (current details, the pending-approvals search attribute). */
+  refresh(): void {
+    const { queue, state, broker } = this;
+    this.details.update({ runningTurnId: queue.runningTurnId, queuedTurns: queue.queuedTurns, completedTurns: state.completedTurns.size, pending: broker.pendingRequests() });
+  }
+
+  /**
+   * Runs a whole turn (all its calls known) after the turns accepted before it; a turnId already seen re-attaches to
+   * that turn's result instead of running it twice.
+   */
+  runWholeTurn(turnId: string, calls: readonly ToolCall[]): Promise<TurnResult> | TurnResult {
+    const attached = this.queue.attach(turnId);
+    if (attached !== undefined) return attached;
+    const turn = this.scheduler.createTurn({ turnId, kind: 'whole' });
+    this.scheduler.addCalls({ turn, calls, done: true });
+    return this.queue.enqueue(turnId, (current) => this.scheduler.run(turn, current));
+  }
+}
+
+/**
+ * The handlers every workflow running tools has, whichever drives its turns (wire contract §3): signals `approval`
+ * and `interrupt`; queries `events`, `pendingApprovals`, `backgroundTasks`, `approvalDecisions`, `turnResults`,
+ * `sessionState`, `activeTurn`. `executor` is read at each message, so a caller may replace the executor between
+ * turns.
+ */
+export function installExecutorHandlers(options: { executor: () => ToolExecutor; isStreaming: (turnId: string) => boolean }): void {
+  const { executor, isStreaming } = options;
+  setHandler(approvalSignal, (signal) => executor().broker.onSignal(signal, executor().queue.current?.turnId));
+  setHandler(interruptSignal, (signal) => executor().queue.interrupt(signal?.reason));
+  setHandler(eventsQuery, (query) => executor().state.events.read(query?.since ?? 0));
+  setHandler(pendingApprovalsQuery, () => executor().broker.pendingRequests());
+  setHandler(backgroundTasksQuery, () => executor().state.backgroundTasks.list());
+  setHandler(approvalDecisionsQuery, () => [...executor().state.approvalDecisions]);
+  setHandler(turnResultsQuery, (query) => {
+    const limit = Math.min(Math.max(Math.trunc(query?.limit ?? 10), 1), 50);
+    return [...executor().state.completedTurns.values()].slice(-limit);
+  });
+  setHandler(sessionStateQuery, () => {
+    const { state } = executor();
+    return { state: { ...state.toolState }, rememberedRules: state.remembered.map((rule) => rule.source) };
+  });
+  setHandler(activeTurnQuery, (): ActiveTurnView | null => {
+    const { queue, scheduler } = executor();
+    const current = queue.current;
+    if (current === undefined) return null;
+    return {
+      turnId: current.turnId,
+      streaming: isStreaming(current.turnId),
+      executing: [...scheduler.executing.keys()],
+      interruptible: [...scheduler.executing.values()].every((behavior) => behavior === 'cancel'),
+    };
+  });
+}
