@@ -72,6 +72,25 @@ describe('on a Temporal cluster with PostgreSQL', () => {
     }
   });
 
+  it("scale-out: a workflow-only worker and a tool worker owning the workspace; the session's files change only there", async () => {
+    const workspace = await scratchDir('cluster-workspace-');
+    const toolQueue = uniqueName('cluster-ws');
+    const workflowWorker = await spawnWorkerProcess({ address: cluster.address, namespace: cluster.namespace, taskQueue, dataDir: dir }, { tools: 'builtin', env: { SWITCHYARD_WORKER_ROLE: 'workflows' } });
+    const toolWorker = await spawnWorkerProcess(
+      { address: cluster.address, namespace: cluster.namespace, taskQueue: toolQueue, dataDir: dir },
+      { tools: 'builtin', env: { SWITCHYARD_WORKER_ROLE: 'tools', SWITCHYARD_WORKER_CWD: workspace } },
+    );
+    try {
+      const session = await client.startSession(uniqueName('scale-out'), { toolTaskQueue: toolQueue, permissionMode: 'bypassPermissions' });
+      const result = await session.executeTurn({ turnId: 't', calls: [{ id: 'w', name: 'Write', input: { file_path: 'note.txt', content: 'here\n' } }] });
+      expect(result.results[0]?.status).toBe('success');
+      expect(await readFile(path.join(workspace, 'note.txt'), 'utf8')).toBe('here\n');
+    } finally {
+      await killProcess(toolWorker);
+      await killProcess(workflowWorker);
+    }
+  });
+
   it('a namespace without the search attribute: the worker refuses to start and names the command that creates it', async () => {
     const native = await NativeConnection.connect({ address: cluster.address });
     try {

@@ -48,6 +48,23 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A free port under 32768: Temporal's SQL schema keeps membership ports in a `smallint` column, so the kernel's
+ * ephemeral ports (32768 and up here) fail with "out of range for type smallint".
+ */
+async function freeLowPort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(candidate, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return candidate;
+  }
+  throw new Error('no free port under 32768');
+}
+
 /** Runs a command to completion; rejects with its output when it fails. */
 function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -242,7 +259,7 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
     }
     progress(`schemas set up after ${Date.now() - started} ms`);
 
-    const port = async () => ({ grpc: await freePort(), membership: await freePort() });
+    const port = async () => ({ grpc: await freeLowPort(), membership: await freeLowPort() });
     const ports = { frontend: await port(), history: await port(), matching: await port(), worker: await port() };
     const configDir = path.join(dir, 'config');
     await mkdir(configDir);
