@@ -9,9 +9,15 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 // the global setup starts once (and builds the workflow bundle once) for the whole run.
 // Every temporary file of the run (scratch dirs, spools, artifacts) lives under one directory, removed when the
 // run ends: test processes may be killed rather than exit, so they cannot clean up after themselves.
-const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-run-'));
-process.env.TMPDIR = runTmp;
-process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+// The config is evaluated more than once per run (once per project, and again in the test processes): only the first
+// evaluation makes the directory. Nesting them would push Chromium's socket paths past the 108-byte limit of a Unix
+// socket path, and the browser dies at launch with SIGTRAP.
+if (process.env.SWITCHYARD_TEST_RUN_TMP === undefined) {
+  const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-run-'));
+  process.env.SWITCHYARD_TEST_RUN_TMP = runTmp;
+  process.env.TMPDIR = runTmp;
+  process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+}
 
 /** The package's own name resolves to the sources, as tsconfig.json's `paths` say (examples/ import it so). */
 const source = (file: string): string => fileURLToPath(new URL(file, import.meta.url));

@@ -4,9 +4,13 @@ import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // The long suites, one test file at a time: `npm run test:faults` (test/faults), `npm run test:load` (test/load) and `npm run test:cluster` (test/cluster).
-const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-long-run-'));
-process.env.TMPDIR = runTmp;
-process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+// Made once per run (see vitest.config.ts: nested run directories break Chromium's socket paths).
+if (process.env.SWITCHYARD_TEST_RUN_TMP === undefined) {
+  const runTmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-long-run-'));
+  process.env.SWITCHYARD_TEST_RUN_TMP = runTmp;
+  process.env.TMPDIR = runTmp;
+  process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+}
 
 export default defineConfig({
   test: {
