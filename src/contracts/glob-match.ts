@@ -27,6 +27,8 @@ export interface PathMatcher {
 }
 
 const PICOMATCH_OPTIONS = { dot: true, posix: true, nonegate: true, noextglob: true } as const;
+/** `debug`: picomatch throws on a pattern it cannot turn into a RegExp (`[z-a]`, an unclosed `{`) instead of matching nothing. */
+const COMPILE_OPTIONS = { ...PICOMATCH_OPTIONS, debug: true } as const;
 
 const CHARS = picomatch.constants.globChars(false);
 /** picomatch's guards against `.`/`..` and empty segments: no-ops on normalised paths, and look-aheads RE2 cannot run. */
@@ -41,9 +43,10 @@ export function compileGlob(pattern: string): PathMatcher {
   if (cached !== undefined) return cached;
   let source: string;
   try {
-    source = picomatch.makeRe(pattern, PICOMATCH_OPTIONS).source;
+    source = picomatch.makeRe(pattern, COMPILE_OPTIONS).source;
   } catch (error) {
-    throw new GlobSyntaxError(`Invalid glob pattern ${pattern}: ${error instanceof Error ? error.message : String(error)}`);
+    const detail = error instanceof Error ? error.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '') : String(error);
+    throw new GlobSyntaxError(`Invalid glob pattern ${pattern}: ${detail}`);
   }
   for (const guard of SEGMENT_GUARDS) source = source.split(guard).join('');
   let compiled: RE2JS;
