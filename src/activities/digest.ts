@@ -1,21 +1,18 @@
 import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 
-/** JSON with object keys sorted at every level, so equal values always serialise to the same bytes. */
+/**
+ * The JSON Canonicalization Scheme (RFC 8785) of a value: keys sorted at every level, numbers and strings in one
+ * spelling, so equal values always serialise to the same bytes. RFC 8785 refuses strings with a lone surrogate
+ * (valid in a model's JSON); such an input is serialised with `JSON.stringify` (which escapes them) behind a tag
+ * no canonical text starts with, so it still gets its own digest.
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? 'null';
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const source = value as Record<string, unknown>;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(source).sort()) {
-      if (source[key] !== undefined) sorted[key] = sortKeys(source[key]);
-    }
-    return sorted;
+  try {
+    return canonicalize(value) ?? 'null';
+  } catch {
+    return `ill-formed:${JSON.stringify(value) ?? 'null'}`;
   }
-  return value;
 }
 
 /** sha256 (hex) of the canonical JSON of an input: what an approval must carry (invariant 2). */

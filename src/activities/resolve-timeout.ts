@@ -6,12 +6,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The call's deadline in ms (seed 000 `resolveTimeoutMs`): `kind: 'none'` → none; else the tool's own budget
- * resolver; else, when the tool allows it, the input's `timeout_ms` or `timeout`; else the tool's default; else
- * the executor default; capped at `maxMs`; plus `cleanupGraceMs`.
+ * The call's deadline in ms (seed 000 `resolveTimeoutMs`): `kind: 'none'` → none; else, when the tool allows it,
+ * the input's `timeout_ms` or `timeout`; else the tool's default; else the executor default; capped at `maxMs`;
+ * plus `cleanupGraceMs`; never below 1 ms.
  */
 export function resolveTimeoutMs(
-  tool: Pick<Tool, 'timeout'> & { resolveTimeoutBudgetMs?: (input: unknown) => number | undefined },
+  tool: Pick<Tool, 'timeout'>,
   input: unknown,
   defaultTimeoutMs: number = DEFAULT_TOOL_TIMEOUT_MS,
 ): number | undefined {
@@ -25,7 +25,7 @@ export function resolveTimeoutMs(
         ? input.timeout
         : undefined
     : undefined;
-  const requestedMs = tool.resolveTimeoutBudgetMs?.(input) ?? override ?? defaultMs;
+  const requestedMs = override ?? defaultMs;
   const cappedMs = policy?.maxMs === undefined ? requestedMs : Math.min(requestedMs, policy.maxMs);
   const cleanupGraceMs = Math.max(0, Math.trunc(policy?.cleanupGraceMs ?? 0));
   return Math.max(1, Math.trunc(cappedMs)) + cleanupGraceMs;

@@ -106,7 +106,7 @@ async function runWorker(options: { address: string; namespace: string; cwd: str
   const mcp =
     options.mcpConfig === undefined
       ? undefined
-      : await connectMcpTools(mcpServersFromConfig(JSON.parse(await readFile(options.mcpConfig, 'utf8')) as unknown), {
+      : await connectMcpTools(mcpServersFromConfig(JSON.parse(await readFile(options.mcpConfig, 'utf8')) as unknown, { source: options.mcpConfig }), {
           onWarning: (message, details) => options.logger.warn(details, message),
         });
   if (mcp !== undefined) options.logger.info({ tools: mcp.tools.map((tool) => tool.name) }, 'MCP tools connected');

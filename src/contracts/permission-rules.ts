@@ -1,12 +1,15 @@
 /**
  * Permission rules in Claude Code's syntax, pure so the workflow can match them:
  * `Bash` (every call), `Bash(npm run test:*)` (prefix), `Bash(npm test)` (exact), `Read(src/**)` (glob against the
- * path relative to cwd, or absolute when the pattern starts with `/`), `WebFetch(domain:example.com)` (host or a
- * subdomain of it), `Tool(*)` (every call).
+ * path relative to cwd, or absolute when the pattern starts with `/`; the Glob tool's dialect, see `glob-match.ts`:
+ * `Read(src/*.{ts,js})`, `Read([abc].ts)`), `WebFetch(domain:example.com)` (host or a subdomain of it), `Tool(*)`
+ * (every call).
  *
  * As in Claude Code, some rules cover more than their own tool (`ruleCoversTool`): `Edit(...)` rules cover Write,
  * `Read(...)` rules cover Grep and Glob, and `mcp__server` or `mcp__server__*` covers every tool of that MCP server.
  */
+
+import { GlobSyntaxError, compileGlob, isGlobPattern } from './glob-match.js';
 
 /** How a tool's rule content is matched; declared by the tool. */
 export type RuleContentKind = 'command' | 'path' | 'url' | 'text';
@@ -42,30 +45,14 @@ export interface RuleSubject {
   cwd: string;
 }
 
-/** Glob to RegExp: `**` any characters, `*` any but `/`, `?` one but `/`. */
-export function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let index = 0; index < glob.length; index++) {
-    const char = glob[index] ?? '';
-    if (char === '*') {
-      if (glob[index + 1] === '*') {
-        index += 1;
-        if (glob[index + 1] === '/') {
-          index += 1;
-          source += '(?:.*/)?';
-        } else {
-          source += '.*';
-        }
-      } else {
-        source += '[^/]*';
-      }
-    } else if (char === '?') {
-      source += '[^/]';
-    } else {
-      source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-    }
+/** A rule's glob against a path; a pattern that cannot be compiled (`[[:foo:]]`) names only itself, spelt literally. */
+function ruleGlobMatches(pattern: string, path: string): boolean {
+  try {
+    return compileGlob(pattern).test(path);
+  } catch (error) {
+    if (error instanceof GlobSyntaxError) return pattern === path;
+    throw error;
   }
-  return new RegExp(`^${source}$`, 's');
 }
 
 function relativeTo(cwd: string, absolute: string): string | undefined {
@@ -117,9 +104,9 @@ export function ruleMatches(rule: ParsedRule, subject: RuleSubject): boolean {
     }
     case 'path': {
       const pattern = rule.content.startsWith('//') ? rule.content.slice(1) : rule.content;
-      if (pattern.startsWith('/')) return globToRegExp(pattern).test(content);
+      if (pattern.startsWith('/')) return ruleGlobMatches(pattern, content);
       const relative = relativeTo(subject.cwd, content);
-      return relative !== undefined && globToRegExp(pattern.replace(/^\.\//, '')).test(relative);
+      return relative !== undefined && ruleGlobMatches(pattern.replace(/^\.\//, ''), relative);
     }
     case 'url': {
       if (rule.content.startsWith('domain:')) {
@@ -192,7 +179,11 @@ export function bashGlobMatches(pattern: string, path: string): boolean {
   return patternSegments.every((segment, index) => segmentMatches(segment, pathSegments[index] ?? ''));
 }
 
+/** Wildcards of a bash glob (a read path the model wrote, `cat *.env`). */
 const GLOB_CHAR = /[*?[]/;
+
+/** Characters that may start glob syntax in a rule pattern (picomatch: wildcards, classes, braces, extglobs, escapes). */
+const RULE_GLOB_CHAR = /[*?[{(!+@\\]/;
 
 /** A path rule's pattern as an absolute glob (relative patterns are relative to cwd). */
 function absolutePattern(content: string, cwd: string): string {
@@ -211,9 +202,10 @@ export function readRuleMayMatch(rule: ParsedRule, readPath: string, cwd: string
   if (!readPath.startsWith('/')) return false;
   if (!GLOB_CHAR.test(readPath)) return ruleMatches(rule, { toolName: 'Read', content: readPath, contentKind: 'path', cwd });
   const denied = absolutePattern(rule.content, cwd);
-  if (!GLOB_CHAR.test(denied)) return bashGlobMatches(readPath, denied);
-  const literal = (text: string) => text.slice(0, text.search(GLOB_CHAR));
-  return literal(denied).startsWith(literal(readPath)) || literal(readPath).startsWith(literal(denied));
+  if (!isGlobPattern(denied)) return bashGlobMatches(readPath, denied);
+  const readLiteral = readPath.slice(0, readPath.search(GLOB_CHAR));
+  const deniedLiteral = denied.slice(0, Math.max(0, denied.search(RULE_GLOB_CHAR)));
+  return deniedLiteral.startsWith(readLiteral) || readLiteral.startsWith(deniedLiteral);
 }
 
 /** What a call's read paths mean for permission: a deny or ask rule that reaches one, and the first read outside cwd. */

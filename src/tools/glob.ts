@@ -1,231 +1,58 @@
 /**
- * `Glob { pattern, path? }`: files whose path matches a glob (Claude Code's Glob), and the glob matcher and tree
+ * `Glob { pattern, path?, include_ignored? }`: files whose path matches a glob (Claude Code's Glob), and the tree
  * walker that Grep reuses.
  *
  * Decisions:
- * - Syntax: `**` as a whole segment matches any number of directories (zero included), `*` any characters but
- *   `/`, `?` one character but `/`, `[abc]`/`[a-z]`/`[!abc]`/`[^abc]` one character of (or not of) a set, `{a,b}`
- *   alternatives (nested, may contain `/`; no `{1..3}` ranges), `\x` a literal `x`. Dotfiles match like other
- *   files. Matching is case-sensitive. POSIX classes (`[[:alpha:]]`) are not supported.
+ * - Syntax: picomatch's, the same dialect as path permission rules (see `contracts/glob-match.ts`): `**` any number
+ *   of directories, `*`, `?`, `[abc]`, `[!abc]`, `{a,b}`, `\x`. Dotfiles match like other files. Case-sensitive.
+ *   Matched by re2js in time linear in the path: `*a*a*a*a*a*a*b*` against a long file name stays instant, where
+ *   picomatch's own backtracking RegExp would block the worker for minutes.
  * - The leading segments of the pattern that hold no glob syntax name the directory to walk: `src/tools/*.ts`
  *   walks `<path>/src/tools`, and an absolute pattern (`/repo/src/**\/*.ts`) its own directory. `resolveInput`
  *   folds them into `path`, so the permission rules, hooks and the approver see the real search directory; that
  *   directory is confined like Read's files (`..` or an absolute path elsewhere is refused unless an allow rule of
  *   this tool names it: `Glob(/tmp/xyz)`, or `Glob(/tmp/xyz/**)`, which also covers `/tmp/xyz` itself).
  * - Results are absolute paths, newest modification time first (ties by path), at most {@link MAX_GLOB_RESULTS}.
- * - Only files are listed. `node_modules` and `.git` directories met during the walk are skipped (naming one in the
- *   pattern's leading segments, `node_modules/zod/*.json`, still searches it). `.gitignore` is not read.
- * - Symlinks: a symlinked directory is never followed (no cycles, nothing outside the tree); a symlinked file is
- *   listed only when its target lies inside the search directory.
- * - A file or directory that a `Read(...)` deny rule of the session names is neither listed nor entered (see
- *   `read-deny.ts`), whichever way it is spelled: as walked, through the real search directory, or as a link's target.
- * - Globs are matched by re2js, in time linear in the path: `*a*a*a*a*a*a*b*` against a long file name stays
- *   instant, where a backtracking RegExp would block the worker for minutes.
+ * - The walk is tinyglobby's. Only files are listed. Files that `.gitignore` excludes are skipped, and so are
+ *   `node_modules` directories met during the walk, unless `include_ignored` is true; `.git` is never entered.
+ *   Naming an ignored directory in the pattern's leading segments or as `path` (`node_modules/zod/*.json`) still
+ *   searches it. The `.gitignore` files read are those in the walked tree and those above it up to the repository's
+ *   top (the directory holding `.git`); a deeper file's `!negation` wins over a shallower file's rule.
+ * - Symlinks are not followed and not listed, files or directories (ripgrep's default, without `--follow`): nothing
+ *   outside the tree, no cycles.
+ * - A file or directory that a `Read(...)` deny rule of the session names is not listed (see `read-deny.ts`),
+ *   whichever way it is spelled: as walked or through the real search directory.
  */
-import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { RE2JS, RE2JSException } from 're2js';
+import ignore from 'ignore';
+import type { Ignore } from 'ignore';
+import { glob as walkTree } from 'tinyglobby';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { GlobSyntaxError, compileGlob, splitGlobBase } from '../contracts/glob-match.js';
 import { parseRule } from '../contracts/permission-rules.js';
 import { defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
-import { checkToolPath, isInside, resolveToolPath } from './paths.js';
+import { checkToolPath, resolveToolPath } from './paths.js';
 import { createReadDenyFilter } from './read-deny.js';
 import type { ReadDenyFilter } from './read-deny.js';
 
 /** Largest number of paths Glob returns. */
 export const MAX_GLOB_RESULTS = 1_000;
 
-/** Largest number of patterns a brace expansion may produce. */
-export const MAX_BRACE_EXPANSIONS = 1_024;
+/** Directories a walk does not enter unless ignored files are included (`.git` is never entered). */
+const IGNORED_DIRECTORY_GLOBS = ['**/node_modules/**'];
+const NEVER_WALKED_GLOBS = ['**/.git/**'];
 
-/** Directories a walk does not enter. */
-export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.git']);
+/** Largest `.gitignore` file read; a larger one is not read. */
+const MAX_GITIGNORE_BYTES = 1_000_000;
 
 export const GLOB_TRUNCATED_NOTE = '(Results are truncated. Consider using a more specific path or pattern.)';
 
-export class GlobSyntaxError extends Error {
-  override readonly name = 'GlobSyntaxError';
-}
-
-interface BraceGroup {
-  start: number;
-  end: number;
-  alternatives: string[];
-}
-
-/** The first `{…}` with a top-level comma, or undefined; `{a}` and an unclosed `{` are literal. */
-function findBraceGroup(text: string): BraceGroup | undefined {
-  for (let start = 0; start < text.length; start++) {
-    const char = text[start];
-    if (char === '\\') {
-      start++;
-      continue;
-    }
-    if (char !== '{') continue;
-    let depth = 0;
-    const commas: number[] = [];
-    for (let index = start; index < text.length; index++) {
-      const inner = text[index];
-      if (inner === '\\') {
-        index++;
-      } else if (inner === '{') {
-        depth++;
-      } else if (inner === ',' && depth === 1) {
-        commas.push(index);
-      } else if (inner === '}') {
-        depth--;
-        if (depth === 0) {
-          if (commas.length === 0) break;
-          const bounds = [start, ...commas, index];
-          const alternatives = bounds.slice(0, -1).map((from, at) => text.slice(from + 1, bounds[at + 1]));
-          return { start, end: index, alternatives };
-        }
-      }
-    }
-  }
-  return undefined;
-}
-
-/** Brace expansion: `src/*.{js,ts}` → `src/*.js`, `src/*.ts` (nested groups too). */
-export function expandBraces(pattern: string, limit = MAX_BRACE_EXPANSIONS): string[] {
-  const done: string[] = [];
-  const pending = [pattern];
-  for (let current = pending.shift(); current !== undefined; current = pending.shift()) {
-    const group = findBraceGroup(current);
-    if (group === undefined) {
-      done.push(current);
-    } else {
-      const head = current.slice(0, group.start);
-      const tail = current.slice(group.end + 1);
-      pending.push(...group.alternatives.map((alternative) => head + alternative + tail));
-    }
-    if (done.length + pending.length > limit) throw new GlobSyntaxError(`Glob pattern expands to more than ${limit} alternatives: ${pattern}`);
-  }
-  return done;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-}
-
-/** Index of the `]` closing the class opened at `open`, or -1. */
-function classEnd(pattern: string, open: number): number {
-  let index = open + 1;
-  if (pattern[index] === '!' || pattern[index] === '^') index++;
-  if (pattern[index] === ']') index++;
-  for (; index < pattern.length; index++) {
-    if (pattern[index] === '\\') index++;
-    else if (pattern[index] === ']') return index;
-  }
-  return -1;
-}
-
-function classSource(body: string): string {
-  let negated = false;
-  let rest = body;
-  if (rest.startsWith('!') || rest.startsWith('^')) {
-    negated = true;
-    rest = rest.slice(1);
-  }
-  let source = '';
-  for (let index = 0; index < rest.length; index++) {
-    const char = rest[index] ?? '';
-    if (char === '\\') {
-      index++;
-      source += escapeRegExp(rest[index] ?? '\\');
-    } else {
-      source += char === '-' ? '-' : escapeRegExp(char);
-    }
-  }
-  return negated ? `[^/${source}]` : `[${source}]`;
-}
-
-/** RegExp source of one brace-free glob. */
-function globSource(pattern: string): string {
-  let source = '';
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index] ?? '';
-    if (char === '\\') {
-      index++;
-      source += escapeRegExp(pattern[index] ?? '\\');
-    } else if (char === '*') {
-      let last = index;
-      while (pattern[last + 1] === '*') last++;
-      const wholeSegment = (index === 0 || pattern[index - 1] === '/') && (last + 1 === pattern.length || pattern[last + 1] === '/');
-      if (last > index && wholeSegment) {
-        if (last + 1 === pattern.length) {
-          source += '.*';
-        } else {
-          source += '(?:[^/]*/)*';
-          last++;
-        }
-      } else {
-        source += '[^/]*';
-      }
-      index = last;
-    } else if (char === '?') {
-      source += '[^/]';
-    } else if (char === '[') {
-      const end = classEnd(pattern, index);
-      if (end === -1) {
-        source += '\\[';
-      } else {
-        source += classSource(pattern.slice(index + 1, end));
-        index = end;
-      }
-    } else {
-      source += escapeRegExp(char);
-    }
-  }
-  return source;
-}
-
-/** Whole `/`-separated relative paths that match a glob. */
-export interface PathMatcher {
-  test(relativePath: string): boolean;
-}
-
-/** A matcher of whole `/`-separated relative paths against a glob (see the module comment for the syntax). */
-export function compileGlob(pattern: string): PathMatcher {
-  const sources = expandBraces(pattern).map(globSource);
-  try {
-    const compiled = RE2JS.compile(`^(?:${sources.join('|')})$`, RE2JS.DOTALL);
-    return { test: (relativePath) => compiled.test(relativePath) };
-  } catch (error) {
-    if (!(error instanceof RE2JSException)) throw error;
-    throw new GlobSyntaxError(`Invalid glob pattern ${pattern}: ${error.message.replace(/^error parsing regexp: /, '')}`);
-  }
-}
-
-/** Whether a path segment holds glob syntax. */
-function hasGlobSyntax(segment: string): boolean {
-  return /[*?[\]{}\\]/.test(segment);
-}
-
-/**
- * Splits a glob into its leading literal directory (`''` when none; `/` for `/*`) and the rest, which always keeps
- * the last segment: `src/tools/*.ts` → `src/tools` + `*.ts`, `src/index.ts` → `src` + `index.ts`.
- */
-export function splitGlobBase(pattern: string): { base: string; rest: string } {
-  const segments = pattern.split('/');
-  let count = 0;
-  while (count < segments.length - 1 && !hasGlobSyntax(segments[count] ?? '')) count++;
-  let base = segments.slice(0, count).join('/');
-  if (base === '' && pattern.startsWith('/')) base = '/';
-  return { base, rest: segments.slice(count).join('/') };
-}
-
-/** How many segments deep a match can be: unbounded when a `**` may occur. */
+/** How many segments deep a match can be: unbounded when a `**` may occur (an upper bound: braces may hold `/`). */
 export function globDepth(pattern: string): number {
-  let depth = 0;
-  for (const expanded of expandBraces(pattern)) {
-    if (expanded.includes('**')) return Number.POSITIVE_INFINITY;
-    depth = Math.max(depth, expanded.split('/').length);
-  }
-  return depth;
+  return pattern.includes('**') ? Number.POSITIVE_INFINITY : pattern.split('/').length;
 }
 
 /**
@@ -253,55 +80,109 @@ export interface WalkedFile {
   relativePath: string;
 }
 
-function byName(a: Dirent, b: Dirent): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+/** The rules of one `.gitignore` file and the directory (absolute) they are relative to. */
+interface GitignoreLayer {
+  directory: string;
+  rules: Ignore;
+}
+
+async function readGitignore(directory: string): Promise<GitignoreLayer | undefined> {
+  const file = path.join(directory, '.gitignore');
+  const info = await stat(file).catch(() => undefined);
+  if (info?.isFile() !== true || info.size > MAX_GITIGNORE_BYTES) return undefined;
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : { directory, rules: ignore().add(text) };
+}
+
+/** `.gitignore` layers above `root`, up to the repository's top; none when no `.git` is found above. */
+async function gitignoresAbove(root: string): Promise<GitignoreLayer[]> {
+  const layers: GitignoreLayer[] = [];
+  if ((await stat(path.join(root, '.git')).catch(() => undefined)) !== undefined) return layers;
+  for (let directory = path.dirname(root); ; directory = path.dirname(directory)) {
+    const layer = await readGitignore(directory);
+    if (layer !== undefined) layers.push(layer);
+    if ((await stat(path.join(directory, '.git')).catch(() => undefined)) !== undefined) return layers;
+    if (path.dirname(directory) === directory) return [];
+  }
+}
+
+/** Whether git would ignore a path (`/`-terminated for a directory): the deepest layer with a say decides. */
+function gitIgnores(layers: readonly GitignoreLayer[], absolutePath: string): boolean {
+  for (const layer of layers) {
+    const relative = path.relative(layer.directory, absolutePath);
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) continue;
+    const verdict = layer.rules.test(absolutePath.endsWith('/') ? `${relative}/` : relative);
+    if (verdict.unignored) return false;
+    if (verdict.ignored) return true;
+  }
+  return false;
+}
+
+/** Sorts walked paths depth first: each directory's files (by name) before its subdirectories (by name). */
+function walkOrder(a: string, b: string): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let index = 0; ; index++) {
+    const x = left[index] ?? '';
+    const y = right[index] ?? '';
+    if (x === y) continue;
+    const xIsFile = index === left.length - 1;
+    const yIsFile = index === right.length - 1;
+    if (xIsFile !== yIsFile) return xIsFile ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
 }
 
 /**
- * The files under `root`, depth first, each directory's files (by name) before its subdirectories (by name).
- * Skips {@link SKIPPED_DIRECTORIES} and unreadable directories, never follows a symlinked directory, yields a
- * symlinked file only when its target is inside `root`, skips what `readDeny` names (the root included), descends
- * at most `maxDepth` segments, and checks `signal` at every directory.
+ * The files under `root` (tinyglobby), in walk order: each directory's files (by name) before its subdirectories.
+ * Never enters `.git`; skips what `.gitignore` excludes and `node_modules` unless `includeIgnored`; lists no
+ * symlink; skips what `readDeny` names (the root, a file, or a directory above it); descends at most `maxDepth`
+ * segments; stops at `signal`.
  */
-export async function* walkFiles(root: string, options: { signal: AbortSignal; maxDepth?: number; readDeny?: ReadDenyFilter | undefined }): AsyncGenerator<WalkedFile> {
+export async function* walkFiles(
+  root: string,
+  options: { signal: AbortSignal; maxDepth?: number; readDeny?: ReadDenyFilter | undefined; includeIgnored?: boolean },
+): AsyncGenerator<WalkedFile> {
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
   const realRoot = await realpath(root).catch(() => root);
   const readDeny = options.readDeny;
   // Each path as walked and through the real root, so a symlink above the root does not hide it from a deny rule.
-  const denied = (relativePath: string, ...more: string[]): boolean => {
+  const deniedCache = new Map<string, boolean>();
+  const denied = (relativePath: string): boolean => {
     if (readDeny === undefined) return false;
+    const known = deniedCache.get(relativePath);
+    if (known !== undefined) return known;
     const spellings = relativePath === '' ? [root, realRoot] : [path.join(root, relativePath), path.join(realRoot, relativePath)];
-    return readDeny.deniedBy([...spellings, ...more]) !== undefined;
+    const verdict = readDeny.deniedBy(spellings) !== undefined || (relativePath !== '' && denied(path.posix.dirname(relativePath) === '.' ? '' : path.posix.dirname(relativePath)));
+    deniedCache.set(relativePath, verdict);
+    return verdict;
   };
   if (denied('')) return;
-  const stack: Array<{ directory: string; relative: string; depth: number }> = [{ directory: root, relative: '', depth: 1 }];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    options.signal.throwIfAborted();
-    let entries: Dirent[];
-    try {
-      entries = await readdir(next.directory, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    entries.sort(byName);
-    const subdirectories: typeof stack = [];
-    for (const entry of entries) {
-      const absolutePath = path.join(next.directory, entry.name);
-      const relativePath = next.relative === '' ? entry.name : `${next.relative}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name) && next.depth < maxDepth && !denied(relativePath)) {
-          subdirectories.push({ directory: absolutePath, relative: relativePath, depth: next.depth + 1 });
-        }
-      } else if (entry.isFile()) {
-        if (!denied(relativePath)) yield { absolutePath, relativePath };
-      } else if (entry.isSymbolicLink()) {
-        const target = await realpath(absolutePath).catch(() => undefined);
-        if (target === undefined || !isInside(realRoot, target) || denied(relativePath, target)) continue;
-        const info = await stat(absolutePath).catch(() => undefined);
-        if (info?.isFile() === true) yield { absolutePath, relativePath };
-      }
-    }
-    stack.push(...subdirectories.reverse());
+  const includeIgnored = options.includeIgnored === true;
+  const found = await walkTree('**', {
+    cwd: root,
+    dot: true,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+    ignore: includeIgnored ? NEVER_WALKED_GLOBS : [...NEVER_WALKED_GLOBS, ...IGNORED_DIRECTORY_GLOBS],
+    signal: options.signal,
+    ...(Number.isFinite(maxDepth) ? { deep: Math.max(0, maxDepth - 1) } : {}),
+  });
+  options.signal.throwIfAborted();
+  found.sort(walkOrder);
+  let layers: GitignoreLayer[] = [];
+  if (!includeIgnored) {
+    // Layers above the root that exclude the root itself are skipped: a directory named as the search is searched.
+    const above = (await gitignoresAbove(root)).filter((layer) => !gitIgnores([layer], `${root}/`));
+    const within = await Promise.all(found.filter((file) => path.posix.basename(file) === '.gitignore').map((file) => readGitignore(path.join(root, path.posix.dirname(file)))));
+    layers = [...within.filter((layer) => layer !== undefined), ...above].sort((a, b) => b.directory.length - a.directory.length);
+  }
+  for (const relativePath of found) {
+    const absolutePath = path.join(root, relativePath);
+    if (layers.length > 0 && gitIgnores(layers, absolutePath)) continue;
+    if (denied(relativePath)) continue;
+    yield { absolutePath, relativePath };
   }
 }
 
@@ -314,12 +195,13 @@ function globTarget(cwd: string, input: { pattern: string; path?: string | undef
 const globInputSchema = z.strictObject({
   pattern: z.string().min(1).describe('Glob to match file paths against, e.g. "**/*.ts" or "src/*.{js,ts}"'),
   path: z.string().min(1).optional().describe('Directory to search in, absolute (inside cwd) or relative to cwd (default: cwd)'),
+  include_ignored: z.boolean().optional().describe('Also list files that .gitignore excludes and files under node_modules (default: false)'),
 });
 
 export const globTool = defineTool({
   name: 'Glob',
   aliases: ['glob'],
-  description: 'Lists files under a directory whose paths match a glob pattern, newest first.',
+  description: 'Lists files under a directory whose paths match a glob pattern, newest first. Skips files that .gitignore excludes and node_modules unless include_ignored is true.',
   inputSchema: globInputSchema,
   concurrentSafe: true,
   readOnly: true,
@@ -332,7 +214,7 @@ export const globTool = defineTool({
   summarize: (input) => (input.path === undefined ? input.pattern : `${input.pattern} in ${input.path}`),
   resolveInput(input, context) {
     const target = globTarget(context.cwd, input);
-    return { pattern: target.pattern, path: target.root };
+    return { ...input, pattern: target.pattern, path: target.root };
   },
   async validateInput(input, context): Promise<ValidationOutcome> {
     try {
@@ -362,7 +244,8 @@ export const globTool = defineTool({
     const matcher = compileGlob(pattern);
     const readDeny = await createReadDenyFilter({ cwd: context.cwd, denyRules: context.denyRules });
     const matches: Array<{ path: string; mtimeMs: number }> = [];
-    for await (const file of walkFiles(root, { signal: context.signal, maxDepth: globDepth(pattern), readDeny })) {
+    const walk = walkFiles(root, { signal: context.signal, maxDepth: globDepth(pattern), readDeny, includeIgnored: input.include_ignored === true });
+    for await (const file of walk) {
       if (!matcher.test(file.relativePath)) continue;
       const fileInfo = await stat(file.absolutePath).catch(() => undefined);
       if (fileInfo !== undefined) matches.push({ path: file.absolutePath, mtimeMs: fileInfo.mtimeMs });

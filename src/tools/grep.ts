@@ -8,12 +8,12 @@
  *   `grep-pattern.ts` for the engine choice and the translation). Each line (`\n`-separated, a trailing `\r` removed)
  *   is tested on its own.
  * - `path` (default cwd) may be a directory or a file, confined like Glob's search directory (a rule
- *   `Grep(/tmp/xyz/**)` also allows `/tmp/xyz`). The walk is Glob's `walkFiles`: `node_modules` and `.git`
- *   skipped, symlinked directories not followed, symlinked files only when they lead inside the search directory,
- *   files a `Read(...)` deny rule names skipped (a denied file given as `path` is an error); hidden files are
- *   searched and `.gitignore` is not read.
- * - `glob` filters the walked files: a glob without `/` is matched against the file name (`*.ts`), one with `/`
- *   against the path relative to `path` (`src/**\/*.ts`); several globs may be separated by spaces, and a leading
+ *   `Grep(/tmp/xyz/**)` also allows `/tmp/xyz`). The walk is Glob's `walkFiles` (tinyglobby): `.git` never
+ *   entered, files that `.gitignore` excludes and `node_modules` skipped unless `include_ignored` is true, symlinks
+ *   neither followed nor searched, files a `Read(...)` deny rule names skipped (a denied file given as `path` is an
+ *   error); hidden files are searched.
+ * - `glob` filters the walked files (Glob's dialect, `contracts/glob-match.ts`): a glob without `/` is matched against
+ *   the file name (`*.ts`), one with `/` against the path relative to `path` (`src/**\/*.ts`); several globs may be separated by spaces, and a leading
  *   `!` excludes. A file given as `path` is searched whatever `glob` says.
  * - Files are streamed in 64 KB chunks and split at `\n` without re-scanning (`text-lines.ts`); a file with a NUL
  *   byte in its first 8 KB is binary and skipped silently. A line longer than `LIMITS.grepMaxLineChars`, or than
@@ -31,7 +31,8 @@ import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { ToolUseError, defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
-import { GlobSyntaxError, checkSearchPath, compileGlob, walkFiles } from './glob.js';
+import { GlobSyntaxError, compileGlob } from '../contracts/glob-match.js';
+import { checkSearchPath, walkFiles } from './glob.js';
 import type { WalkedFile } from './glob.js';
 import { compileGrepPattern } from './grep-pattern.js';
 import type { LinePattern } from './grep-pattern.js';
@@ -63,6 +64,7 @@ const grepInputSchema = z.strictObject({
     .describe('"content": matching lines; "files_with_matches": paths of matching files (default); "count": matching lines per file'),
   '-i': z.boolean().optional().describe('Case-insensitive search'),
   '-n': z.boolean().optional().describe('Prefix matching lines with their line numbers (content mode)'),
+  include_ignored: z.boolean().optional().describe('Also search files that .gitignore excludes and files under node_modules (default: false)'),
 });
 
 type GrepInput = z.infer<typeof grepInputSchema>;
@@ -144,7 +146,8 @@ async function* filesToSearch(options: { target: string; isDirectory: boolean; i
     return;
   }
   const filter = compileGlobFilter(options.input.glob);
-  for await (const file of walkFiles(options.target, { signal: options.signal, readDeny: options.readDeny })) {
+  const walk = walkFiles(options.target, { signal: options.signal, readDeny: options.readDeny, includeIgnored: options.input.include_ignored === true });
+  for await (const file of walk) {
     if (filter === undefined || filter(file)) yield file;
   }
 }
@@ -161,7 +164,8 @@ function skippedLinesNote(skippedLines: number, maxLineChars: number): string {
 export const grepTool = defineTool({
   name: 'Grep',
   aliases: ['search_file_content', 'grep'],
-  description: "Searches file contents under a directory for a regular expression in ripgrep's syntax, line by line.",
+  description:
+    "Searches file contents under a directory for a regular expression in ripgrep's syntax, line by line. Skips files that .gitignore excludes and node_modules unless include_ignored is true.",
   inputSchema: grepInputSchema,
   concurrentSafe: true,
   readOnly: true,

@@ -18,9 +18,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { CallToolResult, ContentBlock, Tool as McpSdkTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { formatZodError } from '../contracts/tool-call.js';
 import { defineTool } from './define-tool.js';
 import type { Tool, ToolOutput, ToolOutputImage, ValidationOutcome } from './define-tool.js';
 import { detectImageMediaType } from './image-media-type.js';
@@ -346,41 +349,35 @@ export function jsonSchemaOf(tool: Tool): unknown {
   return (tool as Partial<McpTool>).mcpInputSchema;
 }
 
+/** One Ajv per server: schemas of different servers that reuse an `$id` must not meet in Ajv's cache. */
+const validatorsByConnection = new WeakMap<McpConnection, AjvJsonSchemaValidator>();
+
 /**
- * A small check of the arguments against the tool's JSON Schema: the `required` properties and the basic `type` of
- * each listed property. Full JSON Schema validation (formats, enums, nesting…) is left to the server, which
- * reports failures as error results.
+ * The check of a tool's arguments against its `inputSchema`, with the MCP SDK's own Ajv validator (the one its client
+ * uses for output schemas: formats checked, all errors reported). Compiled on first use. A schema Ajv cannot compile
+ * (a `$ref` it cannot resolve…) is left to the server, which reports bad arguments as an error result.
  */
-export function checkMcpArguments(schema: McpToolInfo['inputSchema'], input: Record<string, unknown>): ValidationOutcome {
-  const problems: string[] = [];
-  for (const key of schema.required ?? []) {
-    if (input[key] === undefined) problems.push(`${key}: required property is missing`);
-  }
-  const properties = (schema.properties ?? {}) as Record<string, unknown>;
-  for (const [key, value] of Object.entries(input)) {
-    if (value === undefined) continue;
-    const declared = properties[key];
-    const type = typeof declared === 'object' && declared !== null ? (declared as { type?: unknown }).type : undefined;
-    const types = (Array.isArray(type) ? type : [type]).filter((entry): entry is string => typeof entry === 'string');
-    if (types.length === 0 || types.some((expected) => matchesJsonType(value, expected))) continue;
-    problems.push(`${key}: expected ${types.join(' or ')}, received ${jsonTypeOf(value)}`);
-  }
-  return problems.length === 0 ? { ok: true } : { ok: false, message: `InputValidationError: ${problems.join('; ')}`, errorCode: 'input_validation' };
-}
-
-function jsonTypeOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
-function matchesJsonType(value: unknown, expected: string): boolean {
-  const actual = jsonTypeOf(value);
-  if (expected === 'number') return actual === 'number' || actual === 'integer';
-  // Unknown type names (and `any`) are the server's business.
-  if (!['string', 'integer', 'boolean', 'object', 'array', 'null'].includes(expected)) return true;
-  return actual === expected;
+export function mcpArgumentsValidator(connection: McpConnection, schema: McpToolInfo['inputSchema']): (input: Record<string, unknown>) => ValidationOutcome {
+  let validate: JsonSchemaValidator<unknown> | 'unchecked' | undefined;
+  return (input) => {
+    if (validate === undefined) {
+      let validator = validatorsByConnection.get(connection);
+      if (validator === undefined) {
+        validator = new AjvJsonSchemaValidator();
+        validatorsByConnection.set(connection, validator);
+      }
+      try {
+        validate = validator.getValidator(schema as JsonSchemaType);
+      } catch {
+        validate = 'unchecked';
+      }
+    }
+    if (validate === 'unchecked') return { ok: true };
+    const result = validate(input);
+    if (result.valid) return { ok: true };
+    // Ajv's own wording: `data` is the arguments object, `data/text` its property `text`.
+    return { ok: false, message: `InputValidationError: ${result.errorMessage}`, errorCode: 'input_validation' };
+  };
 }
 
 function formatBlock(block: ContentBlock): string {
@@ -474,7 +471,7 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): McpTool {
       const json = JSON.stringify(input);
       return json.length > SUMMARY_MAX_CHARS ? `${json.slice(0, SUMMARY_MAX_CHARS - 1)}…` : json;
     },
-    validateInput: (input) => checkMcpArguments(info.inputSchema, input),
+    validateInput: mcpArgumentsValidator(connection, info.inputSchema),
     async execute(input, context) {
       // Leave the executor's deadline to fire first, with its own timeout message.
       const remainingMs = context.deadline.remainingMs();
@@ -566,27 +563,54 @@ export async function connectMcpTools(
   return { tools, close };
 }
 
+const timeoutMsSchema = z.number().int().positive().optional();
+
+/** A stdio server in `.mcp.json`: `{ "command", "args", "env" }` (Claude Code's shape), plus `cwd` and `timeoutMs`. */
+const stdioServerEntrySchema = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+  timeoutMs: timeoutMsSchema,
+});
+
+/** A streamable HTTP server in `.mcp.json`: `{ "type": "http", "url", "headers" }`, plus `timeoutMs`. */
+const httpServerEntrySchema = z.strictObject({
+  type: z.literal('http').optional(),
+  url: z.url({ protocol: /^https?$/, error: 'expected an http or https URL' }),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeoutMs: timeoutMsSchema,
+});
+
+/** An entry with a `url` (or `"type": "http"`) is an HTTP server, any other a stdio server. */
+const serverEntrySchema = z.record(z.string(), z.unknown()).transform((entry, context) => {
+  if (entry.type === 'sse') {
+    context.addIssue({ code: 'custom', path: ['type'], message: 'the SSE transport is not supported; use "type": "http" (streamable HTTP)' });
+    return z.NEVER;
+  }
+  const parsed = (entry.url !== undefined || entry.type === 'http' ? httpServerEntrySchema : stdioServerEntrySchema).safeParse(entry);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  return z.NEVER;
+});
+
+const mcpConfigSchema = z.object({ mcpServers: z.record(z.string().min(1, 'a server needs a name'), serverEntrySchema) });
+
 /**
- * Server configs from Claude Code's `.mcp.json` shape: `{ "mcpServers": { "<name>": { "command", "args", "env" } |
- * { "type": "http", "url", "headers" } } }` (`timeoutMs` may be added to either). Throws on anything else.
+ * Server configs from Claude Code's `.mcp.json` shape, parsed with zod: `{ "mcpServers": { "<name>": { "command",
+ * "args", "env" } | { "type": "http", "url", "headers" } } }` (`timeoutMs` may be added to either, `cwd` to a stdio
+ * server). Throws a TypeError naming `source` (the file, when given) and each bad field.
  */
-export function mcpServersFromConfig(json: unknown): McpServerConfig[] {
-  const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
-  if (servers === null || typeof servers !== 'object') throw new TypeError('MCP config must be an object with "mcpServers": { "<name>": {...} }');
-  return Object.entries(servers as Record<string, Record<string, unknown>>).map(([name, entry]): McpServerConfig => {
-    const timeoutMs = typeof entry.timeoutMs === 'number' ? { timeoutMs: entry.timeoutMs } : {};
-    if (typeof entry.url === 'string') {
-      return { name, transport: 'http', url: entry.url, ...(entry.headers === undefined ? {} : { headers: entry.headers as Record<string, string> }), ...timeoutMs };
+export function mcpServersFromConfig(json: unknown, { source }: { source?: string } = {}): McpServerConfig[] {
+  const parsed = mcpConfigSchema.safeParse(json);
+  if (!parsed.success) throw new TypeError(`Invalid MCP config${source === undefined ? '' : ` ${source}`}: ${formatZodError(parsed.error)}`);
+  return Object.entries(parsed.data.mcpServers).map(([name, entry]): McpServerConfig => {
+    if ('url' in entry) {
+      const { type: _type, ...http } = entry;
+      return { name, transport: 'http', ...http };
     }
-    if (typeof entry.command !== 'string') throw new TypeError(`MCP server "${name}" needs a "command" (stdio) or a "url" (streamable HTTP)`);
-    return {
-      name,
-      transport: 'stdio',
-      command: entry.command,
-      ...(Array.isArray(entry.args) ? { args: entry.args.map(String) } : {}),
-      ...(entry.env === undefined ? {} : { env: entry.env as Record<string, string> }),
-      ...(typeof entry.cwd === 'string' ? { cwd: entry.cwd } : {}),
-      ...timeoutMs,
-    };
+    const { type: _type, ...stdio } = entry;
+    return { name, transport: 'stdio', ...stdio };
   });
 }

@@ -6,7 +6,9 @@ import type { LookupFunction } from 'node:net';
 import { pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
+import { runInNewContext } from 'node:vm';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import TurndownService from 'turndown';
 import { z } from 'zod';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
@@ -17,6 +19,10 @@ import { canonicalHost, canonicalUrl, canonicalUrlObject, classifyHost, describe
 
 /** Largest response body read; the rest is not downloaded. */
 export const WEB_FETCH_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Longest HTML converted to Markdown, in characters: turndown takes seconds per megabyte and blocks the worker meanwhile. */
+export const WEB_FETCH_MAX_HTML_CHARS = 2 * 1024 * 1024;
+/** Longest time HTML → Markdown may take (it blocks the worker meanwhile). */
+export const WEB_FETCH_MARKDOWN_TIMEOUT_MS = 10_000;
 /** Redirects followed before giving up. */
 export const WEB_FETCH_MAX_REDIRECTS = 5;
 /** Bytes sniffed for a NUL when the server names no content type. */
@@ -30,126 +36,54 @@ const webFetchInputSchema = z.strictObject({
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// HTML → text
+// HTML → Markdown
 
-/** Elements whose boundaries are paragraph breaks in the text. */
-const BLOCK_ELEMENTS = new Set([
-  'p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'title', 'ul', 'ol', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tfoot', 'caption', 'blockquote', 'pre', 'hr',
-  'section', 'article', 'header', 'footer', 'main', 'nav', 'aside', 'figure', 'figcaption', 'form', 'fieldset',
-  'address', 'details', 'summary',
-]);
-/** Elements whose boundaries separate words (table cells). */
-const SPACED_ELEMENTS = new Set(['td', 'th']);
-/** Elements dropped with their content. */
-const SKIPPED_ELEMENTS = new Set(['script', 'style', 'noscript']);
-
-const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map(Object.entries({
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ',
-  ndash: '–', mdash: '—', hellip: '…', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»',
-  copy: '©', reg: '®', trade: '™', middot: '·', bull: '•',
-}));
-
-/** Decodes the common named entities and every numeric one, in one pass (`&amp;lt;` → `&lt;`). */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,7}|[a-zA-Z][a-zA-Z0-9]{1,9});/g, (whole, body: string) => {
-    if (body.startsWith('#')) {
-      const code = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
-      if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return '\uFFFD';
-      return code === 0xa0 ? ' ' : String.fromCodePoint(code);
-    }
-    return NAMED_ENTITIES.get(body) ?? whole;
-  });
-}
-
-/** Index just past the `>` that closes the tag whose attributes start at `from` (quotes respected); `html.length` if none. */
-function tagEnd(html: string, from: number): number {
-  let quote: string | undefined;
-  for (let index = from; index < html.length; index++) {
-    const char = html[index];
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-    } else if (char === '"' || char === "'") {
-      quote = char;
-    } else if (char === '>') {
-      return index + 1;
-    }
-  }
-  return html.length;
-}
-
-/** Index just past the end tag of a skipped element (`</script>`), or `html.length` when it is never closed. */
-function skipElement(html: string, name: string, from: number): number {
-  const closing = new RegExp(`</${name}(?=[\\s/>])`, 'gi');
-  closing.lastIndex = from;
-  const match = closing.exec(html);
-  return match === null ? html.length : tagEnd(html, match.index + match[0].length);
+/** The part of a DOM table row (domino's, inside turndown) that the table rule reads. */
+interface TableRowNode {
+  children: ArrayLike<{ nodeName: string }>;
+  closest(selector: string): { querySelector(selector: string): unknown } | null;
 }
 
 /**
- * The readable text of an HTML document, in one linear scan: scripts, styles, `noscript`, comments and tags go;
- * entities are decoded; whitespace collapses; block elements (`p`, `div`, `li`, `tr`, headings…) become paragraph
- * breaks and `br` a line break. Not a full HTML parser (no `<pre>` whitespace, no `<meta charset>`).
+ * turndown with ATX headings, fenced code and `-` bullets; `script`, `style`, `noscript` and `template` dropped with
+ * their content; the `<title>` a paragraph of its own; tables as GFM pipe tables (the first row is the header).
  */
-export function htmlToText(html: string): string {
-  const parts: string[] = [];
-  const pushText = (from: number, to: number): void => {
-    if (to > from) parts.push(decodeEntities(html.slice(from, to).replace(/\s+/g, ' ')));
-  };
-  let index = 0;
-  while (index < html.length) {
-    const open = html.indexOf('<', index);
-    if (open === -1) {
-      pushText(index, html.length);
-      break;
-    }
-    pushText(index, open);
-    if (html.startsWith('<!--', open)) {
-      const close = html.indexOf('-->', open + 4);
-      index = close === -1 ? html.length : close + 3;
-      continue;
-    }
-    const next = html[open + 1];
-    if (next === '!' || next === '?') {
-      // Doctype, CDATA marker, processing instruction.
-      const close = html.indexOf('>', open);
-      index = close === -1 ? html.length : close + 1;
-      continue;
-    }
-    const closing = next === '/';
-    const nameStart = closing ? open + 2 : open + 1;
-    let nameEnd = nameStart;
-    while (nameEnd < html.length && isTagNameChar(html.charCodeAt(nameEnd), nameEnd === nameStart)) nameEnd++;
-    if (nameEnd === nameStart) {
-      // A lone `<` in the text ("a < b").
-      parts.push('<');
-      index = open + 1;
-      continue;
-    }
-    const name = html.slice(nameStart, nameEnd).toLowerCase();
-    index = tagEnd(html, nameEnd);
-    if (SKIPPED_ELEMENTS.has(name)) {
-      if (!closing) index = skipElement(html, name, index);
-    } else if (name === 'br') {
-      parts.push('\n');
-    } else if (BLOCK_ELEMENTS.has(name)) {
-      parts.push('\n\n');
-    } else if (SPACED_ELEMENTS.has(name)) {
-      parts.push(' ');
-    }
-  }
-  return parts
-    .join('')
-    .replace(/[^\S\n]+/g, ' ')
-    .replace(/ ?\n ?/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+function createMarkdownConverter(): TurndownService {
+  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  service.remove(['script', 'style', 'noscript', 'template']);
+  service.addRule('title', { filter: 'title', replacement: (content) => `\n\n${content.trim()}\n\n` });
+  service.addRule('tableSection', { filter: ['thead', 'tbody', 'tfoot'], replacement: (content) => content });
+  service.addRule('tableCell', {
+    filter: ['th', 'td'],
+    replacement: (content) => ` ${content.replace(/\s+/g, ' ').trim().replaceAll('|', '\\|')} |`,
+  });
+  service.addRule('tableRow', {
+    filter: 'tr',
+    replacement: (content, node) => {
+      const row = node as unknown as TableRowNode;
+      const cells = Array.from(row.children).filter((child) => child.nodeName === 'TD' || child.nodeName === 'TH').length;
+      const header = row.closest('table')?.querySelector('tr') === row;
+      return `\n|${content}${header ? `\n|${' --- |'.repeat(cells)}` : ''}`;
+    },
+  });
+  service.addRule('table', { filter: 'table', replacement: (content) => `\n\n${content.trim()}\n\n` });
+  return service;
 }
 
-/** ASCII letters start a tag name; letters, digits and `-` continue it. */
-function isTagNameChar(code: number, first: boolean): boolean {
-  const letter = (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
-  return first ? letter : letter || (code >= 48 && code <= 57) || code === 45;
+const markdownConverter = createMarkdownConverter();
+
+/**
+ * An HTML document as Markdown (turndown): headings, links, lists, emphasis, code and tables survive; every entity is
+ * decoded. Lines of only spaces between blank lines (left by whitespace around dropped elements) are removed.
+ *
+ * The conversion is synchronous and an HTML parser spends time on each tag in proportion to the depth of nesting, so
+ * a page of thousands of nested elements takes minutes: it runs under a `vm` timeout of `timeoutMs`, which stops it.
+ * Throws when it times out, or when the nesting overflows the stack.
+ */
+export function htmlToMarkdown(html: string, { timeoutMs = WEB_FETCH_MARKDOWN_TIMEOUT_MS }: { timeoutMs?: number } = {}): string {
+  const convert = (text: string): string => markdownConverter.turndown(text);
+  const markdown = runInNewContext('convert(html)', { convert, html }, { timeout: timeoutMs }) as string;
+  return markdown.replace(/\n\n[ \t]+(?=\n\n)/g, '');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -385,22 +319,33 @@ async function fetchPage(options: { startUrl: string; signal: AbortSignal; looku
   }
 }
 
-function bodyText(page: FetchedPage): string {
+/** The page body as the model reads it, and whether only the head of its HTML was converted. */
+function bodyText(page: FetchedPage, { markdownTimeoutMs }: { markdownTimeoutMs: number }): { text: string; htmlCut: boolean } {
   let kind = page.kind;
   if (kind === 'unknown') kind = page.body.subarray(0, SNIFF_BYTES).includes(0) ? 'binary' : 'text';
   const type = page.contentType === '' ? 'unknown type' : (page.contentType.split(';')[0] ?? '').trim();
   if (kind === 'binary') {
     const size = page.truncated ? `more than ${page.bytes} bytes` : `${page.bytes} bytes`;
-    return `Binary content (${type}, ${size}) was not fetched as text.`;
+    return { text: `Binary content (${type}, ${size}) was not fetched as text.`, htmlCut: false };
   }
   const text = decoderFor(page.contentType).decode(page.body);
-  return kind === 'html' ? htmlToText(text) : text;
+  if (kind !== 'html') return { text, htmlCut: false };
+  const htmlCut = text.length > WEB_FETCH_MAX_HTML_CHARS;
+  try {
+    return { text: htmlToMarkdown(htmlCut ? text.slice(0, WEB_FETCH_MAX_HTML_CHARS) : text, { timeoutMs: markdownTimeoutMs }), htmlCut };
+  } catch (error) {
+    // A vm timeout's error comes from another realm: not `instanceof Error`, but it has a message.
+    const message = typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
+    throw new ToolUseError(`Could not convert the HTML of ${page.url} to Markdown: ${message}`, 'html_conversion_failed');
+  }
 }
 
 /** Dependencies of WebFetch; tests hand in fakes. */
 export interface WebFetchToolOptions {
   /** Resolves names for connections (every answer is checked before connecting). Default: the system resolver. */
   lookupHost?: LookupHost;
+  /** Longest time HTML → Markdown may take. Default {@link WEB_FETCH_MARKDOWN_TIMEOUT_MS}. */
+  markdownTimeoutMs?: number;
 }
 
 /** The host of a `WebFetch(domain:…)` rule, canonical, or undefined for other rules. */
@@ -447,12 +392,13 @@ function hostFacts(url: string, context: ToolPrepareContext): PermissionFacts {
  */
 export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
   const lookupHost = options.lookupHost ?? systemLookupHost;
+  const markdownTimeoutMs = options.markdownTimeoutMs ?? WEB_FETCH_MARKDOWN_TIMEOUT_MS;
   return defineTool({
     name: 'WebFetch',
     aliases: ['web_fetch', 'fetch'],
     description:
       'Fetches an http or https URL (following up to 5 redirects on the same host, reading at most 10 MB) and returns the page as text: ' +
-      'HTML is reduced to its readable text, JSON, XML and other text as it is; binaries are only described. ' +
+      'HTML is converted to Markdown (headings, links, lists and tables kept; scripts and styles dropped), JSON, XML and other text is returned as it is; binaries are only described. ' +
       'No model runs here: when you give a prompt, read the returned text with it in mind.',
     inputSchema: webFetchInputSchema,
     // Fetching changes nothing, so calls may share a group. But the tool is NOT declared read-only: it reaches the
@@ -494,17 +440,21 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
     async execute(input, context): Promise<ToolOutputObject> {
       const page = await context.admit('network', () => fetchPage({ startUrl: input.url, signal: context.signal, lookupHost }));
       context.signal.throwIfAborted();
+      const body = bodyText(page, { markdownTimeoutMs });
       const header = [`URL: ${page.url}`, `Status: ${page.status}`];
       if (page.contentType !== '') header.push(`Content-Type: ${page.contentType}`);
       if (page.truncated && page.kind !== 'binary') {
         header.push(`Truncated: the body is larger than ${WEB_FETCH_MAX_BODY_BYTES} bytes; only the first ${WEB_FETCH_MAX_BODY_BYTES} bytes were read.`);
+      }
+      if (body.htmlCut) {
+        header.push(`Truncated: the HTML is longer than ${WEB_FETCH_MAX_HTML_CHARS} characters; only the first ${WEB_FETCH_MAX_HTML_CHARS} were converted to Markdown.`);
       }
       if (input.prompt !== undefined && input.prompt.trim() !== '') {
         // In the header, not after the text: the budget keeps the head of a long page.
         header.push(`Prompt: ${input.prompt.replace(/\s+/g, ' ').trim()}`);
         header.push('Note: no model is configured to answer the prompt here; Switchyard returns the page text below for you to read and answer it.');
       }
-      const content = `${header.join('\n')}\n\n${bodyText(page)}`;
+      const content = `${header.join('\n')}\n\n${body.text}`;
       if (page.status < 200 || page.status > 299) return { content, isError: true, errorCode: 'http_status' };
       return { content };
     },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DISPLAY_LIMITS } from '../../src/contracts/defaults.js';
-import { createFileDiff, formatFileDiff, MAX_EDIT_DISTANCE, NO_NEWLINE_MARKER, type FileDiffDisplay } from '../../src/tools/file-diff.js';
+import { createFileDiff, formatFileDiff, MAX_EDIT_LENGTH, NO_NEWLINE_MARKER, type FileDiffDisplay } from '../../src/tools/file-diff.js';
 
 const text = (lines: string[]) => lines.map((line) => `${line}\n`).join('');
 const numbered = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`);
@@ -229,8 +229,8 @@ describe('createFileDiff', () => {
     ]);
   });
 
-  it('falls back to one replacement of the whole middle when the edit distance is too large, still a correct diff', () => {
-    const count = MAX_EDIT_DISTANCE + 500;
+  it('falls back to one replacement of the changed region when jsdiff gives up (maxEditLength), still a correct diff', () => {
+    const count = MAX_EDIT_LENGTH + 500;
     // Every 100th line is shared, so a minimal diff would keep them; the fallback replaces them too.
     const before = text(Array.from({ length: count }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `old ${index}`)));
     const after = text(Array.from({ length: count }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `new ${index}`)));
@@ -241,13 +241,35 @@ describe('createFileDiff', () => {
     expect(applyDiff(before, display)).toBe(after);
 
     // Below the limit the shared lines are kept as context.
-    const small = 500;
+    const small = 300;
     const smallBefore = text(Array.from({ length: small }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `old ${index}`)));
     const smallAfter = text(Array.from({ length: small }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `new ${index}`)));
     const minimal = createFileDiff({ filePath: 'f', before: smallBefore, after: smallAfter, ...unlimited });
-    expect(minimal.hunks.flatMap((hunk) => hunk.lines).filter((line) => line.startsWith(' '))).toEqual([' shared 50', ' shared 150', ' shared 250', ' shared 350', ' shared 450']);
+    expect(minimal.hunks.flatMap((hunk) => hunk.lines).filter((line) => line.startsWith(' '))).toEqual([' shared 50', ' shared 150', ' shared 250']);
     expect(applyDiff(smallBefore, minimal)).toBe(smallAfter);
   });
+
+  it('diffs a huge file: a one-line edit gives one minimal hunk, a full rewrite the bounded fallback', () => {
+    const count = 100_000;
+    const edit = createFileDiff({ filePath: 'huge.txt', before: text(numbered(count)), after: text(edited(count, { 50_000: 'changed' })) });
+    expect(edit).toEqual({
+      type: 'file_diff',
+      filePath: 'huge.txt',
+      truncated: false,
+      hunks: [
+        {
+          oldStart: 49_997,
+          oldLines: 7,
+          newStart: 49_997,
+          newLines: 7,
+          lines: [' line 49997', ' line 49998', ' line 49999', '-line 50000', '+changed', ' line 50001', ' line 50002', ' line 50003'],
+        },
+      ],
+    });
+    const rewrite = createFileDiff({ filePath: 'huge.txt', before: text(numbered(count)), after: text(numbered(count).map((line) => `${line}!`)) });
+    expect(rewrite.truncated).toBe(true);
+    expect(rewrite.hunks).toEqual([{ oldStart: 1, oldLines: 160, newStart: 0, newLines: 0, lines: numbered(160).map((line) => `-${line}`) }]);
+  }, 60_000);
 
   it('produces a correct, consistent diff for random texts', () => {
     let seed = 12345;
@@ -298,11 +320,11 @@ describe('formatFileDiff', () => {
     );
   });
 
-  it('leaves out a count of 1, notes truncation, strips a leading slash and renders nothing for no change', () => {
+  it('prints every count (jsdiff\'s formatPatch), notes truncation, strips a leading slash and renders nothing for no change', () => {
     const display = createFileDiff({ filePath: '/abs/f.txt', before: 'a\n', after: 'b\n' });
-    expect(formatFileDiff(display)).toBe('--- a/abs/f.txt\n+++ b/abs/f.txt\n@@ -1 +1 @@\n-a\n+b\n');
-    expect(formatFileDiff(createFileDiff({ filePath: 'f', before: '', after: 'x\n' }))).toBe('--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+x\n');
-    expect(formatFileDiff({ ...display, truncated: true })).toBe('--- a/abs/f.txt\n+++ b/abs/f.txt\n@@ -1 +1 @@\n-a\n+b\n... (diff truncated)\n');
+    expect(formatFileDiff(display)).toBe('--- a/abs/f.txt\n+++ b/abs/f.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n');
+    expect(formatFileDiff(createFileDiff({ filePath: 'f', before: '', after: 'x\n' }))).toBe('--- a/f\n+++ b/f\n@@ -0,0 +1,1 @@\n+x\n');
+    expect(formatFileDiff({ ...display, truncated: true })).toBe('--- a/abs/f.txt\n+++ b/abs/f.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n... (diff truncated)\n');
     expect(formatFileDiff(createFileDiff({ filePath: 'f', before: 'same\n', after: 'same\n' }))).toBe('');
   });
 });

@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallPlan } from '../../src/contracts/call-plan.js';
-import { compileGlob, expandBraces, GLOB_TRUNCATED_NOTE, globDepth, globTool, MAX_GLOB_RESULTS, splitGlobBase } from '../../src/tools/glob.js';
+import { compileGlob, splitGlobBase } from '../../src/contracts/glob-match.js';
+import { GLOB_TRUNCATED_NOTE, globDepth, globTool, MAX_GLOB_RESULTS } from '../../src/tools/glob.js';
 import { grepTool, MAX_LINE_CHARS } from '../../src/tools/grep.js';
 import { compileGrepPattern, findBacktrackingOnlySyntax, translateRipgrepSyntax } from '../../src/tools/grep-pattern.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -53,16 +54,22 @@ describe('glob matcher', () => {
     ['a**b', ['ab', 'axxb'], ['a/b']],
     ['lit\\*.txt', ['lit*.txt'], ['litx.txt']],
     ['{single}.txt', ['{single}.txt'], ['single.txt']],
-    ['a.(b)+', ['a.(b)+'], ['a.b', 'a.bb']],
+    ['a}', ['a}'], ['a']],
+    // picomatch's dialect: parentheses group; the pattern still names the file spelt like it.
+    ['a.(b)+', ['a.(b)+', 'a.b', 'a.bb'], ['a.c']],
+    ['a.\\(b\\)', ['a.(b)'], ['a.b']],
+    ['[[:digit:]]x', ['1x'], ['ax']],
   ])('%s', (pattern, matching, other) => {
     const regexp = compileGlob(pattern);
     for (const candidate of matching) expect(regexp.test(candidate), candidate).toBe(true);
     for (const candidate of other) expect(regexp.test(candidate), candidate).toBe(false);
   });
 
-  it('expands braces and splits off the literal leading directory', () => {
-    expect(expandBraces('x{a,b{c,d}}y').sort()).toEqual(['xay', 'xbcy', 'xbdy']);
-    expect(() => expandBraces('{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}')).toThrow(/more than 1024 alternatives/);
+  it('compiles braces without expanding them, and splits off the literal leading directory', () => {
+    const started = performance.now();
+    expect(compileGlob('{a,b}'.repeat(40)).test('ab'.repeat(20))).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(splitGlobBase('a\\*b/*.ts')).toEqual({ base: '', rest: 'a\\*b/*.ts' });
     expect(splitGlobBase('src/tools/*.ts')).toEqual({ base: 'src/tools', rest: '*.ts' });
     expect(splitGlobBase('src/index.ts')).toEqual({ base: 'src', rest: 'index.ts' });
     expect(splitGlobBase('/abs/{a,b/c}/*.ts')).toEqual({ base: '/abs', rest: '{a,b/c}/*.ts' });
@@ -111,10 +118,10 @@ describe('Glob', () => {
     expect(ready(await prepare(cwd, 'glob', { pattern: '*' })).toolName).toBe('Glob');
   });
 
-  it('lists absolute paths newest first, skipping node_modules, .git, symlinked directories and symlinks that lead out', async () => {
+  it('lists absolute paths newest first, skipping node_modules, .git and symlinks', async () => {
     const output = await run(cwd, await glob({ pattern: '**/*.ts' }));
-    // src/a.ts and its symlink alias.ts share a modification time: ties go by path.
-    expect(lines(output)).toEqual(['newest.ts', 'test/e.ts', 'src/deep/d.ts', 'alias.ts', 'src/a.ts', 'old.ts'].map((file) => path.join(cwd, file)));
+    // Symlinks are neither followed nor listed (ripgrep's default): not alias.ts, though it leads inside.
+    expect(lines(output)).toEqual(['newest.ts', 'test/e.ts', 'src/deep/d.ts', 'src/a.ts', 'old.ts'].map((file) => path.join(cwd, file)));
   });
 
   it('matches brace alternatives, ? and classes', async () => {
@@ -330,6 +337,45 @@ describe('Grep cannot hang the worker', () => {
   });
 });
 
+describe('Glob and Grep respect .gitignore unless include_ignored', () => {
+  let repo: string;
+  beforeAll(async () => {
+    repo = await tempDir();
+    await mkdir(path.join(repo, '.git'));
+    await tree(repo, {
+      '.gitignore': 'dist/\n*.log\n',
+      'src/app.ts': 'needle\n',
+      'src/.gitignore': 'generated.ts\n!keep.log\n',
+      'src/generated.ts': 'needle\n',
+      'src/keep.log': 'needle\n',
+      'debug.log': 'needle\n',
+      'dist/bundle.js': 'needle\n',
+      'node_modules/pkg/index.js': 'needle\n',
+    });
+  });
+  const at = (...parts: string[]) => path.join(repo, ...parts);
+  const glob = async (input: Record<string, unknown>) => lines(await run(repo, await prepare(repo, 'Glob', input))).sort();
+  const grep = async (input: Record<string, unknown>) => lines(await run(repo, await prepare(repo, 'Grep', { pattern: 'needle', ...input }))).sort();
+
+  it('skips ignored files and node_modules, and lets a deeper .gitignore re-include a file', async () => {
+    const visible = [at('src', 'app.ts'), at('src', 'keep.log')];
+    expect(await glob({ pattern: '**/*.{ts,js,log}' })).toEqual(visible);
+    expect(await grep({})).toEqual(visible);
+  });
+
+  it('includes them under include_ignored: true', async () => {
+    const all = ['debug.log', 'dist/bundle.js', 'node_modules/pkg/index.js', 'src/app.ts', 'src/generated.ts', 'src/keep.log'].map((file) => at(file));
+    expect(await glob({ pattern: '**/*.{ts,js,log}', include_ignored: true })).toEqual(all);
+    expect(await grep({ include_ignored: true })).toEqual(all);
+  });
+
+  it('applies the repository\'s .gitignore to a subdirectory search, but searches an ignored directory named as the path', async () => {
+    expect(await grep({ path: 'src' })).toEqual([at('src', 'app.ts'), at('src', 'keep.log')]);
+    expect(await grep({ path: 'dist' })).toEqual([at('dist', 'bundle.js')]);
+    expect(await glob({ pattern: 'dist/*.js' })).toEqual([at('dist', 'bundle.js')]);
+  });
+});
+
 describe('Glob cannot hang the worker', () => {
   it('matches a pattern with many stars against a long file name promptly', async () => {
     const cwd = await tempDir();
@@ -386,7 +432,8 @@ describe('Grep and Glob skip what a Read deny rule names', () => {
 
   it('other tools\' deny rules and allow-only sessions change nothing', async () => {
     const output = await runWithDeny('Grep', { pattern: 'API_KEY', output_mode: 'count' }, ['Edit(.env)', 'Bash(cat:*)']);
-    expect(lines(output)).toHaveLength(5);
+    // Four files; the symlink env-alias.txt is not searched (symlinks are not followed).
+    expect(lines(output)).toHaveLength(4);
   });
 });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { CallPlan, ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import type { Tool, ToolOutput } from '../../src/tools/define-tool.js';
-import { McpConnection, McpConnectionError, connectMcpTools, jsonSchemaOf, mcpTool } from '../../src/tools/mcp.js';
+import { McpConnection, McpConnectionError, connectMcpTools, jsonSchemaOf, mcpServersFromConfig, mcpTool } from '../../src/tools/mcp.js';
 import type { McpServerConfig, McpTool } from '../../src/tools/mcp.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { toolContext } from '../support/tool-context.js';
@@ -150,20 +150,44 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
     expect(textOf(await h.run('mcp__notes__structured', {}))).toMatch(/^\{"count":\d+\}$/);
   });
 
-  it('rejects missing required properties and wrong types before the call', async () => {
+  it('rejects missing required properties and wrong types before the call, in Ajv\'s words', async () => {
     expect(await h.prepare('mcp__notes__read_note', {})).toMatchObject({
       kind: 'rejected',
       stage: 'validation',
       errorCode: 'input_validation',
-      modelContent: '<tool_use_error>InputValidationError: id: required property is missing</tool_use_error>',
+      modelContent: "<tool_use_error>InputValidationError: data must have required property 'id'</tool_use_error>",
     });
     const wrong = await h.prepare('mcp__notes__idempotent_set', { id: 'n1', text: 5, pinned: 'yes' });
     expect(wrong).toMatchObject({ kind: 'rejected', stage: 'validation' });
-    expect(wrong.kind === 'rejected' && wrong.modelContent).toBe(
-      '<tool_use_error>InputValidationError: text: expected string, received integer; pinned: expected boolean, received string</tool_use_error>',
-    );
-    expect(await h.prepare('mcp__notes__slow', { ms: 1.5 })).toMatchObject({ kind: 'rejected', modelContent: expect.stringContaining('ms: expected integer, received number') });
+    expect(wrong.kind === 'rejected' && wrong.modelContent).toBe('<tool_use_error>InputValidationError: data/text must be string, data/pinned must be boolean</tool_use_error>');
+    expect(await h.prepare('mcp__notes__slow', { ms: 1.5 })).toMatchObject({ kind: 'rejected', modelContent: expect.stringContaining('data/ms must be integer') });
     expect(await h.prepare('mcp__notes__read_note', ['n1'])).toMatchObject({ kind: 'rejected', errorCode: 'input_validation' });
+  });
+
+  it('validates the whole JSON Schema: enums, formats, bounds, nested objects, additionalProperties', async () => {
+    const schema = {
+      type: 'object' as const,
+      properties: {
+        mode: { enum: ['fast', 'safe'] },
+        when: { type: 'string', format: 'date-time' },
+        count: { type: 'integer', minimum: 1 },
+        target: { type: 'object', properties: { path: { type: 'string', pattern: '^/' } }, required: ['path'] },
+      },
+      required: ['mode'],
+      additionalProperties: false,
+    };
+    // Validation happens before the call: a connection that never connects is enough.
+    const connection = { serverName: 'notes', config: stdioServer('notes') } as unknown as McpConnection;
+    const strict = harness([mcpTool(connection, { name: 'strict', inputSchema: schema })]);
+    expect(await strict.prepare('mcp__notes__strict', { mode: 'safe', when: '2026-12-03T07:00:00Z', count: 2, target: { path: '/a' } })).toMatchObject({ kind: 'ready' });
+    const plan = await strict.prepare('mcp__notes__strict', { mode: 'quick', when: 'yesterday', count: 0, target: { path: 'a' }, extra: true });
+    expect(plan.kind === 'rejected' && plan.modelContent).toBe(
+      '<tool_use_error>InputValidationError: data must NOT have additional properties, data/mode must be equal to one of the allowed values, ' +
+        'data/when must match format "date-time", data/count must be >= 1, data/target/path must match pattern "^/"</tool_use_error>',
+    );
+    // A schema Ajv cannot compile is left to the server.
+    const unresolvable = harness([mcpTool(connection, { name: 'unresolvable', inputSchema: { type: 'object', properties: { a: { $ref: 'https://example.com/missing.json' } } } })]);
+    expect(await unresolvable.prepare('mcp__notes__unresolvable', { a: 1 })).toMatchObject({ kind: 'ready' });
   });
 
   it('cancels a slow call promptly when the signal aborts, and tells the server', async () => {
@@ -205,6 +229,42 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
     const pids = await Promise.all([whoami(), whoami(), whoami()]);
     expect(new Set(pids).size).toBe(1);
     expect(pids[0]).not.toBe(before);
+  });
+});
+
+describe('mcpServersFromConfig (.mcp.json, parsed with zod)', () => {
+  it('reads Claude Code\'s shape: stdio servers with command, args, env, cwd; HTTP servers with url and headers', () => {
+    const json = {
+      mcpServers: {
+        notes: { command: 'node', args: ['server.js'], env: { TOKEN: 't' }, cwd: '/srv', timeoutMs: 5_000 },
+        typed: { type: 'stdio', command: 'notes-server' },
+        web: { type: 'http', url: 'https://example.com/mcp', headers: { authorization: 'Bearer x' } },
+      },
+    };
+    expect(mcpServersFromConfig(json, { source: '.mcp.json' })).toEqual([
+      { name: 'notes', transport: 'stdio', command: 'node', args: ['server.js'], env: { TOKEN: 't' }, cwd: '/srv', timeoutMs: 5_000 },
+      { name: 'typed', transport: 'stdio', command: 'notes-server' },
+      { name: 'web', transport: 'http', url: 'https://example.com/mcp', headers: { authorization: 'Bearer x' } },
+    ]);
+  });
+
+  it('throws an error naming the file and every bad field', () => {
+    const parse = (json: unknown) => () => mcpServersFromConfig(json, { source: '/repo/.mcp.json' });
+    expect(parse({ mcpServers: { notes: { command: 5, args: ['a', 1] } } })).toThrow(
+      new TypeError(
+        'Invalid MCP config /repo/.mcp.json: mcpServers.notes.command: Invalid input: expected string, received number; ' +
+          'mcpServers.notes.args.1: Invalid input: expected string, received number',
+      ),
+    );
+    expect(parse({ mcpServers: { web: { url: 'ftp://example.com/' } } })).toThrow('Invalid MCP config /repo/.mcp.json: mcpServers.web.url: expected an http or https URL');
+    expect(parse({ mcpServers: { web: { type: 'sse', url: 'https://example.com/sse' } } })).toThrow(
+      'mcpServers.web.type: the SSE transport is not supported; use "type": "http" (streamable HTTP)',
+    );
+    expect(parse({ mcpServers: { notes: { comand: 'node' } } })).toThrow(
+      'Invalid MCP config /repo/.mcp.json: mcpServers.notes.command: Invalid input: expected string, received undefined; mcpServers.notes: Unrecognized key: "comand"',
+    );
+    expect(parse({ servers: {} })).toThrow('Invalid MCP config /repo/.mcp.json: mcpServers: Invalid input: expected record, received undefined');
+    expect(() => mcpServersFromConfig(null)).toThrow('Invalid MCP config: (root): Invalid input: expected object, received null');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RuleSyntaxError, bashGlobMatches, checkReadPaths, globToRegExp, parseRule, readRuleMayMatch, ruleCoversTool, ruleMatches } from '../../src/contracts/permission-rules.js';
+import { RuleSyntaxError, bashGlobMatches, checkReadPaths, parseRule, readRuleMayMatch, ruleCoversTool, ruleMatches } from '../../src/contracts/permission-rules.js';
 import type { RuleSubject } from '../../src/contracts/permission-rules.js';
 
 const cwd = '/work/project';
@@ -50,8 +50,37 @@ describe('permission rules (Claude Code syntax)', () => {
   });
 
   it('escapes regular-expression characters in globs', () => {
-    expect(globToRegExp('a.b').test('axb')).toBe(false);
-    expect(globToRegExp('a?c').test('abc')).toBe(true);
+    expect(matches('Read(a.b)', read(`${cwd}/axb`))).toBe(false);
+    expect(matches('Read(a?c)', read(`${cwd}/abc`))).toBe(true);
+    expect(matches('Read(a+b$)', read(`${cwd}/a+b$`))).toBe(true);
+    expect(matches('Read(a+b$)', read(`${cwd}/aab`))).toBe(false);
+  });
+
+  it('reads path patterns in the Glob tool\'s dialect: braces, classes, dotfiles', () => {
+    expect(matches('Read(src/*.{ts,js})', read(`${cwd}/src/a.ts`))).toBe(true);
+    expect(matches('Read(src/*.{ts,js})', read(`${cwd}/src/a.js`))).toBe(true);
+    expect(matches('Read(src/*.{ts,js})', read(`${cwd}/src/a.md`))).toBe(false);
+    expect(matches('Read(src/[abc].ts)', read(`${cwd}/src/b.ts`))).toBe(true);
+    expect(matches('Read(src/[abc].ts)', read(`${cwd}/src/d.ts`))).toBe(false);
+    expect(matches('Read(src/[!abc].ts)', read(`${cwd}/src/d.ts`))).toBe(true);
+    // A file named like the pattern is named by it too (Next.js routes: `[id].ts`).
+    expect(matches('Read(src/[abc].ts)', read(`${cwd}/src/[abc].ts`))).toBe(true);
+    expect(matches('Read(src/**)', read(`${cwd}/src/.env`))).toBe(true);
+    expect(matches('Read(src/*)', read(`${cwd}/src/.env`))).toBe(true);
+    expect(matches('Read(src/\\*.ts)', read(`${cwd}/src/*.ts`))).toBe(true);
+    expect(matches('Read(src/\\*.ts)', read(`${cwd}/src/a.ts`))).toBe(false);
+  });
+
+  it('never throws on a rule pattern the matcher cannot compile: it names only itself', () => {
+    expect(matches('Read([[:nope:]])', read(`${cwd}/[[:nope:]]`))).toBe(true);
+    expect(matches('Read([[:nope:]])', read(`${cwd}/n`))).toBe(false);
+  });
+
+  it('matches a long path against a rule in linear time (rules are matched inside the workflow)', () => {
+    const started = performance.now();
+    expect(matches(`Read(${'*a'.repeat(20)}b*)`, read(`${cwd}/${'a'.repeat(250)}`))).toBe(false);
+    expect(matches('Read(**/*.env)', read(`${cwd}/${'a/'.repeat(5_000)}x`))).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('lets Edit rules cover Write, Read rules cover Grep and Glob, and MCP server rules cover the server\'s tools', () => {

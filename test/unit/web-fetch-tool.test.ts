@@ -7,7 +7,7 @@ import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { WEB_FETCH_MAX_BODY_BYTES, webFetchTool } from '../../src/tools/web-fetch.js';
+import { WEB_FETCH_MARKDOWN_TIMEOUT_MS, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_MAX_HTML_CHARS, createWebFetchTool, webFetchTool } from '../../src/tools/web-fetch.js';
 import { toolContext } from '../support/tool-context.js';
 
 const registry = new ToolRegistry([webFetchTool]);
@@ -33,14 +33,36 @@ const HTML = `<!DOCTYPE html>
 
 const HTML_TEXT = [
   'Test & Page',
-  'Hello, world',
-  'First paragraph with bold and a link.',
+  '# Hello, world',
+  // &nbsp; decodes to U+00A0, as every HTML parser does.
+  'First\u00a0paragraph with **bold** and [a link](/x "a>b").',
   `Entities: <tag> "q" 's' © ☺ &lt;`,
-  'one',
-  'two',
-  'line one\nline two\nline three',
-  'a b',
-  'c d',
+  '-   one\n-   two',
+  'line one  \nline two  \nline three',
+  '| a | b |\n| --- | --- |\n| c | d |',
+].join('\n\n');
+
+/** A page a model would read: headings, links, a list and a table, entities beyond the common few, and a script. */
+const ARTICLE = `<!doctype html><html><head><meta charset="utf-8"><title>Caf&eacute; notes</title>
+<script>window.track = "<h2>not a heading</h2>";</script></head>
+<body><nav><a href="/">Home</a></nav>
+<article>
+<h1>Brewing &mdash; a guide</h1>
+<p>Wait&hellip; then pour&nbsp;slowly. Ratio &frac12; to 1&sup2;, heat &rarr; 93&deg;C &ne; boiling. See <a href="https://example.com/more?a=1&amp;b=2">more &laquo;here&raquo;</a>.</p>
+<h2>Steps</h2>
+<ol><li>Grind</li><li>Bloom <em>30&nbsp;s</em></li></ol>
+<table><thead><tr><th>Bean</th><th>Origin</th></tr></thead><tbody><tr><td>Arabica</td><td>Ethiopia &amp; Brazil</td></tr></tbody></table>
+<style>.x { display: none }</style>
+</article></body></html>`;
+
+const ARTICLE_MARKDOWN = [
+  'Café notes',
+  '[Home](/)',
+  '# Brewing — a guide',
+  'Wait… then pour\u00a0slowly. Ratio ½ to 1², heat → 93°C ≠ boiling. See [more «here»](https://example.com/more?a=1&b=2).',
+  '## Steps',
+  '1.  Grind\n2.  Bloom _30\u00a0s_',
+  '| Bean | Origin |\n| --- | --- |\n| Arabica | Ethiopia & Brazil |',
 ].join('\n\n');
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
@@ -72,6 +94,17 @@ describe('WebFetch', () => {
         case '/page.html':
           response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(HTML);
           return;
+        case '/article.html':
+          response.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+          return;
+        case '/long.html':
+          response.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Long</h1><p>${'word '.repeat(WEB_FETCH_MAX_HTML_CHARS / 5)}</p><p>TAIL</p>`);
+          return;
+        case '/deep.html': {
+          const depth = Number(url.searchParams.get('depth') ?? '0');
+          response.writeHead(200, { 'content-type': 'text/html' }).end(`${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}`);
+          return;
+        }
         case '/data.json':
           response.writeHead(200, { 'content-type': 'application/json' }).end('{"a": [1, 2],\n  "b": "<not html>"}');
           return;
@@ -185,6 +218,37 @@ describe('WebFetch', () => {
     expect(output.content).toBe(`URL: ${base}/page.html\nStatus: 200\nContent-Type: text/html; charset=utf-8\n\n${HTML_TEXT}`);
     expect(output.isError).toBeUndefined();
   });
+
+  it('converts HTML to Markdown: headings, links, lists and tables kept, every named entity decoded, scripts and styles dropped', async () => {
+    const output = await fetchUrl(`${base}/article.html`);
+    expect(output.content).toBe(`URL: ${base}/article.html\nStatus: 200\nContent-Type: text/html\n\n${ARTICLE_MARKDOWN}`);
+    expect(output.content).not.toContain('not a heading');
+    expect(output.content).not.toContain('display');
+  });
+
+  it('converts only the first WEB_FETCH_MAX_HTML_CHARS characters of a longer page and says so', async () => {
+    const output = await fetchUrl(`${base}/long.html`);
+    const [header = '', body = ''] = output.content.split('\n\n');
+    expect(header).toBe(
+      `URL: ${base}/long.html\nStatus: 200\nContent-Type: text/html\n` +
+        `Truncated: the HTML is longer than ${WEB_FETCH_MAX_HTML_CHARS} characters; only the first ${WEB_FETCH_MAX_HTML_CHARS} were converted to Markdown.`,
+    );
+    expect(body).toBe('# Long');
+    expect(output.content).not.toContain('TAIL');
+  }, 60_000);
+
+  it('fails with a clear error when a deeply nested page overflows the stack or runs past the conversion timeout', async () => {
+    const error = (message: string) => ({ name: 'ToolUseError', code: 'html_conversion_failed', message });
+    await expect(fetchUrl(`${base}/deep.html?depth=5000`)).rejects.toMatchObject(
+      error(`Could not convert the HTML of ${base}/deep.html?depth=5000 to Markdown: Maximum call stack size exceeded`),
+    );
+    // Parsing 50,000 nested elements takes minutes; the timeout stops it.
+    const impatient = createWebFetchTool({ markdownTimeoutMs: 300 });
+    await expect(impatient.execute({ url: `${base}/deep.html?depth=50000` }, toolContext({ cwd }))).rejects.toMatchObject(
+      error(`Could not convert the HTML of ${base}/deep.html?depth=50000 to Markdown: Script execution timed out after 300ms`),
+    );
+    expect(WEB_FETCH_MARKDOWN_TIMEOUT_MS).toBe(10_000);
+  }, 60_000);
 
   it('returns JSON and other text as it is, decoded by its charset', async () => {
     expect((await fetchUrl(`${base}/data.json`)).content).toBe(`URL: ${base}/data.json\nStatus: 200\nContent-Type: application/json\n\n{"a": [1, 2],\n  "b": "<not html>"}`);
