@@ -40,6 +40,7 @@ import type {
   PreToolUseHookResult,
   SwitchyardHooks,
 } from './hooks.js';
+import type { PermissionRequestBehavior } from '../contracts/hook-settings.js';
 
 /** Seconds a command hook may run when its settings give no `timeout` (Claude Code's default). */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
@@ -383,7 +384,7 @@ function permissionRequestResult(output: HookOutput, label: string): PermissionR
   // `continue: false` stops everything; for a pending approval that means the call does not run.
   if (output.continue === false) return { behavior: 'deny', message: output.stopReason ?? `${label} stopped the turn` };
   const specific = output.hookSpecificOutput;
-  let result: { behavior: 'allow' | 'deny'; message?: string | null; updatedInput?: unknown } | undefined;
+  let result: { behavior: PermissionRequestBehavior; message?: string | null; updatedInput?: unknown } | undefined;
   if (specific?.decision != null) result = specific.decision;
   else {
     const flat = specific?.permissionDecision != null ? specific : output.permissionDecision != null ? output : undefined;

@@ -43,7 +43,8 @@ type HandlerEnd =
   | { kind: 'cancelled' };
 
 /** Bounds a display on its own, outside the model budget (seed 000 result-display). */
-function boundDisplay(display: ToolDisplay | undefined, modelCopyShortened: boolean, persisted: boolean): ToolDisplay | undefined {
+function boundDisplay(display: ToolDisplay | undefined, options: { modelCopyShortened: boolean; persisted: boolean }): ToolDisplay | undefined {
+  const { modelCopyShortened, persisted } = options;
   if (display === undefined) return undefined;
   switch (display.type) {
     case 'text':
@@ -333,7 +334,7 @@ async function finishOutput(options: {
   if (images !== undefined && images.blocks.length > 0) outcome.content = images.blocks;
   if (serialized.budget !== undefined) outcome.budget = serialized.budget;
   if (serialized.aggregateReplacement !== undefined) outcome.aggregateReplacement = serialized.aggregateReplacement;
-  const display = boundDisplay(output.display, serialized.budget?.truncated === true, serialized.budget?.artifact !== undefined);
+  const display = boundDisplay(output.display, { modelCopyShortened: serialized.budget?.truncated === true, persisted: serialized.budget?.artifact !== undefined });
   if (display !== undefined) outcome.display = display;
   if (output.sessionState !== undefined && !output.isError) outcome.sessionState = output.sessionState;
   if (output.backgroundTask !== undefined) outcome.backgroundTask = output.backgroundTask;

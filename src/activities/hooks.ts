@@ -1,4 +1,5 @@
 /** Hooks given as functions by library users (command hooks from settings files join in the hooks issue). */
+import type { HookPermissionDecision, PermissionRequestBehavior } from '../contracts/hook-settings.js';
 
 export interface PreToolUseHookInput {
   sessionId: string;
@@ -19,7 +20,7 @@ export interface HookRunContext {
 
 /** Claude Code's PreToolUse hook output, as an object. */
 export interface PreToolUseHookResult {
-  permissionDecision?: 'allow' | 'deny' | 'ask';
+  permissionDecision?: HookPermissionDecision;
   permissionDecisionReason?: string;
   /** Replaces the input; it is validated again before use. */
   updatedInput?: unknown;
@@ -43,7 +44,7 @@ export interface PermissionRequestHookInput extends PreToolUseHookInput {
 
 /** A PermissionRequest hook's decision; undefined leaves the decision to the human. */
 export interface PermissionRequestHookResult {
-  behavior: 'allow' | 'deny';
+  behavior: PermissionRequestBehavior;
   message?: string;
 }
 

@@ -14,7 +14,8 @@ export function rejected(call: ToolCall, stage: RejectedCallPlan['stage'], error
 }
 
 /** Evaluates a flag that may be a function of the input; a throwing classifier answers false (fail closed). */
-function evaluateFlag<Input>(flag: boolean | ((input: Input) => boolean) | undefined, input: Input, fallback: boolean): boolean {
+function evaluateFlag<Input>(options: { flag: boolean | ((input: Input) => boolean) | undefined; input: Input; fallback: boolean }): boolean {
+  const { flag, input, fallback } = options;
   if (flag === undefined) return fallback;
   if (typeof flag === 'boolean') return flag;
   try {
@@ -27,10 +28,10 @@ function evaluateFlag<Input>(flag: boolean | ((input: Input) => boolean) | undef
 /** Concurrency and safety flags of a call (seed 000 `canRunInParallel`): destructive → exclusive; otherwise `concurrentSafe`. */
 export function computeFlags(tool: Tool, input: unknown): CallFlags {
   const destructive = tool.destructive === true;
-  const declaredReadOnly = evaluateFlag(tool.readOnly, input, false);
+  const declaredReadOnly = evaluateFlag({ flag: tool.readOnly, input, fallback: false });
   const sideEffectScope = tool.sideEffectScope ?? (declaredReadOnly ? 'none' : 'workspace');
   const readOnly = declaredReadOnly && sideEffectScope === 'none';
-  const concurrentSafe = !destructive && evaluateFlag(tool.concurrentSafe, input, false);
+  const concurrentSafe = !destructive && evaluateFlag({ flag: tool.concurrentSafe, input, fallback: false });
   return { concurrentSafe, readOnly, destructive, sideEffectScope, idempotent: tool.idempotent ?? readOnly, declaredReadOnly };
 }
 

@@ -227,15 +227,16 @@ export class StreamingTurn implements AsyncIterable<ToolResult> {
 
   /** Adds calls; resolves once the session accepted them (they may already be running). */
   add(...calls: ToolCall[]): Promise<AddCallsResult> {
-    return this.#addCalls(calls, false);
+    return this.#addCalls({ calls, done: false });
   }
 
   /** Says the model's reply is complete; calls added afterwards are rejected. */
   end(): Promise<AddCallsResult> {
-    return this.#addCalls([], true);
+    return this.#addCalls({ calls: [], done: true });
   }
 
-  #addCalls(calls: ToolCall[], done: boolean): Promise<AddCallsResult> {
+  #addCalls(options: { calls: ToolCall[]; done: boolean }): Promise<AddCallsResult> {
+    const { calls, done } = options;
     const oversize = oversizeRequestReason(calls, MAX_TURN_REQUEST_BYTES);
     if (oversize !== undefined) return Promise.reject(new Error(`addCalls to "${this.turnId}" was not sent: ${oversize}`));
     // A retried batch re-attaches to the same update instead of adding the calls twice.

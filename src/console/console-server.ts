@@ -240,7 +240,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://console.invalid');
     if (security === undefined) throw new HttpError(503, 'starting');
-    if (!hostAllowed(request.headers.host, boundToLoopback)) throw new HttpError(421, 'This console answers only on its loopback address.');
+    if (!hostAllowed(request.headers.host, { boundToLoopback })) throw new HttpError(421, 'This console answers only on its loopback address.');
     const given = url.searchParams.get('token');
     if (request.method === 'GET' && given !== null) {
       if (!security.tokenMatches(given)) throw new HttpError(401, 'Wrong token: open the URL `switchyard console` printed.');

@@ -93,7 +93,8 @@ export class ConsoleSecurity {
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /** On a loopback bind, only loopback host names are served (a DNS-rebinding page cannot talk to the console). */
-export function hostAllowed(hostHeader: string | undefined, boundToLoopback: boolean): boolean {
+export function hostAllowed(hostHeader: string | undefined, options: { boundToLoopback: boolean }): boolean {
+  const { boundToLoopback } = options;
   if (!boundToLoopback) return true;
   if (hostHeader === undefined) return false;
   const name = hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':')[0] ?? '';

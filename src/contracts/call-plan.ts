@@ -1,6 +1,9 @@
 import type { ToolResultStatus } from './tool-result.js';
 
 export type SideEffectScope = 'none' | 'session' | 'workspace' | 'external';
+/** What a tool's rule content is matched as: `Bash(npm test)`, `Read(src/**)`, `WebFetch(domain:x)`, or plain text. */
+export type RuleKind = 'command' | 'path' | 'url' | 'text';
+
 export type InterruptBehavior = 'cancel' | 'block';
 
 /** Concurrency and safety flags of one call, computed from its resolved input by the activity that owns the tool. */
@@ -33,7 +36,7 @@ export interface ReadyCallPlan {
   /** Content matched by permission rules, e.g. the command for Bash, the path for file tools. */
   ruleContent?: string;
   /** How `ruleContent` is matched. */
-  ruleKind: 'command' | 'path' | 'url' | 'text';
+  ruleKind: RuleKind;
   /** The rule an `allow_always` answer remembers, e.g. `Bash(npm test:*)`. */
   rememberRule: string;
   /** From the tool's `prepareApproval`: a preview for the approver, or that a default ask is not needed. */

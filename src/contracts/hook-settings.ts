@@ -5,6 +5,12 @@
  */
 import { z } from 'zod';
 
+/** A PreToolUse hook's permission answer (Claude Code's `permissionDecision`). */
+export type HookPermissionDecision = 'allow' | 'deny' | 'ask';
+
+/** A PermissionRequest hook's answer (Claude Code's `decision.behavior`). */
+export type PermissionRequestBehavior = 'allow' | 'deny';
+
 export type HookEventName = 'PreToolUse' | 'PermissionRequest' | 'PostToolUse' | 'PostToolUseFailure';
 
 export const HOOK_EVENT_NAMES: readonly HookEventName[] = ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure'];

@@ -5,6 +5,7 @@ import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { PersistedOutputEnvelopeInput } from '../contracts/persisted-output.js';
 import type { BackgroundTaskReport } from '../contracts/background-tasks.js';
 import type { ToolProgressReport } from '../contracts/progress.js';
+import type { RuleKind } from '../contracts/call-plan.js';
 
 /** How long a call may run (seed 000 `resolveTimeoutMs`). */
 export interface TimeoutPolicy {
@@ -181,7 +182,7 @@ export interface ToolDefinition<Input> {
   /** What permission rules match, e.g. the command for `Bash(npm run test:*)`, the path for `Read(src/**)`. */
   ruleContent?(input: Input): string | undefined;
   /** How rule content is matched: `command` (prefix rules `x:*`), `path` (globs), `url` (`domain:`), `text`. Default `text`. */
-  ruleKind?: 'command' | 'path' | 'url' | 'text';
+  ruleKind?: RuleKind;
   /**
    * The rule an `allow_always` answer remembers. Default: `Tool(<command prefix>:*)` for command tools,
    * `Tool(<path>)` for path tools, `Tool(<content>)` otherwise, `Tool` without rule content.

@@ -113,7 +113,8 @@ function decoderFor(contentType: string): TextDecoder {
 }
 
 /** Reads at most `limit` bytes of a body, keeping them unless `keep` is false; the rest is never downloaded. */
-async function readCapped(body: Readable, limit: number, keep: boolean): Promise<{ bytes: Buffer; total: number; truncated: boolean }> {
+async function readCapped(body: Readable, options: { limit: number; keep: boolean }): Promise<{ bytes: Buffer; total: number; truncated: boolean }> {
+  const { limit, keep } = options;
   const chunks: Buffer[] = [];
   let total = 0;
   let truncated = false;
@@ -306,7 +307,7 @@ async function fetchPage(options: { startUrl: string; signal: AbortSignal; looku
         return { url: url.href, status, contentType, kind, body: Buffer.alloc(0), bytes: declaredLength, truncated: false };
       }
       try {
-        const read = await readCapped(decodedBody(response), WEB_FETCH_MAX_BODY_BYTES, kind !== 'binary');
+        const read = await readCapped(decodedBody(response), { limit: WEB_FETCH_MAX_BODY_BYTES, keep: kind !== 'binary' });
         return { url: url.href, status, contentType, kind, body: read.bytes, bytes: read.total, truncated: read.truncated };
       } catch (error) {
         if (signal.aborted) throw error;

@@ -2,6 +2,7 @@ import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } fro
 import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import { errorCodes } from '../contracts/tool-result.js';
+import type { ToolResultStatus } from '../contracts/tool-result.js';
 
 /** Where a failed tool call broke (seed 000): the span's `switchyard.failure.stage`. */
 export type ToolCallStage = 'lookup' | 'validation' | 'permission' | 'handler' | 'serialization' | 'PostToolUse';
@@ -22,7 +23,7 @@ export interface ToolCallTelemetryStart {
 
 /** How a call ended; `stage` and `errorCategory` are set for non-success statuses. */
 export interface ToolCallTelemetryEnd {
-  status: 'success' | 'error' | 'cancelled' | 'denied';
+  status: ToolResultStatus;
   permission: PermissionOutcome;
   outputBytes: number;
   truncated: boolean;

@@ -6,6 +6,7 @@ import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import { toolQueue } from './activity-routing.js';
 import type { SessionState } from './session-state.js';
+import type { PermissionRequestBehavior } from '../contracts/hook-settings.js';
 
 /** How soon a lost worker, or a cancellation, reaches the hooks' activity when the session sets no `heartbeatTimeoutMs`. */
 const DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS = 10_000;
@@ -28,7 +29,7 @@ function permissionRequestHooks(heartbeatTimeoutMs: number, routing: { taskQueue
 
 export type ApprovalOutcome =
   | { kind: 'decided'; signal: ApprovalSignal; waitMs: number }
-  | { kind: 'hook'; behavior: 'allow' | 'deny'; message?: string; waitMs: number }
+  | { kind: 'hook'; behavior: PermissionRequestBehavior; message?: string; waitMs: number }
   | { kind: 'timeout'; waitMs: number }
   | { kind: 'cancelled'; waitMs: number };
 
@@ -46,7 +47,7 @@ const ENDINGS_RETAINED = 200;
 interface PendingApproval {
   request: ApprovalRequest;
   decision?: ApprovalSignal;
-  hookDecision?: { behavior: 'allow' | 'deny'; message?: string };
+  hookDecision?: { behavior: PermissionRequestBehavior; message?: string };
 }
 
 /**

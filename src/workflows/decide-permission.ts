@@ -3,7 +3,9 @@ import type { PermissionMode } from '../contracts/session.js';
 import type { ParsedRule, ReadPathFindings, RuleSubject } from '../contracts/permission-rules.js';
 import { checkReadPaths, findMatchingRule, isPrefixRule, ruleCoversTool, ruleMatches } from '../contracts/permission-rules.js';
 
-export type HookPermissionDecision = 'allow' | 'deny' | 'ask';
+import type { HookPermissionDecision } from '../contracts/hook-settings.js';
+
+export type { HookPermissionDecision };
 
 export type PermissionSource = 'rule' | 'mode' | 'hook' | 'remembered' | 'tool';
 

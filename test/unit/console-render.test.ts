@@ -81,7 +81,7 @@ describe('console security', () => {
     expect(security.refuseStateChange(request({ ...json, 'x-csrf-token': csrf, origin: 'http://127.0.0.1:10' }), cookieAuth)).toMatch(/cross-origin/);
     expect(security.refuseStateChange(request({ ...json }), cookieAuth)).toMatch(/CSRF/);
     expect(security.refuseStateChange(request({ host: '127.0.0.1:9', 'content-type': 'text/plain', 'x-csrf-token': csrf }), cookieAuth)).toMatch(/JSON/);
-    expect(hostAllowed('evil.example:9', true)).toBe(false);
-    expect(hostAllowed('localhost:9', true)).toBe(true);
+    expect(hostAllowed('evil.example:9', { boundToLoopback: true })).toBe(false);
+    expect(hostAllowed('localhost:9', { boundToLoopback: true })).toBe(true);
   });
 });
