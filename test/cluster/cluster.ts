@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { pendingApprovalsSearchAttribute } from '../../src/contracts/messages.js';
 import { findTemporalBinary, switchyardCacheDir } from '../../src/server/temporal-binary.js';
+import { freePort } from '../support/free-port.js';
 
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
 const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
@@ -37,16 +38,6 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /**
  * A free port under 32768: Temporal's SQL schema keeps membership ports in a `smallint` column, so the kernel's

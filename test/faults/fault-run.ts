@@ -6,7 +6,6 @@
 // failing run can be replayed with `FAULT_SEED=<seed>`.
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
@@ -20,6 +19,7 @@ import { startDevServer } from '../../src/server/dev-server.js';
 import type { DevServer } from '../../src/server/dev-server.js';
 import { scratchDir } from '../support/scratch.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
+import { freePort } from '../support/free-port.js';
 
 /** mulberry32: small, fast and good enough to make a scenario reproducible from its seed. */
 export function seededRandom(seed: number): () => number {
@@ -77,16 +77,6 @@ interface TurnRecord {
 
 const between = (random: () => number, low: number, high: number): number => low + Math.floor(random() * (high - low + 1));
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** Retries `body` while the server or the worker is away; updates and signals are idempotent by their ids. */
 async function retrying<T>(what: string, body: () => Promise<T>, deadline: number): Promise<T> {

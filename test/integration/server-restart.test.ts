@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { Client, Connection, WorkflowUpdateStage } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -12,17 +11,8 @@ import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { scratchDir } from '../support/scratch.js';
 import { testTools } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
+import { freePort } from '../support/free-port.js';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 describe('a pending approval across a Temporal server restart (dev server with --db-filename)', () => {
   it('survives the server and the worker going away, and the call runs exactly once after approval', async () => {
