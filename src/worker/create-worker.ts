@@ -17,6 +17,7 @@ import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
+import { workerIdentity } from '../activities/tool-mismatch.js';
 
 /** Path of the workflow bundle's entry, for `workflowsPath` or `bundleWorkflowCode`. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -167,8 +168,10 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   }
   const logger = options.logger;
   const dataDir = options.dataDir ?? dataDirFromEnv();
+  const identity = workerIdentity(registry);
   const activityDependencies: Parameters<typeof createActivities>[0] = {
     registry,
+    workerIdentity: identity,
     pendingApprovalsSearchAttribute: pendingApprovals,
     artifacts: options.artifacts ?? new FileArtifactStore(dataDir),
     dataDir,
@@ -189,6 +192,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
+    identity,
     activities: createActivities(activityDependencies),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Temporal's own activity spans (they join the trace of the client that started the turn).
