@@ -114,7 +114,6 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
       const callsFile = path.join(cwd, 'run-calls.json');
       await writeFile(callsFile, JSON.stringify([{ id: 'r1', name: 'Read', input: { file_path: 'notes.txt' } }, { id: 'b1', name: 'Bash', input: { command: 'echo approved > approved.txt && echo wrote it' } }]));
       const run = start(['run', callsFile, '--session', sessionId, '--turn-id', 'run-1', '--cwd', cwd]);
-      const follow = start(['events', sessionId, '--follow']);
       const requests = await waitFor(
         async () => {
           const { stdout } = await runCli(['pending', '--session', sessionId, '--json'], baseEnv).catch(() => ({ stdout: '[]' }));
@@ -125,6 +124,7 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
       );
       const request = requests[0] as { requestId: string; callId: string; sessionId: string };
       expect(request).toMatchObject({ callId: 'b1', sessionId });
+      const follow = start(['events', sessionId, '--follow']); // the session exists now
       // Across sessions, from visibility (eventually consistent).
       await waitFor(
         async () => JSON.parse((await runCli(['sessions', '--pending', '--json'], baseEnv)).stdout) as Array<{ sessionId: string; pendingApprovals: number }>,
@@ -258,13 +258,11 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
     });
 
     it('a rejected turn shows its cause, not only "Workflow Update failed"', async () => {
-      const worker = start(['worker', '--cwd', cwd], { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-dup') });
+      const env = { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-dup') };
+      const worker = start(['worker', '--cwd', cwd], env);
       await worker.waitForLog((line) => line.msg === 'worker started', 'the worker to start');
       const calls = [{ id: 'same', name: 'Read', input: { file_path: 'notes.txt' } }, { id: 'same', name: 'Read', input: { file_path: 'notes.txt' } }];
-      const failed = (await runCli(['turn', '--session', uniqueName('cli-dup'), '--calls', JSON.stringify(calls)], { ...baseEnv, SWITCHYARD_TASK_QUEUE: worker === undefined ? '' : (worker.logs().find((line) => line.msg === 'worker started')?.taskQueue as string) }).catch((error: unknown) => error)) as {
-        code: number;
-        stderr: string;
-      };
+      const failed = (await runCli(['turn', '--session', uniqueName('cli-dup'), '--calls', JSON.stringify(calls)], env).catch((error: unknown) => error)) as { code: number; stderr: string };
       expect(failed.code).toBe(1);
       expect(failed.stderr).toMatch(/^switchyard: .*duplicate.*same/i);
       worker.child.kill('SIGINT');
