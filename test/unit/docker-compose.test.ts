@@ -209,7 +209,7 @@ describe('docker-compose.yml', () => {
   it('runs a worker command that exists: bin/switchyard.js and the CLI\'s worker case', () => {
     expect(existsSync(path.join(repoRoot, 'bin/switchyard.js'))).toBe(true);
     expect(readRepoFile('bin/switchyard.js')).toContain('src/client/cli.ts');
-    expect(readRepoFile('src/client/cli.ts')).toContain("case 'worker'");
+    expect(readRepoFile('src/client/cli.ts')).toMatch(/^  worker: /m);
   });
 
   it('points the worker at the temporal service, default namespace and switchyard task queue', () => {
