@@ -147,8 +147,15 @@ async function runWorker(options: {
       throw error;
     }
     logger.info({ taskQueue: worker.options.taskQueue, namespace: setup.namespace, address: options.address, identity: worker.options.identity }, 'worker started');
-    options.onReady?.(worker, tools);
-    await worker.run();
+    const running = worker.run();
+    if (options.onReady !== undefined) {
+      // After the worker's own start-up lines, so the hint is the last thing on the screen.
+      for (let waited = 0; worker.getState() === 'INITIALIZED' && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      // The SDK logs its state change a moment after the state changes.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      if (worker.getState() === 'RUNNING') options.onReady(worker, tools);
+    }
+    await running;
     logger.info('worker stopped');
   } finally {
     await mcp?.close();
