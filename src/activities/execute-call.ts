@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { toolNotOnWorker } from './tool-mismatch.js';
 import type { CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
 import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
@@ -34,6 +35,8 @@ export interface ExecuteCallDependencies {
   /** PostToolUse / PostToolUseFailure hooks. */
   hooks?: SwitchyardHooks;
   onWarning?: (message: string, details: Record<string, unknown>) => void;
+  /** This worker's identity with its tool fingerprint (see tool-mismatch.ts). */
+  workerIdentity?: string;
 }
 
 type HandlerEnd =
@@ -78,6 +81,8 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
   const attempt = activity.info.attempt;
   const tool: Tool | undefined = dependencies.registry.lookup(plan.toolName);
   if (tool === undefined) {
+    // Plan found the tool, so another worker on this queue has it: a mismatch, retried where the tool may be.
+    if (dependencies.workerIdentity !== undefined) throw toolNotOnWorker({ toolNames: [plan.toolName], identity: dependencies.workerIdentity, others: [] });
     return { status: 'error', modelContent: texts.toolNotFound(plan.toolName), isError: true, errorCode: errorCodes.toolNotFound, activeMs: 0, queuedMs: 0 };
   }
 

@@ -1,7 +1,8 @@
+import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
 import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
-import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy, PlanCallsInput, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
+import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy, PlanCallsInput, PlannedCall, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
 import { groupCalls } from '../contracts/group-calls.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
@@ -11,7 +12,10 @@ import { hookSettingsSchema, mergeHookSettings } from '../contracts/hook-setting
 import { commandHooks, loadHookSettings } from './command-hooks.js';
 import { hookMatches } from './hooks.js';
 import type { PermissionRequestHookInput, PermissionRequestHookResult, SwitchyardHooks } from './hooks.js';
-import { planCall } from './plan-call.js';
+import { planCall, rejected } from './plan-call.js';
+import { toolNotOnWorker, workersWithOtherTools } from './tool-mismatch.js';
+import { errorCodes } from '../contracts/tool-result.js';
+import type { CallPlan } from '../contracts/call-plan.js';
 import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
 import { backgroundTaskStore } from '../tools/background-tasks.js';
@@ -48,6 +52,20 @@ export interface ActivityDependencies {
    * (the default) when the tools must run elsewhere or local calls are not wanted.
    */
   localCalls?: LocalCallsPolicy | false;
+  /**
+   * This worker's identity as Temporal knows it, with its tool fingerprint (`workerIdentity`): a call naming a tool
+   * this worker lacks while other workers on the queue offer different tools fails retryably, naming both.
+   */
+  workerIdentity?: string;
+}
+
+/** Why a session's cwd cannot be used, or undefined when it is a directory. */
+async function cwdProblem(cwd: string): Promise<string | undefined> {
+  try {
+    return (await stat(cwd)).isDirectory() ? undefined : `the session's cwd ${cwd} is not a directory`;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `the session's cwd ${cwd} does not exist` : `the session's cwd ${cwd} cannot be used: ${(error as Error).message}`;
+  }
 }
 
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
@@ -112,6 +130,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   const dataDir = dependencies.dataDir ?? dataDirFromEnv();
   const executeDependencies = {
     registry: dependencies.registry,
+    ...(dependencies.workerIdentity === undefined ? {} : { workerIdentity: dependencies.workerIdentity }),
     gates,
     artifacts: dependencies.artifacts,
     dataDir,
@@ -161,11 +180,30 @@ export function createActivities(dependencies: ActivityDependencies) {
     const context = { sessionId: session.sessionId, cwd, allowRules: session.allowRules ?? [], denyRules: session.denyRules ?? [] };
     const onHookError = (error: unknown, toolName: string): void =>
       dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
+    // A cwd that does not exist would make every tool fail late (Bash never starts): fail each call at once, saying why.
+    const problem = await cwdProblem(cwd);
+    if (problem !== undefined) {
+      return { plans: calls.map((call) => rejected(call, 'validation', errorCodes.prepareFailed, `<tool_use_error>${problem}: the call did not run. Start the session with an existing cwd.</tool_use_error>`)), cwd };
+    }
     const { hooks, untrustedSettingsFiles } = await hooksFor({ cwd, sessionHooks: session.sessionHooks, trustWorkspaceSettings: session.trustWorkspaceSettings });
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
     const plans = await Promise.all(calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks, signal })));
+    await failOnToolMismatch(plans);
     return untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+  };
+  /**
+   * A call naming a tool this worker lacks is `Tool not found` only when every live worker on the queue offers the same
+   * tools; otherwise the workers disagree, and this one must not answer for the others: fail (retryably) naming both.
+   */
+  const failOnToolMismatch = async (plans: ReadonlyArray<CallPlan | PlannedCall>): Promise<void> => {
+    const identity = dependencies.workerIdentity;
+    const missing = plans.filter((plan) => plan.kind === 'rejected' && plan.errorCode === errorCodes.toolNotFound).map((plan) => plan.toolName);
+    if (identity === undefined || missing.length === 0) return;
+    const others = await workersWithOtherTools(identity);
+    if (others.length === 0) return;
+    warn('a call names a tool this worker lacks while other workers on its task queue offer different tools', { tools: missing, identity, others });
+    throw toolNotOnWorker({ toolNames: missing, identity, others });
   };
   return {
     /**
@@ -174,6 +212,7 @@ export function createActivities(dependencies: ActivityDependencies) {
      */
     async planCalls(input: PlanCallsInput): Promise<PlannedCalls> {
       const plans = input.calls.map((call) => planCall({ registry: dependencies.registry, call }));
+      await failOnToolMismatch(plans);
       const planned: PlannedCalls = { plans, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
       if (localCalls !== false) planned.localCalls = localCalls;
       if (input.prepareFirstGroup !== undefined && plans.length > 0) {

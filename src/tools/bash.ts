@@ -246,10 +246,15 @@ export const bashTool = defineTool({
     try {
       // Wait for the shell to exit, then kill what it left behind (background jobs would hold the pipes open):
       // nothing the command started outlives it.
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) resolve();
-        else child.once('exit', () => resolve());
+      // A shell that never started (its cwd is gone, /bin/bash is missing) emits `error` and no `exit`: fail at once.
+      const spawnError = await new Promise<Error | undefined>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve(undefined);
+        else {
+          child.once('exit', () => resolve(undefined));
+          child.once('error', (error) => resolve(child.pid === undefined ? error : undefined));
+        }
       });
+      if (spawnError !== undefined) throw new Error(`Bash could not start /bin/bash in ${context.cwd}: ${spawnError.message}`, { cause: spawnError });
       clearTimeout(timer);
       killGroup(child.pid, 'SIGKILL');
       const result = await child;

@@ -19,6 +19,7 @@ import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
+import { workerIdentity } from '../activities/tool-mismatch.js';
 
 /** `.js` in the built package (dist/), `.ts` when the sources run through tsx or vitest. */
 const ownExtension = path.extname(fileURLToPath(import.meta.url));
@@ -215,8 +216,10 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   }
   const logger = options.logger;
   const dataDir = options.dataDir ?? dataDirFromEnv();
+  const identity = workerIdentity(registry);
   const activityDependencies: Parameters<typeof createActivities>[0] = {
     registry,
+    workerIdentity: identity,
     pendingApprovalsSearchAttribute: pendingApprovals,
     artifacts: options.artifacts ?? new FileArtifactStore(dataDir),
     dataDir,
@@ -238,6 +241,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
+    identity,
     ...(role === 'workflows' ? {} : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Temporal's own activity spans (they join the trace of the client that started the turn).

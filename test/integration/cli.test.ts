@@ -61,7 +61,7 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
   describe('`switchyard worker`', () => {
     let worker: CliProcess;
     beforeAll(async () => {
-      worker = start(['worker', '--cwd', cwd]);
+      worker = start(['worker', '--cwd', cwd, '--tools', path.resolve('examples/word-count-tool.ts')]);
       await workerStarted(worker, harness.taskQueue);
     });
 
@@ -98,10 +98,94 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
       const interrupt = await runCli(['interrupt', '--session', sessionId, '--reason', 'from the CLI'], baseEnv);
       expect(interrupt.stderr).toContain(`interrupt sent to ${sessionId}`);
       const { code, stdout } = await turn.exited;
-      expect(code).toBe(0);
+      expect(code).toBe(4); // the turn ran, a call did not succeed
       const result = JSON.parse(stdout) as TurnResult;
       expect(result).toMatchObject({ turnId: 'long', stopped: true, stopReason: 'interrupted: from the CLI' });
       expect(result.results[0]).toMatchObject({ callId: 'sleep', status: 'cancelled', modelContent: texts.rejectMessage });
+    });
+
+    it('`--tools MODULE` adds the module\'s defineTool tools to the worker', async () => {
+      const turn = await runCli(['turn', '--session', uniqueName('cli-tools'), '--calls', JSON.stringify([{ id: 'w', name: 'WordCount', input: { text: 'three little words' } }])], baseEnv);
+      expect((JSON.parse(turn.stdout) as TurnResult).results[0]).toMatchObject({ status: 'success', modelContent: '3 words' });
+    });
+
+    it('`run FILE` waits for approval, `sessions --pending` and `pending` show it, `approve` lets it run; `events --follow` prints the turn live', async () => {
+      const sessionId = uniqueName('cli-run');
+      const callsFile = path.join(cwd, 'run-calls.json');
+      await writeFile(callsFile, JSON.stringify([{ id: 'r1', name: 'Read', input: { file_path: 'notes.txt' } }, { id: 'b1', name: 'Bash', input: { command: 'echo approved > approved.txt && echo wrote it' } }]));
+      const run = start(['run', callsFile, '--session', sessionId, '--turn-id', 'run-1', '--cwd', cwd]);
+      const requests = await waitFor(
+        async () => {
+          const { stdout } = await runCli(['pending', '--session', sessionId, '--json'], baseEnv).catch(() => ({ stdout: '[]' }));
+          return JSON.parse(stdout) as Array<{ requestId: string; callId: string; sessionId: string }>;
+        },
+        (list) => list.length === 1,
+        { what: 'the Bash call to wait for approval', timeoutMs: 120_000 },
+      );
+      const request = requests[0] as { requestId: string; callId: string; sessionId: string };
+      expect(request).toMatchObject({ callId: 'b1', sessionId });
+      const follow = start(['events', sessionId, '--follow']); // the session exists now
+      // Across sessions, from visibility (eventually consistent).
+      await waitFor(
+        async () => JSON.parse((await runCli(['sessions', '--pending', '--json'], baseEnv)).stdout) as Array<{ sessionId: string; pendingApprovals: number }>,
+        (list) => list.some((entry) => entry.sessionId === sessionId && entry.pendingApprovals === 1),
+        { what: 'the session in `sessions --pending`', timeoutMs: 60_000 },
+      );
+      const human = await runCli(['pending'], baseEnv);
+      expect(human.stdout).toContain(`switchyard approve ${request.requestId} --session ${sessionId}`);
+      expect(human.stdout).toContain('$ echo approved > approved.txt && echo wrote it');
+      const listed = await runCli(['sessions'], baseEnv);
+      expect(listed.stdout).toMatch(new RegExp(`${sessionId}\\s+running\\s+1\\s`));
+      await waitFor(async () => run.output(), (text) => text.includes('b1 Bash: waiting for approval'), { what: 'run to show the wait', timeoutMs: 60_000 });
+
+      const approve = await runCli(['approve', request.requestId], baseEnv);
+      expect(approve.stderr).toContain('allowed: Bash ($ echo approved > approved.txt && echo wrote it)');
+      const { code, stdout } = await run.exited;
+      expect(code, run.output()).toBe(0);
+      expect(stdout).toContain('r1 Read: success\n       1\tfirst line');
+      expect(stdout).toContain('b1 Bash: success\n  wrote it');
+      expect(await readFile(path.join(cwd, 'approved.txt'), 'utf8')).toBe('approved\n');
+      // Not a terminal: a line per change on stderr.
+      expect(run.output()).toMatch(/b1 Bash: queued[\s\S]*b1 Bash: waiting for approval[\s\S]*b1 Bash: success/);
+      // The request is gone: a second answer is "not found", exit 5.
+      await expect(runCli(['approve', request.requestId, '--session', sessionId], baseEnv)).rejects.toMatchObject({ code: 5 });
+
+      await waitFor(async () => follow.output(), (text) => text.includes('"type":"TurnCompleted"'), { what: 'events --follow to print the turn', timeoutMs: 60_000 });
+      follow.child.kill('SIGINT');
+      expect((await follow.exited).code).toBe(0);
+      const types = follow.exited.then(({ stdout: out }) => out.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { type: string }).type));
+      expect(await types).toEqual(expect.arrayContaining(['PermissionRequested', 'PermissionResolved', 'ToolCallResult', 'TurnCompleted']));
+    });
+
+    it('`deny REQUEST --reason` gives the model the reason; `run` exits 4 when a call did not succeed', async () => {
+      const sessionId = uniqueName('cli-deny');
+      const callsFile = path.join(cwd, 'deny-calls.json');
+      await writeFile(callsFile, JSON.stringify({ calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch denied.txt' } }] }));
+      const run = start(['run', callsFile, '--session', sessionId, '--json']);
+      const request = await waitFor(
+        async () => (await harness.client.session(sessionId).pendingApprovals().catch(() => []))[0],
+        (found) => found !== undefined,
+        { what: 'the approval request', timeoutMs: 120_000 },
+      );
+      const deny = await runCli(['deny', request?.requestId ?? '', '--session', sessionId, '--reason', 'not on a Friday', '--json'], baseEnv);
+      expect(JSON.parse(deny.stdout)).toMatchObject({ requestId: request?.requestId, decision: 'deny', outcome: 'accepted', reason: 'not on a Friday' });
+      const { code, stdout } = await run.exited;
+      expect(code).toBe(4);
+      const result = JSON.parse(stdout) as TurnResult;
+      expect(result.results[0]).toMatchObject({ callId: 'b1', status: 'denied' });
+      expect(result.results[0]?.modelContent).toContain('Reason: not on a Friday');
+    });
+
+    it('a session cwd that does not exist fails its calls at once, saying so', async () => {
+      const missing = path.join(cwd, 'no-such-dir');
+      const started = Date.now();
+      const failed = await runCli(['turn', '--session', uniqueName('cli-nocwd'), '--cwd', missing, '--calls', JSON.stringify([{ id: 'b', name: 'Bash', input: { command: 'echo hi' } }])], baseEnv).catch(
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(Date.now() - started).toBeLessThan(60_000); // not Bash's 120 s deadline
+      expect(failed).toMatchObject({ code: 4 });
+      const result = JSON.parse((failed as { stdout: string }).stdout) as TurnResult;
+      expect(result.results[0]?.modelContent).toContain(`the session's cwd ${missing} does not exist`);
     });
 
     it('stops cleanly on Ctrl-C (SIGINT) and exits 0', async () => {
@@ -127,6 +211,63 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
     expect((JSON.parse(turn.stdout) as TurnResult).results[0]).toMatchObject({ status: 'success', modelContent: '     1\tserved by dev' });
     dev.child.kill('SIGINT');
     expect((await dev.exited).code).toBe(0);
+  });
+
+  describe('help, usage errors, signals and an unreachable server', () => {
+    const COMMANDS = ['dev', 'worker', 'sessions', 'run', 'turn', 'pending', 'approve', 'deny', 'interrupt', 'events', 'tasks', 'artifact', 'artifacts', 'console', 'temporal-path'];
+
+    it('every command prints its help with --help and exits 0, starting nothing (`dev --help` starts no server)', async () => {
+      // No TEMPORAL_ADDRESS: before the fix `dev --help` started a dev server.
+      const env = { ...baseEnv, TEMPORAL_ADDRESS: '' };
+      const helps = await Promise.all(COMMANDS.map(async (command) => ({ command, ...(await runCli([command, '--help'], env)) })));
+      for (const { command, stdout } of helps) {
+        expect(stdout, command).toMatch(new RegExp(`^Usage: switchyard ${command}\\b`));
+        expect(stdout, command).not.toMatch(/DESIGN\.md|\.ts\b/); // names no file a user does not have
+      }
+      expect((await runCli(['help', 'pending'], env)).stdout).toBe(helps.find((entry) => entry.command === 'pending')?.stdout);
+      expect((await runCli(['help'], env)).stdout).toContain('Exit codes:');
+    });
+
+    it('a usage error exits 2 at once, with no hang (`worker --bogus` used to hang, ignoring SIGTERM)', async () => {
+      for (const args of [['worker', '--bogus'], ['dev', '--bogus'], ['pending', '--bogus'], ['run'], ['approve'], ['worker', '--cwd', '/no/such/dir'], ['nonsense']]) {
+        const cli = start(args);
+        const exited = await Promise.race([cli.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 60_000))]);
+        expect(exited, args.join(' ')).toBeDefined();
+        expect(exited?.code, args.join(' ')).toBe(2);
+        expect(cli.output(), args.join(' ')).toMatch(/^switchyard: .*\nRun `switchyard( \S+)? (--)?help` for usage\.\n$/);
+      }
+    });
+
+    it('SIGTERM stops a running worker cleanly (exit 0)', async () => {
+      const worker = start(['worker', '--cwd', cwd], { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-term') });
+      await worker.waitForLog((line) => line.msg === 'worker started', 'the worker to start');
+      worker.child.kill('SIGTERM');
+      expect((await worker.exited).code).toBe(0);
+      expect(worker.logs().some((line) => line.msg === 'worker stopped')).toBe(true);
+    });
+
+    it('an unreachable server gets one readable line saying where it looked and what to run (exit 3)', async () => {
+      const env = { ...baseEnv, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+      for (const args of [['worker', '--cwd', cwd], ['sessions'], ['pending']]) {
+        const failed = (await runCli(args, env).catch((error: unknown) => error)) as { code: number; stderr: string };
+        expect(failed.code, args[0]).toBe(3);
+        expect(failed.stderr, args[0]).toBe(
+          'switchyard: cannot reach a Temporal server at 127.0.0.1:1 (TEMPORAL_ADDRESS). Start one with `npx switchyard dev` (or `npm start`) in another terminal, or set TEMPORAL_ADDRESS to your cluster.\n',
+        );
+      }
+    });
+
+    it('a rejected turn shows its cause, not only "Workflow Update failed"', async () => {
+      const env = { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-dup') };
+      const worker = start(['worker', '--cwd', cwd], env);
+      await worker.waitForLog((line) => line.msg === 'worker started', 'the worker to start');
+      const calls = [{ id: 'same', name: 'Read', input: { file_path: 'notes.txt' } }, { id: 'same', name: 'Read', input: { file_path: 'notes.txt' } }];
+      const failed = (await runCli(['turn', '--session', uniqueName('cli-dup'), '--calls', JSON.stringify(calls)], env).catch((error: unknown) => error)) as { code: number; stderr: string };
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(/^switchyard: .*duplicate.*same/i);
+      worker.child.kill('SIGINT');
+      await worker.exited;
+    });
   });
 
   describe('`switchyard temporal-path` finds the binary in the documented order', () => {

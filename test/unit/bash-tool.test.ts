@@ -26,6 +26,14 @@ describe('Bash (real processes)', () => {
     expect(output.content).toContain('oops');
   });
 
+  it('fails at once when the shell cannot start (its cwd does not exist)', async () => {
+    const missing = path.join(await scratchDir(), 'gone');
+    const started = Date.now();
+    // Before the fix the shell never started, no exit event came, and the call hung until its 120 s deadline.
+    await expect(run('echo never', { cwd: missing, timeout: 60_000 })).rejects.toThrow(`Bash could not start /bin/bash in ${missing}`);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it('makes a non-zero exit an error result with the exit code', async () => {
     const output = await run('echo partial; exit 3');
     expect(output).toMatchObject({ isError: true, errorCode: 'exit_code', content: 'partial\nExit code 3' });

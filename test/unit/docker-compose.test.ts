@@ -223,7 +223,7 @@ describe('docker-compose.yml', () => {
     expect(existsSync(path.join(repoRoot, 'bin/switchyard.js'))).toBe(true);
     // The image has no src/: bin/switchyard.js runs the built dist/client/cli.js, which the Dockerfile copies.
     expect(readRepoFile('bin/switchyard.js')).toContain('dist/client/cli.js');
-    expect(readRepoFile('src/client/cli.ts')).toContain("case 'worker'");
+    expect(readRepoFile('src/client/cli.ts')).toMatch(/^  worker: /m);
   });
 
   it('points the worker at the temporal service, default namespace and switchyard task queue', () => {

@@ -1,0 +1,194 @@
+import { ARTIFACT_RETENTION, DEFAULT_TASK_QUEUE } from '../../contracts/defaults.js';
+import { formatDuration } from './common.js';
+
+const CONNECTION = `Connects to TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default"), task
+queue SWITCHYARD_TASK_QUEUE (default ${DEFAULT_TASK_QUEUE}).`;
+
+export const EXIT_CODES = `Exit codes:
+  0    done (and every call of a turn succeeded)
+  1    the command failed (the server refused it, an approval was ignored, ...)
+  2    usage error: bad or missing arguments; nothing was done
+  3    no Temporal server answered at TEMPORAL_ADDRESS
+  4    the turn ran, but a call did not succeed (error, denied or cancelled)   [turn, run, tasks --stop]
+  5    no such session, or no such pending approval
+  130  stopped by Ctrl-C (143: SIGTERM)
+`;
+
+export const OVERVIEW = `switchyard — a durable tool-call executor for AI agents, on Temporal
+
+Usage: switchyard <command> [options]        switchyard <command> --help for a command's options
+
+Run it:
+  dev             a local Temporal dev server (Web UI, approval console) and a worker: what \`npm start\` runs
+  worker          a worker against an existing server (TEMPORAL_ADDRESS)
+Sessions:
+  sessions        list the sessions of the task queue (--pending: only those waiting for approval)
+  run FILE        run the calls in a JSON file as one turn, showing each call's live status, then the results
+  turn            run one turn given inline (--calls JSON) and print the TurnResult as JSON
+  pending         the approvals waiting for a human (one session, or all of them)
+  approve         allow a pending call (--always: remember the rule for the session)
+  deny            deny a pending call, with --reason for the model
+  interrupt       interrupt a session's running turn
+  events          a session's events as JSON lines (--follow: live, with the running calls' progress)
+  tasks           a session's background tasks, or stop one
+  console         the approval console, a web page (dev starts one)
+Stored outputs:
+  artifact URI    print a stored full output (switchyard-artifact://...)
+  artifacts prune delete the stored outputs of idle sessions (default: older than ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
+Other:
+  temporal-path   find (or build) the temporal CLI and print its path
+  help [COMMAND]  this text, or a command's
+
+Every command takes --help and --json (machine-readable output).
+
+Environment:
+  TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (dev: none set starts an embedded dev server)
+  SWITCHYARD_TASK_QUEUE                    task queue of workers and sessions (default ${DEFAULT_TASK_QUEUE})
+  SWITCHYARD_DATA_DIR                      stored full outputs and background tasks (default ~/.local/share/switchyard)
+  SWITCHYARD_LOG_LEVEL, SWITCHYARD_LOG_FORMAT  worker logs: pino level (default info); json or pretty
+  (the README's Configuration table lists the rest)
+
+${EXIT_CODES}`;
+
+const WORKER_OPTIONS = `  --cwd DIR           working directory of sessions that name none (default: the current directory); must exist
+  --tools MODULE      a JavaScript or TypeScript module whose exported defineTool tools this worker offers too
+                      (repeatable); every worker on a task queue must offer the same tools
+  --mcp-config FILE   MCP servers whose tools this worker offers, in Claude Code's .mcp.json shape
+  --json              log JSON lines (same as SWITCHYARD_LOG_FORMAT=json)`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  dev: `Usage: switchyard dev [--port N] [--ui-port N] [--db-file FILE] [--headless] [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
+
+Starts a local Temporal dev server (with its Web UI), the approval console and a Switchyard worker, and prints
+where everything is and how to send a first turn. Ctrl-C stops them all. With TEMPORAL_ADDRESS set, no server is
+started: the worker joins that cluster.
+  --port N            gRPC port of the dev server (default 7233)
+  --ui-port N         Web UI port (default port + 1000, i.e. 8233); the console takes the next one
+  --db-file FILE      keep the server's state in this SQLite file across restarts (default: in memory)
+  --headless          no Web UI
+${WORKER_OPTIONS}
+`,
+  worker: `Usage: switchyard worker [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
+
+Runs a worker against an existing Temporal server until Ctrl-C (SIGINT) or SIGTERM. ${CONNECTION}
+${WORKER_OPTIONS}
+`,
+  sessions: `Usage: switchyard sessions [--pending] [--all] [--limit N] [--json]
+
+Lists the sessions of the task queue, newest first, from Temporal visibility: id, status, pending approvals,
+start time.
+  --pending    only sessions waiting for approval (SwitchyardPendingApprovals > 0)
+  --all        closed sessions too (default: running ones)
+  --limit N    at most N sessions (default 50)
+  --json       a JSON array of { sessionId, status, pendingApprovals, startTime, closeTime? }
+${CONNECTION}
+`,
+  run: `Usage: switchyard run FILE [--session ID] [--turn-id ID] [--cwd DIR] [--json]
+
+Runs the calls in FILE (a JSON array of {"id","name","input"}, or {"calls": [...]}; - reads stdin) as one turn of
+a session, starting the session if needed. While it runs, each call's status is shown on stderr (live on a
+terminal, a line per change otherwise): queued, waiting for approval (with the command that approves it),
+running (with its latest output line), done. Then each result is printed on stdout.
+  --session ID   the session (workflow id); default: a new one, printed
+  --turn-id ID   default: a new one; running again with the same id re-attaches to the turn instead of re-running it
+  --cwd DIR      the session's cwd when this starts it (default: the worker's --cwd)
+  --json         print the TurnResult as JSON instead
+Ctrl-C detaches: the turn goes on in the session (re-attach with the same --session and --turn-id).
+${CONNECTION}
+Exit code 4 when a call did not succeed.
+`,
+  turn: `Usage: switchyard turn --session ID --calls JSON [--turn-id ID] [--cwd DIR]
+
+Runs one turn on a session, starting the session if needed, and prints the TurnResult as JSON.
+  --session ID   the session (workflow id)
+  --calls JSON   the calls: '[{"id":"c1","name":"Read","input":{"file_path":"README.md"}}]', or @FILE to read them
+  --turn-id ID   default: a new one; repeating it re-attaches to the turn instead of running it twice
+  --cwd DIR      the session's cwd when this starts it
+  --json         (the output is always JSON)
+${CONNECTION}
+Exit code 4 when a call did not succeed.
+`,
+  pending: `Usage: switchyard pending [--session ID | ID] [--json]
+
+Lists the approvals waiting for a human: for one session, or (no session given) for every session of the task queue
+that waits. Each shows the request id, the tool and what it would do, why it asks, how long it has waited, and the
+commands that answer it.
+  --session ID   one session (or give the id as the argument)
+  --json         a JSON array of the pending ApprovalRequests, each with its sessionId
+${CONNECTION}
+`,
+  approve: `Usage: switchyard approve REQUEST [--session ID] [--always] [--by NAME] [--json]
+
+Allows a pending call (the approval signal, with the request's input digest), then waits briefly for the session's
+decision log to say whether it took effect. Find REQUEST with \`switchyard pending\`.
+  REQUEST        the request id (or --request ID)
+  --session ID   the session; default: the one waiting with that request
+  --always       allow_always: also remember the rule for the rest of the session
+  --reason TEXT  a note kept in the decision log
+  --by NAME      who decides (default: your user name)
+  --digest HEX   the input digest to approve (default: the pending request's)
+  --json         the session's decision record as JSON
+${CONNECTION}
+Exit code 1 when the session ignored the decision (already decided, digest mismatch, ...), 5 when no such request.
+`,
+  deny: `Usage: switchyard deny REQUEST --reason TEXT [--session ID] [--by NAME] [--json]
+
+Denies a pending call; the model gets "The user denied permission to use <Tool>. Reason: <TEXT>".
+  REQUEST        the request id (or --request ID)
+  --reason TEXT  why (recommended: the model reads it)
+  --session ID   the session; default: the one waiting with that request
+  --by NAME      who decides (default: your user name)
+  --json         the session's decision record as JSON
+${CONNECTION}
+Exit code 1 when the session ignored the decision, 5 when no such request.
+`,
+  interrupt: `Usage: switchyard interrupt --session ID [--reason TEXT] [--json]
+
+Interrupts the session's running turn: running calls that can be cancelled end as cancelled, pending approvals
+and later calls are skipped; the model gets Claude Code's rejection message for each.
+  --session ID   the session (or give the id as the argument)
+  --reason TEXT  kept in the turn's stopReason
+${CONNECTION}
+`,
+  events: `Usage: switchyard events --session ID [--since N] [--follow]
+
+Prints the session's events as JSON lines (always JSON; --json is accepted), and the next cursor on stderr.
+  --session ID   the session (or give the id as the argument)
+  --since N      start at this cursor (default 0)
+  --follow, -f   keep printing new events, and a ToolCallProgress line when a running call's progress changes
+                 (from its heartbeats, up to 0.8 x heartbeatTimeoutMs late), until Ctrl-C or the session closes
+${CONNECTION}
+`,
+  artifact: `Usage: switchyard artifact URI [--json]
+
+Prints a stored full output (a switchyard-artifact://<session>/<id> URI from a result's budget.artifact) as stored:
+an image artifact can be redirected to a file. Reads the file store under SWITCHYARD_DATA_DIR (default
+~/.local/share/switchyard), the one the workers write.
+  --json   { uri, bytes, text } (text as UTF-8)
+`,
+  artifacts: `Usage: switchyard artifacts prune [--older-than AGE] [--dry-run] [--json]
+
+Deletes the stored full outputs of sessions that stored none for longer than AGE, from the file store under
+SWITCHYARD_DATA_DIR (default ~/.local/share/switchyard). Their switchyard-artifact:// URIs stop resolving. Run it
+from cron.
+  --older-than AGE  30m, 12h, 7d, 2w... (default ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
+  --dry-run         only list what would be deleted
+  --json            { removed: [{ session, bytes, lastModified }], kept }
+`,
+  tasks: `Usage: switchyard tasks SESSION [--stop TASK_ID] [--json]
+
+Lists the session's background tasks (Bash calls with run_in_background), as the session last saw them (query
+backgroundTasks): a task shows "running" until a TaskOutput or TaskStop call saw it end, or the session ended.
+  --stop TASK_ID  stop that task: runs a TaskStop call as a turn of its own on the session (turn id
+                  tasks-stop-<task>-<time>), through the session's permission rules, so it is recorded like any call
+                  and waits for a running turn to finish first
+  --json          print JSON (the task list, or the TaskStop call's ToolResult)
+${CONNECTION}
+`,
+  'temporal-path': `Usage: switchyard temporal-path [--json]
+
+Finds the temporal CLI and prints its path: TEMPORAL_CLI_PATH, then \`temporal\` on PATH, then the cache
+(~/.cache/switchyard, or SWITCHYARD_CACHE_DIR), else builds it there with Go, else the Temporal SDK's download.
+  --json   { path, source }
+`,
+};
