@@ -33,7 +33,7 @@ describe('load', () => {
     expect(report.allCompleted).toBe(true);
   });
 
-  it(`${sessions} sessions for ${seconds} s of mixed turns: no errors, no memory growth trend`, async () => {
+  it(`${sessions} sessions for ${seconds} s of mixed turns: no errors (the memory trend is reported, not asserted)`, async () => {
     const report = await sustainedLoad(harness, { sessions, seconds, cwd });
     results.sustained = { ...report, line: formatSustained(report) };
     process.stderr.write(`${formatSustained(report)}\n`);
