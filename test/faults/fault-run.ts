@@ -90,10 +90,13 @@ async function retrying<T>(what: string, body: () => Promise<T>, deadline: numbe
   }
 }
 
-/** Resolves with the query's answer, or undefined when no worker answered in time (queries need a worker). */
-async function tryQuery<T>(query: () => Promise<T>, timeoutMs: number): Promise<T | undefined> {
-  const timer = sleep(timeoutMs).then(() => undefined);
-  return Promise.race([query().catch(() => undefined), timer]);
+/**
+ * Runs `call` with a gRPC deadline: resolves with its answer, or undefined when it failed or no worker answered in
+ * time (queries need a worker). The deadline ends the call itself, so nothing of it is left to retry after the
+ * connection closes (a call left running would throw "Channel has been shut down" from a timer).
+ */
+async function bounded<T>(connection: Connection, timeoutMs: number, call: () => Promise<T>): Promise<T | undefined> {
+  return connection.withDeadline(Date.now() + timeoutMs, call).catch(() => undefined);
 }
 
 export async function runFaultScenario(options: FaultRunOptions): Promise<FaultRunReport> {
@@ -222,7 +225,7 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     while (!faultsDone || sessionLoopsPending()) {
       await sleep(between(random, 50, 900));
       for (const session of sessions) {
-        const pending: ApprovalRequest[] | undefined = await tryQuery(() => session.pendingApprovals(), 3_000);
+        const pending: ApprovalRequest[] | undefined = await bounded(connection, 3_000, () => session.pendingApprovals());
         for (const request of pending ?? []) {
           const key = `${session.sessionId}/${request.turnId}/${request.callId}`;
           const decision = decisions.get(key) ?? (random() < 0.8 ? 'allow' : 'deny');
@@ -231,7 +234,7 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
             if (decision === 'allow') report.approvalsGranted += 1;
             else report.approvalsDenied += 1;
           }
-          await session.approve({ requestId: request.requestId, decision, inputDigest: request.inputDigest, by: 'fault-driver' }).catch(() => undefined);
+          await bounded(connection, 5_000, () => session.approve({ requestId: request.requestId, decision, inputDigest: request.inputDigest, by: 'fault-driver' }));
         }
       }
     }

@@ -252,13 +252,13 @@ describe('durable approvals on a real server', () => {
       const session = await harness.startSession({ cwd });
       const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'cli.txt' } }] });
       await pending(session);
-      const listed = JSON.parse((await cli('pending', '--session', session.sessionId)).stdout) as ApprovalRequest[];
+      const listed = JSON.parse((await cli('pending', '--session', session.sessionId, '--json')).stdout) as ApprovalRequest[];
       expect(listed).toHaveLength(1);
-      await cli('approve', '--session', session.sessionId, '--request', listed[0]?.requestId ?? '', '--decision', 'deny', '--reason', 'from the CLI');
+      await cli('deny', listed[0]?.requestId ?? '', '--session', session.sessionId, '--reason', 'from the CLI');
       return turn;
     });
     expect(result.results[0]).toMatchObject({ status: 'denied', modelContent: 'The user denied permission to use Edit. Reason: from the CLI' });
-    await expect(cli('approve', '--session', 'x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('approve needs --request') });
+    await expect(cli('approve', '--session', 'x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('approve needs the request id') });
   });
 
   it('keeps a pending approval across a worker restart, and runs the call exactly once', async () => {

@@ -171,7 +171,7 @@ describe('background tasks on a real server (Bash run_in_background, TaskOutput,
       HOME: await scratchDir('switchyard-home-'),
     };
     const help = await runCli(['tasks', '--help'], env);
-    expect(help.stdout).toContain('Usage: switchyard tasks <sessionId> [--stop TASK_ID] [--json]');
+    expect(help.stdout).toContain('Usage: switchyard tasks SESSION [--stop TASK_ID] [--json]');
     await harness.withWorker(async () => {
       const session = await startSession();
       const { taskId, record } = await startInBackground(session, 't1', 'sleep 60');
