@@ -110,15 +110,9 @@ export class BackgroundTaskStore {
    * signals reach it), stdin closed, stdout and stderr appended to `output.log`. Resolves once the process runs and
    * its record is on disk.
    */
-  async start(options: {
-    sessionId: string;
-    turnId: string;
-    callId: string;
-    command: string;
-    description?: string;
-    cwd: string;
-    env: NodeJS.ProcessEnv;
-  }): Promise<BackgroundTaskRecord> {
+  async start(
+    options: Pick<BackgroundTaskRecord, 'sessionId' | 'turnId' | 'callId' | 'command' | 'description' | 'cwd'> & { env: NodeJS.ProcessEnv },
+  ): Promise<BackgroundTaskRecord> {
     const taskId = `bg_${randomBytes(4).toString('hex')}`;
     const directory = this.taskDirectory(options.sessionId, taskId);
     await mkdir(directory, { recursive: true });

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -17,6 +16,7 @@ import type { DevServer } from '../../src/server/dev-server.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { freePort } from '../support/free-port.js';
 import { waitFor } from '../support/wait-for.js';
 
 // The README's screenshot is written only when asked: SWITCHYARD_WEB_UI_SCREENSHOTS=docs npx vitest run test/integration/web-ui.test.ts
@@ -29,17 +29,6 @@ function chromiumPath(): string {
   } catch {
     throw new Error('The Web UI test drives Debian\'s Chromium: install it with `apt-get install -y chromium` (.ci/run does).');
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** The Web UI renders each markdown field (summary, details, current details) in an iframe of its own. */
