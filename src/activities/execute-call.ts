@@ -43,7 +43,8 @@ type HandlerEnd =
   | { kind: 'output'; output: ToolOutputObject }
   | { kind: 'error'; error: unknown }
   | { kind: 'timeout' }
-  | { kind: 'cancelled' };
+  | { kind: 'cancelled' }
+  | { kind: 'relocate' };
 
 /** Bounds a display on its own, outside the model budget (seed 000 result-display). */
 function boundDisplay(display: ToolDisplay | undefined, options: { modelCopyShortened: boolean; persisted: boolean }): ToolDisplay | undefined {
@@ -126,6 +127,14 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
   };
   activity.cancellationSignal.addEventListener('abort', onCancel, { once: true });
   if (activity.cancellationSignal.aborted) onCancel();
+  // A local attempt holds its workflow task open: past its budget it makes way for a regular activity.
+  const relocateTimer =
+    activity.info.isLocal && request.localBudgetMs !== undefined
+      ? setTimeout(() => {
+          settle({ kind: 'relocate' });
+          abort.abort(new Error('moved to a regular activity'));
+        }, request.localBudgetMs)
+      : undefined;
 
   const context: ToolExecutionContext = {
     sessionId: request.session.sessionId,
@@ -171,12 +180,16 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     end = await ended;
   } finally {
     clearInterval(heartbeatTimer);
+    clearTimeout(relocateTimer);
     deadline.dispose();
     activity.cancellationSignal.removeEventListener('abort', onCancel);
   }
 
   let outcome: CallOutcome;
   switch (end.kind) {
+    case 'relocate':
+      // Nothing of this attempt counts: no hooks, no result; the regular activity starts the call afresh.
+      return { ...failure('cancelled', '', errorCodes.relocated, deadline, attempt), relocate: true };
     case 'timeout':
       outcome = failure('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout, deadline, attempt);
       break;

@@ -59,6 +59,14 @@ export const TOOL_TIMEOUTS = {
  */
 export const DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS = 30_000;
 
+/**
+ * How long a local call may run on the workflow's worker before it moves to a regular activity. While a local call
+ * runs, its workflow task stays open, so the session's queries and signals (an interrupt, an approval) wait for it:
+ * this bounds that wait. A call still running after it is stopped (no hooks run) and runs again from the start as a
+ * regular activity, which is safe because only idempotent read-only calls run locally.
+ */
+export const DEFAULT_LOCAL_CALL_BUDGET_MS = 1_000;
+
 /** Per-tool result budgets (seed 000 budget table): bytes for the model, over-budget policy, which end a cut keeps. */
 export const RESULT_BUDGETS = {
   default: { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' },

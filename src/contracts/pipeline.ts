@@ -61,6 +61,8 @@ export interface PlannedCalls {
 
 export interface LocalCallsPolicy {
   maxTimeoutMs: number;
+  /** A local call still running after this long moves to a regular activity (absent in histories before it existed). */
+  budgetMs?: number;
 }
 
 export interface PrepareCallsInput {
@@ -95,6 +97,11 @@ export interface ExecuteCallInput {
   plan: ExecutionPlan;
   /** The session's state, only for tools that read it (`ToolDefinition.readsSessionState`). */
   sessionState?: Record<string, unknown>;
+  /**
+   * A local attempt stops its handler after this long, runs no hooks and answers `relocate: true`: the workflow then
+   * runs the call as a regular activity (see `DEFAULT_LOCAL_CALL_BUDGET_MS`).
+   */
+  localBudgetMs?: number;
 }
 
 /**
@@ -115,6 +122,8 @@ export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' 
   /** Time the handler waited at admission gates (not deadline time), over all attempts. */
   queuedMs: number;
   attempt?: number;
+  /** A local attempt ran out of its budget: run the call again as a regular activity (nothing of this attempt counts). */
+  relocate?: true;
 }
 
 /**

@@ -123,6 +123,8 @@ export const errorCodes = {
   hookBlocked: 'hook_blocked',
   timeout: 'timeout',
   cancelled: 'cancelled',
+  /** Internal: a local attempt gave up its place (never in a result handed out). */
+  relocated: 'relocated',
   interrupted: 'interrupted',
   handlerError: 'handler_error',
   outputSchema: 'output_schema',

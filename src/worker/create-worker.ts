@@ -14,7 +14,7 @@ import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { SwitchyardHooks } from '../activities/hooks.js';
-import { DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { DEFAULT_LOCAL_CALL_BUDGET_MS, DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
@@ -101,11 +101,13 @@ export interface SwitchyardWorkerOptions {
   /**
    * Short read-only calls (read-only, idempotent, concurrency-safe, deadline up to `maxTimeoutMs`, default 30 s: Read,
    * Glob, Grep, read-only Bash with a short `timeout`) run as local activities on the worker that runs the session's
-   * workflow — no activity task round trip, one history event each. Right when this worker hosts both the workflows
-   * and the tools on the same workspace. Opt-in (default off) until local calls report PostToolUseFailure on an
-   * interrupt and show their summaries in the Web UI as regular activities do; `npm run bench` turns it on.
+   * workflow — no activity task round trip, one history event each. On by default (env
+   * `SWITCHYARD_LOCAL_READ_ONLY_CALLS=false` turns it off); sessions with a `toolTaskQueue` never use it. Only when
+   * every call of a group qualifies; a call still running after `budgetMs` (default 1 s) moves to a regular activity,
+   * because the session's queries and signals wait while a local call holds its workflow task. Local calls have no
+   * live progress (`session.progress()`) and appear in the Web UI as local-activity markers with the same summary.
    */
-  localReadOnlyCalls?: boolean | { maxTimeoutMs?: number };
+  localReadOnlyCalls?: boolean | { maxTimeoutMs?: number; budgetMs?: number };
   /**
    * Refuse to start when the namespace lacks the `SwitchyardPendingApprovals` search attribute (default true; env
    * `SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE=false` turns it off). With false, sessions run without publishing it.
@@ -150,6 +152,12 @@ export function missingSearchAttributeMessage(namespace: string): string {
     `  temporal operator search-attribute create --namespace ${namespace} --name ${pendingApprovalsSearchAttribute} --type Int\n` +
     `or start the worker with requireSearchAttribute: false (SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE=false) to run without it.`
   );
+}
+
+/** `SWITCHYARD_LOCAL_READ_ONLY_CALLS`: `false`/`0`/`off` turns local read-only calls off; anything else (or unset) keeps them on. */
+export function localReadOnlyCallsFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env.SWITCHYARD_LOCAL_READ_ONLY_CALLS?.trim().toLowerCase();
+  return !(value === 'false' || value === '0' || value === 'off' || value === 'no');
 }
 
 export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -234,8 +242,14 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
   if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
-  if (options.localReadOnlyCalls === true) activityDependencies.localCalls = { maxTimeoutMs: DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
-  else if (typeof options.localReadOnlyCalls === 'object') activityDependencies.localCalls = { maxTimeoutMs: options.localReadOnlyCalls.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS };
+  const localReadOnlyCalls = options.localReadOnlyCalls ?? localReadOnlyCallsFromEnv();
+  if (localReadOnlyCalls === true) activityDependencies.localCalls = { maxTimeoutMs: DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, budgetMs: DEFAULT_LOCAL_CALL_BUDGET_MS };
+  else if (typeof localReadOnlyCalls === 'object') {
+    activityDependencies.localCalls = {
+      maxTimeoutMs: localReadOnlyCalls.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS,
+      budgetMs: localReadOnlyCalls.budgetMs ?? DEFAULT_LOCAL_CALL_BUDGET_MS,
+    };
+  }
   const role = options.role ?? workerRoleFromEnv();
   return Worker.create({
     connection: options.connection,

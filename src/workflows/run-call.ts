@@ -4,7 +4,7 @@ import type { Activities } from '../activities/index.js';
 import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { executionPlan } from '../contracts/pipeline.js';
-import type { CallOutcome, LocalCallsPolicy } from '../contracts/pipeline.js';
+import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy } from '../contracts/pipeline.js';
 import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
 import { errorCodes } from '../contracts/tool-result.js';
@@ -206,10 +206,21 @@ export function runsLocally(plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>, po
   return readOnly && idempotent && concurrentSafe && plan.timeoutMs !== undefined && plan.timeoutMs <= policy.maxTimeoutMs;
 }
 
-/** Local execution: the deadline is enforced inside the activity; this bound only catches a hung handler. */
-function localCallOptions(plan: ReadyCallPlan): LocalActivityOptions {
+/**
+ * The local-call policy for calls that start together: kept only when every one of them runs locally. A group that
+ * mixes local and regular calls runs them all as regular activities, because the commands that schedule regular
+ * activities leave with the workflow task, which stays open while its local activities run: the regular calls would
+ * wait behind the local ones.
+ */
+export function batchLocalCalls(plans: ReadonlyArray<Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>>, policy: LocalCallsPolicy | undefined): LocalCallsPolicy | undefined {
+  if (policy === undefined || plans.length === 0) return undefined;
+  return plans.every((plan) => runsLocally(plan, policy)) ? policy : undefined;
+}
+
+/** Local execution: the deadline (or the local budget) is enforced inside the activity; this bound only catches a hung handler. */
+function localCallOptions(plan: ReadyCallPlan, policy: LocalCallsPolicy): LocalActivityOptions {
   return {
-    startToCloseTimeout: (plan.timeoutMs ?? 0) + LOCAL_CALL_TIMEOUT_MARGIN_MS,
+    startToCloseTimeout: Math.min(plan.timeoutMs ?? 0, policy.budgetMs ?? Number.POSITIVE_INFINITY) + LOCAL_CALL_TIMEOUT_MARGIN_MS,
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary: plan.summary,
@@ -223,11 +234,16 @@ function failedOutcome(status: CallOutcome['status'], modelContent: string, erro
 /** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
 async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const { state, plan, siblings } = run;
-  const { executeCall } = runsLocally(plan, run.localCalls)
-    ? proxyLocalActivities<Activities>(localCallOptions(plan))
-    : proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS, toolQueue(state.options)));
-  const request = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan: executionPlan(plan), ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
-  const execute = (): Promise<CallOutcome> => executeCall(request);
+  const request: ExecuteCallInput = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan: executionPlan(plan), ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
+  const regular = (): Promise<CallOutcome> =>
+    proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS, toolQueue(state.options))).executeCall(request);
+  const policy = run.localCalls;
+  const execute = async (): Promise<CallOutcome> => {
+    if (policy === undefined || !runsLocally(plan, policy)) return regular();
+    const local = await proxyLocalActivities<Activities>(localCallOptions(plan, policy)).executeCall({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) });
+    // Still running after its local budget: the call starts again as a regular activity (it is idempotent and read-only).
+    return local.relocate === true ? regular() : local;
+  };
   // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.
   const scope = plan.interruptBehavior === 'block' ? undefined : new CancellationScope();
   if (scope !== undefined) siblings.add(plan, scope);

@@ -1,5 +1,5 @@
-import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
-import type { InterruptBehavior } from '../contracts/call-plan.js';
+import { CancellationScope, condition, isCancellation, log, patched } from '@temporalio/workflow';
+import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { groupCalls } from '../contracts/group-calls.js';
@@ -13,13 +13,15 @@ import { applyAggregateBudget } from './aggregate-budget.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import type { CallCompletion } from './results.js';
 import { byteLength, endedResult, skippedReason, withHookContext, withTextForm } from './results.js';
-import { runCall } from './run-call.js';
+import { batchLocalCalls, runCall } from './run-call.js';
 import { completedPrefix, startableCalls } from './schedule-calls.js';
 import type { OpenGroup, TurnCall } from './schedule-calls.js';
 import type { SessionChanges, SessionState } from './session-state.js';
 import { SiblingGroup } from './sibling-group.js';
 import type { RunningTurn } from './turn-queue.js';
 
+/** Patch id: a batch that mixes local and regular calls runs them all as regular activities. */
+const LOCAL_CALLS_WHOLE_BATCH_PATCH = 'local-calls-whole-batch';
 
 /** One turn as the scheduler runs it. A whole turn is a streaming turn whose calls all arrive at once, `done`. */
 export interface Turn {
@@ -264,6 +266,9 @@ export class Scheduler {
     }
     turn.cwd ??= prepared.cwd;
     this.#state.reportUntrustedSettings(turn.turnId, prepared.untrustedSettings);
+    const ready = prepared.plans.filter((plan): plan is ReadyCallPlan => plan.kind !== 'rejected');
+    // Histories recorded before a mixed batch went all-regular keep their per-call choice on replay.
+    const localCalls = turn.localCalls === undefined || !patched(LOCAL_CALLS_WHOLE_BATCH_PATCH) ? turn.localCalls : batchLocalCalls(ready, turn.localCalls);
     await Promise.all(
       toPrepare.map(async (entry, offset) => {
         const plan = prepared.plans[offset];
@@ -281,7 +286,7 @@ export class Scheduler {
           clock: this.#clock(turn, entry),
           siblings,
           executing: this.executing,
-          ...(turn.localCalls === undefined ? {} : { localCalls: turn.localCalls }),
+          ...(localCalls === undefined ? {} : { localCalls }),
         });
         this.#complete(turn, entry, completion);
       }),

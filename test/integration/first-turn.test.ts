@@ -69,14 +69,19 @@ describe('a one-call turn on a real Temporal server', () => {
     expect(outcome.history).not.toContain('malformed-turn');
   });
 
-  it('labels each tool activity with a summary the Web UI shows', async () => {
+  it('labels each tool call (here a local activity) with a summary the Web UI shows', async () => {
     const history = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       await session.executeTurn({ turnId: 't1', calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt' } }] });
       return session.workflow.fetchHistory();
     });
-    const scheduled = history.events?.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall');
-    const summary = Buffer.from(scheduled?.userMetadata?.summary?.data ?? []).toString();
+    // A Read runs as a local activity by default: its marker carries the summary, as a scheduled activity's event would.
+    const marker = history.events?.find((event) => {
+      const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+      return data !== undefined && data !== null && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall';
+    });
+    expect(history.events?.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall')).toBe(false);
+    const summary = Buffer.from(marker?.userMetadata?.summary?.data ?? []).toString();
     expect(JSON.parse(summary)).toBe(`Read: ${path.join(cwd, 'notes.txt')}`);
   });
 

@@ -2,9 +2,15 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { PostToolUseFailureHookInput } from '../../src/activities/hooks.js';
+import { texts } from '../../src/contracts/texts.js';
 import { builtinTools } from '../../src/tools/builtin.js';
+import { defineTool } from '../../src/tools/define-tool.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { abortableSleep } from '../support/test-tools.js';
+import { waitFor } from '../support/wait-for.js';
 
 type HistoryEvents = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>;
 
@@ -18,33 +24,66 @@ function executions(events: HistoryEvents): { scheduled: string[]; markers: numb
   return { scheduled, markers };
 }
 
+/** Local-activity markers of `executeCall` (tool calls run locally), as opposed to planCalls / prepareCalls. */
+function localExecutions(events: HistoryEvents): number {
+  return events.filter((event) => {
+    const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    return data !== undefined && data !== null && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall';
+  }).length;
+}
+
+/** When each `Wait` call's handler started, by label (the harness's worker runs in this process). */
+const waitStarts = new Map<string, number>();
+
+/** A read-only call that waits `ms` or until cancelled (its 20 s deadline is under the local limit). */
+const waitTool = defineTool({
+  name: 'Wait',
+  description: 'Waits, or stops when cancelled.',
+  inputSchema: z.object({ ms: z.number().int(), label: z.string() }),
+  readOnly: true,
+  concurrentSafe: true,
+  timeout: { defaultMs: 20_000 },
+  async execute(input, context) {
+    waitStarts.set(input.label, performance.now());
+    await abortableSleep(input.ms, context.signal);
+    return `waited ${input.ms} ms`;
+  },
+});
+
 /**
  * Short read-only calls run as local activities on the workflow's worker (issue 13): no activity task round trip,
- * one history event each. Everything else stays a regular activity.
+ * one history event each. Everything else stays a regular activity, and so does a group that mixes both kinds.
  */
 describe('local read-only calls (real server, real tools)', () => {
   let harness: Harness;
   let cwd: string;
+  const failures: PostToolUseFailureHookInput[] = [];
   beforeAll(async () => {
     cwd = await scratchDir();
     await writeFile(path.join(cwd, 'a.txt'), 'alpha\n');
-    harness = await createHarness({ tools: builtinTools(), defaultCwd: cwd, localReadOnlyCalls: true });
+    // No `localReadOnlyCalls` option: local calls are the default.
+    harness = await createHarness({
+      tools: [...builtinTools(), waitTool],
+      defaultCwd: cwd,
+      hooks: { postToolUseFailure: [{ run: (input) => void failures.push(input) }] },
+    });
   });
   afterAll(async () => harness.close());
 
-  const calls = [
+  const local = [
     { id: 'read', name: 'Read', input: { file_path: 'a.txt' } },
     { id: 'glob', name: 'Glob', input: { pattern: '*.txt' } },
     { id: 'grep', name: 'Grep', input: { pattern: 'alpha', output_mode: 'content' } },
-    // Read-only, but its deadline (120 s by default) is over the local limit.
-    { id: 'ls', name: 'Bash', input: { command: 'ls' } },
     // Read-only with a short deadline: local.
     { id: 'ls-short', name: 'Bash', input: { command: 'ls', timeout: 5_000 } },
-    // Not read-only: a regular activity, as always.
-    { id: 'write', name: 'Write', input: { file_path: 'b.txt', content: 'beta\n' } },
   ];
+  // Not read-only: a regular activity, as always.
+  const write = { id: 'write', name: 'Write', input: { file_path: 'b.txt', content: 'beta\n' } };
+  // Read-only, but its deadline (120 s by default) is over the local limit.
+  const ls = { id: 'ls', name: 'Bash', input: { command: 'ls' } };
 
-  it('runs Read, Glob, Grep and a short read-only Bash as local activities, the rest as activities, with the same results', async () => {
+  it('runs Read, Glob, Grep and a short read-only Bash as local activities by default, the rest as activities, with the same results', async () => {
+    const calls = [...local, write, ls];
     const { results, history } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'acceptEdits' });
       const turn = await session.executeTurn({ turnId: 't', calls });
@@ -55,15 +94,59 @@ describe('local read-only calls (real server, real tools)', () => {
     expect(results[1]?.modelContent).toContain('a.txt');
     const { scheduled, markers } = executions(history);
     expect(scheduled).toEqual(['executeCall', 'executeCall']);
-    // planCalls, prepareCalls for the later groups, and the four local calls.
-    expect(markers).toBeGreaterThanOrEqual(5);
+    // planCalls, the patch marker, prepareCalls for the later groups, and the four local calls.
+    expect(markers).toBeGreaterThanOrEqual(6);
   });
 
-  it('runs every call as a regular activity on a worker started with localReadOnlyCalls: false (the default)', async () => {
+  it('runs a group that mixes local and regular calls all as regular activities, so none waits behind the others', async () => {
+    const calls = [local[0], ls, local[1]].filter((call) => call !== undefined);
+    const history = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      const turn = await session.executeTurn({ turnId: 't', calls });
+      expect(turn.results.map((result) => result.status)).toEqual(['success', 'success', 'success']);
+      return (await session.workflow.fetchHistory()).events ?? [];
+    });
+    expect(executions(history).scheduled).toEqual(['executeCall', 'executeCall', 'executeCall']);
+  });
+
+  it('interrupts a running local call within seconds: the reject message, and PostToolUseFailure once, with isInterrupt', async () => {
+    failures.length = 0;
+    const { result, waitedMs } = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'wait', name: 'Wait', input: { ms: 15_000, label: 'interrupted' } }] });
+      // The session's queries wait while a local call holds its workflow task: watch the handler start in-process.
+      await waitFor(async () => waitStarts.get('interrupted'), (started) => started !== undefined, { what: 'the Wait handler to start' });
+      const interrupted = performance.now();
+      await session.interrupt('esc');
+      const outcome = await turn;
+      return { result: outcome.results[0], waitedMs: performance.now() - interrupted };
+    });
+    expect(result).toMatchObject({ callId: 'wait', status: 'cancelled' });
+    expect(result?.modelContent.startsWith(texts.rejectMessage)).toBe(true);
+    expect(failures.map((failure) => [failure.toolUseId, failure.isInterrupt])).toEqual([['wait', true]]);
+    // Bounded by the local budget (1 s) and one heartbeat, not by the workflow task's 8 s heartbeat.
+    expect(waitedMs).toBeLessThan(6_000);
+  });
+
+  it('moves a local call still running after its budget to a regular activity, which runs it afresh to its result', async () => {
+    failures.length = 0;
+    const { result, history } = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd });
+      const turn = await session.executeTurn({ turnId: 't', calls: [{ id: 'wait', name: 'Wait', input: { ms: 2_500, label: 'moved' } }] });
+      return { result: turn.results[0], history: (await session.workflow.fetchHistory()).events ?? [] };
+    });
+    expect(result).toMatchObject({ callId: 'wait', status: 'success', modelContent: 'waited 2500 ms' });
+    // The abandoned local attempt ran no hooks and left one marker; the regular activity did the work.
+    expect(failures).toEqual([]);
+    expect(executions(history).scheduled).toEqual(['executeCall']);
+    expect(localExecutions(history)).toBe(1);
+  });
+
+  it('runs every call as a regular activity on a worker started with localReadOnlyCalls: false', async () => {
     const { results, history } = await harness.withWorker(
       async () => {
         const session = await harness.startSession({ cwd, permissionMode: 'acceptEdits' });
-        const turn = await session.executeTurn({ turnId: 't', calls: calls.slice(0, 3) });
+        const turn = await session.executeTurn({ turnId: 't', calls: local.slice(0, 3) });
         return { results: turn.results, history: (await session.workflow.fetchHistory()).events ?? [] };
       },
       { localReadOnlyCalls: false },

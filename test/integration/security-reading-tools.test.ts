@@ -10,14 +10,17 @@ import { waitFor } from '../support/wait-for.js';
 /** `temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED`: a worker has picked the task up. */
 const PENDING_ACTIVITY_STATE_STARTED = 2;
 
-/** Waits until the session's call has started and its activity runs on a worker. */
+/**
+ * Waits until the session's call has started and runs on a worker: a regular activity picked up by a worker, or a
+ * local activity (no pending activity at all: it runs inside the workflow worker as soon as the call starts).
+ */
 async function waitUntilRunning(session: SessionHandle, callId: string): Promise<void> {
   await waitFor(async () => (await session.events()).events, (events) => events.some((event) => event.type === 'ToolCallStarted' && event.callId === callId), {
     what: `ToolCallStarted for ${callId}`,
   });
   await waitFor(
-    async () => (await session.workflow.describe()).raw.pendingActivities ?? [],
-    (activities) => activities.some((activity) => activity.activityType?.name === 'executeCall' && Number(activity.state) === PENDING_ACTIVITY_STATE_STARTED),
+    async () => ((await session.workflow.describe()).raw.pendingActivities ?? []).filter((activity) => activity.activityType?.name === 'executeCall'),
+    (activities) => activities.length === 0 || activities.some((activity) => Number(activity.state) === PENDING_ACTIVITY_STATE_STARTED),
     { what: `the activity of ${callId} to run` },
   );
 }

@@ -40,7 +40,7 @@ export interface WorkerOverrides {
   tracer?: Tracer;
   /** Default: a private empty directory, so a developer's ~/.switchyard never leaks into tests. */
   userSettingsDir?: string | false;
-  localReadOnlyCalls?: boolean | { maxTimeoutMs?: number };
+  localReadOnlyCalls?: boolean | { maxTimeoutMs?: number; budgetMs?: number };
 }
 
 export interface Harness {

@@ -11,7 +11,7 @@ import { readTool } from '../../src/tools/read.js';
  * workflow's behaviour can be tested before the real built-ins exist. Names are the seed's.
  */
 
-const abortableSleep = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal });
+export const abortableSleep = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal });
 
 export const sleepTool = defineTool({
   name: 'Sleep',
