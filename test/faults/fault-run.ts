@@ -5,8 +5,9 @@
 // the ledger file and the histories. Everything random comes from one seed, printed with every violation, so a
 // failing run can be replayed with `FAULT_SEED=<seed>`.
 import type { ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { SwitchyardClient } from '../../src/client/switchyard-client.js';
@@ -20,6 +21,9 @@ import type { DevServer } from '../../src/server/dev-server.js';
 import { scratchDir } from '../support/scratch.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
 import { freePort } from '../support/free-port.js';
+
+/** Where a failing run's history is kept (ignored by git). */
+const resultsDir = fileURLToPath(new URL('./results', import.meta.url));
 
 /** mulberry32: small, fast and good enough to make a scenario reproducible from its seed. */
 export function seededRandom(seed: number): () => number {
@@ -313,6 +317,9 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
         for (const event of failed) {
           violate(`WorkflowTaskFailed in ${session.sessionId} run ${execution.runId}: ${event.workflowTaskFailedEventAttributes?.failure?.message ?? '?'}`);
         }
+        // Keep the evidence: the failing run's whole history, replayable with Worker.runReplayHistory.
+        if (failed.length > 0) await mkdir(resultsDir, { recursive: true });
+        if (failed.length > 0) await writeFile(path.join(resultsDir, `history-${session.sessionId}-${execution.runId}.json`), JSON.stringify(history));
       }
     }
   } finally {
