@@ -9,12 +9,20 @@ export interface ContenderRow extends Stats {
 }
 
 export interface HistoryRow {
+  contender: string;
   scenario: string;
   calls: number;
   events: number;
   bytes: number;
   eventsPerCall: number;
   bytesPerCall: number;
+}
+
+/** One event type's share of a turn's history. */
+export interface HistoryBreakdownRow {
+  eventType: string;
+  events: number;
+  bytes: number;
 }
 
 export interface ThroughputRow {
@@ -26,6 +34,10 @@ export interface ThroughputRow {
   callsPerSecond: number;
   p50: number;
   p95: number;
+  /** CPU of the benchmark process (client and workers), as a percentage of one core over the window. */
+  benchCpuPercent: number;
+  /** CPU of the dev server process, likewise (absent for an external server). */
+  serverCpuPercent?: number;
 }
 
 export interface BenchReport {
@@ -36,22 +48,33 @@ export interface BenchReport {
   latency: ContenderRow[];
   switchyardOnly: ContenderRow[];
   history: HistoryRow[];
+  /** Switchyard's ten-Reads turn by event type: where its history bytes go. */
+  historyBreakdown: HistoryBreakdownRow[];
+  /** The model text of that turn's ten results: a result is recorded at least twice (activity result, update outcome). */
+  tenReadsModelTextBytes: number;
   throughput: ThroughputRow[];
   durationSeconds: number;
 }
 
-const CONTENDER_COLOURS: Record<string, string> = { 'in-process Promise.all': '#9aa5b1', 'raw Temporal': '#3b82f6', Switchyard: '#f59e0b' };
+const CONTENDER_COLOURS: Record<string, string> = {
+  'in-process Promise.all': '#9aa5b1',
+  'raw Temporal': '#3b82f6',
+  Switchyard: '#f59e0b',
+  'Switchyard, regular activities': '#b45309',
+};
 
-/** Switchyard's p50 over raw Temporal's, per calls-per-turn scenario. */
-export function ratios(rows: readonly ContenderRow[]): Array<{ scenario: string; calls: number; ratio: number }> {
+/** Switchyard's p50 over raw Temporal's, per calls-per-turn scenario: as shipped, and with regular activities only. */
+export function ratios(rows: readonly ContenderRow[]): Array<{ scenario: string; calls: number; ratio: number; regularRatio?: number }> {
   const byScenario = new Map<string, ContenderRow[]>();
   for (const row of rows) byScenario.set(row.scenario, [...(byScenario.get(row.scenario) ?? []), row]);
-  const out: Array<{ scenario: string; calls: number; ratio: number }> = [];
+  const out: Array<{ scenario: string; calls: number; ratio: number; regularRatio?: number }> = [];
+  const ratio = (value: number, raw: number): number => Math.round((value / raw) * 100) / 100;
   for (const [scenario, entries] of byScenario) {
     const raw = entries.find((entry) => entry.contender === 'raw Temporal');
     const switchyard = entries.find((entry) => entry.contender === 'Switchyard');
+    const regular = entries.find((entry) => entry.contender === 'Switchyard, regular activities');
     if (raw === undefined || switchyard === undefined) continue;
-    out.push({ scenario, calls: switchyard.calls, ratio: Math.round((switchyard.p50 / raw.p50) * 100) / 100 });
+    out.push({ scenario, calls: switchyard.calls, ratio: ratio(switchyard.p50, raw.p50), ...(regular === undefined ? {} : { regularRatio: ratio(regular.p50, raw.p50) }) });
   }
   return out;
 }
@@ -71,6 +94,7 @@ export function latencySvg(rows: readonly ContenderRow[]): string {
   const scale = (value: number): number => ((bottom - top) * value) / max;
   const groupWidth = (width - left - 20) / Math.max(1, scenarios.length);
   const barWidth = (groupWidth - 30) / contenders.length;
+  const legendWidth = (width - left) / contenders.length;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
@@ -99,7 +123,7 @@ export function latencySvg(rows: readonly ContenderRow[]): string {
     parts.push(`<text x="${(x0 + (groupWidth - 30) / 2).toFixed(1)}" y="${bottom + 18}" text-anchor="middle">${escapeXml(scenario)}</text>`);
   });
   contenders.forEach((contender, index) => {
-    const x = left + index * 190;
+    const x = left + index * legendWidth;
     parts.push(`<rect x="${x}" y="${bottom + 34}" width="12" height="12" fill="${CONTENDER_COLOURS[contender] ?? '#888'}"/>`, `<text x="${x + 18}" y="${bottom + 45}">${escapeXml(contender)}</text>`);
   });
   parts.push('</svg>');
@@ -117,7 +141,10 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
   const common = { date: report.date, machine: report.machine, versions: report.versions, rounds: report.rounds };
   await writeFile(path.join(resultsDir, 'latency.json'), `${JSON.stringify({ ...common, rows: report.latency, ratios: ratios(report.latency) }, null, 2)}\n`);
   await writeFile(path.join(resultsDir, 'switchyard-only.json'), `${JSON.stringify({ ...common, rows: report.switchyardOnly }, null, 2)}\n`);
-  await writeFile(path.join(resultsDir, 'history.json'), `${JSON.stringify({ ...common, rows: report.history }, null, 2)}\n`);
+  await writeFile(
+    path.join(resultsDir, 'history.json'),
+    `${JSON.stringify({ ...common, rows: report.history, tenReadsBreakdown: report.historyBreakdown, tenReadsModelTextBytes: report.tenReadsModelTextBytes }, null, 2)}\n`,
+  );
   await writeFile(path.join(resultsDir, 'throughput.json'), `${JSON.stringify({ ...common, rows: report.throughput }, null, 2)}\n`);
   await writeFile(path.join(resultsDir, 'latency.svg'), latencySvg(report.latency));
   const { machine } = report;
@@ -128,7 +155,7 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
     '',
     '## Turn latency: Switchyard beside what a user would hand-write',
     '',
-    'Each call reads the same 2,000-byte file. *in-process Promise.all*: the read function called directly, no Temporal. *raw Temporal*: a minimal hand-written session (bench/raw/) whose update runs the reads as plain activities, `Promise.all` per group of 10. *Switchyard*: `executeTurn` with `Read` calls through the whole pipeline (validation, hooks, permission rules, deadline, result budget, events).',
+    'Each call reads the same 2,000-byte file. *in-process Promise.all*: the read function called directly, no Temporal. *raw Temporal*: a minimal hand-written session (bench/raw/) whose update runs the reads as plain activities, `Promise.all` per group of 10. *Switchyard*: `executeTurn` with `Read` calls through the whole pipeline (validation, hooks, permission rules, deadline, result budget, events), with the default worker options, which run short read-only calls as local activities. *Switchyard, regular activities*: the same with `localReadOnlyCalls: false`, as when tool workers are separate (`toolTaskQueue`).',
     '',
     '![turn latency by contender](bench/results/latency.svg)',
     '',
@@ -139,7 +166,7 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
     '',
     'Switchyard / raw Temporal (p50):',
     '',
-    table(['scenario', 'ratio'], ratios(report.latency).map((row) => [row.scenario, row.ratio])),
+    table(['scenario', 'Switchyard (as shipped)', 'Switchyard, regular activities'], ratios(report.latency).map((row) => [row.scenario, row.ratio, row.regularRatio ?? '–'])),
     '',
     '## Switchyard-only scenarios',
     '',
@@ -147,17 +174,24 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
     '',
     '## History per turn',
     '',
-    'Events and bytes (protobuf, as the server stores them) that one turn adds to the session history, measured after a warm-up turn, in `bypassPermissions` mode.',
+    'Events and bytes (protobuf, as the server stores them) that one turn adds to the session history, measured after a warm-up turn, in `default` mode (the Bash case in `bypassPermissions`, as its command would ask).',
     '',
-    table(['turn', 'calls', 'events', 'bytes', 'events per call', 'bytes per call'], report.history.map((row) => [row.scenario, row.calls, row.events, row.bytes, row.eventsPerCall, row.bytesPerCall])),
+    table(
+      ['contender', 'turn', 'calls', 'events', 'bytes', 'events per call', 'bytes per call'],
+      report.history.map((row) => [row.contender, row.scenario, row.calls, row.events, row.bytes, row.eventsPerCall, row.bytesPerCall]),
+    ),
+    '',
+    `Where Switchyard's ten-Reads turn puts its bytes (its ten results hold ${report.tenReadsModelTextBytes} bytes of model text; each is recorded twice by design, once as the call's activity result and once in the update's outcome that the caller receives, so ${2 * report.tenReadsModelTextBytes} bytes, ${Math.round((2 * report.tenReadsModelTextBytes) / 10)} per call, is the floor for this file):`,
+    '',
+    table(['event type', 'events', 'bytes'], report.historyBreakdown.map((row) => [row.eventType, row.events, row.bytes])),
     '',
     '## Sustained throughput',
     '',
-    'N sessions each run turns of four Reads back to back for a fixed time, all against one worker and the dev server.',
+    `N sessions each run turns of four Reads back to back for a fixed time, all against one worker (as shipped) and the dev server. CPU columns: share of one core over the window (the machine has ${machine.cpus}); *bench* is the process that holds the client and the workers.`,
     '',
     table(
-      ['sessions', 'turns', 'calls', 'errors', 'seconds', 'calls/s', 'turn p50', 'turn p95'],
-      report.throughput.map((row) => [row.sessions, row.turns, row.calls, row.errors, row.seconds, row.callsPerSecond, row.p50, row.p95]),
+      ['sessions', 'turns', 'calls', 'errors', 'seconds', 'calls/s', 'turn p50', 'turn p95', 'bench CPU %', 'server CPU %'],
+      report.throughput.map((row) => [row.sessions, row.turns, row.calls, row.errors, row.seconds, row.callsPerSecond, row.p50, row.p95, row.benchCpuPercent, row.serverCpuPercent ?? '–']),
     ),
     '',
   ].join('\n');

@@ -1,8 +1,9 @@
 // `npm run bench`: Switchyard side by side with a hand-written Temporal session and with plain `Promise.all`, on one
 // dev server. Writes bench/results/<scenario>.json, bench/results/latency.svg and BENCHMARKS.md.
 // Not a test: nothing here asserts a timing. `BENCH_ROUNDS` (default 30) and `BENCH_THROUGHPUT_SECONDS` (default 15)
-// size the run.
-import { readFile, writeFile } from 'node:fs/promises';
+// size the run. Switchyard runs twice: as shipped (short read-only calls as local activities) and with
+// `localReadOnlyCalls: false` (every call a regular activity, as when tool workers are separate), so the lever shows.
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,11 +19,10 @@ import { builtinTools } from '../src/tools/builtin.js';
 import { createSwitchyardWorker } from '../src/worker/create-worker.js';
 import { createLogger } from '../src/worker/logger.js';
 import { installTemporalRuntime } from '../src/worker/runtime.js';
-import { scratchDir } from '../test/support/scratch.js';
 import { rawActivities } from './raw/activities.js';
 import { runCallsUpdate, stopSignal } from './raw/messages.js';
 import { writeReport } from './report.js';
-import type { BenchReport, ContenderRow, HistoryRow, ThroughputRow } from './report.js';
+import type { BenchReport, ContenderRow, HistoryBreakdownRow, HistoryRow, ThroughputRow } from './report.js';
 import { round, stats } from './stats.js';
 import { slowReadTool, stampStarts, stampTool } from './tools.js';
 
@@ -37,22 +37,27 @@ installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: 'warn', SWITC
 const startedAt = performance.now();
 const server = process.env.TEMPORAL_ADDRESS ? undefined : await startDevServer({ onProgress: progress });
 const address = process.env.TEMPORAL_ADDRESS ?? server?.address ?? 'localhost:7233';
-const cwd = await scratchDir('switchyard-bench-');
+const cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-'));
 const filePath = path.join(cwd, 'file.txt');
 await writeFile(filePath, `${'x'.repeat(79)}\n`.repeat(25)); // 2,000 bytes, 25 lines
 const suffix = Date.now().toString(36);
 const taskQueue = `bench-switchyard-${suffix}`;
+const regularTaskQueue = `bench-switchyard-regular-${suffix}`;
 const rawTaskQueue = `bench-raw-${suffix}`;
 const nativeConnection = await NativeConnection.connect({ address });
-const worker = await createSwitchyardWorker({
-  connection: nativeConnection,
-  taskQueue,
-  tools: [...builtinTools(), slowReadTool, stampTool],
-  defaultCwd: cwd,
-  userSettingsDir: false,
-  dataDir: cwd,
-  localReadOnlyCalls: true,
-});
+const switchyardWorker = async (options: { taskQueue: string; localReadOnlyCalls: boolean }): Promise<Worker> =>
+  await createSwitchyardWorker({
+    connection: nativeConnection,
+    taskQueue: options.taskQueue,
+    tools: [...builtinTools(), slowReadTool, stampTool],
+    defaultCwd: cwd,
+    userSettingsDir: false,
+    dataDir: cwd,
+    localReadOnlyCalls: options.localReadOnlyCalls,
+  });
+// As shipped: the default worker options (local read-only calls on).
+const worker = await switchyardWorker({ taskQueue, localReadOnlyCalls: true });
+const regularWorker = await switchyardWorker({ taskQueue: regularTaskQueue, localReadOnlyCalls: false });
 const rawWorker = await Worker.create({
   connection: nativeConnection,
   taskQueue: rawTaskQueue,
@@ -62,7 +67,9 @@ const rawWorker = await Worker.create({
 const connection = await Connection.connect({ address });
 const temporalClient = new Client({ connection });
 const client = new SwitchyardClient({ client: temporalClient, taskQueue });
-const workersDone = Promise.all([worker.run(), rawWorker.run()]);
+const regularClient = new SwitchyardClient({ client: temporalClient, taskQueue: regularTaskQueue });
+const workersDone = Promise.all([worker.run(), regularWorker.run(), rawWorker.run()]);
+const REGULAR = 'Switchyard, regular activities';
 
 /** Runs `body` once to warm up, then `ROUNDS` times, each contender in turn within a round (alternating). */
 async function alternate(contenders: Record<string, (round: number) => Promise<void>>, rounds = ROUNDS): Promise<Record<string, number[]>> {
@@ -89,6 +96,7 @@ async function historySize(handle: WorkflowHandle): Promise<{ events: number; by
 
 async function latencyByCalls(): Promise<ContenderRow[]> {
   const session = await client.startSession(`bench-latency-${suffix}`, { cwd });
+  const regularSession = await regularClient.startSession(`bench-latency-regular-${suffix}`, { cwd });
   const raw = await temporalClient.workflow.start('rawSession', { taskQueue: rawTaskQueue, workflowId: `bench-raw-${suffix}` });
   const rows: ContenderRow[] = [];
   for (const calls of [1, 4, 16]) {
@@ -103,6 +111,9 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
       Switchyard: async (index) => {
         await session.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
       },
+      [REGULAR]: async (index) => {
+        await regularSession.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
+      },
     });
     for (const [contender, values] of Object.entries(samples)) rows.push({ scenario: `${calls} call${calls === 1 ? '' : 's'} per turn`, calls, contender, ...stats(values) });
   }
@@ -113,9 +124,16 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
 async function slowReads(): Promise<ContenderRow[]> {
   progress('ten 200 ms read-only calls in one turn');
   const session = await client.startSession(`bench-slow-${suffix}`, { cwd });
+  const regularSession = await regularClient.startSession(`bench-slow-regular-${suffix}`, { cwd });
   const calls = Array.from({ length: 10 }, (_, index) => ({ id: `s${index}`, name: 'SlowRead', input: { ms: 200 } }));
-  const samples = await alternate({ Switchyard: async (index) => void (await session.executeTurn({ turnId: `slow-${index}`, calls })) }, Math.min(ROUNDS, 15));
-  return [{ scenario: 'ten 200 ms read-only calls', calls: 10, contender: 'Switchyard', ...stats(samples.Switchyard ?? []) }];
+  const samples = await alternate(
+    {
+      Switchyard: async (index) => void (await session.executeTurn({ turnId: `slow-${index}`, calls })),
+      [REGULAR]: async (index) => void (await regularSession.executeTurn({ turnId: `slow-${index}`, calls })),
+    },
+    Math.min(ROUNDS, 15),
+  );
+  return Object.entries(samples).map(([contender, values]) => ({ scenario: 'ten 200 ms read-only calls', calls: 10, contender, ...stats(values) }));
 }
 
 async function switchyardOnly(): Promise<ContenderRow[]> {
@@ -164,31 +182,93 @@ async function switchyardOnly(): Promise<ContenderRow[]> {
   return rows;
 }
 
-async function historyCost(): Promise<HistoryRow[]> {
+/** Bytes by event type that the events after `from` take, largest first. */
+function breakdown(events: NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>, from: number): HistoryBreakdownRow[] {
+  const byType = new Map<string, { events: number; bytes: number }>();
+  for (const event of events.slice(from)) {
+    const type = proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType);
+    const entry = byType.get(type) ?? { events: 0, bytes: 0 };
+    entry.events += 1;
+    entry.bytes += proto.temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
+    byType.set(type, entry);
+  }
+  return [...byType.entries()].map(([eventType, entry]) => ({ eventType: eventType.replace(/^EVENT_TYPE_/, ''), ...entry })).sort((a, b) => b.bytes - a.bytes);
+}
+
+async function historyCost(): Promise<{ rows: HistoryRow[]; breakdown: HistoryBreakdownRow[]; modelTextBytes: number }> {
   progress('history per turn');
   const rows: HistoryRow[] = [];
+  let tenReadsBreakdown: HistoryBreakdownRow[] = [];
+  let modelTextBytes = 0;
   const bigOutput = "head -c 5000000 /dev/zero | tr '\\0' x";
   const cases: Array<{ scenario: string; calls: Array<{ id: string; name: string; input: unknown }> }> = [
     { scenario: 'one Read', calls: reads(1) },
     { scenario: 'ten Reads', calls: reads(10) },
     { scenario: 'one Bash with 5 MB of output', calls: [{ id: 'b', name: 'Bash', input: { command: bigOutput } }] },
   ];
-  for (const entry of cases) {
-    const session: SessionHandle = await client.startSession(`bench-history-${entry.scenario.replaceAll(' ', '-')}-${suffix}`, { cwd, permissionMode: 'bypassPermissions' });
-    // A first turn so that the session's start is not counted.
-    await session.executeTurn({ turnId: 'warm', calls: reads(1) });
-    const before = await historySize(session.workflow);
-    await session.executeTurn({ turnId: 'measured', calls: entry.calls });
-    const after = await historySize(session.workflow);
-    const events = after.events - before.events;
-    const bytes = after.bytes - before.bytes;
-    rows.push({ scenario: entry.scenario, calls: entry.calls.length, events, bytes, eventsPerCall: round(events / entry.calls.length), bytesPerCall: Math.round(bytes / entry.calls.length) });
+  for (const [contender, sessions] of [
+    ['Switchyard', client],
+    [REGULAR, regularClient],
+  ] as const) {
+    for (const entry of cases) {
+      const session: SessionHandle = await sessions.startSession(`bench-history-${contender === REGULAR ? 'regular-' : ''}${entry.scenario.replaceAll(' ', '-')}-${suffix}`, {
+        cwd,
+        // Reads are allowed in `default` mode; the Bash command would ask, so that case bypasses permissions.
+        permissionMode: entry.scenario.includes('Bash') ? 'bypassPermissions' : 'default',
+      });
+      // A first turn so that the session's start is not counted.
+      await session.executeTurn({ turnId: 'warm', calls: reads(1) });
+      const before = await historySize(session.workflow);
+      const turn = await session.executeTurn({ turnId: 'measured', calls: entry.calls });
+      const after = await historySize(session.workflow);
+      const events = after.events - before.events;
+      const bytes = after.bytes - before.bytes;
+      rows.push({ contender, scenario: entry.scenario, calls: entry.calls.length, events, bytes, eventsPerCall: round(events / entry.calls.length), bytesPerCall: Math.round(bytes / entry.calls.length) });
+      if (contender === 'Switchyard' && entry.scenario === 'ten Reads') {
+        tenReadsBreakdown = breakdown((await session.workflow.fetchHistory()).events ?? [], before.events);
+        modelTextBytes = turn.results.reduce((sum, result) => sum + Buffer.byteLength(result.modelContent), 0);
+      }
+    }
   }
-  return rows;
+  // The hand-written session's ten reads: the same file, plain activities.
+  const raw = await temporalClient.workflow.start('rawSession', { taskQueue: rawTaskQueue, workflowId: `bench-raw-history-${suffix}` });
+  await raw.executeUpdate(runCallsUpdate, { args: [{ calls: [{ id: 'warm', path: filePath }] }] });
+  const before = await historySize(raw);
+  await raw.executeUpdate(runCallsUpdate, { args: [{ calls: Array.from({ length: 10 }, (_, index) => ({ id: `r${index}`, path: filePath })) }] });
+  const after = await historySize(raw);
+  await raw.signal(stopSignal);
+  const events = after.events - before.events;
+  const bytes = after.bytes - before.bytes;
+  rows.push({ contender: 'raw Temporal', scenario: 'ten Reads', calls: 10, events, bytes, eventsPerCall: round(events / 10), bytesPerCall: Math.round(bytes / 10) });
+  return { rows, breakdown: tenReadsBreakdown, modelTextBytes };
+}
+
+/** The dev server's process, found by its port in /proc (Linux); undefined elsewhere or for an external server. */
+async function serverPid(): Promise<number | undefined> {
+  if (server === undefined) return undefined;
+  const port = address.split(':').pop() ?? '';
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    const args = cmdline.split('\0');
+    if (args.includes('start-dev') && args[args.indexOf('--port') + 1] === port) return Number(entry);
+  }
+  return undefined;
+}
+
+/** CPU seconds a process has used (user + system), from /proc/<pid>/stat; undefined when unreadable. */
+async function processCpuSeconds(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields === undefined) return undefined;
+  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function throughput(): Promise<ThroughputRow[]> {
   const rows: ThroughputRow[] = [];
+  const pid = await serverPid();
   for (const sessions of [1, 8, 64]) {
     progress(`throughput: ${sessions} session(s) running 4-Read turns back to back for ${THROUGHPUT_SECONDS} s`);
     const handles = await Promise.all(Array.from({ length: sessions }, (_, index) => client.startSession(`bench-load-${sessions}-${index}-${suffix}`, { cwd })));
@@ -196,6 +276,8 @@ async function throughput(): Promise<ThroughputRow[]> {
     let errors = 0;
     const deadline = performance.now() + THROUGHPUT_SECONDS * 1_000;
     const started = performance.now();
+    const ownCpuBefore = process.cpuUsage();
+    const serverCpuBefore = await processCpuSeconds(pid);
     await Promise.all(
       handles.map(async (session, sessionIndex) => {
         for (let turn = 0; performance.now() < deadline; turn++) {
@@ -210,8 +292,23 @@ async function throughput(): Promise<ThroughputRow[]> {
       }),
     );
     const elapsedSeconds = (performance.now() - started) / 1_000;
+    const ownCpu = process.cpuUsage(ownCpuBefore);
+    const serverCpuAfter = await processCpuSeconds(pid);
     const turnStats = stats(latencies);
-    rows.push({ sessions, turns: latencies.length, calls: latencies.length * 4, errors, seconds: round(elapsedSeconds), callsPerSecond: round((latencies.length * 4) / elapsedSeconds), p50: turnStats.p50, p95: turnStats.p95 });
+    // Share of one core over the window: the client and both workers (this process), and the dev server.
+    const percent = (cpuSeconds: number): number => Math.round((100 * cpuSeconds) / elapsedSeconds);
+    rows.push({
+      sessions,
+      turns: latencies.length,
+      calls: latencies.length * 4,
+      errors,
+      seconds: round(elapsedSeconds),
+      callsPerSecond: round((latencies.length * 4) / elapsedSeconds),
+      p50: turnStats.p50,
+      p95: turnStats.p95,
+      benchCpuPercent: percent((ownCpu.user + ownCpu.system) / 1e6),
+      ...(serverCpuBefore === undefined || serverCpuAfter === undefined ? {} : { serverCpuPercent: percent(serverCpuAfter - serverCpuBefore) }),
+    });
   }
   return rows;
 }
@@ -226,6 +323,8 @@ const report: BenchReport = {
   latency: [],
   switchyardOnly: [],
   history: [],
+  historyBreakdown: [],
+  tenReadsModelTextBytes: 0,
   throughput: [],
   durationSeconds: 0,
 };
@@ -233,15 +332,20 @@ try {
   report.latency = await latencyByCalls();
   report.latency.push(...(await slowReads()));
   report.switchyardOnly = await switchyardOnly();
-  report.history = await historyCost();
+  const history = await historyCost();
+  report.history = history.rows;
+  report.historyBreakdown = history.breakdown;
+  report.tenReadsModelTextBytes = history.modelTextBytes;
   report.throughput = await throughput();
 } finally {
   worker.shutdown();
+  regularWorker.shutdown();
   rawWorker.shutdown();
   await workersDone;
   await connection.close();
   await nativeConnection.close();
   await server?.stop();
+  await rm(cwd, { recursive: true, force: true });
 }
 report.durationSeconds = round((performance.now() - startedAt) / 1_000);
 const markdown = await writeReport({ report, resultsDir: path.join(here, 'results'), markdownPath: path.join(here, '..', 'BENCHMARKS.md') });

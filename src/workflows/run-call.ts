@@ -213,8 +213,10 @@ export function runsLocally(plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>, po
  * wait behind the local ones.
  */
 export function batchLocalCalls(plans: ReadonlyArray<Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>>, policy: LocalCallsPolicy | undefined): LocalCallsPolicy | undefined {
-  if (policy === undefined || plans.length === 0) return undefined;
-  return plans.every((plan) => runsLocally(plan, policy)) ? policy : undefined;
+  if (policy === undefined) return undefined;
+  // A policy recorded before the budget existed decides call by call, as it did then, so its histories replay.
+  if (policy.budgetMs === undefined) return policy;
+  return plans.length > 0 && plans.every((plan) => runsLocally(plan, policy)) ? policy : undefined;
 }
 
 /** Local execution: the deadline (or the local budget) is enforced inside the activity; this bound only catches a hung handler. */
@@ -241,8 +243,11 @@ async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const execute = async (): Promise<CallOutcome> => {
     if (policy === undefined || !runsLocally(plan, policy)) return regular();
     const local = await proxyLocalActivities<Activities>(localCallOptions(plan, policy)).executeCall({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) });
-    // Still running after its local budget: the call starts again as a regular activity (it is idempotent and read-only).
-    return local.relocate === true ? regular() : local;
+    if (local.relocate !== true) return local;
+    // Still running after its local budget: the call starts again as a regular activity (it is idempotent and
+    // read-only). The local attempt's time still counts in the call's timings (a wait at an admission gate is real).
+    const moved = await regular();
+    return { ...moved, activeMs: moved.activeMs + local.activeMs, queuedMs: moved.queuedMs + local.queuedMs };
   };
   // Its own scope, so a failing sibling of the same tool can cancel it without cancelling the turn.
   const scope = plan.interruptBehavior === 'block' ? undefined : new CancellationScope();

@@ -1,4 +1,4 @@
-import { CancellationScope, condition, isCancellation, log, patched } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
 import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
@@ -19,9 +19,6 @@ import type { OpenGroup, TurnCall } from './schedule-calls.js';
 import type { SessionChanges, SessionState } from './session-state.js';
 import { SiblingGroup } from './sibling-group.js';
 import type { RunningTurn } from './turn-queue.js';
-
-/** Patch id: a batch that mixes local and regular calls runs them all as regular activities. */
-const LOCAL_CALLS_WHOLE_BATCH_PATCH = 'local-calls-whole-batch';
 
 /** One turn as the scheduler runs it. A whole turn is a streaming turn whose calls all arrive at once, `done`. */
 export interface Turn {
@@ -267,8 +264,7 @@ export class Scheduler {
     turn.cwd ??= prepared.cwd;
     this.#state.reportUntrustedSettings(turn.turnId, prepared.untrustedSettings);
     const ready = prepared.plans.filter((plan): plan is ReadyCallPlan => plan.kind !== 'rejected');
-    // Histories recorded before a mixed batch went all-regular keep their per-call choice on replay.
-    const localCalls = turn.localCalls === undefined || !patched(LOCAL_CALLS_WHOLE_BATCH_PATCH) ? turn.localCalls : batchLocalCalls(ready, turn.localCalls);
+    const localCalls = batchLocalCalls(ready, turn.localCalls);
     await Promise.all(
       toPrepare.map(async (entry, offset) => {
         const plan = prepared.plans[offset];

@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { historyText } from '../support/history-text.js';
+import { historyText, localExecuteCallMarkers } from '../support/history-text.js';
 
 describe('a one-call turn on a real Temporal server', () => {
   let harness: Harness;
@@ -76,11 +76,9 @@ describe('a one-call turn on a real Temporal server', () => {
       return session.workflow.fetchHistory();
     });
     // A Read runs as a local activity by default: its marker carries the summary, as a scheduled activity's event would.
-    const marker = history.events?.find((event) => {
-      const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-      return data !== undefined && data !== null && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall';
-    });
-    expect(history.events?.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall')).toBe(false);
+    const events = history.events ?? [];
+    const marker = events.find((event) => localExecuteCallMarkers([event]) === 1);
+    expect(events.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall')).toBe(false);
     const summary = Buffer.from(marker?.userMetadata?.summary?.data ?? []).toString();
     expect(JSON.parse(summary)).toBe(`Read: ${path.join(cwd, 'notes.txt')}`);
   });

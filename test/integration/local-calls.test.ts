@@ -9,6 +9,7 @@ import { builtinTools } from '../../src/tools/builtin.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { localExecuteCallMarkers } from '../support/history-text.js';
 import { abortableSleep } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -24,13 +25,6 @@ function executions(events: HistoryEvents): { scheduled: string[]; markers: numb
   return { scheduled, markers };
 }
 
-/** Local-activity markers of `executeCall` (tool calls run locally), as opposed to planCalls / prepareCalls. */
-function localExecutions(events: HistoryEvents): number {
-  return events.filter((event) => {
-    const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-    return data !== undefined && data !== null && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall';
-  }).length;
-}
 
 /** When each `Wait` call's handler started, by label (the harness's worker runs in this process). */
 const waitStarts = new Map<string, number>();
@@ -139,7 +133,7 @@ describe('local read-only calls (real server, real tools)', () => {
     // The abandoned local attempt ran no hooks and left one marker; the regular activity did the work.
     expect(failures).toEqual([]);
     expect(executions(history).scheduled).toEqual(['executeCall']);
-    expect(localExecutions(history)).toBe(1);
+    expect(localExecuteCallMarkers(history)).toBe(1);
   });
 
   it('runs every call as a regular activity on a worker started with localReadOnlyCalls: false', async () => {

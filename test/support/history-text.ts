@@ -27,3 +27,13 @@ function decode(data: unknown): unknown {
   if (serialized?.type === 'Buffer' && Array.isArray(serialized.data)) return Buffer.from(serialized.data as number[]).toString('utf8');
   return data;
 }
+
+type HistoryEvents = NonNullable<History['events']>;
+
+/** How many tool calls ran as local activities: the `executeCall` local-activity markers of a history. */
+export function localExecuteCallMarkers(events: HistoryEvents): number {
+  return events.filter((event) => {
+    const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    return data !== undefined && data !== null && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall';
+  }).length;
+}
