@@ -85,7 +85,7 @@ const escapeXml = (text: string): string => text.replaceAll('&', '&amp;').replac
 export function latencySvg(rows: readonly ContenderRow[]): string {
   const scenarios = [...new Set(rows.filter((row) => row.contender === 'raw Temporal').map((row) => row.scenario))];
   const contenders = Object.keys(CONTENDER_COLOURS);
-  const width = 720;
+  const width = 800;
   const height = 360;
   const left = 60;
   const bottom = 300;
@@ -94,7 +94,7 @@ export function latencySvg(rows: readonly ContenderRow[]): string {
   const scale = (value: number): number => ((bottom - top) * value) / max;
   const groupWidth = (width - left - 20) / Math.max(1, scenarios.length);
   const barWidth = (groupWidth - 30) / contenders.length;
-  const legendWidth = (width - left) / contenders.length;
+  const legendWidth = (width - 20) / contenders.length;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
@@ -123,7 +123,7 @@ export function latencySvg(rows: readonly ContenderRow[]): string {
     parts.push(`<text x="${(x0 + (groupWidth - 30) / 2).toFixed(1)}" y="${bottom + 18}" text-anchor="middle">${escapeXml(scenario)}</text>`);
   });
   contenders.forEach((contender, index) => {
-    const x = left + index * legendWidth;
+    const x = 20 + index * legendWidth;
     parts.push(`<rect x="${x}" y="${bottom + 34}" width="12" height="12" fill="${CONTENDER_COLOURS[contender] ?? '#888'}"/>`, `<text x="${x + 18}" y="${bottom + 45}">${escapeXml(contender)}</text>`);
   });
   parts.push('</svg>');
