@@ -154,9 +154,12 @@ export function missingSearchAttributeMessage(namespace: string): string {
   );
 }
 
-/** `SWITCHYARD_LOCAL_READ_ONLY_CALLS`: `false`/`0`/`off` turns local read-only calls off; anything else (or unset) keeps them on. */
-export function localReadOnlyCallsFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env.SWITCHYARD_LOCAL_READ_ONLY_CALLS?.trim().toLowerCase();
+/**
+ * A worker switch that is on by default (`SWITCHYARD_LOCAL_READ_ONLY_CALLS`, `SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE`):
+ * `false`, `0`, `off` or `no` (any case) turn it off; anything else, or unset, keeps it on.
+ */
+export function switchFromEnv(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env[name]?.trim().toLowerCase();
   return !(value === 'false' || value === '0' || value === 'off' || value === 'no');
 }
 
@@ -211,7 +214,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   const registry = new ToolRegistry(options.tools ?? builtinTools());
   const namespace = options.namespace ?? namespaceFromEnv();
   const registered = await hasPendingApprovalsSearchAttribute(options.connection, namespace);
-  const required = options.requireSearchAttribute ?? process.env.SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE !== 'false';
+  const required = options.requireSearchAttribute ?? switchFromEnv('SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE');
   // A namespace without the attribute would have sessions that never show up in the pending-approvals query: refuse
   // to start unless told to run without it. When the server will not say, start and let sessions skip the upsert.
   if (registered === false && required) throw new Error(missingSearchAttributeMessage(namespace));
@@ -242,13 +245,10 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
   if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
-  const localReadOnlyCalls = options.localReadOnlyCalls ?? localReadOnlyCallsFromEnv();
-  if (localReadOnlyCalls === true) activityDependencies.localCalls = { maxTimeoutMs: DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, budgetMs: DEFAULT_LOCAL_CALL_BUDGET_MS };
-  else if (typeof localReadOnlyCalls === 'object') {
-    activityDependencies.localCalls = {
-      maxTimeoutMs: localReadOnlyCalls.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS,
-      budgetMs: localReadOnlyCalls.budgetMs ?? DEFAULT_LOCAL_CALL_BUDGET_MS,
-    };
+  const localReadOnlyCalls = options.localReadOnlyCalls ?? switchFromEnv('SWITCHYARD_LOCAL_READ_ONLY_CALLS');
+  if (localReadOnlyCalls !== false) {
+    const limits = localReadOnlyCalls === true ? {} : localReadOnlyCalls;
+    activityDependencies.localCalls = { maxTimeoutMs: limits.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, budgetMs: limits.budgetMs ?? DEFAULT_LOCAL_CALL_BUDGET_MS };
   }
   const role = options.role ?? workerRoleFromEnv();
   return Worker.create({

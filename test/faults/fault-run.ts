@@ -318,8 +318,10 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
           violate(`WorkflowTaskFailed in ${session.sessionId} run ${execution.runId}: ${event.workflowTaskFailedEventAttributes?.failure?.message ?? '?'}`);
         }
         // Keep the evidence: the failing run's whole history, replayable with Worker.runReplayHistory.
-        if (failed.length > 0) await mkdir(resultsDir, { recursive: true });
-        if (failed.length > 0) await writeFile(path.join(resultsDir, `history-${session.sessionId}-${execution.runId}.json`), JSON.stringify(history));
+        if (failed.length > 0) {
+          await mkdir(resultsDir, { recursive: true });
+          await writeFile(path.join(resultsDir, `history-${session.sessionId}-${execution.runId}.json`), JSON.stringify(history));
+        }
       }
     }
   } finally {

@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { historyText, localExecuteCallMarkers } from '../support/history-text.js';
+import { historyText, isLocalExecuteCall } from '../support/history-text.js';
 
 describe('a one-call turn on a real Temporal server', () => {
   let harness: Harness;
@@ -77,7 +77,7 @@ describe('a one-call turn on a real Temporal server', () => {
     });
     // A Read runs as a local activity by default: its marker carries the summary, as a scheduled activity's event would.
     const events = history.events ?? [];
-    const marker = events.find((event) => localExecuteCallMarkers([event]) === 1);
+    const marker = events.find(isLocalExecuteCall);
     expect(events.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall')).toBe(false);
     const summary = Buffer.from(marker?.userMetadata?.summary?.data ?? []).toString();
     expect(JSON.parse(summary)).toBe(`Read: ${path.join(cwd, 'notes.txt')}`);

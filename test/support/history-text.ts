@@ -30,10 +30,13 @@ function decode(data: unknown): unknown {
 
 type HistoryEvents = NonNullable<History['events']>;
 
+/** Whether an event is the local-activity marker of a tool call (`executeCall` run locally). */
+export function isLocalExecuteCall(event: HistoryEvents[number]): boolean {
+  const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+  return data !== undefined && data !== null && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall';
+}
+
 /** How many tool calls ran as local activities: the `executeCall` local-activity markers of a history. */
 export function localExecuteCallMarkers(events: HistoryEvents): number {
-  return events.filter((event) => {
-    const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-    return data !== undefined && data !== null && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall';
-  }).length;
+  return events.filter(isLocalExecuteCall).length;
 }

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { switchFromEnv } from '../../src/worker/create-worker.js';
+
+describe('switchFromEnv (worker switches that are on by default)', () => {
+  it('stays on when unset or set to anything but an off word', () => {
+    expect(switchFromEnv('SWITCHYARD_LOCAL_READ_ONLY_CALLS', {})).toBe(true);
+    expect(switchFromEnv('SWITCHYARD_LOCAL_READ_ONLY_CALLS', { SWITCHYARD_LOCAL_READ_ONLY_CALLS: 'true' })).toBe(true);
+    expect(switchFromEnv('SWITCHYARD_LOCAL_READ_ONLY_CALLS', { SWITCHYARD_LOCAL_READ_ONLY_CALLS: '1' })).toBe(true);
+  });
+
+  it.each(['false', 'FALSE', ' off ', '0', 'no'])('turns off with %j', (value) => {
+    expect(switchFromEnv('SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE', { SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE: value })).toBe(false);
+  });
+});
