@@ -13,6 +13,7 @@ import { applyAggregateBudget } from './aggregate-budget.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import type { CallCompletion } from './results.js';
 import { byteLength, endedResult, skippedReason, withHookContext, withTextForm } from './results.js';
+import { inReleasedScope } from './released-scope.js';
 import { batchLocalCalls, runCall } from './run-call.js';
 import { completedPrefix, startableCalls } from './schedule-calls.js';
 import type { OpenGroup, TurnCall } from './schedule-calls.js';
@@ -78,7 +79,8 @@ export class Scheduler {
     turn.calls.push(...added);
     if (options.done) turn.done = true;
     if (turn.kind === 'streaming' && added.length > 0) {
-      this.#plan({ turn, added, prepareFirstGroup: false }).catch((error: unknown) => log.error('planning failed', { error: projectErrorMessage(error) }));
+      // Called from the addCalls handler, in the session's root scope: planning gets a scope that ends with it.
+      inReleasedScope(() => this.#plan({ turn, added, prepareFirstGroup: false })).catch((error: unknown) => log.error('planning failed', { error: projectErrorMessage(error) }));
     }
   }
 

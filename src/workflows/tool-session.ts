@@ -8,6 +8,7 @@ import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSch
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { toolQueue } from './activity-routing.js';
+import { inReleasedScope } from './released-scope.js';
 import type { Turn } from './scheduler.js';
 import type { CarriedSessionState, SessionState } from './session-state.js';
 import { ToolExecutor, installExecutorHandlers } from './tool-executor.js';
@@ -142,7 +143,7 @@ function installHandlers(executor: ToolExecutor): void {
         const results = state.completedTurns.get(request.turnId)?.results.slice(since) ?? [];
         return { results, next: since + results.length, done: true };
       }
-      await condition(() => scheduler.readyCount(turn) > since || turn.ended);
+      await inReleasedScope(() => condition(() => scheduler.readyCount(turn) > since || turn.ended));
       const upTo = scheduler.readyCount(turn);
       scheduler.handOut(turn, upTo);
       const ready = turn.calls.slice(since, upTo);

@@ -1,4 +1,5 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
+import { inReleasedScope } from './released-scope.js';
 import type { TurnResult } from '../contracts/tool-result.js';
 import type { CallTurn } from './run-call.js';
 import type { SessionState } from './session-state.js';
@@ -70,23 +71,28 @@ export class TurnQueue {
     this.#queue.push(turnId);
     this.#onChange();
     try {
-      await condition(() => this.#queue[0] === turnId);
-      this.#onChange();
-      const scope = new CancellationScope();
-      const current: RunningTurn = { turnId, scope };
-      this.#current = current;
-      let result: TurnResult;
-      try {
-        result = await scope.run(() => run(current));
-      } finally {
-        this.#current = undefined;
-      }
-      this.#state.recordCompletedTurn(result);
-      return result;
+      // Everything the turn waits on hangs off a scope that ends with it, so the session does not keep the turn.
+      return await inReleasedScope(() => this.#runWhenFirst(turnId, run));
     } finally {
       this.#queue.shift();
       this.#running.delete(turnId);
       this.#onChange();
     }
+  }
+
+  async #runWhenFirst(turnId: string, run: (current: RunningTurn) => Promise<TurnResult>): Promise<TurnResult> {
+    await condition(() => this.#queue[0] === turnId);
+    this.#onChange();
+    const scope = new CancellationScope();
+    const current: RunningTurn = { turnId, scope };
+    this.#current = current;
+    let result: TurnResult;
+    try {
+      result = await scope.run(() => run(current));
+    } finally {
+      this.#current = undefined;
+    }
+    this.#state.recordCompletedTurn(result);
+    return result;
   }
 }
