@@ -1,6 +1,6 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
-import { inReleasedScope } from './released-scope.js';
 import type { TurnResult } from '../contracts/tool-result.js';
+import { inReleasedScope } from './released-scope.js';
 import type { CallTurn } from './run-call.js';
 import type { SessionState } from './session-state.js';
 
