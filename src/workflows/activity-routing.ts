@@ -1,6 +1,7 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { SessionOptions } from '../contracts/session.js';
+import { afterLocalActivities } from './local-activity-barrier.js';
 
 /**
  * Where a session's activities run. Without `toolTaskQueue` (the default single-worker set-up) everything runs on
@@ -15,7 +16,12 @@ export function toolQueue(options: Pick<SessionOptions, 'toolTaskQueue'>): { tas
 
 /** Plan and Prepare: local activities on the workflow's worker, or regular ones on the session's tool queue. */
 export function pipelineActivities(options: Pick<SessionOptions, 'toolTaskQueue'>): Pick<Activities, 'planCalls' | 'prepareCalls'> {
-  if (options.toolTaskQueue === undefined) return { planCalls: localPlanCalls, prepareCalls: localPrepareCalls };
+  if (options.toolTaskQueue === undefined) {
+    return {
+      planCalls: (input) => afterLocalActivities(() => localPlanCalls(input)),
+      prepareCalls: (input) => afterLocalActivities(() => localPrepareCalls(input)),
+    };
+  }
   const remote = toolQueue(options);
   return {
     planCalls: proxyActivities<Activities>({ ...remote, startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 }, summary: 'Plan' }).planCalls,

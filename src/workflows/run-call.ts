@@ -12,6 +12,7 @@ import type { ToolResult } from '../contracts/tool-result.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import { toolQueue } from './activity-routing.js';
 import { decidePermission } from './decide-permission.js';
+import { afterLocalActivities } from './local-activity-barrier.js';
 import type { CallClock, CallCompletion, UntimedResult } from './results.js';
 import { finishResult } from './results.js';
 import type { SessionState } from './session-state.js';
@@ -242,7 +243,9 @@ async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const policy = run.localCalls;
   const execute = async (): Promise<CallOutcome> => {
     if (policy === undefined || !runsLocally(plan, policy)) return regular();
-    const local = await proxyLocalActivities<Activities>(localCallOptions(plan, policy)).executeCall({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) });
+    const local = await afterLocalActivities(() =>
+      proxyLocalActivities<Activities>(localCallOptions(plan, policy)).executeCall({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) }),
+    );
     if (local.relocate !== true) return local;
     // Still running after its local budget: the call starts again as a regular activity (it is idempotent and
     // read-only). The local attempt's time still counts in the call's timings (a wait at an admission gate is real).

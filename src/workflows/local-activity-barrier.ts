@@ -1,0 +1,31 @@
+import { CancellationScope, condition } from '@temporalio/workflow';
+
+/** Local activities of this workflow run that were scheduled and have not resolved (module state is per workflow). */
+let inFlight = 0;
+
+/**
+ * Runs a local activity and hands back its outcome only once no local activity of this workflow is in flight.
+ *
+ * Temporal records a local activity's result as a marker, but not which workflow activation delivered it. Run live,
+ * results that finish at different moments arrive in separate activations. On replay, every result whose marker is
+ * reached arrives in one activation. A workflow that reacts to each result as it arrives (starting the next call,
+ * preparing a streamed one) can then issue its commands in another order on replay than it did live, and the replay
+ * fails. The fault run caught it (seed 9003, `Missing associated machine for LocalActivity(11)`): live, a streamed
+ * call's Plan resolved before the Prepare of the call ahead of it, so the next Prepare came first; on replay both
+ * resolved together and the earlier call's execution came first. Handed over only when the last local activity in
+ * flight resolves, results are seen at the same moment and in the same order live and on replay. With one local
+ * activity in flight (the usual case) nothing waits.
+ *
+ * The cost: while local activities overlap, the first results wait for the last (local calls are bounded by their
+ * 1 s budget, and the workflow task stays open while any runs anyway).
+ */
+export async function afterLocalActivities<T>(run: () => Promise<T>): Promise<T> {
+  inFlight += 1;
+  try {
+    return await run();
+  } finally {
+    inFlight -= 1;
+    // Not cancellable: an interrupt must not swap a result that has arrived for a cancellation.
+    if (inFlight > 0) await CancellationScope.nonCancellable(() => condition(() => inFlight === 0));
+  }
+}
