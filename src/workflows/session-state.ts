@@ -10,9 +10,16 @@ import type { TurnResult } from '../contracts/tool-result.js';
 import type { BackgroundTaskView } from '../contracts/background-tasks.js';
 import { BackgroundTaskLedger } from './background-task-ledger.js';
 import { EventLog } from './event-log.js';
+import { byteLength } from './results.js';
 
 /** Completed turns remembered for re-attachment by turnId. */
 const COMPLETED_TURNS_RETAINED = 50;
+/**
+ * At most this many bytes of completed turns (JSON) cross a continue-as-new: Temporal refuses a payload over 2 MB,
+ * and a Read alone may return 256 KB, so 50 turns of large results would make the session's continue-as-new fail and
+ * wedge it. The newest turns that fit are carried; older ones can no longer be re-attached by turnId.
+ */
+export const CARRIED_TURNS_MAX_BYTES = 1_048_576;
 /** Answered approval ids remembered, so a second answer is reported as `already_decided`. */
 export const DECIDED_REQUESTS_RETAINED = 500;
 /** Entries of the approval decision log kept (query `approvalDecisions`). */
@@ -160,7 +167,7 @@ export class SessionState {
   carry(): CarriedSessionState {
     return {
       events: this.events.carry(),
-      completedTurns: [...this.completedTurns.values()].slice(-COMPLETED_TURNS_RETAINED),
+      completedTurns: newestWithinBytes([...this.completedTurns.values()].slice(-COMPLETED_TURNS_RETAINED), CARRIED_TURNS_MAX_BYTES),
       rememberedRules: this.remembered.map((rule) => rule.source),
       sessionState: { ...this.#toolState },
       decidedRequestIds: this.decidedRequestIds.slice(-DECIDED_REQUESTS_RETAINED),
@@ -170,4 +177,17 @@ export class SessionState {
       approvalDecisions: this.approvalDecisions.slice(-APPROVAL_DECISIONS_RETAINED),
     };
   }
+}
+
+/** The newest items whose JSON fits in `maxBytes` together, in their original order (a single item over it: none). */
+export function newestWithinBytes<T>(items: readonly T[], maxBytes: number): T[] {
+  let used = 0;
+  let first = items.length;
+  while (first > 0) {
+    const size = byteLength(JSON.stringify(items[first - 1]));
+    if (used + size > maxBytes) break;
+    used += size;
+    first -= 1;
+  }
+  return items.slice(first);
 }
