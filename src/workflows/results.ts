@@ -1,4 +1,5 @@
 import { proxySinks } from '@temporalio/workflow';
+import { byteLength } from '../contracts/byte-length.js';
 import type { ToolCallTelemetryEndRecord, SwitchyardSinks } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
 import { errorCodes } from '../contracts/tool-result.js';
@@ -104,16 +105,6 @@ export function skippedReason(options: { interrupted: { reason?: string } | unde
   if (options.interrupted !== undefined) return { modelContent: texts.rejectMessage, errorCode: errorCodes.cancelled };
   if (options.stopReason !== undefined) return { modelContent: texts.turnStopCancelled, errorCode: errorCodes.turnStopped };
   return undefined;
-}
-
-/** UTF-8 length without Node's Buffer (workflow sandbox). */
-export function byteLength(text: string): number {
-  let bytes = 0;
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-  }
-  return bytes;
 }
 
 /** Hook context reaches the model under `[Hook additional context]`, numbered (seed 000 hook-flow). */

@@ -1,5 +1,6 @@
 import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
 import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
+import { byteLength } from '../contracts/byte-length.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { groupCalls } from '../contracts/group-calls.js';
@@ -12,7 +13,7 @@ import { pipelineActivities } from './activity-routing.js';
 import { applyAggregateBudget } from './aggregate-budget.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import type { CallCompletion } from './results.js';
-import { byteLength, endedResult, skippedReason, withHookContext, withTextForm } from './results.js';
+import { endedResult, skippedReason, withHookContext, withTextForm } from './results.js';
 import { inReleasedScope } from './released-scope.js';
 import { batchLocalCalls, runCall } from './run-call.js';
 import { completedPrefix, startableCalls } from './schedule-calls.js';

@@ -1,5 +1,6 @@
 import { log, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalDecisionRecord } from '../contracts/approval.js';
+import { byteLength } from '../contracts/byte-length.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
 import { parseRule } from '../contracts/permission-rules.js';
@@ -10,7 +11,6 @@ import type { TurnResult } from '../contracts/tool-result.js';
 import type { BackgroundTaskView } from '../contracts/background-tasks.js';
 import { BackgroundTaskLedger } from './background-task-ledger.js';
 import { EventLog } from './event-log.js';
-import { byteLength } from './results.js';
 
 /** Completed turns remembered for re-attachment by turnId. */
 const COMPLETED_TURNS_RETAINED = 50;
