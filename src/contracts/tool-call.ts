@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { utf8Length } from './utf8-length.js';
 
 /** One tool call as the model produced it. `input` may be an object or a JSON string. */
 export const toolCallSchema = z.object({
@@ -26,21 +27,6 @@ export const executeTurnRequestSchema = z
   })
   .superRefine((request, context) => rejectDuplicateIds(request.calls, context));
 export type ExecuteTurnRequest = z.infer<typeof executeTurnRequestSchema>;
-
-/** UTF-8 length of a string, counted without TextEncoder (pure, so safe in workflow code). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      bytes += 4;
-      index += 1;
-    } else bytes += 3;
-  }
-  return bytes;
-}
 
 /** Why a request's calls are too large to accept (see `MAX_TURN_REQUEST_BYTES`), or undefined when they fit. */
 export function oversizeRequestReason(calls: readonly ToolCall[], limitBytes: number): string | undefined {

@@ -1,5 +1,5 @@
 import { proxySinks } from '@temporalio/workflow';
-import { byteLength } from '../contracts/byte-length.js';
+import { utf8Length } from '../contracts/utf8-length.js';
 import type { ToolCallTelemetryEndRecord, SwitchyardSinks } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
 import { errorCodes } from '../contracts/tool-result.js';
@@ -46,7 +46,7 @@ export function finishResult(options: {
     timings: { totalMs, permissionWaitMs: result.timings?.permissionWaitMs ?? 0, queuedMs: result.timings?.queuedMs ?? 0 },
   };
   if (full.status === 'success') {
-    const modelBytes = full.budget?.modelBytes ?? byteLength(full.modelContent);
+    const modelBytes = full.budget?.modelBytes ?? utf8Length(full.modelContent);
     state.emit({
       type: 'ToolCallResult',
       turnId: clock.turnId,
@@ -75,7 +75,7 @@ export function finishResult(options: {
     status: full.status,
     ...(full.errorCode === undefined ? {} : { errorCode: full.errorCode }),
     permission: full.status === 'denied' ? 'denied' : options.permission,
-    outputBytes: full.budget?.originalBytes ?? byteLength(full.modelContent),
+    outputBytes: full.budget?.originalBytes ?? utf8Length(full.modelContent),
     truncated: full.budget?.truncated === true,
     durationMs: totalMs,
   });

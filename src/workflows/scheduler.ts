@@ -1,6 +1,6 @@
 import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
 import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
-import { byteLength } from '../contracts/byte-length.js';
+import { utf8Length } from '../contracts/utf8-length.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { groupCalls } from '../contracts/group-calls.js';
@@ -166,8 +166,8 @@ export class Scheduler {
       const { result, replacement, hookContext } = completionOf(entry);
       let final: ToolResult = result;
       if (replacement !== undefined && outcome.replaced.has(keyOf(entry))) {
-        const originalBytes = result.budget?.originalBytes ?? byteLength(result.modelContent);
-        final = { ...result, modelContent: replacement.envelope, budget: { truncated: true, originalBytes, modelBytes: byteLength(replacement.envelope), policy: 'artifact', artifact: replacement.artifact } };
+        const originalBytes = result.budget?.originalBytes ?? utf8Length(result.modelContent);
+        final = { ...result, modelContent: replacement.envelope, budget: { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'artifact', artifact: replacement.artifact } };
       }
       turn.handedOutChars += final.modelContent.length;
       const timeline: NonNullable<ToolResult['timeline']> = { addedAt: new Date(entry.addedAt).toISOString(), finishedAt: new Date(entry.finishedAt ?? Date.now()).toISOString() };

@@ -1,6 +1,6 @@
 import { log, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalDecisionRecord } from '../contracts/approval.js';
-import { byteLength } from '../contracts/byte-length.js';
+import { utf8Length } from '../contracts/utf8-length.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
 import { parseRule } from '../contracts/permission-rules.js';
@@ -184,7 +184,7 @@ export function newestWithinBytes<T>(items: readonly T[], maxBytes: number): T[]
   let used = 0;
   let first = items.length;
   while (first > 0) {
-    const size = byteLength(JSON.stringify(items[first - 1]));
+    const size = utf8Length(JSON.stringify(items[first - 1]));
     if (used + size > maxBytes) break;
     used += size;
     first -= 1;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TURN_REQUEST_BYTES } from '../../src/contracts/defaults.js';
-import { oversizeRequestReason, utf8Length } from '../../src/contracts/tool-call.js';
+import { oversizeRequestReason } from '../../src/contracts/tool-call.js';
+import { utf8Length } from '../../src/contracts/utf8-length.js';
 
 describe('request size limit (pure, used by the update validators and the client)', () => {
   it('counts UTF-8 bytes like Buffer.byteLength, surrogate pairs included', () => {
