@@ -113,16 +113,22 @@ describe('sessions in the Temporal Web UI', () => {
       turnId: 't1',
       calls: [{ id: 'b1', name: 'Bash', input: { command, description: 'List the files' } }],
     });
+    // Awaited at the end; if an assertion fails first, afterAll's terminate must not surface as an unhandled rejection.
+    turn.catch(() => undefined);
     const [request] = (await waitFor(() => session.pendingApprovals(), (list) => list.length === 1, { what: 'the pending approval' })) as [ApprovalRequest];
 
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     try {
       await openUserMetadata(page, uiUrl, session.sessionId);
-      const texts = await waitFor(() => markdownFrameTexts(page), (found) => found.some((text) => text.includes('Waiting for 1 approval(s)')), {
-        what: 'the current details in the Web UI',
-      });
+      // Each field renders in an iframe of its own, loaded independently: wait for both the summary and the details.
+      const summary = `Switchyard session ${session.sessionId} · cwd ${cwd} · mode default`;
+      const texts = await waitFor(
+        () => markdownFrameTexts(page),
+        (found) => found.some((text) => text.includes('Waiting for 1 approval(s)')) && found.some((text) => text.includes('Switchyard session ')),
+        { what: 'the summary and the current details in the Web UI' },
+      );
       // The static summary instead of "No summary available".
-      expect(texts).toContain(`Switchyard session ${session.sessionId} · cwd ${cwd} · mode default`);
+      expect(texts).toContain(summary);
       const current = texts.find((text) => text.includes('Waiting for 1 approval(s)')) ?? '';
       expect(current).toContain(`1. Bash ${command} — waiting since ${request.requestedAt}`);
       expect(current).not.toContain('List the files');
