@@ -6,27 +6,46 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_TASK_DEFAULTS } from '../contracts/background-tasks.js';
+import { BASH_LIMITS } from '../contracts/defaults.js';
 import type { BackgroundTaskRecord, BackgroundTaskStatus } from '../contracts/background-tasks.js';
 
 /** Task ids the store makes (`bg_` and 8 hex digits) and accepts: anything else is unknown, never a path. */
 const TASK_ID = /^bg_[0-9a-f]{8}$/;
 
 /**
- * The wrapper that makes a task's exit code durable: it runs the command in bash, then writes bash's exit status to a
- * file (atomically, by rename), so the code survives the worker that started it. `$1` is the command, `$2` the file.
- * A signal that kills the wrapper itself (TaskStop's SIGTERM/SIGKILL to the whole group) leaves no file.
+ * The wrapper (bash, for PIPESTATUS) that makes a task's exit code durable and caps its output. `$1` is the command,
+ * `$2` the exit-code file, `$3` the output limit in bytes, `$4` the file that records a stop at the limit.
+ *
+ * The command's stdout and stderr go through a pipe to `head -c <limit>`, unbuffered (coreutils' `stdbuf -o0`, so
+ * output reaches the file as it is written), which appends to `output.log`. When head has copied the limit, one more
+ * byte means the command went past it: the wrapper records the limit and SIGKILLs the task's whole process group (a
+ * command that ignores SIGPIPE would otherwise run on). When the pipe closes instead (the command and everything that
+ * holds its output have ended), the wrapper writes bash's exit status to a file (atomically, by rename), so the code
+ * survives the worker that started it. A signal that kills the wrapper (TaskStop's SIGTERM/SIGKILL to the group)
+ * leaves no code. Without `stdbuf` the output is written directly and is not capped (README, Background tasks).
  */
-const WRAPPER = '/bin/bash -c "$1"; code=$?; printf \'%s\\n\' "$code" > "$2.tmp" && mv -f "$2.tmp" "$2"';
+const WRAPPER = [
+  'if command -v stdbuf >/dev/null 2>&1; then',
+  '  /bin/bash -c "$1" 2>&1 | { stdbuf -o0 head -c "$3"; if [ "$(head -c 1 | wc -c)" -gt 0 ]; then printf \'%s\\n\' "$3" > "$4"; kill -KILL 0; fi; }',
+  '  code=${PIPESTATUS[0]}',
+  'else',
+  '  /bin/bash -c "$1"; code=$?',
+  'fi',
+  'printf \'%s\\n\' "$code" > "$2.tmp" && mv -f "$2.tmp" "$2"',
+].join('\n');
 
 const RECORD_FILE = 'task.json';
 const OUTPUT_FILE = 'output.log';
 const EXIT_CODE_FILE = 'exit-code';
+const OUTPUT_LIMIT_FILE = 'output-limit-reached';
 
 /** What the store finds about a task's process right now. */
 export interface BackgroundTaskState {
   status: BackgroundTaskStatus;
   /** With `exited` (and with `killed` when the command still wrote one): the exit code; null when none is known. */
   exitCode?: number | null;
+  /** With `killed`: the task was stopped because its output passed this many bytes (`maxOutputBytes`). */
+  outputLimitBytes?: number;
 }
 
 /** A range of a task's output handed to the caller: in memory when it fits `maxInlineBytes`, else in a spool file. */
@@ -107,19 +126,26 @@ export class BackgroundTaskStore {
 
   /**
    * Starts `command` in bash, detached: its own session and process group (so neither the worker's death nor its
-   * signals reach it), stdin closed, stdout and stderr appended to `output.log`. Resolves once the process runs and
-   * its record is on disk.
+   * signals reach it), stdin closed, stdout and stderr appended to `output.log`, at most `maxOutputBytes` of them
+   * (default `BASH_LIMITS.spoolBytes`): past that the task is killed. Resolves once the process runs and its record is
+   * on disk.
    */
   async start(
-    options: Pick<BackgroundTaskRecord, 'sessionId' | 'turnId' | 'callId' | 'command' | 'description' | 'cwd'> & { env: NodeJS.ProcessEnv },
+    options: Pick<BackgroundTaskRecord, 'sessionId' | 'turnId' | 'callId' | 'command' | 'description' | 'cwd'> & {
+      env: NodeJS.ProcessEnv;
+      maxOutputBytes?: number;
+    },
   ): Promise<BackgroundTaskRecord> {
+    const maxOutputBytes = options.maxOutputBytes ?? BASH_LIMITS.spoolBytes;
+    if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) throw new Error(`maxOutputBytes must be a positive integer, got ${maxOutputBytes}`);
     const taskId = `bg_${randomBytes(4).toString('hex')}`;
     const directory = this.taskDirectory(options.sessionId, taskId);
     await mkdir(directory, { recursive: true });
     const output = await open(path.join(directory, OUTPUT_FILE), 'a');
     let pid: number;
     try {
-      const child = spawn('/bin/sh', ['-c', WRAPPER, 'switchyard-background-task', options.command, path.join(directory, EXIT_CODE_FILE)], {
+      const args = [options.command, path.join(directory, EXIT_CODE_FILE), String(maxOutputBytes), path.join(directory, OUTPUT_LIMIT_FILE)];
+      const child = spawn('/bin/bash', ['-c', WRAPPER, 'switchyard-background-task', ...args], {
         cwd: options.cwd,
         detached: true,
         stdio: ['ignore', output.fd, output.fd],
@@ -195,10 +221,19 @@ export class BackgroundTaskStore {
 
   /** The exit code the wrapper wrote, or undefined when it wrote none (yet). */
   async exitCode(record: Pick<BackgroundTaskRecord, 'sessionId' | 'taskId'>): Promise<number | undefined> {
+    return this.#readInteger(record, EXIT_CODE_FILE);
+  }
+
+  /** The output limit the wrapper recorded when it stopped the task for passing it, else undefined. */
+  async outputLimitReached(record: Pick<BackgroundTaskRecord, 'sessionId' | 'taskId'>): Promise<number | undefined> {
+    return this.#readInteger(record, OUTPUT_LIMIT_FILE);
+  }
+
+  async #readInteger(record: Pick<BackgroundTaskRecord, 'sessionId' | 'taskId'>, file: string): Promise<number | undefined> {
     try {
-      const text = (await readFile(path.join(this.taskDirectory(record.sessionId, record.taskId), EXIT_CODE_FILE), 'utf8')).trim();
-      const code = Number(text);
-      return text !== '' && Number.isInteger(code) ? code : undefined;
+      const text = (await readFile(path.join(this.taskDirectory(record.sessionId, record.taskId), file), 'utf8')).trim();
+      const value = Number(text);
+      return text !== '' && Number.isInteger(value) ? value : undefined;
     } catch {
       return undefined;
     }
@@ -216,7 +251,8 @@ export class BackgroundTaskStore {
     if (alive && code === undefined) return { status: 'running' };
     if (record.stopRequestedAt !== undefined) return { status: 'killed', exitCode: code ?? null };
     if (code !== undefined) return { status: 'exited', exitCode: code };
-    return { status: 'killed', exitCode: null };
+    const outputLimitBytes = await this.outputLimitReached(record);
+    return outputLimitBytes === undefined ? { status: 'killed', exitCode: null } : { status: 'killed', exitCode: null, outputLimitBytes };
   }
 
   /** Waits until the task is no longer running, `timeoutMs` passes, or `signal` aborts (which rejects). */

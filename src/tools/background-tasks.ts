@@ -45,6 +45,8 @@ export async function startBackgroundCommand(options: {
   description?: string;
   context: ToolExecutionContext;
   env: NodeJS.ProcessEnv;
+  /** Output bytes the task may write; past them it is killed (Bash's `SWITCHYARD_BASH_MAX_SPOOL_BYTES`). */
+  maxOutputBytes: number;
 }): Promise<ToolOutputObject> {
   const { context } = options;
   const record = await storeOf(context).start({
@@ -55,6 +57,7 @@ export async function startBackgroundCommand(options: {
     ...(options.description === undefined ? {} : { description: options.description }),
     cwd: context.cwd,
     env: options.env,
+    maxOutputBytes: options.maxOutputBytes,
   });
   const report: ToolOutputObject['backgroundTask'] = { kind: 'started', taskId: record.taskId, command: record.command, startedAt: record.startedAt };
   if (record.description !== undefined) report.description = record.description;
@@ -77,9 +80,11 @@ export function backgroundStatusText(options: { taskId: string; state: Backgroun
     case 'exited':
       return `Task ${taskId} exited with code ${state.exitCode ?? 'unknown'}.`;
     case 'killed':
-      return options.stopRequested
-        ? `Task ${taskId} was stopped (killed).`
-        : `Task ${taskId} ended without an exit code (killed by a signal, or its host restarted).`;
+      if (options.stopRequested) return `Task ${taskId} was stopped (killed).`;
+      if (state.outputLimitBytes !== undefined) {
+        return `Task ${taskId} was stopped: its output passed the limit of ${state.outputLimitBytes} bytes for one Bash command (SWITCHYARD_BASH_MAX_SPOOL_BYTES).`;
+      }
+      return `Task ${taskId} ended without an exit code (killed by a signal, or its host restarted).`;
     default: {
       const exhaustive: never = state.status;
       return exhaustive;

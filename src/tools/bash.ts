@@ -172,6 +172,7 @@ export const bashTool = defineTool({
         ...(input.description === undefined ? {} : { description: input.description }),
         context,
         env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId },
+        maxOutputBytes: spoolLimitBytes(),
       });
     }
     const timeoutMs = Math.min(input.timeout ?? envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs));

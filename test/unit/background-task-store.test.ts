@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BackgroundTaskRecord } from '../../src/contracts/background-tasks.js';
@@ -23,9 +23,17 @@ afterEach(() => {
   }
 });
 
-async function startTask(store: BackgroundTaskStore, command: string, sessionId = 's1'): Promise<BackgroundTaskRecord> {
+async function startTask(store: BackgroundTaskStore, command: string, sessionId = 's1', maxOutputBytes?: number): Promise<BackgroundTaskRecord> {
   const cwd = await scratchDir();
-  const record = await store.start({ sessionId, turnId: 't', callId: `c-${started.length}`, command, cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  const record = await store.start({
+    sessionId,
+    turnId: 't',
+    callId: `c-${started.length}`,
+    command,
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
+  });
   started.push(record);
   return record;
 }
@@ -81,6 +89,32 @@ describe('BackgroundTaskStore', () => {
     const reread = await store.get('s1', record.taskId);
     expect(reread?.stopRequestedAt).toBeDefined();
     expect(await store.state(reread as BackgroundTaskRecord)).toMatchObject({ status: 'killed' });
+  });
+
+  it('stops a task whose output passes its limit: the file holds exactly the limit, and the state says why', async () => {
+    const store = new BackgroundTaskStore(await scratchDir());
+    // A hostile or runaway command: endless output, and it ignores SIGPIPE, so only a kill ends it.
+    const record = await startTask(store, "trap '' PIPE; yes spam", 's1', 100_000);
+    const state = await store.waitForEnd(record, { timeoutMs: 10_000 });
+    expect(state).toEqual({ status: 'killed', exitCode: null, outputLimitBytes: 100_000 });
+    expect((await stat(store.outputPath(record))).size).toBe(100_000);
+    await waitFor(async () => processExists(-record.pid), (alive) => !alive, { what: 'the process group to be gone', timeoutMs: 5_000 });
+  }, 20_000);
+
+  it('runs while a process the command left behind still writes to its output, and ends with all of it read', async () => {
+    const store = new BackgroundTaskStore(await scratchDir());
+    const record = await startTask(store, '(sleep 1; echo late) & echo early; exit 2');
+    await waitFor(() => readFile(store.outputPath(record), 'utf8'), (text) => text === 'early\n', { what: 'the first line', timeoutMs: 5_000 });
+    expect((await store.state(record)).status).toBe('running');
+    expect(await store.waitForEnd(record, { timeoutMs: 10_000 })).toEqual({ status: 'exited', exitCode: 2 });
+    expect(await readFile(store.outputPath(record), 'utf8')).toBe('early\nlate\n');
+  });
+
+  it('output of exactly the limit is not over it: the task exits with its own code', async () => {
+    const store = new BackgroundTaskStore(await scratchDir());
+    const record = await startTask(store, 'head -c 1000 /dev/zero; sleep 0.3; exit 5', 's1', 1_000);
+    expect(await store.waitForEnd(record, { timeoutMs: 10_000 })).toEqual({ status: 'exited', exitCode: 5 });
+    expect((await stat(store.outputPath(record))).size).toBe(1_000);
   });
 
   it('reports a task that died without writing an exit code as killed, and a reused pid as not the task', async () => {
@@ -154,6 +188,27 @@ describe('Bash run_in_background, TaskOutput and TaskStop (tools)', () => {
     expect(stop).toMatchObject({ content: `Task ${taskId} was stopped (killed).`, backgroundTask: { kind: 'observed', taskId, status: 'killed' } });
     await waitFor(async () => processExists(-record.pid), (alive) => !alive, { what: 'the group to die', timeoutMs: 5_000 });
   });
+
+  it('a background command whose output passes SWITCHYARD_BASH_MAX_SPOOL_BYTES is stopped, and TaskOutput says why', async () => {
+    const dataDir = await scratchDir();
+    const context = toolContext({ cwd: await scratchDir(), dataDir, sessionId: 'tools' });
+    const previous = process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
+    process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = '50000';
+    let start: ToolOutputObject;
+    try {
+      start = (await bashTool.execute({ command: 'yes spam', run_in_background: true }, context)) as ToolOutputObject;
+    } finally {
+      if (previous === undefined) delete process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
+      else process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = previous;
+    }
+    const taskId = start.backgroundTask?.taskId ?? '';
+    started.push((await new BackgroundTaskStore(dataDir).get('tools', taskId)) as BackgroundTaskRecord);
+    const read = (await taskOutputTool.execute({ task_id: taskId, timeout: 10_000 }, { ...context, callId: 'read' })) as ToolOutputObject;
+    expect(read.content).toBe(
+      `${'spam\n'.repeat(10_000)}Task ${taskId} was stopped: its output passed the limit of 50000 bytes for one Bash command (SWITCHYARD_BASH_MAX_SPOOL_BYTES).`,
+    );
+    expect(read.backgroundTask).toEqual({ kind: 'observed', taskId, status: 'killed', exitCode: null });
+  }, 20_000);
 
   it('an unknown task id is a tool error naming it', async () => {
     const context = toolContext({ cwd: await scratchDir(), dataDir: await scratchDir() });
