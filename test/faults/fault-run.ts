@@ -1,9 +1,11 @@
-// Seeded fault injection against a real Temporal dev server: sessions run mixed turns (concurrent reads, exclusive
-// non-idempotent ledger appends, approvals answered or denied at random times, streaming turns, continue-as-new
-// forced small) while a driver SIGKILLs the worker process at random moments and restarts it, and in some runs
-// also restarts the Temporal server on its database file. Afterwards the run checks DESIGN.md §2's invariants from
-// the ledger file and the histories. Everything random comes from one seed, printed with every violation, so a
-// failing run can be replayed with `FAULT_SEED=<seed>`.
+// Seeded fault injection against a real Temporal dev server: sessions run mixed turns with the real built-in tools
+// (concurrent Read and Grep, Write then Edit of one file in one reply, Bash appending to a ledger, background Bash
+// tasks read back with TaskOutput in a later turn) beside two stand-ins (Sleep, and LedgerAppend: an exclusive,
+// non-idempotent append), with approvals answered or denied at random times, streaming turns and continue-as-new
+// forced small, while a driver SIGKILLs the worker process at random moments and restarts it, and in some runs also
+// restarts the Temporal server on its database file. Afterwards the run checks DESIGN.md §2's invariants from the
+// ledger files, the files written, the background tasks on disk and the histories. Everything random comes from one
+// seed, printed with every violation, so a failing run can be replayed with `FAULT_SEED=<seed>`.
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +19,7 @@ import { awaitResultsUpdate } from '../../src/contracts/messages.js';
 import type { ToolCall } from '../../src/contracts/tool-call.js';
 import type { ToolResult } from '../../src/contracts/tool-result.js';
 import { startDevServer } from '../../src/server/dev-server.js';
+import { BackgroundTaskStore } from '../../src/tools/background-task-store.js';
 import type { DevServer } from '../../src/server/dev-server.js';
 import { scratchDir } from '../support/scratch.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
@@ -57,6 +60,10 @@ export interface FaultRunReport {
   streamingTurns: number;
   calls: number;
   ledgerAppends: number;
+  /** Background tasks Bash reported started (each checked on disk at the end). */
+  backgroundTasks: number;
+  /** Calls by kind: how many, and how many succeeded. */
+  byKind: Partial<Record<CallKind, { calls: number; succeeded: number }>>;
   approvalsGranted: number;
   approvalsDenied: number;
   interruptedCalls: number;
@@ -65,10 +72,23 @@ export interface FaultRunReport {
   violations: string[];
 }
 
+/**
+ * What a planned call is, for the checks: `ledger` (LedgerAppend), `bash` (a foreground Bash append) and `background`
+ * (a background Bash whose command appends first) each append their token to a ledger file of their own and must do
+ * so at most once; `write` and `edit` are a Write then an Edit of one file in the same reply; `taskOutput` reads a
+ * background task started in an earlier turn.
+ */
+type CallKind = 'read' | 'grep' | 'sleep' | 'ledger' | 'bash' | 'background' | 'write' | 'edit' | 'taskOutput';
+
 interface PlannedCall {
   call: ToolCall;
-  /** The ledger token of an Edit call; absent for reads. */
+  kind: CallKind;
+  /** The token a non-idempotent call appends, or a Write/Edit pair writes. */
   token?: string;
+  /** The file of a Write/Edit pair. */
+  file?: string;
+  /** The task a TaskOutput call reads. */
+  taskId?: string;
 }
 
 interface TurnRecord {
@@ -78,6 +98,14 @@ interface TurnRecord {
   results?: ToolResult[];
   streaming: boolean;
 }
+
+/** Ledger files (in the scenario directory) of the calls that must run at most once, by kind. */
+const LEDGERS = { ledger: 'ledger.txt', bash: 'bash-ledger.txt', background: 'background-ledger.txt' } as const;
+type LedgerKind = keyof typeof LEDGERS;
+const isLedgerKind = (kind: CallKind): kind is LedgerKind => kind in LEDGERS;
+
+/** The text Read and Grep find in the scenario directory. */
+const NOTES = 'fault notes: the quick brown fox\nline two\n';
 
 const between = (random: () => number, low: number, high: number): number => low + Math.floor(random() * (high - low + 1));
 
@@ -108,7 +136,8 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
   const random = seededRandom(options.seed);
   const log = options.log ?? (() => {});
   const dir = await scratchDir('switchyard-faults-');
-  const ledger = path.join(dir, 'ledger.txt');
+  await writeFile(path.join(dir, 'notes.txt'), NOTES);
+  await mkdir(path.join(dir, 'work'));
   const dbFilename = path.join(dir, 'temporal.db');
   const port = await freePort();
   const taskQueue = `faults-${options.seed}`;
@@ -121,7 +150,8 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
   const address = server.address;
   const namespace = server.namespace;
   const workerTarget = { address, namespace, taskQueue, dataDir: dir };
-  let worker: ChildProcess | undefined = await spawnWorkerProcess(workerTarget);
+  const workerOptions = { tools: 'faults' as const };
+  let worker: ChildProcess | undefined = await spawnWorkerProcess(workerTarget, workerOptions);
   const connection = await Connection.connect({ address });
   const client = new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue });
 
@@ -133,6 +163,8 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     streamingTurns: 0,
     calls: 0,
     ledgerAppends: 0,
+    backgroundTasks: 0,
+    byKind: {},
     approvalsGranted: 0,
     approvalsDenied: 0,
     interruptedCalls: 0,
@@ -147,20 +179,55 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
   let completedTurns = 0;
   const finalDeadline = (): number => Date.now() + 180_000;
 
+  /** Background tasks started and not yet read, by session (a later turn reads one with TaskOutput). */
+  const unreadTasks = new Map<string, string[]>();
+  /** Every background task a Bash call reported started: its session and token. */
+  const startedTasks = new Map<string, { sessionId: string; token: string }>();
+
   const planTurn = (sessionId: string, turnNumber: number): TurnRecord => {
     const turnId = `turn-${turnNumber}`;
     const planned: PlannedCall[] = [];
     const count = between(random, 1, 6);
+    const unread = unreadTasks.get(sessionId) ?? [];
+    if (unread.length > 0 && random() < 0.7) {
+      const taskId = unread.shift() as string;
+      planned.push({ kind: 'taskOutput', taskId, call: { id: 'out', name: 'TaskOutput', input: { task_id: taskId, block: true, timeout: between(random, 500, 4_000) } } });
+    }
     for (let index = 0; index < count; index += 1) {
       const id = `c${index}`;
-      if (random() < 0.4) {
-        const token = `${sessionId}/${turnId}/${id}`;
-        planned.push({ token, call: { id, name: 'Edit', input: { file_path: ledger, text: `${token}\n`, delay_ms: between(random, 0, 600) } } });
+      const token = `${sessionId}/${turnId}/${id}`;
+      const pick = random();
+      if (pick < 0.3) {
+        planned.push({ kind: 'ledger', token, call: { id, name: 'LedgerAppend', input: { file_path: LEDGERS.ledger, text: `${token}\n`, delay_ms: between(random, 0, 600) } } });
+      } else if (pick < 0.4) {
+        planned.push({ kind: 'bash', token, call: { id, name: 'Bash', input: { command: `sleep 0.${between(random, 0, 5)}; printf '%s\\n' '${token}' >> ${LEDGERS.bash}` } } });
+      } else if (pick < 0.48) {
+        const command = `printf '%s\\n' '${token}' >> ${LEDGERS.background}; sleep ${between(random, 0, 3)}.${between(random, 0, 9)}; echo 'done ${token}'`;
+        planned.push({ kind: 'background', token, call: { id, name: 'Bash', input: { command, run_in_background: true } } });
+      } else if (pick < 0.58) {
+        // The sequence a model sends: Write a new file, then Edit it, in one reply.
+        const file = `work/${sessionId}-${turnId}-${id}.txt`;
+        planned.push({ kind: 'write', token, file, call: { id, name: 'Write', input: { file_path: file, content: `alpha ${token}\n` } } });
+        planned.push({ kind: 'edit', token, file, call: { id: `${id}e`, name: 'Edit', input: { file_path: file, old_string: 'alpha', new_string: 'omega' } } });
+      } else if (pick < 0.72) {
+        planned.push({ kind: 'read', call: { id, name: 'Read', input: { file_path: 'notes.txt' } } });
+      } else if (pick < 0.8) {
+        planned.push({ kind: 'grep', call: { id, name: 'Grep', input: { pattern: 'quick brown', path: 'notes.txt', output_mode: 'content' } } });
       } else {
-        planned.push({ call: { id, name: 'Sleep', input: { ms: between(random, 20, 700), label: `${turnId}/${id}` } } });
+        planned.push({ kind: 'sleep', call: { id, name: 'Sleep', input: { ms: between(random, 20, 700), label: `${turnId}/${id}` } } });
       }
     }
     return { sessionId, turnId, planned, streaming: random() < 0.3 };
+  };
+
+  /** Notes the background tasks a turn started, for TaskOutput in a later turn and for the final check. */
+  const noteStartedTasks = (turn: TurnRecord): void => {
+    for (const [index, planned] of turn.planned.entries()) {
+      const taskId = turn.results?.[index]?.backgroundTask?.taskId;
+      if (planned.kind !== 'background' || taskId === undefined || planned.token === undefined) continue;
+      startedTasks.set(taskId, { sessionId: turn.sessionId, token: planned.token });
+      unreadTasks.set(turn.sessionId, [...(unreadTasks.get(turn.sessionId) ?? []), taskId]);
+    }
   };
 
   const runTurn = async (session: SessionHandle, turn: TurnRecord): Promise<void> => {
@@ -214,9 +281,10 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       const turn = planTurn(session.sessionId, turnNumber);
       turns.push(turn);
       await runTurn(session, turn);
+      noteStartedTasks(turn);
       completedTurns += 1;
     }
-    const last: TurnRecord = { sessionId: session.sessionId, turnId: 'after-faults', planned: [{ call: { id: 'ping', name: 'Sleep', input: { ms: 1, label: 'still here' } } }], streaming: false };
+    const last: TurnRecord = { sessionId: session.sessionId, turnId: 'after-faults', planned: [{ kind: 'sleep', call: { id: 'ping', name: 'Sleep', input: { ms: 1, label: 'still here' } } }], streaming: false };
     turns.push(last);
     await runTurn(session, last);
   });
@@ -262,7 +330,7 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
         report.serverRestarts += 1;
       }
       await sleep(between(random, 0, 1_500));
-      worker = await spawnWorkerProcess(workerTarget);
+      worker = await spawnWorkerProcess(workerTarget, workerOptions);
       log(`[faults seed ${options.seed}] kill ${report.kills}/${options.kills}${report.serverRestarts > 0 ? `, server restarts ${report.serverRestarts}` : ''}, turns so far ${turns.length}`);
     }
     faultsDone = true;
@@ -276,12 +344,15 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     else for (const outcome of settled) if (outcome.status === 'rejected') violate(`a session loop failed: ${String(outcome.reason)}`);
     await approver;
 
-    // Invariants, from the ledger and the histories.
-    const ledgerLines = (await readFile(ledger, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
-    report.ledgerAppends = ledgerLines.length;
+    // Invariants, from the ledger files, the files written, the background tasks on disk and the histories.
     const appended = new Map<string, number>();
-    for (const line of ledgerLines) appended.set(line, (appended.get(line) ?? 0) + 1);
+    for (const file of Object.values(LEDGERS)) {
+      const lines = (await readFile(path.join(dir, file), 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+      report.ledgerAppends += lines.length;
+      for (const line of lines) appended.set(line, (appended.get(line) ?? 0) + 1);
+    }
     for (const [token, count] of appended) if (count > 1) violate(`non-idempotent call ${token} ran ${count} times`);
+    const fileText = (file: string): Promise<string | undefined> => readFile(path.join(dir, file), 'utf8').catch(() => undefined);
     for (const turn of turns) {
       if (turn.results === undefined) continue;
       report.turns += 1;
@@ -294,19 +365,62 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
         const result = turn.results[index];
         if (result === undefined) continue;
         if (result.errorCode === 'interrupted') report.interruptedCalls += 1;
-        if (plannedCall.token === undefined) continue;
-        const count = appended.get(plannedCall.token) ?? 0;
-        const decision = decisions.get(plannedCall.token);
-        if (result.status === 'success' && count !== 1) violate(`${plannedCall.token} succeeded but appended ${count} times`);
-        if (result.status === 'denied' && count !== 0) violate(`${plannedCall.token} was denied but appended ${count} times`);
-        if (decision === 'deny' && count !== 0) violate(`${plannedCall.token}: the approver denied it, yet it ran`);
-        if (decision === 'deny' && result.status === 'success') violate(`${plannedCall.token}: the approver denied it, yet it succeeded`);
+        const tally = (report.byKind[plannedCall.kind] ??= { calls: 0, succeeded: 0 });
+        tally.calls += 1;
+        if (result.status === 'success') tally.succeeded += 1;
+        const key = `${turn.sessionId}/${turn.turnId}/${plannedCall.call.id}`;
+        const decision = decisions.get(key);
+        if (decision === 'deny' && result.status === 'success') violate(`${key}: the approver denied it, yet it succeeded`);
+        const { kind, token, file } = plannedCall;
+        if (isLedgerKind(kind) && token !== undefined) {
+          const count = appended.get(token) ?? 0;
+          if (result.status === 'success' && count !== 1) violate(`${token} (${kind}) succeeded but appended ${count} times`);
+          if (result.status === 'denied' && count !== 0) violate(`${token} (${kind}) was denied but appended ${count} times`);
+          if (decision === 'deny' && count !== 0) violate(`${token} (${kind}): the approver denied it, yet it ran`);
+        }
+        if (kind === 'write' && file !== undefined) {
+          const text = await fileText(file);
+          if (result.status === 'success' && text !== `alpha ${token}\n` && text !== `omega ${token}\n`) violate(`${key}: Write succeeded but ${file} holds ${JSON.stringify(text)}`);
+          if ((result.status === 'denied' || decision === 'deny') && text !== undefined) violate(`${key}: Write was denied but ${file} exists`);
+        }
+        if (kind === 'edit' && file !== undefined) {
+          const text = await fileText(file);
+          if (result.status === 'success' && text !== `omega ${token}\n`) violate(`${key}: Edit succeeded but ${file} holds ${JSON.stringify(text)}`);
+          if ((result.status === 'denied' || decision === 'deny') && text === `omega ${token}\n`) violate(`${key}: Edit was denied but ${file} was edited`);
+        }
+        if ((kind === 'read' || kind === 'grep') && result.status === 'success' && !result.modelContent.includes('the quick brown fox')) {
+          violate(`${key}: ${kind} succeeded without the file's text: ${JSON.stringify(result.modelContent.slice(0, 200))}`);
+        }
+        if (kind === 'taskOutput' && result.status === 'success' && plannedCall.taskId !== undefined) {
+          const started = startedTasks.get(plannedCall.taskId);
+          const content = result.modelContent;
+          if (!content.includes(`Task ${plannedCall.taskId} `)) violate(`${key}: TaskOutput's text has no status line: ${JSON.stringify(content.slice(-300))}`);
+          if (content.includes('exited with code') && !content.includes(`done ${started?.token ?? '?'}\nTask ${plannedCall.taskId} exited with code 0.`)) {
+            violate(`${key}: TaskOutput of an ended task lacks its output or code 0: ${JSON.stringify(content.slice(-300))}`);
+          }
+        }
       }
     }
     for (const token of appended.keys()) {
       const [sessionId, turnId, callId] = token.split('/');
       const owner = turns.find((t) => t.sessionId === sessionId && t.turnId === turnId);
       if (owner?.planned.every((p) => p.call.id !== callId) !== false) violate(`ledger line ${token} belongs to no planned call`);
+    }
+    // Background tasks run detached from the worker: every one a Bash call reported started ran to its end, once.
+    const store = new BackgroundTaskStore(dir);
+    for (const [taskId, { sessionId, token }] of startedTasks) {
+      report.backgroundTasks += 1;
+      const record = await store.get(sessionId, taskId);
+      if (record === undefined) {
+        violate(`background task ${taskId} (${token}) is not on disk`);
+        continue;
+      }
+      const state = await store.waitForEnd(record, { timeoutMs: 15_000 });
+      const output = await readFile(store.outputPath(record), 'utf8').catch(() => '');
+      if (state.status !== 'exited' || state.exitCode !== 0 || output !== `done ${token}\n`) {
+        violate(`background task ${taskId} (${token}) ended ${JSON.stringify(state)} with output ${JSON.stringify(output)}`);
+      }
+      if ((appended.get(token) ?? 0) !== 1) violate(`background task ${taskId} (${token}) appended ${appended.get(token) ?? 0} times`);
     }
     // Every run of every session: no WorkflowTaskFailed.
     for (const session of sessions) {
@@ -339,8 +453,9 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
 export function formatReport(report: FaultRunReport): string {
   return (
     `seed ${report.seed}: ${report.kills} worker kills, ${report.serverRestarts} server restarts, ${report.turns} turns ` +
-    `(${report.streamingTurns} streaming), ${report.calls} calls, ${report.ledgerAppends} ledger appends, ` +
+    `(${report.streamingTurns} streaming), ${report.calls} calls, ${report.ledgerAppends} ledger appends, ${report.backgroundTasks} background tasks, ` +
     `${report.approvalsGranted} approvals granted / ${report.approvalsDenied} denied, ${report.interruptedCalls} calls interrupted by a lost worker, ` +
-    `${report.runs} workflow runs, ${(report.durationMs / 1000).toFixed(0)} s, ${report.violations.length} violations`
+    `${report.runs} workflow runs, ${(report.durationMs / 1000).toFixed(0)} s, ${report.violations.length} violations; ` +
+    `succeeded/calls by kind: ${Object.entries(report.byKind).map(([kind, tally]) => `${kind} ${tally.succeeded}/${tally.calls}`).join(', ')}`
   );
 }

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import type { Harness } from './harness.js';
 
-/** What a spawned worker process offers: the test stand-ins (default) or the real built-in tools. */
-export type WorkerProcessTools = 'test' | 'builtin';
+/** What a spawned worker process offers: the test stand-ins (default), the real built-in tools, or those plus Sleep and LedgerAppend. */
+export type WorkerProcessTools = 'test' | 'builtin' | 'faults';
 
 /**
  * Starts `test/support/worker-process.ts` in its own process on the harness's task queue and resolves once it

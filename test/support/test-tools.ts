@@ -144,6 +144,9 @@ export const slowTool = defineTool({
   },
 });
 
+/** The ledger stand-in under a name of its own, to sit beside the real built-in Edit (the fault runs' tool set). */
+export const ledgerAppendTool: Tool = { ...editTool, name: 'LedgerAppend', description: 'Appends text to a file: not idempotent (test ledger).' };
+
 export function testTools(): Tool[] {
   return [
     readTool, sleepTool, blockingSleepTool, editTool, webFetchTool, bashTool, submitResultTool, setStateTool, businessFailureTool, slowTool,

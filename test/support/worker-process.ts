@@ -1,6 +1,7 @@
 // A Switchyard worker in its own process, so a test can SIGKILL it mid-call or give it its own environment.
 // Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SWITCHYARD_TASK_QUEUE, WORKFLOW_BUNDLE, SWITCHYARD_DATA_DIR,
-// SWITCHYARD_USER_SETTINGS_DIR, SWITCHYARD_TEST_TOOLS (`test`: the stand-ins, the default; `builtin`: the real tools),
+// SWITCHYARD_USER_SETTINGS_DIR, SWITCHYARD_TEST_TOOLS (`test`: the stand-ins, the default; `builtin`: the real tools;
+// `faults`: the real tools plus the stand-ins Sleep and LedgerAppend),
 // SWITCHYARD_WORKER_CWD (the worker's default cwd), SWITCHYARD_WORKER_ROLE (read by createSwitchyardWorker).
 // Isolated from the developer's machine: without SWITCHYARD_USER_SETTINGS_DIR it reads an empty settings dir, never
 // ~/.switchyard, and without SWITCHYARD_DATA_DIR it stores artifacts in a temporary dir, never under HOME.
@@ -13,12 +14,17 @@ import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';
 import { conditionTools } from './condition-tools.js';
-import { testTools } from './test-tools.js';
+import { ledgerAppendTool, sleepTool, testTools } from './test-tools.js';
 
 const env = process.env;
 const temporaryDir = (prefix: string): Promise<string> => mkdtemp(path.join(os.tmpdir(), prefix));
 const toolSet = env.SWITCHYARD_TEST_TOOLS ?? 'test';
-if (toolSet !== 'test' && toolSet !== 'builtin') throw new Error(`SWITCHYARD_TEST_TOOLS must be "test" or "builtin", got "${toolSet}"`);
+const toolSets = {
+  test: () => [...testTools(), ...conditionTools()],
+  builtin: () => builtinTools(),
+  faults: () => [...builtinTools(), sleepTool, ledgerAppendTool],
+};
+if (!(toolSet in toolSets)) throw new Error(`SWITCHYARD_TEST_TOOLS must be one of ${Object.keys(toolSets).join(', ')}, got "${toolSet}"`);
 
 installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
@@ -26,7 +32,7 @@ const worker = await createSwitchyardWorker({
   connection,
   namespace: env.TEMPORAL_NAMESPACE ?? 'default',
   taskQueue: env.SWITCHYARD_TASK_QUEUE ?? 'switchyard',
-  tools: toolSet === 'builtin' ? builtinTools() : [...testTools(), ...conditionTools()],
+  tools: toolSets[toolSet as keyof typeof toolSets](),
   ...(env.SWITCHYARD_WORKER_CWD ? { defaultCwd: env.SWITCHYARD_WORKER_CWD } : {}),
   // Set in the environment, the worker reads these itself (that is what the environment-variable tests check).
   ...(env.SWITCHYARD_USER_SETTINGS_DIR ? {} : { userSettingsDir: await temporaryDir('switchyard-user-') }),
