@@ -20,6 +20,7 @@ import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
 import { backgroundTaskStore } from '../tools/background-tasks.js';
 import { prepareCall } from './prepare-call.js';
+import { createVerifyApproval } from './verify-approval.js';
 
 export interface ActivityDependencies {
   registry: ToolRegistry;
@@ -57,6 +58,8 @@ export interface ActivityDependencies {
    * this worker lacks while other workers on the queue offer different tools fails retryably, naming both.
    */
   workerIdentity?: string;
+  /** The approvers file signed approvals are checked against (`SWITCHYARD_APPROVERS_FILE`); none: no signature verifies. */
+  approversFile?: string;
 }
 
 /** Why a session's cwd cannot be used, or undefined when it is a directory. */
@@ -270,6 +273,8 @@ export function createActivities(dependencies: ActivityDependencies) {
         })),
       };
     },
+    /** Checks a signed approval against the approvers file; returns the verdict only (docs/APPROVALS.md). */
+    verifyApproval: createVerifyApproval(dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile }),
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
       const { hooks } = await hooksFor({ cwd: request.cwd, sessionHooks: request.session.sessionHooks, trustWorkspaceSettings: request.session.trustWorkspaceSettings });

@@ -278,12 +278,18 @@ const IGNORED_TEXT: Record<NonNullable<ApprovalDecisionRecord['ignoredBecause']>
   digest_mismatch: 'the input digest did not match the request (the input changed?)',
   invalid: 'the signal was malformed',
   hook_answered_first: 'a PermissionRequest hook answered first',
+  unsigned: 'this session takes only signed approvals from its approvers',
+  bad_signature: 'the signature did not check out',
+  unknown_approver: 'the signer is not in the approvers file',
+  not_an_approver: 'the signer is not one of this session\'s approvers',
+  expired: 'the signed grant had expired',
+  verification_failed: 'the signature could not be checked',
 };
 
 /** One sentence on what a session did with a decision: shown as the feedback of a button and in the log. */
 export function describeDecision(record: ApprovalDecisionRecord): string {
   const what = record.decision === undefined ? 'decision' : { allow: 'Approve', allow_always: 'Always allow', deny: 'Deny' }[record.decision];
-  if (record.outcome === 'accepted') return `${what} took effect${record.by === undefined ? '' : ` (by ${record.by})`}.`;
+  if (record.outcome === 'accepted') return `${what} took effect${record.by === undefined ? '' : ` (by ${record.by}${record.verified ? ', signature verified' : ''})`}.`;
   const why = record.ignoredBecause === undefined ? 'unknown reason' : IGNORED_TEXT[record.ignoredBecause];
   return `${what} was ignored: ${why}${record.detail === undefined || record.ignoredBecause === 'hook_answered_first' ? '' : ` (${record.detail})`}.`;
 }

@@ -1,5 +1,5 @@
 import type { CallFlags } from './call-plan.js';
-import type { ApprovalDecision } from './approval.js';
+import type { ApprovalDecision, ApprovalIgnoredReason } from './approval.js';
 import type { BackgroundTaskEndReason, BackgroundTaskStatus } from './background-tasks.js';
 import type { ResultBudgetPolicy, ToolResultStatus } from './tool-result.js';
 
@@ -93,7 +93,7 @@ export type SessionEvent =
       exitCode?: number | null;
       reason: BackgroundTaskEndReason;
     })
-  | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: 'unknown' | 'already_decided' | 'digest_mismatch' | 'invalid' ; detail?: string });
+  | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: Exclude<ApprovalIgnoredReason, 'hook_answered_first'>; detail?: string });
 
 export type SessionEventType = SessionEvent['type'];
 

@@ -50,5 +50,11 @@ export const sessionOptionsSchema = z.object({
   toolTaskQueue: z.string().min(1).optional(),
   /** Most calls one turn may carry; more is rejected by the update validator. Default 256 (`DEFAULT_MAX_CALLS_PER_TURN`). */
   maxCallsPerTurn: z.number().int().min(1).max(10_000).optional(),
+  /**
+   * Who may decide this session's approvals: approver names, or `group:<g>` for every approver in that group, as the
+   * worker's approvers file (`SWITCHYARD_APPROVERS_FILE`) lists them. When set, only an `approval` signal signed by one
+   * of them (and not expired) is taken; an empty list lets nobody approve. Default: anyone who can signal decides.
+   */
+  approvers: z.array(z.string().min(1).max(200)).max(100).optional(),
 });
 export type SessionOptions = z.infer<typeof sessionOptionsSchema>;

@@ -41,6 +41,8 @@ export interface WorkerOverrides {
   /** Default: a private empty directory, so a developer's ~/.switchyard never leaks into tests. */
   userSettingsDir?: string | false;
   localReadOnlyCalls?: boolean | { maxTimeoutMs?: number; budgetMs?: number };
+  /** The approvers file signed approvals are checked against. */
+  approversFile?: string;
 }
 
 export interface Harness {
@@ -86,6 +88,7 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       userSettingsDir: workerOptions.userSettingsDir ?? options.userSettingsDir ?? userSettingsDir,
       dataDir,
       workflowBundle: { codePath },
+      ...((workerOptions.approversFile ?? options.approversFile) === undefined ? {} : { approversFile: workerOptions.approversFile ?? options.approversFile }),
       ...((workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls) === undefined ? {} : { localReadOnlyCalls: workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls }),
     });
     const done = worker.run();

@@ -28,8 +28,10 @@ describe('console rendering', () => {
   });
 
   it('says why a decision was ignored', () => {
-    const base = { seq: 0, at: at(0), requestId: 'r1', decision: 'allow' as const, by: 'ann' };
+    const base = { seq: 0, at: at(0), requestId: 'r1', decision: 'allow' as const, by: 'ann', verified: false, policyVersion: 1 };
     expect(describeDecision({ ...base, outcome: 'accepted' })).toBe('Approve took effect (by ann).');
+    expect(describeDecision({ ...base, verified: true, outcome: 'accepted' })).toBe('Approve took effect (by ann, signature verified).');
+    expect(describeDecision({ ...base, outcome: 'ignored', ignoredBecause: 'expired', detail: 'the grant expired at x' })).toContain('had expired');
     expect(describeDecision({ ...base, outcome: 'ignored', ignoredBecause: 'hook_answered_first', detail: 'a PermissionRequest hook answered first' })).toBe(
       'Approve was ignored: a PermissionRequest hook answered first.',
     );
