@@ -22,9 +22,12 @@ import {
   executeTurnUpdate,
   interruptSignal,
   pendingApprovalsQuery,
+  pendingClientCallsQuery,
+  submitToolResultUpdate,
   toolSessionWorkflowType,
 } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
+import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from '../contracts/client-tools.js';
 import { sessionOptionsSchema } from '../contracts/session.js';
 import { formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import { parseRule } from '../contracts/permission-rules.js';
@@ -161,6 +164,19 @@ export class SessionHandle {
 
   pendingApprovals(): Promise<ApprovalRequest[]> {
     return this.workflow.query(pendingApprovalsQuery);
+  }
+
+  /** Calls of the session's client tools waiting for this client's answer (`SessionOptions.clientTools`). */
+  pendingClientCalls(): Promise<PendingClientCall[]> {
+    return this.workflow.query(pendingClientCallsQuery);
+  }
+
+  /**
+   * Answers a parked client-tool call with the client's result; rejected for an unknown or already answered call id.
+   * The update id is derived from the call id, so a retried answer re-attaches instead of being rejected as a second.
+   */
+  submitToolResult(request: SubmitToolResultRequest): Promise<SubmitToolResultResult> {
+    return this.workflow.executeUpdate(submitToolResultUpdate, { args: [request], updateId: `client-result:${request.callId}` });
   }
 
   events(since = 0): Promise<EventsPage> {
