@@ -172,11 +172,16 @@ export class SessionHandle {
   }
 
   /**
-   * Answers a parked client-tool call with the client's result; rejected for an unknown or already answered call id.
-   * The update id is derived from the call id, so a retried answer re-attaches instead of being rejected as a second.
+   * Answers a parked client-tool call with the client's result. Rejects, with the session's reason in the message, for
+   * an unknown or already answered call id (a second answer is never taken for the same call).
    */
-  submitToolResult(request: SubmitToolResultRequest): Promise<SubmitToolResultResult> {
-    return this.workflow.executeUpdate(submitToolResultUpdate, { args: [request], updateId: `client-result:${request.callId}` });
+  async submitToolResult(request: SubmitToolResultRequest): Promise<SubmitToolResultResult> {
+    try {
+      return await this.workflow.executeUpdate(submitToolResultUpdate, { args: [request] });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
+      throw new Error(`submitToolResult for call "${request.callId}" was rejected: ${cause ?? (error as Error).message}`, { cause: error });
+    }
   }
 
   events(since = 0): Promise<EventsPage> {
