@@ -112,11 +112,17 @@ export async function startDevConsole(options: {
 }): Promise<{ line: string; close(): Promise<void> } | undefined> {
   let connection: Connection | undefined;
   try {
+    // The same per-person logins as `switchyard console` when the environment names a users file.
+    const usersFile = process.env.SWITCHYARD_CONSOLE_USERS_FILE || undefined;
+    const users = usersFile === undefined ? undefined : await loadConsoleUsers(usersFile);
+    const userHeader = process.env.SWITCHYARD_CONSOLE_USER_HEADER || undefined;
     connection = await Connection.connect({ address: options.address });
     const running = await startConsole({
       client: new Client({ connection, namespace: options.namespace }),
       port: options.port,
       identity: consoleIdentity(),
+      ...(users === undefined ? {} : { users }),
+      ...(userHeader === undefined ? {} : { userHeader }),
       ...(options.temporalUiUrl === undefined ? {} : { temporalUiUrl: options.temporalUiUrl }),
     });
     const opened = connection;
