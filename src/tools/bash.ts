@@ -9,7 +9,7 @@ import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/default
 import { bashGlobMatches } from '../contracts/permission-rules.js';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { startBackgroundCommand } from './background-tasks.js';
-import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './bash-classifier.js';
+import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './shell/index.js';
 import { defineTool } from './define-tool.js';
 import { childEnvironment } from './environment-policy.js';
 import type { ToolOutputObject } from './define-tool.js';
