@@ -86,6 +86,7 @@ export const RUNNERS = new Map<string, readonly string[]>([
   ['ltrace', []],
   ['parallel', []],
   ['firejail', []],
+  ['unbuffer', []],
 ]);
 
 /** Shells: they run a script given with `-c`, a file, or their input. */
@@ -135,6 +136,8 @@ interface Collected {
   spellings: Set<string>;
   readPaths: Set<string>;
   notPlain: string | undefined;
+  /** A form whose commands or reads cannot be seen at all (`$a`, `rm${IFS}-f`, `echo … | sh`): deny rules cannot be checked. */
+  unanalysed: string | undefined;
   /** A cap was reached, so some parts, spellings or paths are missing: deny rules could not all be checked. */
   truncated: boolean;
 }
@@ -150,6 +153,12 @@ interface Scope {
 
 function markNotPlain(out: Collected, reason: string): void {
   out.notPlain ??= reason;
+}
+
+/** The command holds a form no rule can be checked against; it is not plain either. */
+function markUnanalysed(out: Collected, reason: string): void {
+  out.unanalysed ??= reason;
+  markNotPlain(out, reason);
 }
 
 function addSpelling(out: Collected, spelling: string): void {
@@ -185,7 +194,11 @@ function normalizePath(absolute: string): string {
   return `/${segments.join('/')}`;
 }
 
-/** Where a path operand points: absolute, a glob pattern, or (not absolute) a place that cannot be known. */
+/**
+ * Where a path operand points: absolute, a glob pattern, or (not absolute) a place that cannot be known. The result
+ * keeps `..` segments as written (`/cwd/d/../x`): after a symlinked directory the kernel goes up from the link's
+ * target, not from `d`'s parent, so only the file system can say where it leads (`addOperand` adds both spellings).
+ */
 function resolveOperand(value: string, options: { tilde: boolean; scope: Scope }): string {
   const { scope } = options;
   let text = value;
@@ -193,22 +206,39 @@ function resolveOperand(value: string, options: { tilde: boolean; scope: Scope }
     if (text === '~' || text.startsWith('~/')) text = `${scope.home}${text.slice(1)}`;
     else return text; // `~user/…`: another user's home, which this pure code cannot look up.
   }
-  if (text.startsWith('/')) return normalizePath(text);
+  if (text.startsWith('/')) return cleanPath(text);
   if (scope.dir === undefined) return text;
-  return normalizePath(`${scope.dir}/${text}`);
+  return cleanPath(`${scope.dir}/${text}`);
 }
 
-/** Device files that hold no data to disclose: reading them needs no confinement. */
-const DATALESS_DEVICES = new Set(['/dev/null', '/dev/zero', '/dev/random', '/dev/urandom', '/dev/full']);
+/** An absolute path without `.` segments and repeated slashes, `..` kept. */
+function cleanPath(absolute: string): string {
+  const segments = absolute.split('/').filter((segment) => segment !== '' && segment !== '.');
+  return `/${segments.join('/')}`;
+}
 
-/** Adds a path operand, marking a glob through directories (symlinks it matches cannot be checked) as not locatable. */
-function addOperand(out: Collected, resolved: string): void {
+/** Device files that hold no data to disclose and end at once: reading them needs no confinement (`/dev/zero` never ends). */
+const DATALESS_DEVICES = new Set(['/dev/null']);
+
+/**
+ * Adds a path operand as text resolves it and, when it goes up (`..`), as written, so the file system resolves it
+ * component by component (`bash.ts`); a glob through directories (symlinks it matches cannot be checked) is marked
+ * as not locatable.
+ */
+function addOperand(out: Collected, written: string): void {
+  const resolved = written.startsWith('/') ? normalizePath(written) : written;
   if (DATALESS_DEVICES.has(resolved)) return;
   addReadPath(out, resolved);
+  if (resolved !== written && written.split('/').includes('..')) addReadPath(out, written);
   const firstGlob = resolved.search(/[*?[]/);
   if (resolved.startsWith('/') && firstGlob >= 0 && resolved.indexOf('/', firstGlob) >= 0 && !resolved.endsWith('/**')) {
     addReadPath(out, `glob through directories: ${resolved}`);
   }
+}
+
+/** A read whose path is an expansion (`cat $X`, `cat ${IFS}.env`): it cannot be located, so `Read(...)` deny rules deny it. */
+function addUnlocatableRead(out: Collected, word: WordToken): void {
+  addReadPath(out, `an expansion: ${word.raw}`);
 }
 
 /** The option words of a wrapper, or undefined when one is not in its grammar (then it is judged as a runner). */
@@ -294,14 +324,62 @@ function addSuffixSpellings(out: Collected, words: readonly WordToken[]): void {
   }
 }
 
+/**
+ * Short options whose value names a file the program reads, per reader; the value may be glued to the option
+ * (`file -m/etc/x`, `grep -fpatterns`), even inside a cluster (`grep -hf/etc/x`). `file -m` takes a `:`-separated
+ * list. `jq -L` names a directory of modules (read as a tree).
+ */
+const FILE_VALUED_SHORT = new Map<string, string>([
+  ['grep', 'f'],
+  ['egrep', 'f'],
+  ['fgrep', 'f'],
+  ['rg', 'f'],
+  ['file', 'mf'],
+  ['du', 'X'],
+  ['diff', 'X'],
+  ['jq', 'fL'],
+]);
+
+/** jq options followed by values: how many words, and which of them (index) is a file read. */
+const JQ_VALUED = new Map<string, { words: number; file?: number; tree?: number }>([
+  ['--arg', { words: 2 }],
+  ['--argjson', { words: 2 }],
+  ['--rawfile', { words: 2, file: 1 }],
+  ['--slurpfile', { words: 2, file: 1 }],
+  ['--indent', { words: 1 }],
+  ['-L', { words: 1, tree: 0 }],
+  ['--library-path', { words: 1, tree: 0 }],
+  ['-f', { words: 1, file: 0 }],
+  ['--from-file', { words: 1, file: 0 }],
+]);
+
+/** Adds a file (or tree) that an option's value names. */
+function addOptionValue(out: Collected, value: string, scope: Scope, tree: boolean): void {
+  const written = resolveOperand(value, { tilde: value.startsWith('~'), scope });
+  addOperand(out, written);
+  if (tree) addTree(out, written);
+}
+
+/** A tree read recursively: `dir/**`, spelled as text resolves it and as written when it goes up. */
+function addTree(out: Collected, written: string): void {
+  if (!written.startsWith('/')) {
+    addReadPath(out, written);
+    return;
+  }
+  for (const spelling of new Set([normalizePath(written), written])) addReadPath(out, `${spelling === '/' ? '' : spelling}/**`);
+}
+
 /** Records the paths a reading command reads (and the trees it reads recursively). */
 function addReads(out: Collected, kind: ReaderKind, name: string, args: readonly WordToken[], scope: Scope): void {
   const operands: WordToken[] = [];
   const optionValues: string[] = [];
   const options: string[] = [];
+  const fileLetters = FILE_VALUED_SHORT.get(name) ?? '';
   let optionsEnded = false;
   let findExpression = false;
-  for (const word of args) {
+  for (let k = 0; k < args.length; k += 1) {
+    const word = args[k];
+    if (word === undefined) break;
     const value = word.value;
     if (kind === 'find') {
       // find's paths come before its expression; leading -H/-L/-P/-O/-D are options.
@@ -320,6 +398,26 @@ function addReads(out: Collected, kind: ReaderKind, name: string, args: readonly
       options.push(value);
       const eq = value.indexOf('=');
       if (value.startsWith('--') && eq > 0) optionValues.push(value.slice(eq + 1));
+      if (name === 'jq') {
+        const valued = JQ_VALUED.get(eq > 0 ? value.slice(0, eq) : value);
+        if (valued !== undefined && eq < 0) {
+          const values = args.slice(k + 1, k + 1 + valued.words);
+          if (valued.file !== undefined && values[valued.file] !== undefined) addOptionValue(out, values[valued.file]?.value ?? '', scope, false);
+          if (valued.tree !== undefined && values[valued.tree] !== undefined) addOptionValue(out, values[valued.tree]?.value ?? '', scope, true);
+          k += valued.words;
+          continue;
+        }
+      }
+      if (!value.startsWith('--')) {
+        // A value glued to a short option that names a file: `-m/abs/path`, `-hf/abs/path`.
+        for (let letter = 1; letter < value.length - 1; letter += 1) {
+          const option = value.charAt(letter);
+          if (!fileLetters.includes(option)) continue;
+          const glued = value.slice(letter + 1);
+          const files = name === 'file' && option === 'm' ? glued.split(':').filter((part) => part !== '') : [glued];
+          for (const file of files) addOptionValue(out, file, scope, name === 'jq' && option === 'L');
+        }
+      }
     } else if (value !== '-') {
       operands.push(word);
     }
@@ -345,11 +443,14 @@ function addReads(out: Collected, kind: ReaderKind, name: string, args: readonly
     operands.push({ ...(args[0] ?? blankWord()), value: '.', raw: '.', glob: false, tilde: false, unsafe: undefined });
   }
   for (const word of operands) {
-    if (word.unsafe !== undefined) continue;
-    const resolved = resolveOperand(word.value, { tilde: word.tilde, scope });
-    addOperand(out, resolved);
-    if (recursive) addReadPath(out, resolved.startsWith('/') ? `${resolved === '/' ? '' : resolved}/**` : resolved);
-    if (follows) addReadPath(out, `symlinks followed under ${resolved}`);
+    if (word.unsafe !== undefined) {
+      addUnlocatableRead(out, word);
+      continue;
+    }
+    const written = resolveOperand(word.value, { tilde: word.tilde, scope });
+    addOperand(out, written);
+    if (recursive) addTree(out, written);
+    if (follows) addReadPath(out, `symlinks followed under ${written.startsWith('/') ? normalizePath(written) : written}`);
   }
   for (const value of optionValues) addOperand(out, resolveOperand(value, { tilde: false, scope }));
 }
@@ -368,6 +469,87 @@ function cdDestination(args: readonly WordToken[], scope: Scope): { path: string
   const resolved = resolveOperand(target.value, { tilde: target.tilde, scope });
   return { path: resolved.startsWith('/') ? resolved : undefined };
 }
+
+/** Whether a shell runs its standard input: no script operand (or `-s`). */
+function readsScriptFromInput(words: readonly WordToken[]): boolean {
+  for (let k = 1; k < words.length; k += 1) {
+    const value = words[k]?.value ?? '';
+    if (value === '--' || value === '-') return k + 1 >= words.length;
+    if (!/^[-+]/.test(value)) return false;
+    if (!value.startsWith('--') && value.slice(1).includes('s')) return true;
+    if (['-o', '+o', '-O', '+O', '--rcfile', '--init-file'].includes(value)) k += 1;
+  }
+  return true;
+}
+
+/** The value of a short option (`-c x`, `-qc x`, `-cx`) or long option (`--command x`, `--command=x`). */
+function clusterValue(words: readonly WordToken[], letter: string, long: string): string | undefined {
+  for (let k = 1; k < words.length; k += 1) {
+    const value = words[k]?.value ?? '';
+    if (value === long) return words[k + 1]?.value;
+    if (value.startsWith(`${long}=`)) return value.slice(long.length + 1);
+    if (/^-[^-]/.test(value)) {
+      const at = value.indexOf(letter, 1);
+      if (at < 0) continue;
+      return at === value.length - 1 ? words[k + 1]?.value : value.slice(at + 1);
+    }
+  }
+  return undefined;
+}
+
+/** `git -c` keys that name no program and no alias. */
+const GIT_SAFE_CONFIG = /^(user\.(name|email)|color\.[\w.-]+|advice\.[\w.-]+|init\.defaultbranch|safe\.directory|core\.(quotepath|autocrlf|safecrlf|filemode|ignorecase|abbrev|precomposeunicode)|commit\.gpgsign|tag\.gpgsign|log\.showsignature|pull\.(rebase|ff)|push\.default|merge\.ff|i18n\.[\w.-]+|column\.ui|protocol\.version|credential\.interactive)$/i;
+
+/**
+ * `git -c key=value` / `--config-env` before the subcommand: an alias `!cmd` is a shell script (collected); any key
+ * that may name a program (`core.pager`, `core.sshCommand`, an alias to another subcommand…) cannot be checked.
+ * Returns whether the part sets any configuration (then only an exact rule allows it).
+ */
+function gitConfigPrograms(words: readonly WordToken[], scope: Scope, out: Collected): boolean {
+  let configured = false;
+  for (let k = 1; k < words.length && (words[k]?.value ?? '').startsWith('-'); k += 1) {
+    const option = words[k]?.value ?? '';
+    if (GIT_VALUED_GLOBALS.has(option) && option !== '-c' && option !== '--config-env') {
+      k += 1;
+      continue;
+    }
+    if (option !== '-c' && option !== '--config-env' && !option.startsWith('--config-env=')) continue;
+    configured = true;
+    const setting = option.startsWith('--config-env=') ? option.slice('--config-env='.length) : (words[k + 1]?.value ?? '');
+    if (!option.startsWith('--config-env=')) k += 1;
+    const eq = setting.indexOf('=');
+    const key = eq < 0 ? setting : setting.slice(0, eq);
+    const value = eq < 0 ? '' : setting.slice(eq + 1);
+    if (option === '-c' && /^alias\./i.test(key) && value.startsWith('!')) collectScript(value.slice(1), scope, out);
+    else if (option !== '-c' || !GIT_SAFE_CONFIG.test(key)) markUnanalysed(out, `\`git ${option} ${setting}\` may name a program to run`);
+  }
+  return configured;
+}
+
+/** The words before `--` (what the program itself parses as options). */
+function beforeDoubleDash(words: readonly WordToken[]): string[] {
+  const values = words.map((word) => word.value);
+  const end = values.indexOf('--');
+  return end < 0 ? values : values.slice(0, end);
+}
+
+/** npm's options that only change output; any other is configuration (`--node-options`, `--script-shell`, `--prefix`…). */
+const NPM_HARMLESS_OPTIONS = /^(-s|-q|-d|-dd|-ddd|--silent|--quiet|--verbose|--json|--if-present|--workspaces|--ws|--no-audit|--no-fund|--no-color|--include-workspace-root|--(loglevel|color|workspace|w)=[\w@./-]+|-w)$/;
+
+/**
+ * Options that make a program run other code or read its configuration elsewhere: a part with one is allowed only
+ * by an exact rule, so `Bash(npm test:*)` does not allow `npm test --node-options=--import=…`.
+ */
+const PREFIX_UNSAFE_OPTIONS = new Map<string, (words: readonly WordToken[]) => boolean>([
+  ['npm', (words) => beforeDoubleDash(words).slice(1).some((value) => value.startsWith('-') && !NPM_HARMLESS_OPTIONS.test(value))],
+  ['npx', (words) => beforeDoubleDash(words).slice(1).some((value) => /^--(node-options|script-shell|userconfig|globalconfig|prefix|call|shell)/.test(value) || /^-c/.test(value))],
+  ['pnpm', (words) => beforeDoubleDash(words).slice(1).some((value) => /^(--(config|node-options|script-shell|shell-emulator|dir|prefix|global-dir|userconfig|npmrc)|-C)/.test(value))],
+  ['yarn', (words) => beforeDoubleDash(words).slice(1).some((value) => /^--(cwd|use-yarnrc|rc-filename|modules-folder|global-folder|script-shell)/.test(value))],
+  ['bun', (words) => beforeDoubleDash(words).slice(1).some((value) => /^(--(preload|config|cwd|require|import|shell)|-[rc]$)/.test(value))],
+  ['make', (words) => beforeDoubleDash(words).slice(1).some((value) => /^(--(file|makefile|directory|eval|include-dir)|-[^-]*[fCEI])/.test(value))],
+  ['git', (words) => beforeDoubleDash(words).slice(1).some((value) => /^--(upload-pack|receive-pack|exec|config|template|separate-git-dir)/.test(value)) || (words[1]?.value === 'clone' && beforeDoubleDash(words).some((value) => /^-[^-]*[uc]/.test(value)))],
+  ['cargo', (words) => beforeDoubleDash(words).slice(1).some((value) => /^(--config|-Z|--manifest-path)/.test(value))],
+]);
 
 /** What one simple command means for rules; nested commands it runs are collected on the way. */
 function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): { part: AnalysedPart; cd?: { path: string | undefined }; losesDirectory?: boolean } | undefined {
@@ -391,6 +573,7 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
     if (target.unsafe !== undefined) notPlain(target.unsafe);
     const reason = redirectReason(token, target);
     if (reason !== undefined) notPlain(reason);
+    else if (token.op === '<' && target.unsafe !== undefined) addUnlocatableRead(out, target);
     else if (token.op === '<') addOperand(out, resolveOperand(target.value, { tilde: target.tilde, scope }));
   }
 
@@ -402,6 +585,12 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
   const first = words[0];
   if (first !== undefined && first.raw === first.value && NON_COMMAND_KEYWORDS.has(first.value)) {
     notPlain(`shell keyword \`${first.value}\``);
+    if (first.value === 'coproc' || first.value === 'function') {
+      // `coproc [NAME] command`, `function name [()] { body; }`: what follows runs (now or when called).
+      nestedCommand(words.slice(1), nested, out);
+      nestedCommand(words.slice(2), nested, out);
+      if (words[2]?.value === '()') nestedCommand(words.slice(3), nested, out);
+    }
     return undefined;
   }
 
@@ -419,7 +608,10 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
     const head = words[0];
     if (head === undefined) break;
     const name = head.value;
-    if (head.unsafe !== undefined || head.glob) break;
+    if (head.unsafe !== undefined || head.glob) {
+      markUnanalysed(out, `the command name is an expansion or a pattern (\`${head.raw}\`)`);
+      break;
+    }
     if (keptAssignments.length > 0) spellings.push(contentOf([...keptAssignments, ...words]));
     if (name === 'command' && /^-[vV]$/.test(words[1]?.value ?? '')) {
       query = true;
@@ -463,11 +655,29 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
       const script = name === 'su' ? suScript(words) : shellScript(words);
       if (script !== undefined) collectScript(script, nested, out);
       else addSuffixSpellings(out, words);
+      if (script === undefined && name !== 'su' && readsScriptFromInput(words)) {
+        // No `-c` and no script file: the shell runs its input. A here-string or here-document is read here; a pipe cannot be.
+        const input = command.redirects.find(({ token }) => token.op === '<<<' || token.op === '<<' || token.op === '<<-');
+        if (input?.token.op === '<<<' && input.target !== undefined && input.target.unsafe === undefined) collectScript(input.target.value, nested, out);
+        else if (input !== undefined && input.token.op !== '<<<' && input.token.body !== undefined) collectScript(input.token.body, nested, out);
+        else if (input !== undefined || command.before === '|' || command.before === '|&' || command.redirects.some(({ token }) => token.op === '<' || token.op === '<&')) {
+          markUnanalysed(out, `\`${name}\` runs commands from its input, which cannot be checked`);
+        }
+      }
       break;
     }
     if (name === 'eval' || name === 'trap') {
       runner = true;
-      const script = name === 'eval' ? words.slice(1).map((word) => word.value).join(' ') : words[1]?.value;
+      const operands = name === 'trap' ? words.slice(1).filter((word, index, all) => !(/^-/.test(word.value) && all.slice(0, index).every((w) => /^-/.test(w.value)))) : words.slice(1);
+      const script = name === 'eval' ? operands.map((word) => word.value).join(' ') : operands[0]?.value;
+      if (script !== undefined) collectScript(script, nested, out);
+      if (operands.some((word) => word.unsafe !== undefined)) markUnanalysed(out, `\`${name}\` runs an expansion`);
+      break;
+    }
+    if (name === 'script') {
+      // util-linux `script -c 'cmd'` runs cmd in a new terminal.
+      runner = true;
+      const script = clusterValue(words, 'c', '--command');
       if (script !== undefined) collectScript(script, nested, out);
       break;
     }
@@ -499,13 +709,16 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
   if (name === 'git') {
     const plainGit = gitWithoutGlobals(words);
     if (plainGit !== undefined) spellings.push(contentOf(plainGit));
+    const configured = gitConfigPrograms(words, nested, out);
+    if (configured) runner = true;
   }
+  if (PREFIX_UNSAFE_OPTIONS.get(name)?.(words) === true) runner = true;
 
   let readOnly: boolean;
   let cd: { path: string | undefined } | undefined;
   if (name === 'cd') {
     cd = cdDestination(words.slice(1), scope);
-    if (cd.path !== undefined) addReadPath(out, cd.path);
+    if (cd.path !== undefined) addOperand(out, cd.path);
     readOnly = cd.path !== undefined;
   } else {
     readOnly = query || simpleCommandReason(words) === undefined;
@@ -663,7 +876,7 @@ function collectScript(script: string, scope: Scope, out: Collected): void {
 }
 
 export function analyse(options: { command: string; cwd: string; homeDir: string }): Collected {
-  const out: Collected = { parts: [], spellings: new Set(), readPaths: new Set(), notPlain: undefined, truncated: false };
+  const out: Collected = { parts: [], spellings: new Set(), readPaths: new Set(), notPlain: undefined, unanalysed: undefined, truncated: false };
   collectScript(options.command, { dir: normalizePath(options.cwd), home: normalizePath(options.homeDir), depth: 0, top: true }, out);
   if (out.parts.length === 0) markNotPlain(out, 'no command to run');
   return out;
@@ -680,7 +893,8 @@ export function bashPermissionFacts(options: { command: string; cwd: string; hom
   const parts = out.parts.map((part) => part.facts);
   const contents = new Set(parts.map((part) => part.content));
   const otherSpellings = [...out.spellings].filter((spelling) => !contents.has(spelling));
-  const commands: CommandFacts = out.notPlain === undefined ? { parsed: true, parts, otherSpellings } : { parsed: false, reason: out.notPlain, parts, otherSpellings };
+  const unanalysed = out.unanalysed === undefined ? {} : { unanalysed: out.unanalysed };
+  const commands: CommandFacts = out.notPlain === undefined ? { parsed: true, parts, otherSpellings } : { parsed: false, reason: out.notPlain, parts, otherSpellings, ...unanalysed };
   const facts = { commands, readPaths: [...out.readPaths] };
   if (!out.truncated) return facts;
   return { ...facts, deny: { reason: `The command is too large to check against permission rules (more than ${MAX_PARTS} commands, ${MAX_SPELLINGS} spellings or ${MAX_READ_PATHS} paths); split it into smaller commands.` } };

@@ -43,6 +43,8 @@ export interface RedirectToken {
   fd: string | undefined;
   /** For a here-document whose body undergoes expansion: the command substitutions found in the body. */
   bodySubstitutions?: string[];
+  /** For a here-document: its body as written (what a shell reading it would run). */
+  body?: string;
 }
 export type Token = WordToken | OperatorToken | RedirectToken;
 type LexResult = { ok: true; tokens: Token[] } | { ok: false; reason: string };
@@ -249,6 +251,7 @@ export function lex(input: string): LexResult {
         const line = input.slice(position, newline < 0 ? input.length : newline);
         const lineEnd = newline < 0 ? input.length : newline + 1;
         if ((strip ? line.replace(/^\t+/, '') : line) === body.delimiter) {
+          body.token.body = input.slice(bodyStart, position);
           if (!body.literal) body.token.bodySubstitutions = substitutionsIn(input.slice(bodyStart, position));
           position = lineEnd;
           break;
@@ -256,6 +259,7 @@ export function lex(input: string): LexResult {
         position = lineEnd;
         if (newline < 0) {
           // Delimited by the end of the input, as bash accepts (with a warning).
+          body.token.body = input.slice(bodyStart);
           if (!body.literal) body.token.bodySubstitutions = substitutionsIn(input.slice(bodyStart));
           break;
         }

@@ -119,6 +119,17 @@ function shortCluster(value: string): string | undefined {
   return value.length > 1 && value.startsWith('-') && !value.startsWith('--') ? value.slice(1) : undefined;
 }
 
+/**
+ * The option letters of a short cluster up to and including the first that takes a value (the rest is that value:
+ * `file -m/x/Cfile` is `-m` with `/x/Cfile`, not `-C`), or undefined when the word is not a cluster.
+ */
+function optionLetters(value: string, valued: string): string | undefined {
+  const cluster = shortCluster(value);
+  if (cluster === undefined) return undefined;
+  for (let k = 0; k < cluster.length; k += 1) if (valued.includes(cluster.charAt(k))) return cluster.slice(0, k + 1);
+  return cluster;
+}
+
 /** Whether an unquoted glob could expand to a word starting with `-`, i.e. to an option. */
 function mayExpandToOption(word: WordToken): boolean {
   return word.glob && (word.startsWithGlob || word.value.startsWith('-'));
@@ -170,7 +181,7 @@ const checkRg = eachArg('rg', ({ value }) => {
 
 const checkSort = eachArg('sort', ({ value }) => {
   const name = longName(value);
-  if (abbreviates(name, 'output') || shortCluster(value)?.includes('o')) return '`sort -o`/`--output` writes a file';
+  if (abbreviates(name, 'output') || optionLetters(value, 'kStTo')?.includes('o') === true) return '`sort -o`/`--output` writes a file';
   if (abbreviates(name, 'compress-program')) return '`sort --compress-program` runs a program';
   return undefined;
 });
@@ -186,7 +197,7 @@ const checkPrintf = eachArg('printf', ({ value }) =>
 );
 
 const checkFile = eachArg('file', ({ value }) =>
-  abbreviates(longName(value), 'compile') || shortCluster(value)?.includes('C') === true
+  abbreviates(longName(value), 'compile') || optionLetters(value, 'mfFPe')?.includes('C') === true
     ? '`file -C`/`--compile` writes a magic file'
     : undefined,
 );
@@ -299,6 +310,19 @@ const checkGit: ArgsCheck = (args) => {
   return undefined;
 };
 
+/** jq options that load files beyond its operands: modules (`-L`), a filter file, files bound to variables. */
+const JQ_LOADING_OPTIONS = ['library-path', 'rawfile', 'slurpfile', 'from-file'];
+
+/** `jq` is read-only only with its filter and inputs: no modules (`import`, `include`, `-L`) and no extra files. */
+const checkJq = eachArg('jq', ({ value }) => {
+  const name = longName(value);
+  if (JQ_LOADING_OPTIONS.some((option) => name === option)) return `\`jq --${name ?? ''}\` reads files named by its arguments`;
+  const cluster = shortCluster(value);
+  if (cluster !== undefined && /[Lf]/.test(cluster)) return '`jq -L`/`-f` loads modules or a filter file';
+  if (/\b(import|include)\b/.test(value)) return '`jq` `import`/`include` loads a module or data file named by the filter';
+  return undefined;
+});
+
 /** The read-only list: bare command name → check of its arguments. */
 const READ_ONLY_COMMANDS = new Map<string, ArgsCheck>([
   ['ls', anyArgs],
@@ -335,7 +359,7 @@ const READ_ONLY_COMMANDS = new Map<string, ArgsCheck>([
   ['tree', checkTree],
   ['nl', anyArgs],
   ['column', anyArgs],
-  ['jq', anyArgs],
+  ['jq', checkJq],
   ['git', checkGit],
 ]);
 
@@ -350,6 +374,11 @@ export function simpleCommandReason(words: WordToken[]): string | undefined {
   if (name.includes('/')) return `command given by path (\`${name}\`); only bare names on the read-only list are accepted`;
   const check = READ_ONLY_COMMANDS.get(name);
   if (check === undefined) return `command \`${name}\` is not on the read-only list`;
+  // For every command: before `--`, an unquoted glob may expand to an option (a file named `-R` turns `grep x *` into `grep -R`).
+  for (const word of args) {
+    if (word.value === '--') break;
+    if (mayExpandToOption(word)) return globReason(name, word);
+  }
   return check(args);
 }
 

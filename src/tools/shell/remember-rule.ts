@@ -16,7 +16,14 @@ const SUBCOMMAND_TOOLS = new Set(['npm', 'npx', 'pnpm', 'yarn', 'bun', 'deno', '
 /** `tool run <script>`: the script name is part of the remembered prefix. */
 const RUN_SCRIPT = new Set(['npm run', 'npm run-script', 'pnpm run', 'yarn run', 'bun run', 'uv run', 'poetry run', 'pipx run', 'deno task']);
 /** Subcommands that run arbitrary code or packages named by their arguments: remembered exactly. */
-const RUNS_ANYTHING = new Set(['npm exec', 'npm x', 'pnpm exec', 'pnpm dlx', 'yarn exec', 'yarn dlx', 'bun x', 'go run', 'docker run', 'docker exec', 'kubectl exec', 'deno run', 'deno eval', 'gh api', 'git config']);
+const RUNS_ANYTHING = new Set([
+  'npm exec', 'npm x', 'pnpm exec', 'pnpm dlx', 'yarn exec', 'yarn dlx', 'bun x', 'go run', 'docker run', 'docker exec', 'kubectl exec',
+  'deno run', 'deno eval', 'gh api', 'git config',
+  // Installing runs the packages' install scripts; compose runs what a compose file names.
+  'docker compose', 'pip install', 'pip3 install', 'pip download', 'npm install', 'npm i', 'npm ci', 'npm add', 'npm update',
+  'npm rebuild', 'npm link', 'pnpm install', 'pnpm i', 'pnpm add', 'pnpm update', 'yarn add', 'yarn install', 'bun install', 'bun add', 'uv pip',
+  'uv add', 'poetry add', 'poetry install', 'pipx install', 'cargo install', 'go generate', 'go install', 'gh extension', 'git submodule',
+]);
 /** Interpreters: a prefix only together with the script file they run (`python gen.py:*`). */
 const INTERPRETERS = new Set(['python', 'python2', 'python3', 'node', 'nodejs', 'ruby', 'perl', 'php', 'lua', 'Rscript', 'osascript', 'tsx', 'ts-node', 'pwsh', 'powershell']);
 /** Never a prefix: directory changes, shell state, shells, wrappers, runners, and programs that run or delete what their arguments say. */
@@ -27,6 +34,11 @@ const NEVER_PREFIX = new Set([
   'rm', 'rmdir', 'dd', 'shred', 'truncate', 'chmod', 'chown', 'chgrp', 'kill', 'pkill', 'killall', 'mkfs', 'mount', 'umount',
   'curl', 'wget', 'nc', 'ncat', 'socat', 'ssh', 'scp', 'rsync', 'crontab', 'systemctl', 'launchctl', 'shutdown', 'reboot',
   'mv', 'cp', 'ln', 'install', 'tee',
+  // Programs that run what their arguments (or files they name) say: `tar --checkpoint-action=exec=…`, `zip -TT`,
+  // sqlite3 `.shell`, editors and pagers with `!cmd`, debuggers, `patch` (ed scripts), `openssl` engines.
+  'tar', 'zip', 'unzip', 'cpio', '7z', 'sqlite3', 'psql', 'mysql', 'vim', 'vi', 'nvim', 'view', 'ex', 'ed', 'emacs', 'nano', 'gdb',
+  'lldb', 'less', 'more', 'most', 'man', 'patch', 'openssl', 'expect', 'tclsh', 'script', 'unbuffer', 'tmux', 'screen',
+  'docker-compose', 'ssh-agent', 'git-shell', 'rlwrap', 'busybox',
 ]);
 const SUBCOMMAND = /^[A-Za-z][\w:.-]*$/;
 const SCRIPT_FILE = /^[\w./-]+\.[A-Za-z0-9]+$/;
