@@ -97,7 +97,7 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
     expect(outcome.request.reason).toMatch(/more than 1000 entries/);
     expect(outcome.globbed.status).toBe('denied');
     expect(JSON.stringify(outcome)).not.toContain(SECRET);
-    expect(outcome.named).toMatchObject({ status: 'success', modelContent: 'x' });
+    expect(outcome.named).toMatchObject({ status: 'success', modelContent: 'x\n' });
   });
 
   it('under deny Bash(rm:*) in bypassPermissions, coproc, here-strings, trap, functions, pipes into sh, ${IFS}, braces and aliases delete nothing', async () => {
