@@ -3,7 +3,7 @@
  * the real tools (their `ruleContent`, `rememberRule` and `permissionFacts`, with the file system of the fixture
  * below), then `decidePermission` decides exactly as the session workflow does. Rows are grouped by what they attack.
  */
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseRule } from '../../src/contracts/permission-rules.js';
@@ -16,6 +16,7 @@ import { readTool } from '../../src/tools/read.js';
 import { writeTool } from '../../src/tools/write.js';
 import { decidePermission } from '../../src/workflows/decide-permission.js';
 import { scratchDir } from '../support/scratch.js';
+import { toolContext } from '../support/tool-context.js';
 import { planner, ready } from '../support/tool-plans.js';
 
 type Behavior = 'allow' | 'ask' | 'deny';
@@ -152,6 +153,13 @@ const findings: Record<string, Row[]> = {
     { command: 'head -c 10 /dev/urandom', expected: 'ask' },
     { command: 'cat README.md < /dev/null', expected: 'allow' },
   ],
+  // Decided in the text (SECURITY.md): bypassPermissions asks nothing, so ask rules and strong asks allow there; deny rules hold.
+  '10: bypassPermissions asks nothing and denies what deny rules name': [
+    { command: 'touch x', ask: ['Bash(touch:*)'], mode: 'bypassPermissions', expected: 'allow' },
+    { tool: 'Write', input: { file_path: '.git/config', content: 'x' }, mode: 'bypassPermissions', expected: 'allow' },
+    { tool: 'Write', input: { file_path: '.git/config', content: 'x' }, mode: 'acceptEdits', allow: ['Edit(.git/**)'], expected: 'ask' },
+    { command: 'touch x', deny: ['Bash(touch:*)'], mode: 'bypassPermissions', expected: 'deny' },
+  ],
   '11: find output primaries, path-rule prefixes, directory deny rules': [
     { command: 'find . -fprintf out.txt %p', expected: 'ask' },
     { command: 'find . -fprint0 out.txt', expected: 'ask' },
@@ -238,6 +246,37 @@ describe('finding 13: remembered path rules name the file, not a pattern', () =>
     expect(same.behavior, rememberRule).toBe('allow');
     const other = await decide({ tool: 'Write', input: { file_path: 'README.md', content: 'y' }, remembered: [rememberRule], expected: 'ask' });
     expect(other.behavior, rememberRule).toBe('ask');
+  });
+});
+
+describe('finding 12: the approver sees the file that will really be written', () => {
+  it.each([
+    ['Write', { file_path: 'src/config.txt', content: 'x' }],
+    ['Edit', { file_path: 'src/config.txt', old_string: 'KEY', new_string: 'K' }],
+  ] as const)('%s through a symlink names the real file in its preview', async (tool, input) => {
+    const planned = ready(await plan(cwd, tool, input));
+    expect(planned.approval?.preview).toContain(`${path.join(cwd, '.env')} (${path.join(cwd, 'src', 'config.txt')} is a symlink to it)`);
+  });
+});
+
+describe('finding 12: the rules are checked again on the real path when the file is opened', () => {
+  it.each(['Write', 'Read'] as const)('%s: a folder swapped for a link to a denied folder after the decision is refused', async (toolName) => {
+    const root = await scratchDir('switchyard-swap-');
+    await mkdir(path.join(root, 'notes'));
+    await mkdir(path.join(root, 'secret'));
+    await writeFile(path.join(root, 'notes', 'a.txt'), 'notes\n');
+    await writeFile(path.join(root, 'secret', 'a.txt'), 'secret\n');
+    const tool = toolName === 'Write' ? writeTool : readTool;
+    const input = toolName === 'Write' ? { file_path: 'notes/a.txt', content: 'overwritten\n' } : { file_path: 'notes/a.txt' };
+    const planned = ready(await plan(root, toolName, input));
+    // After approval: the folder is swapped for a link to the denied one.
+    await rename(path.join(root, 'notes'), path.join(root, 'notes-old'));
+    await symlink(path.join(root, 'secret'), path.join(root, 'notes'));
+    const denyRules = [toolName === 'Write' ? 'Edit(secret/**)' : 'Read(secret/**)'];
+    await expect((tool.execute as (input: unknown, context: unknown) => Promise<unknown>)(planned.input, toolContext({ cwd: root, denyRules }))).rejects.toThrow(/secret/);
+    expect(await access(path.join(root, 'secret', 'a.txt')).then(() => true)).toBe(true);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(path.join(root, 'secret', 'a.txt'), 'utf8')).toBe('secret\n');
   });
 });
 
