@@ -7,7 +7,7 @@
  * understood; globs and `~` are allowed, except where a glob could expand into a dangerous option).
  *
  * Decisions (documented on purpose):
- * - `git` (issue 10, item 4): git runs programs named by the repository's own `.git/config`, which the workspace (the
+ * - `git`: git runs programs named by the repository's own `.git/config`, which the workspace (the
  *   model, a cloned repository) controls. Checked against git 2.39: `status`, `diff` (even `--cached`, and with
  *   `--no-ext-diff --no-textconv`), `ls-files` and `blame` read the index or work tree, which runs `core.fsmonitor` and
  *   clean filters (`filter.<driver>.clean`, named by `.gitattributes`, so no fixed `-c` flag can disable them all);
