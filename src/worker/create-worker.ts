@@ -127,7 +127,26 @@ export interface SwitchyardWorkerOptions {
    * signature. Without it no signature verifies, so sessions that set `approvers` take no approval.
    */
   approversFile?: string;
+  /**
+   * Temporal worker tuning, passed to `Worker.create` as given: `workflowThreadPoolSize`, `maxCachedWorkflows`,
+   * `maxConcurrentWorkflowTaskExecutions`, `maxConcurrentActivityTaskExecutions`, `maxConcurrentLocalActivityExecutions`,
+   * `stickyQueueScheduleToStartTimeout`, poller counts. Default: the SDK's defaults (README "Worker tuning").
+   */
+  tuning?: WorkerTuning;
 }
+
+/** The `Worker.create` options a Switchyard worker lets its caller tune. */
+export type WorkerTuning = Pick<
+  WorkerOptions,
+  | 'workflowThreadPoolSize'
+  | 'maxCachedWorkflows'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxConcurrentActivityTaskExecutions'
+  | 'maxConcurrentLocalActivityExecutions'
+  | 'stickyQueueScheduleToStartTimeout'
+  | 'workflowTaskPollerBehavior'
+  | 'activityTaskPollerBehavior'
+>;
 
 export const workerRoles = ['all', 'workflows', 'tools'] as const;
 export type WorkerRole = (typeof workerRoles)[number];
@@ -300,6 +319,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
         : options.workflowsPath !== undefined
           ? { workflowsPath: options.workflowsPath }
           : defaultWorkflowBundle()),
+    ...options.tuning,
   });
 }
 
