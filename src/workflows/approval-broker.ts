@@ -86,7 +86,7 @@ export class ApprovalBroker {
   /**
    * The `approval` signal handler. `turnId` names the running turn for events about unknown requests. Every signal,
    * taken or not, enters the decision log (query `approvalDecisions`), so whoever sent it can see what it did. A signal
-   * with a signature, and every signal to a session with `approvers`, is checked (`#checkSignature`) before it counts.
+   * with a signature, and every signal to a session with `approvers`, is checked (`#judgeWithoutSignature`, `#verifySignature`) before it counts.
    */
   async onSignal(raw: unknown, runningTurnId: string | undefined): Promise<void> {
     const turnId = runningTurnId ?? '';
