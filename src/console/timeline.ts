@@ -98,6 +98,7 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
       case 'ApprovalIgnored':
       case 'BackgroundTaskStarted':
       case 'BackgroundTaskEnded':
+      case 'ToolCallResultReplaced':
         break;
       default: {
         const exhaustive: never = event;
