@@ -5,6 +5,8 @@ import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
 import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { cutUtf8, serializeOutput } from '../../src/activities/serialize-output.js';
 import type { ResultBudget } from '../../src/tools/define-tool.js';
+import { bashTool } from '../../src/tools/bash.js';
+import { readTool } from '../../src/tools/read.js';
 import { scratchDir } from '../support/scratch.js';
 
 const tool = (budget?: ResultBudget) => ({ name: 'X', ...(budget === undefined ? {} : { resultBudget: budget }) });
@@ -12,8 +14,8 @@ const base = { sessionId: 'sess', callId: 'call1' };
 
 describe('serializeOutput', () => {
   it('replaces an empty output with the documented placeholder', async () => {
-    expect((await serializeOutput({ ...base, tool: { name: 'Bash' }, content: '' })).modelContent).toBe('(Bash completed with no output)');
-    expect((await serializeOutput({ ...base, tool: { name: 'Read' }, content: '  \n' })).modelContent).toBe('(Read completed with no output)');
+    expect((await serializeOutput({ ...base, tool: bashTool, content: '' })).modelContent).toBe('(Bash completed with no output)');
+    expect((await serializeOutput({ ...base, tool: readTool, content: '  \n' })).modelContent).toBe('(Read completed with no output)');
   });
 
   it('passes content within min(maxModelBytes, maxInlineBytes) unchanged', async () => {
