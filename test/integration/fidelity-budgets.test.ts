@@ -105,6 +105,28 @@ describe('results the model can rely on: slow hooks, the aggregate budget, an en
     expect(foreign?.modelContent).toContain('another session');
   }, 120_000);
 
+  it('treats a Bash that exits non-zero as a failure, as Claude Code does: ToolCallError and PostToolUseFailure, not PostToolUse', async () => {
+    const { result, events } = await harness.withWorker(async () => {
+      const session = await harness.startSession({
+        cwd,
+        permissionMode: 'bypassPermissions',
+        hooks: {
+          PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'touch post-ran.txt' }] }],
+          PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cat > failure-event.json' }] }],
+        },
+      });
+      const turn = await session.executeTurn({ turnId: 't', calls: [{ id: 'exit3', name: 'Bash', input: { command: 'echo partial; exit 3' } }] });
+      return { result: turn, events: (await session.events()).events };
+    });
+    expect(result.results[0]).toMatchObject({ status: 'error', isError: true, errorCode: 'exit_code' });
+    expect(result.results[0]?.modelContent).toContain('partial');
+    expect(ofType(events, 'ToolCallError').map((event) => event.callId)).toEqual(['exit3']);
+    expect(ofType(events, 'ToolCallResult')).toEqual([]);
+    const failure = JSON.parse(await readFile(path.join(cwd, 'failure-event.json'), 'utf8')) as Record<string, unknown>;
+    expect(failure).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', is_interrupt: false });
+    await expect(readFile(path.join(cwd, 'post-ran.txt'))).rejects.toThrow();
+  }, 60_000);
+
   it('does not fail the turn when the first group’s PreToolUse hooks run past the plan limit', async () => {
     const result = await harness.withWorker(async () => {
       const session = await harness.startSession({
