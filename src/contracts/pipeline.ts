@@ -11,6 +11,7 @@
  */
 import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
 import type { BackgroundTaskReport } from './background-tasks.js';
+import type { ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
@@ -28,6 +29,8 @@ export interface SessionContext {
   sessionHooks?: Record<string, unknown>;
   /** Hooks from settings files inside the workspace load only when true (`SessionOptions.trustWorkspaceSettings`). */
   trustWorkspaceSettings?: boolean;
+  /** The session's client tools (`SessionOptions.clientTools`), which Plan and Prepare look up beside the worker's. */
+  clientTools?: ClientToolSpec[];
 }
 
 /** A call as Plan sees it: enough to group it, nothing more. */
