@@ -23,7 +23,7 @@ import { ToolUseError, defineTool } from './define-tool.js';
 import type { ToolOutputObject } from './define-tool.js';
 import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from './image-media-type.js';
 import { resolveLimit } from './limits.js';
-import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
+import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from './paths.js';
 import { artifactReferenceProblem, isArtifactReference, openArtifact } from './read-artifact.js';
 import { NotARegularFileError, openRegularFile, scanTextLines } from './text-lines.js';
 
@@ -142,10 +142,20 @@ export const readTool = defineTool({
     if (oversize !== undefined) return { ok: false, message: oversize, errorCode: 'file_too_large' };
     return { ok: true };
   },
+  permissionFacts: async (input, context) => (isArtifactReference(input.file_path) ? {} : realPathFacts(context.cwd, input.file_path)),
   async execute(input, context) {
-    const handle = await (isArtifactReference(input.file_path) ? openArtifact(input.file_path, context) : openRegularFile(input.file_path)).catch((error: unknown) => {
-      throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
-    });
+    let handle: FileHandle;
+    if (isArtifactReference(input.file_path)) {
+      // No workspace path: read-artifact.ts confines it to the session's own artifacts.
+      handle = await openArtifact(input.file_path, context);
+    } else {
+      // Checked again now: a directory swapped for a link to a denied place after the decision is refused.
+      const denied = await deniedRealPath({ cwd: context.cwd, toolName: 'Read', absolutePath: input.file_path, denyRules: context.denyRules });
+      if (denied !== undefined) throw new ToolUseError(`Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`, 'denied_by_rule');
+      handle = await openRegularFile(input.file_path).catch((error: unknown) => {
+        throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
+      });
+    }
     try {
       const image = await sniffImage(handle);
       if (image !== undefined) return await readImage(handle, image);
