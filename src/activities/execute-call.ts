@@ -179,12 +179,30 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
   try {
     end = await ended;
   } finally {
-    clearInterval(heartbeatTimer);
     clearTimeout(relocateTimer);
     deadline.dispose();
     activity.cancellationSignal.removeEventListener('abort', onCancel);
   }
+  // Heartbeats go on while the output is stored and PostToolUse hooks run (a hook may take its whole timeout): a call
+  // that already ran must not be timed out by the server, and then reported as lost or run again.
+  try {
+    return await finishCall({ tool, plan, request, dependencies, end, deadline, attempt });
+  } finally {
+    clearInterval(heartbeatTimer);
+  }
+}
 
+/** The outcome of a handler's end, through the PostToolUse / PostToolUseFailure hooks. */
+async function finishCall(options: {
+  tool: Tool;
+  plan: ExecutionPlan;
+  request: ExecuteCallInput;
+  dependencies: ExecuteCallDependencies;
+  end: HandlerEnd;
+  deadline: ToolDeadline;
+  attempt: number;
+}): Promise<CallOutcome> {
+  const { tool, plan, request, dependencies, end, deadline, attempt } = options;
   let outcome: CallOutcome;
   switch (end.kind) {
     case 'relocate':

@@ -59,6 +59,21 @@ export type SessionEvent =
       artifact?: string;
     })
   | (EventBase & {
+      /**
+       * The turn's aggregate budget replaced a successful result after its `ToolCallResult`: the sizes and policy of
+       * what the model gets now (the `<persisted-output>` envelope, or a shorter cut when the output was not stored).
+       * Emitted once per replaced result, when the result is handed out.
+       */
+      type: 'ToolCallResultReplaced';
+      callId: string;
+      toolName: string;
+      originalBytes: number;
+      modelBytes: number;
+      truncated: boolean;
+      policy: ResultBudgetPolicy;
+      artifact?: string;
+    })
+  | (EventBase & {
       type: 'ToolCallError';
       callId: string;
       toolName: string;

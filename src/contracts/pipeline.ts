@@ -115,7 +115,7 @@ export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' 
   /** Session-state keys the call sets (its context modifier). */
   sessionState?: Record<string, unknown>;
   /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
-  aggregateReplacement?: { envelope: string; artifact: string };
+  aggregateReplacement?: { envelope: string; artifact?: string };
   /** A background task the call started or observed (v1.1), for the session's records. */
   backgroundTask?: BackgroundTaskReport;
   /** Context from PostToolUse / PostToolUseFailure hooks, for the model under `[Hook additional context]`. */

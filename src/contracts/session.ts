@@ -49,6 +49,11 @@ export const sessionOptionsSchema = z.object({
    * Prepare as local activities of the workflow's worker.
    */
   toolTaskQueue: z.string().min(1).optional(),
+  /**
+   * How long Plan (lookup, input parse and grouping of a turn's calls) may take per attempt; default 60000. Preparing
+   * the first group (its PreToolUse hooks) is not bound by it: that has Prepare's limit.
+   */
+  planTimeoutMs: z.number().int().min(1_000).optional(),
   /** Most calls one turn may carry; more is rejected by the update validator. Default 256 (`DEFAULT_MAX_CALLS_PER_TURN`). */
   maxCallsPerTurn: z.number().int().min(1).max(10_000).optional(),
   /**
