@@ -27,6 +27,15 @@ export function effectiveSandboxMode(options: SandboxOptions | undefined, env: N
   return mode === 'auto' && options?.autoAllowBash === true ? 'required' : mode;
 }
 
+/**
+ * Whether a Bash call that would ask only by default may run unasked (`sandbox.autoAllowBash`): the session turned it
+ * on, did not turn the sandbox off, and this worker can sandbox. The call then runs under `required` (see above).
+ */
+export async function sandboxAllowsWithoutAsking(options: SandboxOptions | undefined, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  if (options?.autoAllowBash !== true || effectiveSandboxMode(options, env) === 'off') return false;
+  return (await bubblewrapAvailability(env)).available;
+}
+
 export type SandboxLaunch =
   | {
       sandboxed: true;

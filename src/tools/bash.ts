@@ -11,7 +11,7 @@ import type { PermissionFacts } from '../contracts/call-plan.js';
 import { startBackgroundCommand } from './background-tasks.js';
 import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './bash-classifier.js';
 import { defineTool } from './define-tool.js';
-import { prepareSandboxLaunch } from '../sandbox/sandboxed-launch.js';
+import { prepareSandboxLaunch, sandboxAllowsWithoutAsking } from '../sandbox/sandboxed-launch.js';
 import type { SandboxLaunch } from '../sandbox/sandboxed-launch.js';
 import { childEnvironment } from './environment-policy.js';
 import type { ToolOutputObject } from './define-tool.js';
@@ -171,6 +171,9 @@ export const bashTool = defineTool({
   ruleContent: (input) => input.command,
   rememberRule: (input) => bashRememberRule(input.command),
   permissionFacts: (input, context) => bashFacts(input.command, context.cwd),
+  // `sandbox.autoAllowBash` (off by default): a command that would only ask by default runs unasked, because the kernel
+  // confines it; ask and deny rules, protected paths and plan mode still apply (see SECURITY.md).
+  prepareApproval: async (_input, context) => ({ narrowToAllow: await sandboxAllowsWithoutAsking(context.sandbox) }),
   summarize: summarizeCommand,
   async execute(input, context) {
     if (input.run_in_background === true) {

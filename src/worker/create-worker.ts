@@ -9,6 +9,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { probeSandboxStartupLine } from '../sandbox/sandbox-report.js';
 import { createToolCallTelemetry, errorCategoryOf, stageOf } from './telemetry.js';
 import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
@@ -226,6 +227,12 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     );
   }
   const logger = options.logger;
+  if (logger !== undefined && (options.role ?? workerRoleFromEnv()) !== 'workflows') {
+    // Loud where the worker cannot sandbox the processes its tools start (see SECURITY.md, the second wall).
+    const line = await probeSandboxStartupLine();
+    if (line.level === 'warn') logger.warn(line.message);
+    else logger.info(line.message);
+  }
   const dataDir = options.dataDir ?? dataDirFromEnv();
   const identity = workerIdentity(registry);
   const activityDependencies: Parameters<typeof createActivities>[0] = {
