@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Stats } from './stats.js';
 
@@ -194,6 +194,8 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
       report.throughput.map((row) => [row.sessions, row.turns, row.calls, row.errors, row.seconds, row.callsPerSecond, row.p50, row.p95, row.benchCpuPercent, row.serverCpuPercent ?? '–']),
     ),
     '',
+    // Written by `npm run bench:sandbox` (bench/sandbox-overhead.ts), which needs bubblewrap: kept when present.
+    await readFile(path.join(resultsDir, 'sandbox-overhead.md'), 'utf8').catch(() => ''),
   ].join('\n');
   await writeFile(options.markdownPath, markdown);
   return markdown;

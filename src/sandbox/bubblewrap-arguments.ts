@@ -120,3 +120,26 @@ export function limitedCommand(options: { limits: SandboxLimits; command: readon
     ...options.command,
   ];
 }
+
+/**
+ * Where a pids cgroup limits the processes (a root worker), one shell outside the sandbox does everything before
+ * bubblewrap starts: it joins the cgroup and sets the other limits, which bubblewrap and the command inherit. `ulimit
+ * -u` is left out: it would count the worker user's processes outside the sandbox's user namespace.
+ */
+const CGROUP_LIMITS_SCRIPT = 'echo $$ > "$1" && ulimit -v "$2" && ulimit -f "$3" && ulimit -t "$4" || exit 126; shift 4; exec "$@"';
+
+/** The argv that joins the cgroup whose `cgroup.procs` is `procsFile`, sets `limits` and runs `command` (bubblewrap's argv). */
+export function cgroupLimitedCommand(options: { procsFile: string; limits: SandboxLimits; command: readonly string[] }): string[] {
+  const { limits } = options;
+  return [
+    '/bin/bash',
+    '-c',
+    CGROUP_LIMITS_SCRIPT,
+    'switchyard-sandbox',
+    options.procsFile,
+    String(Math.max(1, Math.floor(limits.memoryBytes / 1024))),
+    String(Math.max(1, Math.ceil(limits.fileBytes / 1024))),
+    String(Math.max(1, Math.floor(limits.cpuSeconds))),
+    ...options.command,
+  ];
+}

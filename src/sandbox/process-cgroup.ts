@@ -70,8 +70,3 @@ export async function createCallCgroup(maxProcesses: number): Promise<CallCgroup
     },
   };
 }
-
-/** The argv prefix that moves the process into `cgroup` and then runs the rest of its arguments. */
-export function joinCgroupPrefix(cgroup: Pick<CallCgroup, 'procsFile'>): string[] {
-  return ['/bin/bash', '-c', 'echo $$ > "$1" || exit 126; shift; exec "$@"', 'switchyard-cgroup', cgroup.procsFile];
-}

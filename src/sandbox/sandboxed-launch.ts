@@ -6,11 +6,11 @@ import os from 'node:os';
 import type { SandboxMode, SandboxOptions } from '../contracts/session.js';
 import { sandboxModes } from '../contracts/session.js';
 import { ToolUseError } from '../tools/define-tool.js';
-import { bubblewrapArguments, limitedCommand } from './bubblewrap-arguments.js';
+import { bubblewrapArguments, cgroupLimitedCommand, limitedCommand } from './bubblewrap-arguments.js';
 import type { SandboxLimits } from './bubblewrap-arguments.js';
 import { bubblewrapAvailability } from './bubblewrap-availability.js';
 import { BRIDGE_SCRIPT, SANDBOX_PROXY_PORT, domainProxy } from './domain-proxy.js';
-import { createCallCgroup, joinCgroupPrefix } from './process-cgroup.js';
+import { createCallCgroup } from './process-cgroup.js';
 import { sandboxLimitsFromEnv } from './sandbox-limits.js';
 import { sandboxPaths } from './sandbox-paths.js';
 
@@ -104,7 +104,9 @@ export async function prepareSandboxLaunch(options: { context: SandboxLaunchCont
     limits,
     argv(command) {
       const inner = proxy === undefined ? [...command] : [process.execPath, '-e', BRIDGE_SCRIPT, proxy.socketPath, String(SANDBOX_PROXY_PORT), ...command];
-      return [...(cgroup === undefined ? [] : joinCgroupPrefix(cgroup)), availability.binary, ...bwrap, '--', ...limitedCommand({ limits, command: inner })];
+      // One shell besides the command's own: outside with a cgroup (root), inside without one (see the two builders).
+      if (cgroup !== undefined) return cgroupLimitedCommand({ procsFile: cgroup.procsFile, limits, command: [availability.binary, ...bwrap, '--', ...inner] });
+      return [availability.binary, ...bwrap, '--', ...limitedCommand({ limits, command: inner })];
     },
     async finish() {
       if (cgroup === undefined) return {};

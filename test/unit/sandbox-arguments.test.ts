@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bubblewrapArguments, limitedCommand } from '../../src/sandbox/bubblewrap-arguments.js';
+import { bubblewrapArguments, cgroupLimitedCommand, limitedCommand } from '../../src/sandbox/bubblewrap-arguments.js';
 import type { BubblewrapPlan } from '../../src/sandbox/bubblewrap-arguments.js';
 import { isHostAllowed, proxyDestination } from '../../src/sandbox/domain-proxy.js';
 import { effectiveSandboxMode } from '../../src/sandbox/sandboxed-launch.js';
@@ -84,6 +84,14 @@ describe('limitedCommand', () => {
     expect(argv.slice(0, 2)).toEqual(['/bin/bash', '-c']);
     expect(argv[2]).toMatch(/^ulimit -v "\$1" && ulimit -u "\$2" && ulimit -f "\$3" && ulimit -t "\$4" \|\| exit 126; shift 4; exec "\$@"$/);
     expect(argv.slice(3)).toEqual(['switchyard-sandbox', '524288', '64', '977', '30', '/bin/bash', '-c', 'echo hi']);
+  });
+});
+
+describe('cgroupLimitedCommand (a root worker with a pids cgroup)', () => {
+  it('joins the cgroup and sets memory, file size and CPU outside, then execs bubblewrap; no ulimit -u', () => {
+    const argv = cgroupLimitedCommand({ procsFile: '/sys/fs/cgroup/pids/switchyard/call-1/cgroup.procs', limits: { memoryBytes: 1024 * 1024, processes: 64, fileBytes: 2048, cpuSeconds: 5 }, command: ['bwrap', '--', 'true'] });
+    expect(argv[2]).toBe('echo $$ > "$1" && ulimit -v "$2" && ulimit -f "$3" && ulimit -t "$4" || exit 126; shift 4; exec "$@"');
+    expect(argv.slice(3)).toEqual(['switchyard-sandbox', '/sys/fs/cgroup/pids/switchyard/call-1/cgroup.procs', '1024', '2', '5', 'bwrap', '--', 'true']);
   });
 });
 
