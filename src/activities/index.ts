@@ -71,8 +71,8 @@ async function cwdProblem(cwd: string): Promise<string | undefined> {
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
 /**
  * Environment variables that set the default largest concurrent group, first set wins: Switchyard's own, then the
- * seeds' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's `ZCODE_MAX_TOOL_CONCURRENCY`),
- * so a worker configured for either CLI behaves the same here.
+ * reference executors' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's
+ * `ZCODE_MAX_TOOL_CONCURRENCY`), so a worker configured for either CLI behaves the same here.
  */
 export const MAX_CONCURRENCY_ENV_VARIABLES = ['SWITCHYARD_MAX_TOOL_CONCURRENCY', 'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'] as const;
 

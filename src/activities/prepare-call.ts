@@ -27,10 +27,10 @@ function summarize(tool: Tool, input: unknown): string {
 }
 
 /**
- * Prepare, the front half of the pipeline for one call, run just before its group (seed 000 `executeToolCall`, up
- * to the permission decision): lookup and schema parse again (cheap, and the plan carries no input), `validateInput`,
- * `resolveInput`, PreToolUse hooks, then the flags, digest, deadline, approval preview and permission facts of the
- * final input.
+ * Prepare, the front half of the pipeline for one call, run just before its group (docs/SEMANTICS.md, Plan and
+ * Prepare; up to the permission decision): lookup and schema parse again (cheap, and the plan carries no input),
+ * `validateInput`, `resolveInput`, PreToolUse hooks, then the flags, digest, deadline, approval preview and permission
+ * facts of the final input.
  */
 export async function prepareCall(options: {
   registry: ToolRegistry;

@@ -2,7 +2,7 @@
  * What crosses between the session workflow and its activities: the inputs and outputs of Plan, Prepare and
  * Execute. Pure types, so the workflow, the activities and tests share one definition.
  *
- * The per-call pipeline runs in two halves (seed 000 `executeToolCall`, seed 001 `runToolUse`):
+ * The per-call pipeline runs in two halves (docs/SEMANTICS.md, Plan and Prepare):
  * - Plan, once per turn (or per `addCalls` batch): lookup, JSON-string input parse, schema parse, concurrency flags
  *   of the parsed input. Nothing touches the file system and no hook runs, so grouping never depends on what an
  *   earlier call of the same turn will change.

@@ -8,7 +8,7 @@ import type { ToolProgressReport } from '../contracts/progress.js';
 import type { RuleKind } from '../contracts/call-plan.js';
 import type { SandboxOptions } from '../contracts/session.js';
 
-/** How long a call may run (seed 000 `resolveTimeoutMs`). */
+/** How long a call may run (docs/SEMANTICS.md, Timeouts and the deadline). */
 export interface TimeoutPolicy {
   /** `none`: no deadline at all (agent-like tools, `submit_result`). Default `deadline`. */
   kind?: 'deadline' | 'none';
@@ -22,7 +22,7 @@ export interface TimeoutPolicy {
   cleanupGraceMs?: number;
 }
 
-/** How much of the output goes to the model, and what happens to the rest (seed 000 budget table). */
+/** How much of the output goes to the model, and what happens to the rest (docs/SEMANTICS.md, Result budget). */
 export interface ResultBudget {
   maxModelBytes: number;
   /** Defaults to `maxModelBytes`; the smaller of the two applies. */

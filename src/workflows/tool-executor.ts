@@ -73,10 +73,10 @@ export class ToolExecutor {
 }
 
 /**
- * The handlers every workflow running tools has, whichever drives its turns (wire contract §3): signals `approval`
- * and `interrupt`; queries `events`, `pendingApprovals`, `backgroundTasks`, `approvalDecisions`, `turnResults`,
- * `sessionState`, `activeTurn`. `executor` is read at each message, so a caller may replace the executor between
- * turns.
+ * The handlers every workflow running tools has, whichever drives its turns (docs/ARCHITECTURE.md, Wire contract):
+ * signals `approval` and `interrupt`; queries `events`, `pendingApprovals`, `backgroundTasks`, `approvalDecisions`,
+ * `turnResults`, `sessionState`, `activeTurn`. `executor` is read at each message, so a caller may replace the executor
+ * between turns.
  */
 export function installExecutorHandlers(options: { executor: () => ToolExecutor; isStreaming: (turnId: string) => boolean }): void {
   const { executor, isStreaming } = options;
