@@ -1,4 +1,4 @@
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -251,6 +251,26 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
       expect(sort.modelContent).toMatch(/sort: memory exhausted/);
       const after = await bash(session, 't2', 'echo alive');
       expect(after).toMatchObject({ status: 'success', modelContent: 'alive\n' });
+    });
+  });
+
+  it('an interrupt ends every process of a sandboxed command, a SIGTERM-trapping loop included', async () => {
+    const cwd = await scratchDir();
+    const marker = `switchyard-sandbox-marker-${process.pid}-${Date.now()}`;
+    /** Host processes whose command line carries the marker (processes in the sandbox are host processes too). */
+    const marked = async (): Promise<number> => {
+      const entries = await readdir('/proc').catch(() => [] as string[]);
+      const lines = await Promise.all(entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')));
+      return lines.filter((line) => line.includes(marker)).length;
+    };
+    await harness.withWorker(async () => {
+      const session = await requiredSession(cwd);
+      const command = `trap '' TERM; (exec -a ${marker} sleep 300) & (exec -a ${marker} sleep 300) & while :; do echo tick >> ticks.log; sleep 0.1; done`;
+      const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'b', name: 'Bash', input: { command } }] });
+      await waitFor(marked, (count) => count === 2, { what: 'both marked sleeps to run', timeoutMs: 60_000 });
+      await session.interrupt('stop');
+      expect((await turn).results[0]).toMatchObject({ status: 'cancelled' });
+      await waitFor(marked, (count) => count === 0, { what: 'every marked process to be gone', timeoutMs: 30_000 });
     });
   });
 
