@@ -2,11 +2,13 @@
 // outside the sandbox (`sandbox.mode: 'off'`) and one inside (`required`), on the same command in the same cwd.
 // Writes bench/results/sandbox-overhead.json and bench/results/sandbox-overhead.md (quoted in BENCHMARKS.md).
 // Run: npm run bench:sandbox [-- --rounds 60]. Needs bubblewrap.
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bubblewrapAvailability } from '../src/sandbox/bubblewrap-availability.js';
+import { prepareSandboxLaunch } from '../src/sandbox/sandboxed-launch.js';
 import type { SandboxOptions } from '../src/contracts/session.js';
 import { bashTool } from '../src/tools/bash.js';
 import type { ToolExecutionContext } from '../src/tools/define-tool.js';
@@ -60,15 +62,35 @@ for (let round = -1; round < rounds; round++) {
   }
 }
 
-const rows = contenders.map((contender) => ({ contender: contender.name, ...stats(samples.get(contender.name) ?? []) }));
+// The process start alone, without the tool: bash, and bash inside bubblewrap with the same options as a call.
+const launch = await prepareSandboxLaunch({ context: { sessionId: 'bench', cwd, denyRules: ['Read(.env)'], dataDir, sandbox: { mode: 'required' } } });
+if (!launch.sandboxed) throw new Error('no sandbox');
+const raw: Array<{ name: string; argv: string[] }> = [
+  { name: 'process only: /bin/bash -c true', argv: ['/bin/bash', '-c', 'true'] },
+  { name: 'process only: the same in bubblewrap', argv: launch.argv(['/bin/bash', '-c', 'true']) },
+];
+for (const entry of raw) samples.set(entry.name, []);
+for (let round = -1; round < rounds; round++) {
+  for (const entry of raw) {
+    const [file = '/bin/bash', ...args] = entry.argv;
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => execFile(file, args, { cwd }, (error) => (error === null ? resolve() : reject(error))));
+    if (round >= 0) samples.get(entry.name)?.push(performance.now() - started);
+  }
+}
+await launch.finish();
+
+const rows = [...contenders.map((contender) => contender.name), ...raw.map((entry) => entry.name)].map((name) => ({ contender: name, ...stats(samples.get(name) ?? []) }));
 const baseline = rows[0]?.p50 ?? 0;
 const date = new Date().toISOString();
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'cpu'}, load average ${os.loadavg()[0]?.toFixed(1)} at the end, ${os.platform()} ${os.release()}, Node ${process.version}`;
-const result = { date, machine, command, rounds, rows: rows.map((row) => ({ ...row, addedP50: Math.round((row.p50 - baseline) * 10) / 10 })) };
+const rawBaseline = rows.find((row) => row.contender === raw[0]?.name)?.p50 ?? 0;
+const added = (row: (typeof rows)[number]): number => Math.round((row.p50 - (row.contender.startsWith('process only') ? rawBaseline : baseline)) * 10) / 10;
+const result = { date, machine, command, rounds, rows: rows.map((row) => ({ ...row, addedP50: added(row) })) };
 const markdown = [
   '## OS sandbox: cost per Bash call',
   '',
-  `Written by \`npm run bench:sandbox\` (bench/sandbox-overhead.ts) on ${date}. ${machine}. The real Bash tool runs \`${command}\` in a cwd with a \`.git\` folder, one \`Read(...)\` deny rule; ${rounds} rounds after a warm-up, the contenders alternating. Times in milliseconds, from the call to its result (process start, mounts, limits, the proxy bridge, cleanup). Nothing here is asserted by a test.`,
+  `Written by \`npm run bench:sandbox\` (bench/sandbox-overhead.ts) on ${date}. ${machine}. The real Bash tool runs \`${command}\` in a cwd with a \`.git\` folder, one \`Read(...)\` deny rule; ${rounds} rounds after a warm-up, the contenders alternating. Times in milliseconds, from the call to its result (process start, mounts, limits, the proxy bridge, cleanup); the *process only* rows start \`bash -c true\` directly, without the tool, and their *added p50* is against each other. Nothing here is asserted by a test.`,
   '',
   '| contender | p50 | p95 | mean | min | n | added p50 |',
   '| --- | --- | --- | --- | --- | --- | --- |',
