@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clientToolSpecSchema } from './client-tools.js';
 
 export const permissionModes = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
 export type PermissionMode = (typeof permissionModes)[number];
@@ -76,5 +77,13 @@ export const sessionOptionsSchema = z.object({
   maxCallsPerTurn: z.number().int().min(1).max(10_000).optional(),
   /** The OS sandbox of the processes the session's calls start (see `sandboxOptionsSchema`). Default `{ mode: 'auto' }`. */
   sandbox: sandboxOptionsSchema.optional(),
+  /**
+   * Tools the client runs itself: their calls go through validation, hooks, rules and approval, then park (event
+   * `ClientToolRequested`, query `pendingClientCalls`) until the update `submitToolResult` answers them. A worker tool
+   * of the same name wins over a client tool.
+   */
+  clientTools: z.array(clientToolSpecSchema).max(128).optional(),
+  /** A parked client call not answered within this long ends as an error; default: wait until answered or interrupted. */
+  clientToolTimeoutMs: z.number().int().positive().optional(),
 });
 export type SessionOptions = z.infer<typeof sessionOptionsSchema>;

@@ -28,6 +28,8 @@ export const texts = {
   invalidSessionRules: (message: string) =>
     `This session's permission rules are invalid, so no tool may run: ${message}. Start a new session with valid rules.`,
   siblingErrored: (description: string) => `Cancelled: parallel tool call ${description} errored`,
+  clientToolTimedOut: (toolName: string, ms: number) =>
+    `${toolName} got no result from the client within ${ms}ms (clientToolTimeoutMs); it may still run on the client.`,
   interruptedMayHavePartlyRun: (toolName: string) =>
     `${toolName} was interrupted because its worker stopped; it may have partly run. It was not restarted automatically.`,
 } as const;
