@@ -90,7 +90,7 @@ const result = { date, machine, command, rounds, rows: rows.map((row) => ({ ...r
 const markdown = [
   '## OS sandbox: cost per Bash call',
   '',
-  `Written by \`npm run bench:sandbox\` (bench/sandbox-overhead.ts) on ${date}. ${machine}. The real Bash tool runs \`${command}\` in a cwd with a \`.git\` folder, one \`Read(...)\` deny rule; ${rounds} rounds after a warm-up, the contenders alternating. Times in milliseconds, from the call to its result (process start, mounts, limits, the proxy bridge, cleanup); the *process only* rows start \`bash -c true\` directly, without the tool, and their *added p50* is against each other. Nothing here is asserted by a test.`,
+  `Written by \`npm run bench:sandbox\` (bench/sandbox-overhead.ts) on ${date}. ${machine}. The real Bash tool runs \`${command}\` in a cwd with a \`.git\` folder, one \`Read(...)\` deny rule; ${rounds} rounds after a warm-up, the contenders alternating. Times in milliseconds, from the call to its result (process start, mounts, limits, the proxy bridge, cleanup); the *process only* rows start \`bash -c true\` directly, without the tool, and their *added p50* is against each other. Nothing here is asserted by a test. The target is under 15 ms added at p50; on a shared machine every time here grows with its load (the load average above), so compare the rows with each other.`,
   '',
   '| contender | p50 | p95 | mean | min | n | added p50 |',
   '| --- | --- | --- | --- | --- | --- | --- |',
