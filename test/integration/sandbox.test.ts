@@ -1,4 +1,4 @@
-import { access, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -166,6 +166,7 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
     });
     expect(await exists(path.join(elsewhere, 'written.txt'))).toBe(false);
     expect(await exists(path.join(varTmp, 'written.txt'))).toBe(false);
+    await rm(varTmp, { recursive: true, force: true });
     expect(await exists(path.join(home, '.bashrc'))).toBe(false);
     expect(await readFile(path.join(cwd, '.git', 'config'), 'utf8')).toBe('[core]\n');
     expect(await exists(path.join(cwd, '.git', 'hooks', 'pre-commit'))).toBe(false);
