@@ -258,11 +258,11 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
   it('an interrupt ends every process of a sandboxed command, a SIGTERM-trapping loop included', async () => {
     const cwd = await scratchDir();
     const marker = `switchyard-sandbox-marker-${process.pid}-${Date.now()}`;
-    /** Host processes whose command line carries the marker (processes in the sandbox are host processes too). */
+    /** Host processes named by the marker (`exec -a`; processes in the sandbox are host processes too). */
     const marked = async (): Promise<number> => {
       const entries = await readdir('/proc').catch(() => [] as string[]);
       const lines = await Promise.all(entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')));
-      return lines.filter((line) => line.includes(marker)).length;
+      return lines.filter((line) => line.split('\0')[0] === marker).length;
     };
     await harness.withWorker(async () => {
       const session = await requiredSession(cwd);
