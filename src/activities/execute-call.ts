@@ -147,6 +147,7 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     },
     sessionState: request.sessionState ?? {},
     denyRules: request.session.denyRules ?? [],
+    ...(request.session.sandbox === undefined ? {} : { sandbox: request.session.sandbox }),
     attempt,
     deadline,
     artifacts: dependencies.artifacts,
@@ -374,6 +375,8 @@ async function finishOutput(options: {
   if (display !== undefined) outcome.display = display;
   if (output.sessionState !== undefined && !output.isError) outcome.sessionState = output.sessionState;
   if (output.backgroundTask !== undefined) outcome.backgroundTask = output.backgroundTask;
+  if (output.sandboxed !== undefined) outcome.sandboxed = output.sandboxed;
+  if (output.unsandboxedReason !== undefined) outcome.unsandboxedReason = output.unsandboxedReason;
   const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
   if (stopTurn !== undefined) outcome.turnControl = stopTurn;
   return outcome;

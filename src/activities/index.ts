@@ -181,7 +181,13 @@ export function createActivities(dependencies: ActivityDependencies) {
   /** Prepare for a batch of calls: one round trip, each call through `prepareCall` with the session's hooks. */
   const prepareBatch = async (session: SessionContext, calls: PrepareCallsInput['calls']): Promise<PreparedCalls> => {
     const cwd = cwdOf(session.cwd);
-    const context = { sessionId: session.sessionId, cwd, allowRules: session.allowRules ?? [], denyRules: session.denyRules ?? [] };
+    const context = {
+      sessionId: session.sessionId,
+      cwd,
+      allowRules: session.allowRules ?? [],
+      denyRules: session.denyRules ?? [],
+      ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
+    };
     const onHookError = (error: unknown, toolName: string): void =>
       dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
     // A cwd that does not exist would make every tool fail late (Bash never starts): fail each call at once, saying why.

@@ -284,9 +284,15 @@ function resultsBlock(turn: TurnResult | undefined): SafeHtml {
   return html`<h2>Results of turn <code>${turn.turnId}</code>${turn.stopped ? html` <span class="badge status-cancelled">stopped${turn.stopReason === undefined ? '' : `: ${turn.stopReason}`}</span>` : ''}</h2>${turn.results.map(resultBlock)}`;
 }
 
+/** Whether the call's process ran in the OS sandbox: loud (an error badge) when it did not. */
+export function sandboxBadge(result: Pick<ToolResult, 'sandboxed'>): SafeHtml {
+  if (result.sandboxed === undefined) return html``;
+  return result.sandboxed ? html` · <span class="muted">sandboxed</span>` : html` · <span class="badge status-error">not sandboxed</span>`;
+}
+
 function resultBlock(result: ToolResult): SafeHtml {
   const budget = result.budget;
-  return html`<div class="result" data-call="${result.callId}"><p><span class="badge status-${result.status}">${result.status}</span> <b>${result.toolName}</b> · call <code>${result.callId}</code> · ${result.timings.totalMs} ms${result.timings.permissionWaitMs > 0 ? ` (waited ${formatWait(result.timings.permissionWaitMs)} for approval)` : ''}${result.errorCode === undefined ? '' : html` · <code>${result.errorCode}</code>`}</p>
+  return html`<div class="result" data-call="${result.callId}"><p><span class="badge status-${result.status}">${result.status}</span> <b>${result.toolName}</b> · call <code>${result.callId}</code> · ${result.timings.totalMs} ms${result.timings.permissionWaitMs > 0 ? ` (waited ${formatWait(result.timings.permissionWaitMs)} for approval)` : ''}${result.errorCode === undefined ? '' : html` · <code>${result.errorCode}</code>`}${sandboxBadge(result)}</p>
 ${budget === undefined ? '' : html`<p class="budget">Budget: ${budget.originalBytes} bytes of output, ${budget.modelBytes} to the model${budget.truncated ? html`, cut by <code>${budget.policy}</code>` : ''}${budget.artifact === undefined ? '' : html` · <a href="/artifact?uri=${encodeURIComponent(budget.artifact)}" target="_blank" rel="noopener">full output</a>`}</p>`}
 <pre class="output">${clip(result.modelContent, OUTPUT_SHOWN_CHARS)}</pre></div>`;
 }

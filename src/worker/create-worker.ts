@@ -9,6 +9,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { probeSandboxStartupLine } from '../sandbox/sandbox-report.js';
 import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stageOf } from './telemetry.js';
 import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
@@ -261,6 +262,12 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   if (options.approversFile !== undefined) {
     const approvers = await loadApproversFile(options.approversFile);
     logger?.info({ approversFile: options.approversFile, approvers: Object.keys(approvers.approvers).length }, 'approvers file loaded');
+  }
+  if (logger !== undefined && (options.role ?? workerRoleFromEnv()) !== 'workflows') {
+    // Loud where the worker cannot sandbox the processes its tools start (see SECURITY.md, the second wall).
+    const line = await probeSandboxStartupLine();
+    if (line.level === 'warn') logger.warn(line.message);
+    else logger.info(line.message);
   }
   const dataDir = options.dataDir ?? dataDirFromEnv();
   const identity = workerIdentity(registry);

@@ -173,6 +173,8 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   if (outcome.content !== undefined) result.content = outcome.content;
   if (outcome.budget !== undefined) result.budget = outcome.budget;
   if (turnControl !== undefined) result.turnControl = turnControl;
+  if (outcome.sandboxed !== undefined) result.sandboxed = outcome.sandboxed;
+  if (outcome.sandboxed === false && outcome.unsandboxedReason !== undefined) state.noteUnsandboxed(outcome.unsandboxedReason);
   if (outcome.backgroundTask !== undefined) {
     state.backgroundTasks.observe({ report: outcome.backgroundTask, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, emit: (event) => state.emit(event) });
     if (outcome.backgroundTask.kind === 'started') result.backgroundTask = { taskId: outcome.backgroundTask.taskId };

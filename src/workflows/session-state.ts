@@ -110,6 +110,13 @@ export class SessionState {
     this.ruleError = ruleError;
   }
 
+  /** Calls of this run whose process ran outside the OS sandbox (the worker had none), for the Web UI details. */
+  unsandboxed: { calls: number; lastReason: string } | undefined;
+
+  noteUnsandboxed(reason: string): void {
+    this.unsandboxed = { calls: (this.unsandboxed?.calls ?? 0) + 1, lastReason: reason };
+  }
+
   get toolState(): Readonly<Record<string, unknown>> {
     return this.#toolState;
   }
@@ -127,6 +134,7 @@ export class SessionState {
     if (options.rules?.deny !== undefined) context.denyRules = options.rules.deny;
     if (options.hooks !== undefined) context.sessionHooks = options.hooks;
     if (options.trustWorkspaceSettings === true) context.trustWorkspaceSettings = true;
+    if (options.sandbox !== undefined) context.sandbox = options.sandbox;
     if (options.clientTools !== undefined && options.clientTools.length > 0) context.clientTools = options.clientTools;
     return context;
   }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/contracts/events.js';
 import { escapeHtml, html } from '../../src/console/html.js';
-import { describeDecision, renderInput } from '../../src/console/render.js';
+import { describeDecision, renderInput, sandboxBadge } from '../../src/console/render.js';
 import { ConsoleSecurity, hostAllowed } from '../../src/console/security.js';
 import { sha256Hex } from '../../src/console/console-users.js';
 import { buildTurnTimeline } from '../../src/console/timeline.js';
@@ -26,6 +26,12 @@ describe('console rendering', () => {
     expect(diff).toContain('<span class="del">-old\n</span>');
     expect(diff).toContain('<span class="add">+new\n</span>');
     expect(renderInput({ toolName: 'WebFetch', input: { url: 'https://example.org:8443/x' } }).html).toContain('<b class="host">example.org:8443</b>');
+  });
+
+  it('says loudly when a call ran outside the OS sandbox', () => {
+    expect(sandboxBadge({ sandboxed: false }).html).toBe(' · <span class="badge status-error">not sandboxed</span>');
+    expect(sandboxBadge({ sandboxed: true }).html).toBe(' · <span class="muted">sandboxed</span>');
+    expect(sandboxBadge({}).html).toBe('');
   });
 
   it('says why a decision was ignored', () => {
