@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
-import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
+import { consoleTokenFromEnv, dataDirFromEnv } from '../config/environment.js';
 import type { ApprovalDecisionRecord } from '../contracts/approval.js';
 import { approvalDecisions } from '../contracts/approval.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
@@ -98,7 +99,7 @@ function withTimeout<T>(promise: Promise<T>, what: string, ms = QUERY_TIMEOUT_MS
  */
 export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? (process.env.SWITCHYARD_CONSOLE_TOKEN || randomToken());
+  const token = options.token ?? (consoleTokenFromEnv() ?? randomToken());
   const { client, identity } = options;
   const namespace = client.options.namespace;
   const artifacts = options.artifacts ?? new FileArtifactStore(dataDirFromEnv());

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { userNameFromEnv } from '../../config/environment.js';
 import type { ApprovalDecisionRecord, ApprovalRequest } from '../../contracts/approval.js';
 import { approvalDecisionsQuery, pendingApprovalsSearchAttribute, pendingApprovalsSearchAttributeKey, toolSessionWorkflowType } from '../../contracts/messages.js';
 import type { ToolCall } from '../../contracts/tool-call.js';
@@ -154,7 +155,7 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
       requestId,
       decision,
       inputDigest: values.digest ?? request.inputDigest,
-      by: values.by ?? process.env.USER ?? 'cli',
+      by: values.by ?? userNameFromEnv() ?? 'cli',
       ...(values.reason === undefined ? {} : { reason: values.reason }),
     });
     const record = seen === undefined ? undefined : await waitForDecision(session, requestId, lastSeq);
