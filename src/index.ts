@@ -34,6 +34,9 @@ export { OpenAIResponsesToolStream, openAIResponsesToolStream } from './client/m
 export type { OpenAIResponsesStreamEvent } from './client/model-formats/openai-responses-stream.js';
 export { serverSentEvents } from './client/model-formats/server-sent-events.js';
 export type { ServerSentEvent } from './client/model-formats/server-sent-events.js';
+export { clientToolsForModel } from './client/model-formats/client-tools.js';
+export { clientToolSpecSchema, submitToolResultRequestSchema } from './contracts/client-tools.js';
+export type { ClientToolSpec, PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from './contracts/client-tools.js';
 
 export { FileArtifactStore, dataDirFromEnv } from './artifacts/file-artifact-store.js';
 export type { PruneReport } from './artifacts/file-artifact-store.js';
@@ -55,6 +58,8 @@ export {
   interruptSignal,
   pendingApprovalsQuery,
   pendingApprovalsSearchAttribute,
+  pendingClientCallsQuery,
+  submitToolResultUpdate,
   sessionStateQuery,
   toolSessionWorkflowType,
 } from './contracts/messages.js';

@@ -58,6 +58,7 @@ export const configurationVariables: readonly ConfigurationVariable[] = [
   { name: 'SWITCHYARD_USER_SETTINGS_DIR' },
   { name: 'SWITCHYARD_CONSOLE_TOKEN' },
   { name: 'SWITCHYARD_CONSOLE_IDENTITY' },
+  { name: 'SWITCHYARD_MCP_TOKEN' },
 ];
 
 // ---- Connection: address, namespace and task queue, the same for the client, the worker and the CLI ----
@@ -244,6 +245,11 @@ export function consoleTokenFromEnv(env: Environment = process.env): string | un
 /** `SWITCHYARD_CONSOLE_IDENTITY`: who the console decides as. */
 export function consoleIdentityFromEnv(env: Environment = process.env): string | undefined {
   return envValue('SWITCHYARD_CONSOLE_IDENTITY', env);
+}
+
+/** `SWITCHYARD_MCP_TOKEN`: the bearer token of `switchyard mcp --http` (default a random one per start). */
+export function mcpTokenFromEnv(env: Environment = process.env): string | undefined {
+  return envValue('SWITCHYARD_MCP_TOKEN', env);
 }
 
 /** The OS user's name from `USER`, for who decided when nothing else says. */

@@ -1,7 +1,7 @@
 /**
  * What the permission layer knows about a `Bash` command, found without running anything (pure, dependency-free):
  * 1. `classifyCommand`: whether the whole command is read-only, so it may run concurrently with other read-only calls;
- * 2. `bashPermissionFacts`: the command split into its simple commands, so rules judge every part (issue 10);
+ * 2. `bashPermissionFacts`: the command split into its simple commands, so rules judge every part;
  * 3. `bashRememberRule`: the narrowest useful rule an `allow_always` answer remembers.
  * Everything FAILS CLOSED: what is not fully understood is not read-only, not a plain list, and never a broad rule.
  *
@@ -10,7 +10,7 @@
  * understood; globs and `~` are allowed, except where a glob could expand into a dangerous option).
  *
  * Decisions (documented on purpose):
- * - `git` (issue 10, item 4): git runs programs named by the repository's own `.git/config`, which the workspace (the
+ * - `git`: git runs programs named by the repository's own `.git/config`, which the workspace (the
  *   model, a cloned repository) controls. Checked against git 2.39: `status`, `diff` (even `--cached`, and with
  *   `--no-ext-diff --no-textconv`), `ls-files` and `blame` read the index or work tree, which runs `core.fsmonitor` and
  *   clean filters (`filter.<driver>.clean`, named by `.gitattributes`, so no fixed `-c` flag can disable them all);

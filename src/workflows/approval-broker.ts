@@ -51,10 +51,10 @@ interface PendingApproval {
 }
 
 /**
- * The approval broker (seed 000): a call that must ask waits here for the `approval` signal, racing the
- * PermissionRequest hooks; the first decision wins. The wait is workflow state, so it survives worker crashes,
- * server restarts and continue-as-new. A signal must name a pending request and carry its input digest ("approve A,
- * run A"); anything else is ignored and an `ApprovalIgnored` event says why.
+ * The approval broker (docs/SEMANTICS.md, Approvals): a call that must ask waits here for the `approval` signal, racing
+ * the PermissionRequest hooks; the first decision wins. The wait is workflow state, so it survives worker crashes,
+ * server restarts and continue-as-new. A signal must name a pending request and carry its input digest ("approve A, run
+ * A"); anything else is ignored and an `ApprovalIgnored` event says why.
  */
 export class ApprovalBroker {
   readonly #state: SessionState;

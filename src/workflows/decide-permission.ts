@@ -33,7 +33,7 @@ export interface PermissionInput {
 }
 
 /**
- * The permission decision chain (seed 000 permission-flow, seed 001 §4.4.4), deny wins throughout:
+ * The permission decision chain (docs/SEMANTICS.md, Permissions), deny wins throughout:
  * 1. a deny rule, then a hook's deny, then the tool's `deny` fact, deny;
  * 2. `plan` mode denies anything that is not read-only; `bypassPermissions` allows the rest;
  * 3. an explicit ask rule, the tool's `alwaysAsk` or a `strongAsk` fact asks (a strong ask: no hook allow, remembered allow or

@@ -33,7 +33,7 @@ function workerEnv(): { set(values: Record<string, string>): void; restore(): vo
   };
 }
 
-describe('workspace settings run only when trusted (issue 10, item 3; real server, real hooks)', () => {
+describe('workspace settings run only when trusted (real server, real hooks)', () => {
   let harness: Harness;
   const env = workerEnv();
   beforeAll(async () => {
@@ -115,7 +115,7 @@ describe('workspace settings run only when trusted (issue 10, item 3; real serve
   });
 });
 
-describe('Bash resource and environment limits (issue 10, items 8 and 9; real server, real processes)', () => {
+describe('Bash resource and environment limits (real server, real processes)', () => {
   let harness: Harness;
   let cwd: string;
   const env = workerEnv();

@@ -1,5 +1,5 @@
 /**
- * The permission layer as an attacker meets it (issue 10, items 1, 2, 4, 6 and 11): each row plans a real call with
+ * The permission layer as an attacker meets it (SECURITY.md): each row plans a real call with
  * the real tools (their `ruleContent`, `rememberRule` and `permissionFacts`), then runs `decidePermission` exactly as
  * the session workflow does, and checks allow / ask / deny.
  */
