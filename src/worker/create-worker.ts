@@ -121,10 +121,29 @@ export interface SwitchyardWorkerOptions {
    * activities, on the queue named after the workspace it owns (sessions point at it with `toolTaskQueue`).
    */
   role?: WorkerRole;
+  /**
+   * Temporal worker tuning, passed to `Worker.create` as given: `workflowThreadPoolSize`, `maxCachedWorkflows`,
+   * `maxConcurrentWorkflowTaskExecutions`, `maxConcurrentActivityTaskExecutions`, `maxConcurrentLocalActivityExecutions`,
+   * `stickyQueueScheduleToStartTimeout`, poller counts. Default: the SDK's defaults (README "Worker tuning").
+   */
+  tuning?: WorkerTuning;
 }
 
 export { namespaceFromEnv, switchFromEnv, taskQueueFromEnv, workerRoleFromEnv, workerRoles } from '../config/environment.js';
 export type { WorkerRole };
+
+/** The `Worker.create` options a Switchyard worker lets its caller tune. */
+export type WorkerTuning = Pick<
+  WorkerOptions,
+  | 'workflowThreadPoolSize'
+  | 'maxCachedWorkflows'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxConcurrentActivityTaskExecutions'
+  | 'maxConcurrentLocalActivityExecutions'
+  | 'stickyQueueScheduleToStartTimeout'
+  | 'workflowTaskPollerBehavior'
+  | 'activityTaskPollerBehavior'
+>;
 
 /**
  * Whether the namespace has the `SwitchyardPendingApprovals` search attribute: `true`/`false` from the operator
@@ -256,6 +275,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
         : options.workflowsPath !== undefined
           ? { workflowsPath: options.workflowsPath }
           : defaultWorkflowBundle()),
+    ...options.tuning,
   });
 }
 
