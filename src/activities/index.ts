@@ -2,7 +2,7 @@ import { registryWithClientTools } from '../tools/client-tool.js';
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
-import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
+import { maxConcurrencyFromEnv } from '../config/environment.js';
 import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy, PlanCallsInput, PlannedCall, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
 import { groupCalls } from '../contracts/group-calls.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -72,26 +72,7 @@ async function cwdProblem(cwd: string): Promise<string | undefined> {
   }
 }
 
-/** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
-/**
- * Environment variables that set the default largest concurrent group, first set wins: Switchyard's own, then the
- * reference executors' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's
- * `ZCODE_MAX_TOOL_CONCURRENCY`), so a worker configured for either CLI behaves the same here.
- */
-export const MAX_CONCURRENCY_ENV_VARIABLES = ['SWITCHYARD_MAX_TOOL_CONCURRENCY', 'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'] as const;
-
-export function maxConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  for (const variable of MAX_CONCURRENCY_ENV_VARIABLES) {
-    const raw = env[variable];
-    if (raw === undefined || raw === '') continue;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) {
-      throw new Error(`${variable} must be a positive integer, got "${raw}"`);
-    }
-    return value;
-  }
-  return DEFAULT_MAX_CONCURRENCY;
-}
+export { MAX_CONCURRENCY_ENV_VARIABLES, maxConcurrencyFromEnv } from '../config/environment.js';
 
 /** How often an activity that runs hooks heartbeats, so a cancellation reaches it (the SDK throttles the sends). */
 const HOOK_HEARTBEAT_INTERVAL_MS = 1_000;

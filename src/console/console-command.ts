@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
+import { addressFromEnv, consoleIdentityFromEnv, consoleUserHeaderFromEnv, consoleUsersFileFromEnv, processEnvironment, resolveConnection, userNameFromEnv } from '../config/environment.js';
+import type { Environment } from '../config/environment.js';
 import { DEFAULT_CONSOLE_PORT, startConsole } from './console-server.js';
 import type { RunningConsole } from './console-server.js';
 import { loadConsoleUsers } from './console-users.js';
@@ -31,13 +32,14 @@ Without --users, every request needs the token printed with the URL (or SWITCHYA
 export class ConsoleUsageError extends Error {}
 
 /** The console's identity: the flag, else `SWITCHYARD_CONSOLE_IDENTITY`, else the OS user. */
-export function consoleIdentity(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+export function consoleIdentity(flag?: string, env: Environment = processEnvironment()): string {
   if (flag !== undefined && flag.trim() !== '') return flag.trim();
-  if (env.SWITCHYARD_CONSOLE_IDENTITY) return env.SWITCHYARD_CONSOLE_IDENTITY;
+  const configured = consoleIdentityFromEnv(env);
+  if (configured !== undefined) return configured;
   try {
     return os.userInfo().username;
   } catch {
-    return env.USER ?? 'console';
+    return userNameFromEnv(env) ?? 'console';
   }
 }
 
@@ -62,23 +64,23 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
   }
   const port = values.port === undefined ? DEFAULT_CONSOLE_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ConsoleUsageError(`--port must be a port number, got "${values.port ?? ''}"`);
-  const usersFile = values.users ?? (process.env.SWITCHYARD_CONSOLE_USERS_FILE || undefined);
+  const usersFile = values.users ?? consoleUsersFileFromEnv();
   let users: ConsoleUser[] | undefined;
   try {
     users = usersFile === undefined ? undefined : await loadConsoleUsers(usersFile);
   } catch (error) {
     throw new ConsoleUsageError((error as Error).message);
   }
-  const userHeader = values['user-header'] ?? (process.env.SWITCHYARD_CONSOLE_USER_HEADER || undefined);
-  const address = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
-  const temporalUiUrl = values['temporal-ui'] ?? (process.env.TEMPORAL_ADDRESS === undefined ? 'http://localhost:8233' : undefined);
+  const userHeader = values['user-header'] ?? consoleUserHeaderFromEnv();
+  const { address, namespace } = resolveConnection();
+  const temporalUiUrl = values['temporal-ui'] ?? (addressFromEnv() === undefined ? 'http://localhost:8233' : undefined);
   const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((error: unknown) => {
     throw new Error(`Could not reach Temporal at ${address} (${(error as Error).message}); start one with \`npm start\` or set TEMPORAL_ADDRESS.`, { cause: error });
   });
   let running: RunningConsole | undefined;
   try {
     running = await startConsole({
-      client: new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE }),
+      client: new Client({ connection, namespace }),
       port,
       ...(values.host === undefined ? {} : { host: values.host }),
       identity: consoleIdentity(values.identity),
@@ -113,9 +115,9 @@ export async function startDevConsole(options: {
   let connection: Connection | undefined;
   try {
     // The same per-person logins as `switchyard console` when the environment names a users file.
-    const usersFile = process.env.SWITCHYARD_CONSOLE_USERS_FILE || undefined;
+    const usersFile = consoleUsersFileFromEnv();
     const users = usersFile === undefined ? undefined : await loadConsoleUsers(usersFile);
-    const userHeader = process.env.SWITCHYARD_CONSOLE_USER_HEADER || undefined;
+    const userHeader = consoleUserHeaderFromEnv();
     connection = await Connection.connect({ address: options.address });
     const running = await startConsole({
       client: new Client({ connection, namespace: options.namespace }),

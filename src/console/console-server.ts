@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
-import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
+import { consoleTokenFromEnv, dataDirFromEnv } from '../config/environment.js';
 import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { approvalDecisions, approvalSigningPayload } from '../contracts/approval.js';
 import { isSessionApprover } from '../contracts/approvers-file.js';
@@ -116,7 +117,7 @@ function withTimeout<T>(promise: Promise<T>, what: string, ms = QUERY_TIMEOUT_MS
  */
 export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? (process.env.SWITCHYARD_CONSOLE_TOKEN || randomToken());
+  const token = options.token ?? (consoleTokenFromEnv() ?? randomToken());
   const { client, identity } = options;
   const users = options.users === undefined ? undefined : new Map(options.users.map((user) => [user.name, user]));
   const namespace = client.options.namespace;

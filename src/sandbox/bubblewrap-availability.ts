@@ -1,10 +1,11 @@
+import { processEnvironment } from '../config/environment.js';
 import { execFile } from 'node:child_process';
 
 /** Whether this worker can sandbox, and if not, why (for the start-up line, results and the Web UI details). */
 export type SandboxAvailability = { available: true; binary: string } | { available: false; reason: string };
 
 /** The bubblewrap binary: `SWITCHYARD_BWRAP` (a path or a name on PATH), else `bwrap`. */
-export function bubblewrapBinary(env: NodeJS.ProcessEnv = process.env): string {
+export function bubblewrapBinary(env: NodeJS.ProcessEnv = processEnvironment()): string {
   const configured = env.SWITCHYARD_BWRAP;
   return configured === undefined || configured === '' ? 'bwrap' : configured;
 }
@@ -32,7 +33,7 @@ function probe(binary: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailabil
  * Whether bubblewrap runs here: Linux only, probed once per binary and PATH (a process-wide cache), so a call pays for
  * the probe at most once. macOS (Seatbelt) and other systems are not supported: there `auto` runs unsandboxed, loudly.
  */
-export function bubblewrapAvailability(env: NodeJS.ProcessEnv = process.env): Promise<SandboxAvailability> {
+export function bubblewrapAvailability(env: NodeJS.ProcessEnv = processEnvironment()): Promise<SandboxAvailability> {
   if (process.platform !== 'linux') {
     return Promise.resolve({ available: false, reason: `the OS sandbox needs Linux with bubblewrap; this worker runs on ${process.platform}` });
   }

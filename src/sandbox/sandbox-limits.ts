@@ -1,3 +1,4 @@
+import { processEnvironment } from '../config/environment.js';
 import { BASH_LIMITS } from '../contracts/defaults.js';
 import type { SandboxLimits } from './bubblewrap-arguments.js';
 
@@ -31,7 +32,7 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
 }
 
 /** The limits from the worker's environment; a malformed value throws an error naming its variable. */
-export function sandboxLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxLimits {
+export function sandboxLimitsFromEnv(env: NodeJS.ProcessEnv = processEnvironment()): SandboxLimits {
   const spool = positiveInteger(env, 'SWITCHYARD_BASH_MAX_SPOOL_BYTES', BASH_LIMITS.spoolBytes);
   return {
     memoryBytes: positiveInteger(env, SANDBOX_LIMIT_ENV_VARIABLES.memoryBytes, SANDBOX_LIMIT_DEFAULTS.memoryBytes),

@@ -1,3 +1,4 @@
+import { processEnvironment } from '../config/environment.js';
 import type { SandboxAvailability } from './bubblewrap-availability.js';
 import { bubblewrapAvailability } from './bubblewrap-availability.js';
 import { pidsCgroupAvailable } from './process-cgroup.js';
@@ -36,7 +37,7 @@ export function sandboxStartupLine(facts: SandboxStartupFacts): { level: 'info' 
 }
 
 /** Probes this worker and returns its start-up line. */
-export async function probeSandboxStartupLine(env: NodeJS.ProcessEnv = process.env): Promise<{ level: 'info' | 'warn'; message: string }> {
+export async function probeSandboxStartupLine(env: NodeJS.ProcessEnv = processEnvironment()): Promise<{ level: 'info' | 'warn'; message: string }> {
   const availability = await bubblewrapAvailability(env);
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const pidsCgroup = availability.available ? await pidsCgroupAvailable() : false;

@@ -2,6 +2,7 @@
  * How a tool starts a process on a model's behalf: inside the OS sandbox when the session's mode and the worker allow
  * it, else as before, loudly. One function for foreground Bash and background tasks, so both get the same wall.
  */
+import { processEnvironment } from '../config/environment.js';
 import os from 'node:os';
 import type { SandboxMode, SandboxOptions } from '../contracts/session.js';
 import { sandboxModes } from '../contracts/session.js';
@@ -17,7 +18,7 @@ import { sandboxPaths } from './sandbox-paths.js';
 export const SANDBOX_UNAVAILABLE = 'sandbox_unavailable';
 
 /** The mode a call runs under: the session's option, else the worker's `SWITCHYARD_SANDBOX`, else `auto`. */
-export function effectiveSandboxMode(options: SandboxOptions | undefined, env: NodeJS.ProcessEnv = process.env): SandboxMode {
+export function effectiveSandboxMode(options: SandboxOptions | undefined, env: NodeJS.ProcessEnv = processEnvironment()): SandboxMode {
   const raw = env.SWITCHYARD_SANDBOX;
   if (raw !== undefined && raw !== '' && !(sandboxModes as readonly string[]).includes(raw)) {
     throw new Error(`SWITCHYARD_SANDBOX must be one of ${sandboxModes.join(', ')}, got "${raw}"`);
@@ -31,7 +32,7 @@ export function effectiveSandboxMode(options: SandboxOptions | undefined, env: N
  * Whether a Bash call that would ask only by default may run unasked (`sandbox.autoAllowBash`): the session turned it
  * on, did not turn the sandbox off, and this worker can sandbox. The call then runs under `required` (see above).
  */
-export async function sandboxAllowsWithoutAsking(options: SandboxOptions | undefined, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function sandboxAllowsWithoutAsking(options: SandboxOptions | undefined, env: NodeJS.ProcessEnv = processEnvironment()): Promise<boolean> {
   if (options?.autoAllowBash !== true || effectiveSandboxMode(options, env) === 'off') return false;
   return (await bubblewrapAvailability(env)).available;
 }
@@ -67,7 +68,7 @@ export interface SandboxLaunchContext {
  */
 export async function prepareSandboxLaunch(options: { context: SandboxLaunchContext; env?: NodeJS.ProcessEnv }): Promise<SandboxLaunch> {
   const { context } = options;
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnvironment();
   const mode = effectiveSandboxMode(context.sandbox, env);
   if (mode === 'off') return { sandboxed: false };
   const availability = await bubblewrapAvailability(env);

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
+import { bashSpoolBytesFromEnv, bashTimeoutsFromEnv } from '../config/environment.js';
+import { BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
 import { bashGlobMatches } from '../contracts/permission-rules.js';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { startBackgroundCommand } from './background-tasks.js';
@@ -24,22 +25,8 @@ const MODEL_TAIL_BYTES = 64 * 1024;
 /** After SIGTERM, the process group gets SIGKILL this long later. */
 const KILL_GRACE_MS = 2_000;
 
-function envMs(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
-  return value;
-}
-
 /** `SWITCHYARD_BASH_MAX_SPOOL_BYTES`, else `BASH_LIMITS.spoolBytes`; read per call, so a worker's env change applies. */
-function spoolLimitBytes(): number {
-  const raw = process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
-  if (raw === undefined || raw === '') return BASH_LIMITS.spoolBytes;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`SWITCHYARD_BASH_MAX_SPOOL_BYTES must be a positive integer number of bytes, got "${raw}"`);
-  return value;
-}
+const spoolLimitBytes = (): number => bashSpoolBytesFromEnv();
 
 /**
  * The command itself, never the model's `description`: that is the model's claim about the command, and the Web UI
@@ -187,8 +174,7 @@ export const bashTool = defineTool({
   concurrentSafe: (input) => isReadOnlyCommand(input.command),
   readOnly: (input) => isReadOnlyCommand(input.command),
   timeout: {
-    defaultMs: envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs),
-    maxMs: envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs),
+    ...bashTimeoutsFromEnv(),
     allowCallOverride: true,
     cleanupGraceMs: BASH_TIMEOUTS.cleanupGraceMs,
   },
@@ -217,7 +203,8 @@ export const bashTool = defineTool({
       return { ...background, ...sandboxFields(launch) };
     }
     const launch = await prepareSandboxLaunch({ context });
-    const timeoutMs = Math.min(input.timeout ?? envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs));
+    const deadlines = bashTimeoutsFromEnv();
+    const timeoutMs = Math.min(input.timeout ?? deadlines.defaultMs, deadlines.maxMs);
     const spoolLimit = spoolLimitBytes();
     const spoolPath = path.join(os.tmpdir(), `switchyard-bash-${randomUUID()}.out`);
     const spool = createWriteStream(spoolPath);

@@ -1,6 +1,8 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
+import { consoleTracingFromEnv, processEnvironment } from '../config/environment.js';
+import type { Environment } from '../config/environment.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResultStatus } from '../contracts/tool-result.js';
 import type { ApprovalDecisionTelemetryRecord } from '../contracts/sinks.js';
@@ -214,8 +216,8 @@ export function stageOf(errorCode: string | undefined, status: string): ToolCall
  * elsewhere, build your own provider and exporter and pass its tracer to `createToolCallTelemetry` (and to the
  * Temporal OpenTelemetry interceptors). Call `shutdown` on exit to flush.
  */
-export function createTracingFromEnv(env: NodeJS.ProcessEnv): { tracer?: Tracer; shutdown(): Promise<void> } {
-  if (env.SWITCHYARD_OTEL_CONSOLE !== '1') return { shutdown: async () => {} };
+export function createTracingFromEnv(env: Environment = processEnvironment()): { tracer?: Tracer; shutdown(): Promise<void> } {
+  if (!consoleTracingFromEnv(env)) return { shutdown: async () => {} };
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ConsoleSpanExporter())] });
   return { tracer: provider.getTracer(TRACER_NAME), shutdown: () => provider.shutdown() };
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { userNameFromEnv } from '../../config/environment.js';
 import type { ApprovalDecisionRecord, ApprovalRequest } from '../../contracts/approval.js';
 import { approvalDecisionsQuery, pendingApprovalsSearchAttribute, pendingApprovalsSearchAttributeKey, toolSessionWorkflowType } from '../../contracts/messages.js';
 import type { ToolCall } from '../../contracts/tool-call.js';
@@ -164,7 +165,7 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
     const inputDigest = values.digest ?? request.inputDigest;
     // --key signs the approval (docs/APPROVALS.md): what sessions with approvers require.
     const signed = values.key === undefined
-      ? { by: values.by ?? process.env.USER ?? 'cli' }
+      ? { by: values.by ?? userNameFromEnv() ?? 'cli' }
       : await (await import('./approver-commands.js')).signedFields({
         keyFile: values.key,
         by: values.by,

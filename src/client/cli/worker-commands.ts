@@ -12,7 +12,8 @@ import type { DevServer } from '../../server/dev-server.js';
 import { builtinTools } from '../../tools/builtin.js';
 import type { Tool } from '../../tools/define-tool.js';
 import { connectMcpTools, mcpServersFromConfig } from '../../tools/mcp.js';
-import { NativeConnection, createSwitchyardWorker, namespaceFromEnv, taskQueueFromEnv } from '../../worker/create-worker.js';
+import { addressFromEnv, namespaceFromEnv, processEnvironment, taskQueueFromEnv, approversFileFromEnv } from '../../config/environment.js';
+import { NativeConnection, createSwitchyardWorker } from '../../worker/create-worker.js';
 import { createLogger } from '../../worker/logger.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { createTracingFromEnv } from '../../worker/telemetry.js';
@@ -127,7 +128,7 @@ async function runWorker(options: {
     if (isUnreachable(error)) throw new CliError(unreachableMessage(options.address, options.addressSource), ExitCode.unreachable);
     throw error;
   }
-  const tracing = createTracingFromEnv(process.env);
+  const tracing = createTracingFromEnv();
   let mcp: Awaited<ReturnType<typeof connectMcpTools>> | undefined;
   try {
     if (setup.mcpConfig !== undefined) {
@@ -153,7 +154,7 @@ async function runWorker(options: {
           logger,
           tools,
           // Signed approvals are checked against this file (README "Approvers"; docs/APPROVALS.md).
-          ...(process.env.SWITCHYARD_APPROVERS_FILE ? { approversFile: process.env.SWITCHYARD_APPROVERS_FILE } : {}),
+          ...(approversFileFromEnv() === undefined ? {} : { approversFile: approversFileFromEnv() }),
           ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
         }),
         options.stop,
@@ -221,8 +222,7 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
   const setup = await workerSetup(command, values);
   const port = parsePort(values.port, '--port') ?? 7233;
   const uiPort = parsePort(values['ui-port'], '--ui-port') ?? port + 1000;
-  if (values.json === true) process.env.SWITCHYARD_LOG_FORMAT = 'json';
-  const logger = createLogger();
+  const logger = createLogger(values.json === true ? { env: { ...processEnvironment(), SWITCHYARD_LOG_FORMAT: 'json' } } : {});
   installTemporalRuntime(logger);
   // A signal before the worker runs stops the start; once it runs, the Runtime's own handler shuts it down cleanly.
   // A second signal exits at once.
@@ -232,7 +232,7 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
   });
   const release = onStopSignal((signal) => onStop(signal));
   try {
-    if (command === 'worker' || process.env.TEMPORAL_ADDRESS) {
+    if (command === 'worker' || addressFromEnv() !== undefined) {
       const { address, source } = serverAddress();
       if (command === 'dev') logger.info({ address }, 'TEMPORAL_ADDRESS is set: using that cluster, no embedded server');
       await runWorker({ address, addressSource: source, setup, logger, stop });
