@@ -26,8 +26,15 @@ export interface CliProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>;
 }
 
-export function startCli(args: readonly string[], env: NodeJS.ProcessEnv): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `switchyard <args>`; with `viaShell`, as npm runs a script: under `sh -c`, which stays the parent and passes
+ * no signal on (`child` is then the shell).
+ */
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, options: { viaShell?: boolean } = {}): CliProcess {
+  const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
+  const child = options.viaShell === true
+    ? spawn('sh', ['-c', `${[process.execPath, BIN, ...args].map(quote).join(' ')}; exit $?`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let all = '';
   child.stdout?.on('data', (chunk: Buffer) => {
