@@ -46,7 +46,7 @@ type HandlerEnd =
   | { kind: 'cancelled' }
   | { kind: 'relocate' };
 
-/** Bounds a display on its own, outside the model budget (seed 000 result-display). */
+/** Bounds a display on its own, outside the model budget (docs/SEMANTICS.md, Display). */
 function boundDisplay(display: ToolDisplay | undefined, options: { modelCopyShortened: boolean; persisted: boolean }): ToolDisplay | undefined {
   const { modelCopyShortened, persisted } = options;
   if (display === undefined) return undefined;

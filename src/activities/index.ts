@@ -1,3 +1,4 @@
+import { registryWithClientTools } from '../tools/client-tool.js';
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
@@ -71,8 +72,8 @@ async function cwdProblem(cwd: string): Promise<string | undefined> {
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
 /**
  * Environment variables that set the default largest concurrent group, first set wins: Switchyard's own, then the
- * seeds' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's `ZCODE_MAX_TOOL_CONCURRENCY`),
- * so a worker configured for either CLI behaves the same here.
+ * reference executors' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's
+ * `ZCODE_MAX_TOOL_CONCURRENCY`), so a worker configured for either CLI behaves the same here.
  */
 export const MAX_CONCURRENCY_ENV_VARIABLES = ['SWITCHYARD_MAX_TOOL_CONCURRENCY', 'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'] as const;
 
@@ -188,7 +189,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     const { hooks, untrustedSettingsFiles } = await hooksFor({ cwd, sessionHooks: session.sessionHooks, trustWorkspaceSettings: session.trustWorkspaceSettings });
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
-    const plans = await Promise.all(calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks, signal })));
+    const registry = registryWithClientTools(dependencies.registry, session.clientTools);
+    const plans = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
     await failOnToolMismatch(plans);
     return untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
   };
@@ -211,7 +213,8 @@ export function createActivities(dependencies: ActivityDependencies) {
      * whole turn it also prepares the first group, which runs next anyway: one round trip instead of two.
      */
     async planCalls(input: PlanCallsInput): Promise<PlannedCalls> {
-      const plans = input.calls.map((call) => planCall({ registry: dependencies.registry, call }));
+      const registry = registryWithClientTools(dependencies.registry, input.session.clientTools);
+      const plans = input.calls.map((call) => planCall({ registry, call }));
       await failOnToolMismatch(plans);
       const planned: PlannedCalls = { plans, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
       if (localCalls !== false) planned.localCalls = localCalls;

@@ -6,7 +6,7 @@ import type { ResultBudget, Tool } from '../tools/define-tool.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import { formatPersistedOutputEnvelope } from '../contracts/persisted-output.js';
 
-/** Budget of tools that declare none (seed 000: 100000 bytes, truncate, keep head). */
+/** Budget of tools that declare none (100000 bytes, truncate, keep head; docs/SEMANTICS.md, Result budget). */
 export const DEFAULT_RESULT_BUDGET: ResultBudget = RESULT_BUDGETS.default;
 
 /** Results longer than this get an envelope ready, so the aggregate budget can swap them without a round trip. */
@@ -49,7 +49,7 @@ export function truncationNotice(originalBytes: number, limitBytes: number): str
 }
 
 /**
- * Model content of a successful output (seed 000 `serializeOutput`): empty → `(<tool> completed with no output)`;
+ * Model content of a successful output (docs/SEMANTICS.md, Result budget): empty → `(<tool> completed with no output)`;
  * within `min(maxModelBytes, maxInlineBytes)` → as it is; above it, policy `artifact` stores the whole output and
  * the model gets the `<persisted-output>` envelope (or the tool's own); policy `truncate`, or a store that is
  * missing or failed, keeps the head or tail and appends the truncation notice. A store failure never fails the call.
@@ -94,7 +94,7 @@ export async function serializeOutput(options: SerializeOutputOptions): Promise<
   await dropSpool();
   const kept = cutUtf8(content, limit, budget.keep);
   const notice = truncationNotice(originalBytes, limit);
-  // The notice follows the kept text whichever end was kept (seed 000 appends it).
+  // The notice follows the kept text whichever end was kept (docs/SEMANTICS.md, Deliberate choices).
   const modelContent = `${kept}\n${notice}`;
   return { modelContent, budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(modelContent, 'utf8'), policy: 'truncate' } };
 }

@@ -11,7 +11,7 @@ interface EventBase {
   turnId: string;
 }
 
-/** The session's append-only event log (query `events`); event types follow the seed. */
+/** The session's append-only event log (query `events`); event types in docs/ARCHITECTURE.md, Events. */
 export type SessionEvent =
   | (EventBase & { type: 'TurnStarted'; callIds: string[]; streaming: boolean })
   | (EventBase & {
@@ -48,9 +48,9 @@ export type SessionEvent =
       toolName: string;
       status: ToolResultStatus;
       totalMs: number;
-      /** Time spent waiting for approval (seed 000: `permissionWaitMs` travels with the result event). */
+      /** Time spent waiting for approval (`permissionWaitMs` travels with the result event). */
       permissionWaitMs: number;
-      /** Bytes of the tool's whole output, and of what the model gets (seed 000: original and actual bytes). */
+      /** Bytes of the tool's whole output, and of what the model gets (docs/SEMANTICS.md, Result budget). */
       originalBytes: number;
       modelBytes: number;
       /** Whether the result budget cut the output, by which policy, and where the full output was stored. */
@@ -92,6 +92,12 @@ export type SessionEvent =
       status: Exclude<BackgroundTaskStatus, 'running'>;
       exitCode?: number | null;
       reason: BackgroundTaskEndReason;
+    })
+  | (EventBase & {
+      /** A call of a client tool passed permission and waits for the client (`submitToolResult`). */
+      type: 'ClientToolRequested';
+      callId: string;
+      toolName: string;
     })
   | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: 'unknown' | 'already_decided' | 'digest_mismatch' | 'invalid' ; detail?: string });
 

@@ -2,7 +2,7 @@
  * What crosses between the session workflow and its activities: the inputs and outputs of Plan, Prepare and
  * Execute. Pure types, so the workflow, the activities and tests share one definition.
  *
- * The per-call pipeline runs in two halves (seed 000 `executeToolCall`, seed 001 `runToolUse`):
+ * The per-call pipeline runs in two halves (docs/SEMANTICS.md, Plan and Prepare):
  * - Plan, once per turn (or per `addCalls` batch): lookup, JSON-string input parse, schema parse, concurrency flags
  *   of the parsed input. Nothing touches the file system and no hook runs, so grouping never depends on what an
  *   earlier call of the same turn will change.
@@ -11,6 +11,7 @@
  */
 import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
 import type { BackgroundTaskReport } from './background-tasks.js';
+import type { ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
@@ -28,6 +29,8 @@ export interface SessionContext {
   sessionHooks?: Record<string, unknown>;
   /** Hooks from settings files inside the workspace load only when true (`SessionOptions.trustWorkspaceSettings`). */
   trustWorkspaceSettings?: boolean;
+  /** The session's client tools (`SessionOptions.clientTools`), which Plan and Prepare look up beside the worker's. */
+  clientTools?: ClientToolSpec[];
 }
 
 /** A call as Plan sees it: enough to group it, nothing more. */

@@ -2,7 +2,7 @@
 export const toolResultStatuses = ['success', 'error', 'cancelled', 'denied'] as const;
 export type ToolResultStatus = (typeof toolResultStatuses)[number];
 
-/** Every status a call passes through (DESIGN.md §4). */
+/** Every status a call passes through (docs/ARCHITECTURE.md, ToolResult). */
 export type CallStatus = 'validating' | 'scheduled' | 'awaiting_approval' | 'executing' | ToolResultStatus;
 
 /** How a result changes the course of the turn. */

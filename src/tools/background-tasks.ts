@@ -113,7 +113,7 @@ const taskOutputInputSchema = z.strictObject({
 
 /**
  * TaskOutput (alias BashOutput): the output a background task wrote since the last read, and its status. Read-only and
- * concurrency-safe; no deadline of its own (seed 000): `timeout` bounds its wait. A retried read (lost worker) returns
+ * concurrency-safe; no deadline of its own: `timeout` bounds its wait. A retried read (lost worker) returns
  * the same range again.
  */
 export const taskOutputTool = defineTool({

@@ -7,7 +7,7 @@ import type { BackgroundTaskReport } from '../contracts/background-tasks.js';
 import type { ToolProgressReport } from '../contracts/progress.js';
 import type { RuleKind } from '../contracts/call-plan.js';
 
-/** How long a call may run (seed 000 `resolveTimeoutMs`). */
+/** How long a call may run (docs/SEMANTICS.md, Timeouts and the deadline). */
 export interface TimeoutPolicy {
   /** `none`: no deadline at all (agent-like tools, `submit_result`). Default `deadline`. */
   kind?: 'deadline' | 'none';
@@ -21,7 +21,7 @@ export interface TimeoutPolicy {
   cleanupGraceMs?: number;
 }
 
-/** How much of the output goes to the model, and what happens to the rest (seed 000 budget table). */
+/** How much of the output goes to the model, and what happens to the rest (docs/SEMANTICS.md, Result budget). */
 export interface ResultBudget {
   maxModelBytes: number;
   /** Defaults to `maxModelBytes`; the smaller of the two applies. */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResultStatus } from '../contracts/tool-result.js';
 
-/** Where a failed tool call broke (seed 000): the span's `switchyard.failure.stage`. */
+/** Where a failed tool call broke: the span's `switchyard.failure.stage`. */
 export type ToolCallStage = 'lookup' | 'validation' | 'permission' | 'handler' | 'serialization' | 'PostToolUse';
 
 /** How the permission check ended: no check needed, approved (by rule or human), or denied. */

@@ -51,10 +51,10 @@ interface PendingApproval {
 }
 
 /**
- * The approval broker (seed 000): a call that must ask waits here for the `approval` signal, racing the
- * PermissionRequest hooks; the first decision wins. The wait is workflow state, so it survives worker crashes,
- * server restarts and continue-as-new. A signal must name a pending request and carry its input digest ("approve A,
- * run A"); anything else is ignored and an `ApprovalIgnored` event says why.
+ * The approval broker (docs/SEMANTICS.md, Approvals): a call that must ask waits here for the `approval` signal, racing
+ * the PermissionRequest hooks; the first decision wins. The wait is workflow state, so it survives worker crashes,
+ * server restarts and continue-as-new. A signal must name a pending request and carry its input digest ("approve A, run
+ * A"); anything else is ignored and an `ApprovalIgnored` event says why.
  */
 export class ApprovalBroker {
   readonly #state: SessionState;
@@ -139,7 +139,9 @@ export class ApprovalBroker {
     const startedAt = Date.now();
     const waitMs = (): number => Date.now() - startedAt;
     const hookScope = new CancellationScope();
-    if (plan.hasPermissionRequestHooks) {
+    // A strong ask (a protected path, a loopback address) is for a human only: PermissionRequest hooks do not race it.
+    const hooksMayAnswer = plan.hasPermissionRequestHooks && plan.permission?.strongAsk === undefined;
+    if (hooksMayAnswer) {
       const session = this.#state.context();
       const runPermissionRequestHooks = permissionRequestHooks(this.#state.options.heartbeatTimeoutMs ?? DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS, toolQueue(this.#state.options));
       hookScope
@@ -184,7 +186,7 @@ export class ApprovalBroker {
       if (isCancellation(error)) return { kind: 'cancelled', waitMs: waitMs() };
       throw error;
     } finally {
-      if (plan.hasPermissionRequestHooks) hookScope.cancel();
+      if (hooksMayAnswer) hookScope.cancel();
       this.#pending.delete(requestId);
       this.#ended.set(requestId, { how, request });
       if (this.#ended.size > ENDINGS_RETAINED) this.#ended.delete(this.#ended.keys().next().value ?? '');

@@ -107,7 +107,7 @@ export function skippedReason(options: { interrupted: { reason?: string } | unde
   return undefined;
 }
 
-/** Hook context reaches the model under `[Hook additional context]`, numbered (seed 000 hook-flow). */
+/** Hook context reaches the model under `[Hook additional context]`, numbered (docs/SEMANTICS.md, Hooks). */
 export function withHookContext(content: string, context: readonly string[]): string {
   if (context.length === 0) return content;
   const lines = context.map((text, index) => `${index + 1}. ${text}`);

@@ -49,7 +49,7 @@ export interface Turn {
 }
 
 /**
- * The one scheduler for whole and streaming turns (seed 001 §4.5, seed 000 `executeToolSchedule`): calls go queued →
+ * The one scheduler for whole and streaming turns (docs/ARCHITECTURE.md, How one call flows): calls go queued →
  * executing → completed → yielded; a group starts when the one before it has finished; each call's Prepare runs when
  * its group starts (so a Write's file exists for the Edit after it, and a call a turn stop or an interrupt skips
  * never runs a hook); context modifiers apply in call order when a group ends; results are handed out in call order
@@ -321,7 +321,8 @@ export class Scheduler {
     if (!wasGrouped) return;
     turn.pendingChanges.push({ index: entry.index, changes: completion });
     if (turn.calls.some((other) => other.state === 'executing')) return;
-    // The group has ended: context modifiers apply after the whole group, in call order (seed 001 §4.3).
+    // The group has ended: context modifiers apply after the whole group, in call order (docs/SEMANTICS.md, Session
+    // state).
     const changes = turn.pendingChanges.sort((a, b) => a.index - b.index).map((change) => change.changes);
     turn.pendingChanges = [];
     this.#state.apply(changes);

@@ -33,7 +33,7 @@ describe('grouping, turn control and context modifiers on a real server', () => 
     });
   }
 
-  it('reproduces both seeds’ grouping examples', async () => {
+  it('reproduces both reference executors’ grouping examples (docs/SEMANTICS.md, Grouping)', async () => {
     const zcode = await runTurn([
       { id: 'a', name: 'Read', input: { file_path: 'a.txt' } },
       { id: 'b', name: 'Sleep', input: { ms: 1 } },

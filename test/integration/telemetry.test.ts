@@ -20,7 +20,7 @@ describe('telemetry of a real turn', () => {
   });
   afterAll(async () => harness.close());
 
-  it('records a span per tool call with the seed attributes, naming invented tools unknown', async () => {
+  it('records a span per tool call with the documented attributes, naming invented tools unknown', async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const tracer = provider.getTracer('switchyard-test');

@@ -7,8 +7,8 @@ import { pathEscapeReason, resolveToolPath } from '../../src/tools/paths.js';
 import { readTool } from '../../src/tools/read.js';
 
 /**
- * Tools with the flags the seed's examples assume (Edit, WebFetch, Bash, submit_result), implemented small so the
- * workflow's behaviour can be tested before the real built-ins exist. Names are the seed's.
+ * Tools with the flags the grouping examples assume (docs/SEMANTICS.md, Grouping), implemented small so the
+ * workflow's behaviour can be tested before the real built-ins exist.
  */
 
 export const abortableSleep = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal });

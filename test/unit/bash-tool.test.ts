@@ -93,7 +93,7 @@ describe('Bash (real processes)', () => {
   });
 });
 
-describe('Bash environment policy (issue 10, item 8)', () => {
+describe('Bash environment policy', () => {
   const saved = { ...process.env };
   afterEach(() => {
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
@@ -127,7 +127,7 @@ describe('Bash environment policy (issue 10, item 8)', () => {
   });
 });
 
-describe('Bash spool cap (issue 10, item 9)', () => {
+describe('Bash spool cap', () => {
   const saved = process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
   afterEach(() => {
     if (saved === undefined) delete process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
@@ -166,7 +166,7 @@ describe('Bash spool cap (issue 10, item 9)', () => {
   });
 });
 
-describe('Bash summary (issue 10, item 11; issue 15)', () => {
+describe('Bash summary', () => {
   it('shows the command a human approves, never the model\'s description', () => {
     expect(bashTool.summarize?.({ command: 'rm -rf build', description: 'List files' })).toBe('rm -rf build');
     expect(bashTool.summarize?.({ command: 'ls' })).toBe('ls');

@@ -11,7 +11,7 @@ const tool = (budget?: ResultBudget) => ({ name: 'X', ...(budget === undefined ?
 const base = { sessionId: 'sess', callId: 'call1' };
 
 describe('serializeOutput', () => {
-  it('replaces an empty output with the seed placeholder', async () => {
+  it('replaces an empty output with the documented placeholder', async () => {
     expect((await serializeOutput({ ...base, tool: { name: 'Bash' }, content: '' })).modelContent).toBe('(Bash completed with no output)');
     expect((await serializeOutput({ ...base, tool: { name: 'Read' }, content: '  \n' })).modelContent).toBe('(Read completed with no output)');
   });
@@ -27,7 +27,7 @@ describe('serializeOutput', () => {
     expect(result.budget).toEqual({ truncated: true, originalBytes: 10, modelBytes: Buffer.byteLength(result.modelContent), policy: 'truncate' });
   });
 
-  it('keeps the tail when the budget says so, the notice after it (seed 000 appends it)', async () => {
+  it('keeps the tail when the budget says so, the notice after it (docs/SEMANTICS.md, Result budget)', async () => {
     const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 3, policy: 'truncate', keep: 'tail' }), content: 'abcdefghij' });
     expect(result.modelContent).toBe('hij\n[Tool output truncated by resultBudget: 10 bytes, limit 3 bytes]');
   });
