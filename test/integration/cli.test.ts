@@ -226,7 +226,8 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
   /** Starts `dev` on free ports with its own server, and a background Bash task through it; the task's marker. */
   const devWithBackgroundTask = async (extra: string[], options: { viaShell?: boolean } = {}) => {
     const port = await freePort();
-    const env = { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-devbg'), npm_command: 'run-script' };
+    // The private HOME has no cached `temporal` binary: use the suite's.
+    const env = { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-devbg'), npm_command: 'run-script', TEMPORAL_CLI_PATH: inject('temporalBinaryPath') };
     const dev = startCli(['dev', '--headless', '--port', String(port), '--console-port', String(await freePort()), '--cwd', cwd, ...extra], env, options);
     started.push(dev);
     await workerStarted(dev, env.SWITCHYARD_TASK_QUEUE);
