@@ -216,56 +216,58 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
     expect((await dev.exited).code).toBe(0);
   });
 
-  /** The wrapper shells of the background tasks whose command contains `marker` that still run. */
-  const liveTasks = async (marker: string): Promise<number[]> => {
+  /** Pids of the processes whose command line contains `text` (arguments joined by NUL). */
+  const processesWith = async (text: string): Promise<number[]> => {
     const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
-    const matching = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(marker) ? pid : undefined)));
-    return matching.filter((pid) => pid !== undefined);
+    const matching = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(text) ? pid : undefined)));
+    return matching.filter((pid) => pid !== undefined && pid !== process.pid);
   };
 
-  /** Starts `dev` on free ports with its own server, and a background Bash task through it; the task's marker. */
+  /**
+   * Starts `dev` on free ports with its own server, and a background Bash task through it. Returns the task's marker
+   * (in its wrapper shell's command line) and what finds the server process (`start-dev --port N`).
+   */
   const devWithBackgroundTask = async (extra: string[], options: { viaShell?: boolean } = {}) => {
     const port = await freePort();
     // The private HOME has no cached `temporal` binary: use the suite's.
     const env = { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-devbg'), npm_command: 'run-script', TEMPORAL_CLI_PATH: inject('temporalBinaryPath') };
     const dev = startCli(['dev', '--headless', '--port', String(port), '--console-port', String(await freePort()), '--cwd', cwd, ...extra], env, options);
     started.push(dev);
-    await workerStarted(dev, env.SWITCHYARD_TASK_QUEUE);
+    // A dev server and a workflow bundle from the sources: slow on a loaded machine.
+    await dev.waitForLog((line) => line.msg === 'worker started' && line.taskQueue === env.SWITCHYARD_TASK_QUEUE, 'the worker to start', 400_000);
     const marker = uniqueName('bgmark');
     const client = await SwitchyardClient.connect({ address: `127.0.0.1:${port}`, namespace: 'default', taskQueue: env.SWITCHYARD_TASK_QUEUE });
     const session = await client.startSession(uniqueName('devbg'), { cwd, permissionMode: 'bypassPermissions' });
     const turn = await session.executeTurn({ turnId: 't1', calls: [{ id: 'b', name: 'Bash', input: { command: `sleep 600 && echo ${marker}`, run_in_background: true } }] });
     expect(turn.results[0]?.status).toBe('success');
     await client.client.connection.close();
-    expect(await liveTasks(marker)).not.toEqual([]);
-    return { dev, marker, env };
+    expect(await processesWith(marker)).not.toEqual([]);
+    return { dev, marker, server: `start-dev\0--port\0${port}\0` };
   };
 
-  it('`dev` starts its own server even with TEMPORAL_ADDRESS set, saying so; when npm (its parent) goes, it stops the server and the background tasks its worker started', async () => {
-    const { dev, marker } = await devWithBackgroundTask([], { viaShell: true });
+  it('`dev` starts its own server even with TEMPORAL_ADDRESS set, saying so; when npm (its parent) goes, it stops the server and the background tasks its worker started', { timeout: 900_000 }, async () => {
+    const { dev, marker, server } = await devWithBackgroundTask([], { viaShell: true });
     expect(dev.logs().some((line) => typeof line.msg === 'string' && line.msg.startsWith(`TEMPORAL_ADDRESS is set (${harness.address}) but \`dev\` starts its own server`))).toBe(true);
-    const shell = dev.child.pid ?? 0;
-    const below = await descendants(shell);
-    const names = await Promise.all(below.map(commandName));
-    expect(names).toContain('temporal');
-    const devAndServer = below.filter((_pid, index) => names[index] === 'node' || names[index] === 'temporal');
+    expect(await processesWith(server)).not.toEqual([]);
+    const devProcess = (await descendants(dev.child.pid ?? 0)).filter(Boolean);
     // npm forwards SIGTERM to its shell only; the shell dies and passes nothing on (SIGKILL stands for that here).
     dev.child.kill('SIGKILL');
     await dev.exited;
-    await waitFor(() => Promise.all(devAndServer.map(commandName)), (left) => left.every((name) => name === ''), { what: 'dev and its server to exit', timeoutMs: 120_000 });
-    expect(await liveTasks(marker)).toEqual([]);
+    await waitFor(() => Promise.all(devProcess.map(commandName)), (left) => left.every((name) => name !== 'node'), { what: 'dev to exit', timeoutMs: 300_000 });
+    expect(await processesWith(server)).toEqual([]);
+    expect(await processesWith(marker)).toEqual([]);
     const log = dev.output();
     expect(log).toContain('is gone: stopping as on SIGTERM');
     expect(log).toContain('stopped 1 background task(s) this worker started (the in-memory server forgets their sessions)');
     expect(log).toContain('dev server stopped');
   });
 
-  it('`dev --db-file` stopped by SIGTERM keeps its background tasks running and says how to stop them', async () => {
+  it('`dev --db-file` stopped by SIGTERM keeps its background tasks running and says how to stop them', { timeout: 900_000 }, async () => {
     const dbFile = path.join(await scratchDir(), 'dev.db');
     const { dev, marker } = await devWithBackgroundTask(['--db-file', dbFile]);
     dev.child.kill('SIGTERM');
     expect((await dev.exited).code).toBe(0);
-    const kept = await liveTasks(marker);
+    const kept = await processesWith(marker);
     try {
       expect(kept).not.toEqual([]);
       const notice = dev.logs().find((line) => typeof line.msg === 'string' && line.msg.startsWith('1 background task(s) keep running'));
@@ -276,7 +278,7 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
         try {
           process.kill(-pid, 'SIGKILL');
         } catch {
-          // already gone
+          // not a group leader, or already gone
         }
       }
     }

@@ -21,7 +21,7 @@ export interface CliProcess {
   /** The JSON log lines (pino) written so far. */
   logs(): Array<Record<string, unknown>>;
   /** Resolves with the first JSON log line that `accept` takes. */
-  waitForLog(accept: (line: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
+  waitForLog(accept: (line: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** Resolves when the process exits, with its code (null when a signal ended it) and its stdout. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>;
 }
@@ -59,14 +59,14 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, option
     output: () => all,
     logs,
     exited,
-    async waitForLog(accept, what) {
+    async waitForLog(accept, what, timeoutMs = 120_000) {
       const found = await waitFor(
         async () => {
           if (child.exitCode !== null || child.signalCode !== null) throw new Error(`switchyard ${args.join(' ')} exited while waiting for ${what}:\n${all}`);
           return logs().find(accept);
         },
         (line) => line !== undefined,
-        { what, timeoutMs: 120_000 },
+        { what, timeoutMs },
       );
       return found as Record<string, unknown>;
     },
