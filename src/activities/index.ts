@@ -21,6 +21,7 @@ import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
 import { backgroundTaskStore } from '../tools/background-tasks.js';
 import { prepareCall } from './prepare-call.js';
+import { createVerifyApproval } from './verify-approval.js';
 
 export interface ActivityDependencies {
   registry: ToolRegistry;
@@ -58,6 +59,8 @@ export interface ActivityDependencies {
    * this worker lacks while other workers on the queue offer different tools fails retryably, naming both.
    */
   workerIdentity?: string;
+  /** The approvers file signed approvals are checked against (`SWITCHYARD_APPROVERS_FILE`); none: no signature verifies. */
+  approversFile?: string;
 }
 
 /** Why a session's cwd cannot be used, or undefined when it is a directory. */
@@ -178,7 +181,13 @@ export function createActivities(dependencies: ActivityDependencies) {
   /** Prepare for a batch of calls: one round trip, each call through `prepareCall` with the session's hooks. */
   const prepareBatch = async (session: SessionContext, calls: PrepareCallsInput['calls']): Promise<PreparedCalls> => {
     const cwd = cwdOf(session.cwd);
-    const context = { sessionId: session.sessionId, cwd, allowRules: session.allowRules ?? [], denyRules: session.denyRules ?? [] };
+    const context = {
+      sessionId: session.sessionId,
+      cwd,
+      allowRules: session.allowRules ?? [],
+      denyRules: session.denyRules ?? [],
+      ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
+    };
     const onHookError = (error: unknown, toolName: string): void =>
       dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
     // A cwd that does not exist would make every tool fail late (Bash never starts): fail each call at once, saying why.
@@ -273,6 +282,8 @@ export function createActivities(dependencies: ActivityDependencies) {
         })),
       };
     },
+    /** Checks a signed approval against the approvers file; returns the verdict only (docs/APPROVALS.md). */
+    verifyApproval: createVerifyApproval(dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile }),
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
       const { hooks } = await hooksFor({ cwd: request.cwd, sessionHooks: request.session.sessionHooks, trustWorkspaceSettings: request.session.trustWorkspaceSettings });

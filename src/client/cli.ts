@@ -16,6 +16,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   pending: async (args) => (await import('./cli/session-commands.js')).pendingCommand(args),
   approve: async (args) => (await import('./cli/session-commands.js')).decideCommand('approve', args),
   deny: async (args) => (await import('./cli/session-commands.js')).decideCommand('deny', args),
+  keys: async (args) => (await import('./cli/approver-commands.js')).keysCommand(args),
+  audit: async (args) => (await import('./cli/approver-commands.js')).auditCommand(args),
   interrupt: async (args) => (await import('./cli/session-commands.js')).interruptCommand(args),
   events: async (args) => (await import('./cli/session-commands.js')).eventsCommand(args),
   tasks: async (args) => (await import('./cli/session-commands.js')).tasksCommand(args),

@@ -106,6 +106,7 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
       case 'ApprovalIgnored':
       case 'BackgroundTaskStarted':
       case 'BackgroundTaskEnded':
+      case 'ToolCallResultReplaced':
         break;
       default: {
         const exhaustive: never = event;

@@ -47,7 +47,8 @@ export const TOOL_TIMEOUTS = {
   Read: { defaultMs: 30_000, maxMs: 150_000 },
   WebFetch: { defaultMs: 60_000, maxMs: 60_000 },
   mcp: { defaultMs: 30_000 },
-  TodoWrite: { defaultMs: 10_000, maxMs: 10_000 },
+  /** Like most built-ins in the reference table: 30 s (only TaskStop-like tools get 10 s). */
+  TodoWrite: { defaultMs: 30_000, maxMs: 30_000 },
   /** TaskStop: 10 s. (TaskOutput has no deadline of its own: its `timeout` bounds its wait.) */
   TaskStop: { defaultMs: 10_000, maxMs: 10_000 },
   other: { defaultMs: 30_000 },

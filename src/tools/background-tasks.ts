@@ -54,6 +54,8 @@ export async function startBackgroundCommand(options: {
   env: NodeJS.ProcessEnv;
   /** Output bytes the task may write; past them it is killed (Bash's `SWITCHYARD_BASH_MAX_SPOOL_BYTES`). */
   maxOutputBytes: number;
+  /** The argv that runs the command (the OS sandbox's); default `/bin/bash -c <command>`. */
+  argv?: readonly string[];
 }): Promise<ToolOutputObject> {
   const { context } = options;
   const record = await storeOf(context).start({
@@ -65,6 +67,7 @@ export async function startBackgroundCommand(options: {
     cwd: context.cwd,
     env: options.env,
     maxOutputBytes: options.maxOutputBytes,
+    ...(options.argv === undefined ? {} : { argv: options.argv }),
   });
   const report: ToolOutputObject['backgroundTask'] = { kind: 'started', taskId: record.taskId, command: record.command, startedAt: record.startedAt };
   if (record.description !== undefined) report.description = record.description;

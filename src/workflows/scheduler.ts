@@ -162,12 +162,22 @@ export class Scheduler {
       charsAlreadyHandedOut: turn.handedOutChars,
     });
     for (const key of outcome.replaced) this.#state.replacedResults.add(key);
+    const newlyReplaced = new Set(outcome.newlyReplaced);
     for (const entry of batch) {
       const { result, replacement, hookContext } = completionOf(entry);
       let final: ToolResult = result;
       if (replacement !== undefined && outcome.replaced.has(keyOf(entry))) {
         const originalBytes = result.budget?.originalBytes ?? utf8Length(result.modelContent);
-        final = { ...result, modelContent: replacement.envelope, budget: { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'artifact', artifact: replacement.artifact } };
+        // An envelope of the stored whole output, or (no store) a shorter cut.
+        const budget: NonNullable<ToolResult['budget']> =
+          replacement.artifact === undefined
+            ? { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'truncate' }
+            : { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'artifact', artifact: replacement.artifact };
+        final = { ...result, modelContent: replacement.envelope, budget };
+        // `ToolCallResult` told the sizes when the call finished; the sizes the model gets follow.
+        if (newlyReplaced.has(keyOf(entry))) {
+          this.#state.emit({ type: 'ToolCallResultReplaced', turnId: turn.turnId, callId: result.callId, toolName: result.toolName, ...budget });
+        }
       }
       turn.handedOutChars += final.modelContent.length;
       const timeline: NonNullable<ToolResult['timeline']> = { addedAt: new Date(entry.addedAt).toISOString(), finishedAt: new Date(entry.finishedAt ?? Date.now()).toISOString() };

@@ -39,7 +39,7 @@ export class ToolExecutor {
 
   constructor(options: SessionOptions, carried?: CarriedSessionState) {
     this.state = new SessionState(options, carried);
-    this.details = new SessionDetails({ sessionId: this.state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode });
+    this.details = new SessionDetails({ sessionId: this.state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode, sandboxMode: options.sandbox?.mode });
     this.broker = new ApprovalBroker({ state: this.state, onChange: () => this.refresh() });
     this.queue = new TurnQueue({ state: this.state, onChange: () => this.refresh() });
     this.scheduler = new Scheduler({
@@ -54,7 +54,13 @@ export class ToolExecutor {
   /** Publishes the session's view to the Web UI (current details, the pending-approvals search attribute). */
   refresh(): void {
     const { queue, state, broker } = this;
-    this.details.update({ runningTurnId: queue.runningTurnId, queuedTurns: queue.queuedTurns, completedTurns: state.completedTurns.size, pending: broker.pendingRequests() });
+    this.details.update({
+      runningTurnId: queue.runningTurnId,
+      queuedTurns: queue.queuedTurns,
+      completedTurns: state.completedTurns.size,
+      pending: broker.pendingRequests(),
+      ...(state.unsandboxed === undefined ? {} : { unsandboxed: state.unsandboxed }),
+    });
   }
 
   /**
