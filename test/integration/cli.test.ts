@@ -220,7 +220,7 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
   const processesWith = async (text: string): Promise<number[]> => {
     const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
     const matching = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(text) ? pid : undefined)));
-    return matching.filter((pid) => pid !== undefined && pid !== process.pid);
+    return matching.filter((pid): pid is number => pid !== undefined && pid !== process.pid);
   };
 
   /**
