@@ -102,6 +102,8 @@ export class BackgroundTaskStore {
   readonly root: string;
   /** Serialises record updates per task within this process (two concurrent TaskOutput calls on one task). */
   readonly #locks = new Map<string, Promise<unknown>>();
+  /** The tasks this process started through this store, so whoever started the process can stop them at its end. */
+  readonly startedHere: BackgroundTaskRecord[] = [];
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, 'background');
@@ -180,6 +182,7 @@ export class BackgroundTaskStore {
     const procfs = await procStat(pid);
     if (procfs !== undefined) record.processStartTicks = procfs.startTicks;
     await this.#write(record);
+    this.startedHere.push(record);
     return record;
   }
 

@@ -21,6 +21,13 @@ export function backgroundTaskStore(dataDir: string): BackgroundTaskStore {
   return store;
 }
 
+/** The background tasks this process started (through any data directory) that still run, oldest first. */
+export async function runningTasksStartedHere(): Promise<Array<{ store: BackgroundTaskStore; record: BackgroundTaskRecord }>> {
+  const started = [...stores.values()].flatMap((store) => store.startedHere.map((record) => ({ store, record })));
+  const running = await Promise.all(started.map(async (task) => ((await task.store.state(task.record)).status === 'running' ? task : undefined)));
+  return running.filter((task) => task !== undefined);
+}
+
 function storeOf(context: Pick<ToolExecutionContext, 'dataDir'>): BackgroundTaskStore {
   if (context.dataDir === undefined) throw new ToolUseError('Background tasks are not available: this worker has no data directory.', 'background_unavailable');
   return backgroundTaskStore(context.dataDir);

@@ -45,7 +45,7 @@ Other:
 Every command takes --help and --json (machine-readable output).
 
 Environment:
-  TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (dev: none set starts an embedded dev server)
+  TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (dev starts its own server unless --existing-server)
   SWITCHYARD_TASK_QUEUE                    task queue of workers and sessions (default ${DEFAULT_TASK_QUEUE})
   SWITCHYARD_DATA_DIR                      stored full outputs and background tasks (default ~/.local/share/switchyard)
   SWITCHYARD_LOG_LEVEL, SWITCHYARD_LOG_FORMAT  worker logs: pino level (default info); json or pretty
@@ -60,15 +60,21 @@ const WORKER_OPTIONS = `  --cwd DIR           working directory of sessions that
   --json              log JSON lines (same as SWITCHYARD_LOG_FORMAT=json)`;
 
 export const COMMAND_HELP: Record<string, string> = {
-  dev: `Usage: switchyard dev [--port N] [--ui-port N] [--db-file FILE] [--headless] [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
+  dev: `Usage: switchyard dev [--port N] [--ui-port N] [--console-port N] [--db-file FILE] [--headless] [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
+       switchyard dev --existing-server [--console-port N] [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
 
 Starts a local Temporal dev server (with its Web UI), the approval console and a Switchyard worker, and prints
-where everything is and how to send a first turn. Ctrl-C stops them all. With TEMPORAL_ADDRESS set, no server is
-started: the worker joins that cluster.
+where everything is and how to send a first turn. It always starts its own server, even with TEMPORAL_ADDRESS set
+(it says so). Ctrl-C or SIGTERM stops everything it started: the worker, its MCP servers, the console, the server,
+and the background Bash tasks its worker started (the in-memory server forgets their sessions); with --db-file the
+state and the background tasks are kept, and it says which.
   --port N            gRPC port of the dev server (default 7233)
-  --ui-port N         Web UI port (default port + 1000, i.e. 8233); the console takes the next one
+  --ui-port N         Web UI port (default port + 1000, i.e. 8233)
+  --console-port N    approval console port (default: the Web UI port + 1)
   --db-file FILE      keep the server's state in this SQLite file across restarts (default: in memory)
   --headless          no Web UI
+  --existing-server   start no server: the worker and the console join the server at TEMPORAL_ADDRESS
+                      (default localhost:7233); --port, --ui-port, --db-file and --headless do not apply
 ${WORKER_OPTIONS}
 `,
   worker: `Usage: switchyard worker [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
@@ -124,7 +130,8 @@ ${CONNECTION}
 
 Allows a pending call (the approval signal, with the request's input digest), then waits briefly for the session's
 decision log to say whether it took effect. Find REQUEST with \`switchyard pending\`.
-  REQUEST        the request id (or --request ID)
+  REQUEST        the request id, or its first 4 or more characters as \`pending\` and \`run\` show them
+                 (\`5f0c…\`); or --request ID
   --session ID   the session; default: the one waiting with that request
   --always       allow_always: also remember the rule for the rest of the session
   --reason TEXT  a note kept in the decision log
@@ -141,8 +148,9 @@ when no such request.
   deny: `Usage: switchyard deny REQUEST --reason TEXT [--session ID] [--by NAME] [--key FILE [--expires-at ISO]] [--json]
 
 Denies a pending call; the model gets "The user denied permission to use <Tool>. Reason: <TEXT>".
-  REQUEST        the request id (or --request ID)
-  --reason TEXT  why (recommended: the model reads it)
+  REQUEST        the request id, or its first 4 or more characters as \`pending\` and \`run\` show them
+                 (\`5f0c…\`); or --request ID
+  --reason TEXT  why (required: the model reads it)
   --session ID   the session; default: the one waiting with that request
   --by NAME      who decides (default: your user name)
   --key FILE     sign the denial with this Ed25519 private key (as for approve)
