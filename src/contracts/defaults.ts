@@ -122,7 +122,14 @@ export const DEFAULT_CONTINUE_AS_NEW_EVENTS = 2_000;
  * to its spool file; at the cap its process group is killed and the result says so. Env
  * `SWITCHYARD_BASH_MAX_SPOOL_BYTES` overrides.
  */
-export const BASH_LIMITS = { spoolBytes: 64 * 1024 * 1024 } as const;
+export const BASH_LIMITS = {
+  spoolBytes: 64 * 1024 * 1024,
+  /**
+   * Longest command (UTF-8 bytes): the shell gets it as one argument, and Linux refuses an argument over 128 KiB
+   * (`MAX_ARG_STRLEN`, the terminating NUL included), so a longer one is an input validation error naming the limit.
+   */
+  commandBytes: 128 * 1024 - 1,
+} as const;
 
 /** Artifact retention (issue 10): `switchyard artifacts prune` deletes session artifact directories idle this long. */
 export const ARTIFACT_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000 } as const;

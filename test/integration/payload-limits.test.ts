@@ -93,19 +93,24 @@ describe('payload sizes end to end (real tools, real server)', () => {
     );
   });
 
-  it('8 × 100 KB and 4 × 250 KB commands in one group each get a result', { timeout: 240_000 }, async () => {
+  it('8 × 100 KB commands in one group, 4 × 250 KB writes and a 200 KB command each end as a result', { timeout: 240_000 }, async () => {
     const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
-    for (const [count, bytes] of [
-      [8, 100 * KB],
-      [4, 250 * KB],
-    ] as const) {
-      const calls = Array.from({ length: count }, (_, index) => ({ id: `c${index}`, name: 'Bash', input: { command: echo(bytes) } }));
+    const turns: Array<{ calls: ToolCall[]; status: string }> = [
+      { calls: Array.from({ length: 8 }, (_, index) => ({ id: `c${index}`, name: 'Bash', input: { command: echo(100 * KB) } })), status: 'success' },
+      { calls: Array.from({ length: 4 }, (_, index) => ({ id: `w${index}`, name: 'Write', input: { file_path: `w${index}.txt`, content: 'w'.repeat(250 * KB) } })), status: 'success' },
+      // Linux takes at most 128 KiB as one argument: a longer command is refused with a clear validation error.
+      { calls: [{ id: 'long', name: 'Bash', input: { command: echo(200 * KB) } }], status: 'error' },
+    ];
+    for (const { calls, status } of turns) {
       const outcome = await turnOutcome(session, calls);
       expect('results' in outcome, JSON.stringify(outcome).slice(0, 300)).toBe(true);
       if (!('results' in outcome)) return;
-      expect(outcome.results.map((result) => [result.callId, result.status])).toEqual(calls.map((call) => [call.id, 'success']));
+      expect(outcome.results.map((result) => [result.callId, result.status])).toEqual(calls.map((call) => [call.id, status]));
+      if (status === 'error') expect(outcome.results[0]?.modelContent).toMatch(/at most 131071 bytes/);
       await expectAlive(session);
     }
+    const scheduled = (await session.events()).events.find((event) => event.type === 'ToolCallScheduled' && event.callId === 'c0');
+    expect(scheduled?.type === 'ToolCallScheduled' && scheduled.groups?.map((group) => group.length)).toEqual([5, 3]);
   });
 
   it('property: random command sizes and group shapes up to the limits never fail a workflow task', { timeout: 600_000 }, async () => {
