@@ -36,12 +36,19 @@ async function workflowTaskFailures(session: SessionHandle): Promise<string[]> {
 /** Runs a turn through the raw update (no client-side check): the turn's results, or `rejected` with the validator's message. */
 async function turnOutcome(session: SessionHandle, calls: ToolCall[]): Promise<{ results: TurnResult['results'] } | { rejected: string }> {
   const turnId = uniqueName('t');
-  try {
-    const result = await session.workflow.executeUpdate('executeTurn', { args: [{ turnId, calls }], updateId: turnId });
-    return { results: (result as TurnResult).results };
-  } catch (error) {
-    if (!isClearRejection(error)) throw error;
-    return { rejected: (error as WorkflowUpdateFailedError).cause?.message ?? '' };
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const result = await session.workflow.executeUpdate('executeTurn', { args: [{ turnId, calls }], updateId: turnId });
+      return { results: (result as TurnResult).results };
+    } catch (error) {
+      // A workflow task that timed out on a loaded machine (it retries): re-attach by the same turnId, as a client does.
+      if (attempt < 6 && /Workflow Task in failed state/.test(String((error as { cause?: unknown }).cause ?? ''))) {
+        await sleep(2_000);
+        continue;
+      }
+      if (!isClearRejection(error)) throw error;
+      return { rejected: (error as WorkflowUpdateFailedError).cause?.message ?? '' };
+    }
   }
 }
 
@@ -124,7 +131,7 @@ describe('payload sizes end to end (real tools, real server)', () => {
       kind: fc.constantFrom('echo', 'heredoc', 'background', 'write'),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(callArbitrary, { minLength: 1, maxLength: 12 }), async (shapes) => {
+      fc.asyncProperty(fc.array(callArbitrary, { minLength: 1, maxLength: 8 }), async (shapes) => {
         const turnCalls: ToolCall[] = shapes.map(({ bytes, kind }, index) => {
           const id = `c${index}`;
           if (kind === 'write') return { id, name: 'Write', input: { file_path: `w${index}.txt`, content: 'w'.repeat(bytes) } };
@@ -142,7 +149,7 @@ describe('payload sizes end to end (real tools, real server)', () => {
         for (const result of outcome.results) expect(['success', 'error']).toContain(result.status);
         results += outcome.results.length;
       }),
-      { numRuns: Number(process.env.PAYLOAD_RUNS ?? 8), seed: Number(process.env.PAYLOAD_SEED ?? 20261204) },
+      { numRuns: Number(process.env.PAYLOAD_RUNS ?? 5), seed: Number(process.env.PAYLOAD_SEED ?? 20261204) },
     );
     expect(results).toBe(calls);
     console.log(`payload property: ${calls} calls, ${results} results, ${rejected} requests rejected`);

@@ -39,9 +39,9 @@ describe('the payload budget of a call', () => {
 
   it('Prepare sends a command once: the plan leaves out the input and refers to slices of it, and expands to the same plan', async () => {
     for (const command of [
-      `echo ${'y'.repeat(200 * KB)}`,
-      `cat > out.txt <<'EOF'\n${'z'.repeat(200 * KB)}\nEOF`,
-      `/bin/echo ${'y'.repeat(100 * KB)} && sudo ls ${'q'.repeat(100 * KB)}`,
+      `echo ${'y'.repeat(120 * KB)}`,
+      `cat > out.txt <<'EOF'\n${'z'.repeat(120 * KB)}\nEOF`,
+      `/bin/echo ${'y'.repeat(60 * KB)} && sudo ls ${'q'.repeat(60 * KB)}`,
     ]) {
       const call = { id: 'a', name: 'Bash', input: { command } };
       const plan = await prepareCall({ registry, call, context });
