@@ -127,7 +127,12 @@ describe('payload sizes end to end (real tools, real server)', () => {
     let results = 0;
     let rejected = 0;
     const callArbitrary = fc.record({
-      bytes: fc.oneof(fc.integer({ min: 0, max: 2 * KB }), fc.integer({ min: 0, max: 260 * KB }), fc.constantFrom(256 * KB - 20, 256 * KB + 1)),
+      bytes: fc.oneof(
+        { arbitrary: fc.integer({ min: 0, max: 2 * KB }), weight: 4 },
+        { arbitrary: fc.integer({ min: 0, max: 120 * KB }), weight: 3 },
+        { arbitrary: fc.integer({ min: 0, max: 260 * KB }), weight: 1 },
+        { arbitrary: fc.constantFrom(128 * KB - 10, 256 * KB - 20, 256 * KB + 1), weight: 1 },
+      ),
       kind: fc.constantFrom('echo', 'heredoc', 'background', 'write'),
     });
     await fc.assert(
