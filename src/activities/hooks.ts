@@ -1,4 +1,4 @@
-/** Hooks given as functions by library users (command hooks from settings files join in the hooks issue). */
+/** Hooks given as functions by library users (command hooks from settings files are in `command-hooks.ts`). */
 import type { HookPermissionDecision, PermissionRequestBehavior } from '../contracts/hook-settings.js';
 import { RE2JS } from 're2js';
 

@@ -1,3 +1,4 @@
+import { registryWithClientTools } from '../tools/client-tool.js';
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
@@ -27,6 +28,7 @@ import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
 import { backgroundTaskStore } from '../tools/background-tasks.js';
 import { prepareCall } from './prepare-call.js';
+import { createVerifyApproval } from './verify-approval.js';
 
 export interface ActivityDependencies {
   registry: ToolRegistry;
@@ -64,6 +66,8 @@ export interface ActivityDependencies {
    * this worker lacks while other workers on the queue offer different tools fails retryably, naming both.
    */
   workerIdentity?: string;
+  /** The approvers file signed approvals are checked against (`SWITCHYARD_APPROVERS_FILE`); none: no signature verifies. */
+  approversFile?: string;
 }
 
 /** Why a session's cwd cannot be used, or undefined when it is a directory. */
@@ -78,8 +82,8 @@ async function cwdProblem(cwd: string): Promise<string | undefined> {
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
 /**
  * Environment variables that set the default largest concurrent group, first set wins: Switchyard's own, then the
- * seeds' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's `ZCODE_MAX_TOOL_CONCURRENCY`),
- * so a worker configured for either CLI behaves the same here.
+ * reference executors' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's
+ * `ZCODE_MAX_TOOL_CONCURRENCY`), so a worker configured for either CLI behaves the same here.
  */
 export const MAX_CONCURRENCY_ENV_VARIABLES = ['SWITCHYARD_MAX_TOOL_CONCURRENCY', 'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'] as const;
 
@@ -184,7 +188,13 @@ export function createActivities(dependencies: ActivityDependencies) {
   /** Prepare for a batch of calls: one round trip, each call through `prepareCall` with the session's hooks. */
   const prepareBatch = async (session: SessionContext, calls: PrepareCallsInput['calls']): Promise<PreparedCalls> => {
     const cwd = cwdOf(session.cwd);
-    const context = { sessionId: session.sessionId, cwd, allowRules: session.allowRules ?? [], denyRules: session.denyRules ?? [] };
+    const context = {
+      sessionId: session.sessionId,
+      cwd,
+      allowRules: session.allowRules ?? [],
+      denyRules: session.denyRules ?? [],
+      ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
+    };
     const onHookError = (error: unknown, toolName: string): void =>
       dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
     // A cwd that does not exist would make every tool fail late (Bash never starts): fail each call at once, saying why.
@@ -195,7 +205,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     const { hooks, untrustedSettingsFiles } = await hooksFor({ cwd, sessionHooks: session.sessionHooks, trustWorkspaceSettings: session.trustWorkspaceSettings });
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
-    const prepared = await Promise.all(calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks, signal })));
+    const registry = registryWithClientTools(dependencies.registry, session.clientTools);
+    const prepared = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
     await failOnToolMismatch(prepared);
     const plans = withinPreparedBudget(prepared.map((plan, index) => compactPlan(plan, { sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]) })));
     return untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
@@ -219,7 +230,8 @@ export function createActivities(dependencies: ActivityDependencies) {
      * whole turn it also prepares the first group, which runs next anyway: one round trip instead of two.
      */
     async planCalls(input: PlanCallsInput): Promise<PlannedCalls> {
-      const plans = input.calls.map((call) => planCall({ registry: dependencies.registry, call }));
+      const registry = registryWithClientTools(dependencies.registry, input.session.clientTools);
+      const plans = input.calls.map((call) => planCall({ registry, call }));
       await failOnToolMismatch(plans);
       const planned: PlannedCalls = { plans, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
       if (localCalls !== false) planned.localCalls = localCalls;
@@ -278,6 +290,8 @@ export function createActivities(dependencies: ActivityDependencies) {
         })),
       };
     },
+    /** Checks a signed approval against the approvers file; returns the verdict only (docs/APPROVALS.md). */
+    verifyApproval: createVerifyApproval(dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile }),
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
       const { hooks } = await hooksFor({ cwd: request.cwd, sessionHooks: request.session.sessionHooks, trustWorkspaceSettings: request.session.trustWorkspaceSettings });

@@ -25,7 +25,7 @@ function evaluateFlag<Input>(options: { flag: boolean | ((input: Input) => boole
   }
 }
 
-/** Concurrency and safety flags of a call (seed 000 `canRunInParallel`): destructive → exclusive; otherwise `concurrentSafe`. */
+/** Call concurrency and safety flags (docs/SEMANTICS.md, Grouping): destructive → exclusive; else `concurrentSafe`. */
 export function computeFlags(tool: Tool, input: unknown): CallFlags {
   const destructive = tool.destructive === true;
   const declaredReadOnly = evaluateFlag({ flag: tool.readOnly, input, fallback: false });
@@ -61,7 +61,7 @@ export function lookupAndParse(options: { registry: ToolRegistry; call: ToolCall
 }
 
 /**
- * Plan, for grouping only (seed 001 `partitionToolCalls`: `safeParse` + `isConcurrencySafe(parsed)`): no file-system
+ * Plan, for grouping only (the parsed input's concurrency flag, docs/SEMANTICS.md, Plan and Prepare): no file-system
  * check and no hook, so a call's group never depends on what an earlier call of the turn will change. Fail closed:
  * an unknown tool, an invalid input or a throwing classifier makes the call exclusive.
  */

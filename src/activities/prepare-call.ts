@@ -1,3 +1,4 @@
+import { isClientTool } from '../tools/client-tool.js';
 import type { CallPlan, PreToolUseOutcome, ReadyCallPlan } from '../contracts/call-plan.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolCall } from '../contracts/tool-call.js';
@@ -28,10 +29,10 @@ function summarize(tool: Tool, input: unknown): string {
 }
 
 /**
- * Prepare, the front half of the pipeline for one call, run just before its group (seed 000 `executeToolCall`, up
- * to the permission decision): lookup and schema parse again (cheap, and the plan carries no input), `validateInput`,
- * `resolveInput`, PreToolUse hooks, then the flags, digest, deadline, approval preview and permission facts of the
- * final input.
+ * Prepare, the front half of the pipeline for one call, run just before its group (docs/SEMANTICS.md, Plan and
+ * Prepare; up to the permission decision): lookup and schema parse again (cheap, and the plan carries no input),
+ * `validateInput`, `resolveInput`, PreToolUse hooks, then the flags, digest, deadline, approval preview and permission
+ * facts of the final input.
  */
 export async function prepareCall(options: {
   registry: ToolRegistry;
@@ -132,6 +133,7 @@ export async function prepareCall(options: {
     readsSessionState: tool.readsSessionState === true,
   };
   if (ruleContent !== undefined) plan.ruleContent = ruleContent;
+  if (isClientTool(tool)) plan.clientTool = true;
   if (tool.permissionFacts !== undefined) {
     try {
       plan.permission = await tool.permissionFacts(input, context);
@@ -193,6 +195,8 @@ export function rememberRuleFor(tool: Tool, input: unknown, ruleContent: string 
       return host === undefined ? `${tool.name}(${ruleContent})` : `${tool.name}(domain:${host.toLowerCase()})`;
     }
     case 'path':
+      // The file itself, not a pattern: a file named `**` must not remember `Write(<cwd>/**)`.
+      return `${tool.name}(${ruleContent.replace(/[*?[\]{}()!+@\\]/g, '\\$&')})`;
     case 'text':
       return `${tool.name}(${ruleContent})`;
     default: {

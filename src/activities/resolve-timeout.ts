@@ -6,9 +6,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The call's deadline in ms (seed 000 `resolveTimeoutMs`): `kind: 'none'` → none; else, when the tool allows it,
- * the input's `timeout_ms` or `timeout`; else the tool's default; else the executor default; capped at `maxMs`;
- * plus `cleanupGraceMs`; never below 1 ms.
+ * The call's deadline in ms (docs/SEMANTICS.md, Timeouts and the deadline): `kind: 'none'` → none; else, when the tool
+ * allows it, the input's `timeout_ms` or `timeout`; else the tool's default; else the executor default; capped at
+ * `maxMs`; plus `cleanupGraceMs`; never below 1 ms.
  */
 export function resolveTimeoutMs(
   tool: Pick<Tool, 'timeout'>,

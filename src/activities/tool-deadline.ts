@@ -1,7 +1,7 @@
 /**
- * A deadline that pauses while the handler waits at an admission gate (seed 000 `ToolDeadline`): the timeout guards
- * against a hung provider, not against our own queue, so queued time does not count and the remaining budget is
- * conserved. Resumable: a retry starts from the elapsed and queued times of the last heartbeat.
+ * A deadline that pauses while the handler waits at an admission gate (docs/SEMANTICS.md, Timeouts and the deadline):
+ * the timeout guards against a hung provider, not against our own queue, so queued time does not count and the
+ * remaining budget is conserved. Resumable: a retry starts from the elapsed and queued times of the last heartbeat.
  */
 export class ToolDeadline {
   readonly #budgetMs: number | undefined;

@@ -16,11 +16,14 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   pending: async (args) => (await import('./cli/session-commands.js')).pendingCommand(args),
   approve: async (args) => (await import('./cli/session-commands.js')).decideCommand('approve', args),
   deny: async (args) => (await import('./cli/session-commands.js')).decideCommand('deny', args),
+  keys: async (args) => (await import('./cli/approver-commands.js')).keysCommand(args),
+  audit: async (args) => (await import('./cli/approver-commands.js')).auditCommand(args),
   interrupt: async (args) => (await import('./cli/session-commands.js')).interruptCommand(args),
   events: async (args) => (await import('./cli/session-commands.js')).eventsCommand(args),
   tasks: async (args) => (await import('./cli/session-commands.js')).tasksCommand(args),
   artifact: async (args) => (await import('./cli/artifact-commands.js')).artifactCommand(args),
   artifacts: async (args) => (await import('./cli/artifact-commands.js')).artifactsCommand(args),
+  mcp: async (args) => (await import('./cli/mcp-command.js')).mcpCommand(args),
   'temporal-path': async (args) => (await import('./cli/artifact-commands.js')).temporalPathCommand(args),
   console: async (args) => {
     const { ConsoleUsageError, runConsoleCommand } = await import('../console/console-command.js');

@@ -4,8 +4,10 @@ import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
 import { DEFAULT_CONSOLE_PORT, startConsole } from './console-server.js';
 import type { RunningConsole } from './console-server.js';
+import { loadConsoleUsers } from './console-users.js';
+import type { ConsoleUser } from './console-users.js';
 
-export const CONSOLE_USAGE = `Usage: switchyard console [--port N] [--host ADDRESS] [--identity NAME] [--temporal-ui URL]
+export const CONSOLE_USAGE = `Usage: switchyard console [--port N] [--host ADDRESS] [--identity NAME] [--users FILE] [--user-header NAME] [--temporal-ui URL]
 
 The approval console: a web page listing the sessions waiting for approval across the namespace, with Approve /
 Always allow / Deny buttons, each session's timeline, live output and decision log. Connects to TEMPORAL_ADDRESS
@@ -16,7 +18,13 @@ Always allow / Deny buttons, each session's timeline, live output and decision l
                      else your OS user name)
   --temporal-ui URL  the Temporal Web UI, for links to each session (default http://localhost:8233 with the
                      default address, none otherwise)
-Every request needs the token printed with the URL (or SWITCHYARD_CONSOLE_TOKEN, if set).
+  --users FILE       one login per person (default SWITCHYARD_CONSOLE_USERS_FILE): { "users": { "<name>": { "token"
+                     or "tokenSha256", "signingKeyFile"?, "groups"? } } }. Each person opens the console with
+                     ?token=<their token>, decides as <name>, and their decisions are signed with their key
+  --user-header NAME trust this header, set by a reverse proxy in front, to name the person (default
+                     SWITCHYARD_CONSOLE_USER_HEADER; e.g. X-Forwarded-User). Only behind a proxy that strips it
+                     from clients
+Without --users, every request needs the token printed with the URL (or SWITCHYARD_CONSOLE_TOKEN, if set).
 `;
 
 /** A usage error of `switchyard console`; the CLI maps it to exit code 2. */
@@ -37,7 +45,15 @@ export function consoleIdentity(flag?: string, env: NodeJS.ProcessEnv = process.
 export async function runConsoleCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, identity: { type: 'string' }, 'temporal-ui': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      identity: { type: 'string' },
+      users: { type: 'string' },
+      'user-header': { type: 'string' },
+      'temporal-ui': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   });
   if (values.help === true) {
@@ -46,6 +62,14 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
   }
   const port = values.port === undefined ? DEFAULT_CONSOLE_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ConsoleUsageError(`--port must be a port number, got "${values.port ?? ''}"`);
+  const usersFile = values.users ?? (process.env.SWITCHYARD_CONSOLE_USERS_FILE || undefined);
+  let users: ConsoleUser[] | undefined;
+  try {
+    users = usersFile === undefined ? undefined : await loadConsoleUsers(usersFile);
+  } catch (error) {
+    throw new ConsoleUsageError((error as Error).message);
+  }
+  const userHeader = values['user-header'] ?? (process.env.SWITCHYARD_CONSOLE_USER_HEADER || undefined);
   const address = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
   const temporalUiUrl = values['temporal-ui'] ?? (process.env.TEMPORAL_ADDRESS === undefined ? 'http://localhost:8233' : undefined);
   const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((error: unknown) => {
@@ -58,9 +82,12 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
       port,
       ...(values.host === undefined ? {} : { host: values.host }),
       identity: consoleIdentity(values.identity),
+      ...(users === undefined ? {} : { users }),
+      ...(userHeader === undefined ? {} : { userHeader }),
       ...(temporalUiUrl === undefined ? {} : { temporalUiUrl }),
     });
-    process.stderr.write(`Approval console: ${running.loginUrl}\n(deciding as ${consoleIdentity(values.identity)}; Ctrl-C stops it)\n`);
+    const who = users === undefined ? `deciding as ${consoleIdentity(values.identity)}` : `${users.length} users from ${usersFile ?? ''}: each opens it with ?token=<their token>`;
+    process.stderr.write(`Approval console: ${running.loginUrl}\n(${who}${userHeader === undefined ? '' : `; trusting the ${userHeader} header`}; Ctrl-C stops it)\n`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -85,11 +112,17 @@ export async function startDevConsole(options: {
 }): Promise<{ line: string; close(): Promise<void> } | undefined> {
   let connection: Connection | undefined;
   try {
+    // The same per-person logins as `switchyard console` when the environment names a users file.
+    const usersFile = process.env.SWITCHYARD_CONSOLE_USERS_FILE || undefined;
+    const users = usersFile === undefined ? undefined : await loadConsoleUsers(usersFile);
+    const userHeader = process.env.SWITCHYARD_CONSOLE_USER_HEADER || undefined;
     connection = await Connection.connect({ address: options.address });
     const running = await startConsole({
       client: new Client({ connection, namespace: options.namespace }),
       port: options.port,
       identity: consoleIdentity(),
+      ...(users === undefined ? {} : { users }),
+      ...(userHeader === undefined ? {} : { userHeader }),
       ...(options.temporalUiUrl === undefined ? {} : { temporalUiUrl: options.temporalUiUrl }),
     });
     const opened = connection;

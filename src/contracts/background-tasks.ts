@@ -12,13 +12,13 @@
 export const backgroundTaskStatuses = ['running', 'exited', 'killed'] as const;
 export type BackgroundTaskStatus = (typeof backgroundTaskStatuses)[number];
 
-/** Defaults of the background-task tools (seed 000 timeout table; Claude Code's TaskOutput for `block`/`timeout`). */
+/** Background-task tool defaults (docs/SEMANTICS.md, Defaults); TaskOutput's `block`/`timeout` as in Claude Code. */
 export const BACKGROUND_TASK_DEFAULTS = {
   /** TaskOutput waits this long with `block` (its default) when the call gives no `timeout`. */
   blockTimeoutMs: 30_000,
-  /** Largest `timeout` TaskOutput accepts. TaskOutput has no deadline of its own (seed 000: "不计时") beyond it. */
+  /** Largest `timeout` TaskOutput accepts. TaskOutput has no deadline of its own beyond it. */
   maxBlockTimeoutMs: 600_000,
-  /** TaskStop's deadline (seed 000: TaskStop 10000). */
+  /** TaskStop's deadline (docs/SEMANTICS.md, Defaults). */
   stopTimeoutMs: 10_000,
   /** After SIGTERM, the task's process group gets SIGKILL this long later. */
   stopGraceMs: 2_000,

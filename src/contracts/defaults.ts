@@ -1,6 +1,6 @@
 /**
- * Seed defaults, one table per concern, so they can be read at a glance.
- * Source: seeds/000 (ZCode executor) and seeds/001 (Claude Code orchestration).
+ * Defaults, one table per concern, so they can be read at a glance. docs/SEMANTICS.md lists them (Defaults) and says
+ * where Switchyard chose between ZCode's tool executor and Claude Code's orchestration (Deliberate choices).
  * Pure data: safe to import from workflow code.
  */
 
@@ -10,7 +10,7 @@ export const DEFAULT_TASK_QUEUE = 'switchyard';
 /** Namespace used when `TEMPORAL_NAMESPACE` is unset. */
 export const DEFAULT_NAMESPACE = 'default';
 
-/** Largest number of calls in one concurrent group (seed: `toolConcurrency.maxConcurrency`). */
+/** Largest number of calls in one concurrent group (docs/SEMANTICS.md, Grouping). */
 export const DEFAULT_MAX_CONCURRENCY = 10;
 
 /**
@@ -53,28 +53,29 @@ export const PAYLOAD_LIMITS = {
  */
 export const CARRIED_FIELD_MAX_CHARS = { id: 256, text: 2_000 } as const;
 
-/** Executor default deadline when a tool declares none (seed 000: `impl.ts:32`). */
+/** Executor default deadline when a tool declares none (docs/SEMANTICS.md, Timeouts and the deadline). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;
 
-/** Per-turn aggregate budget for all tool results of one model message (seed 001 §4.6.2). */
+/** Per-turn aggregate budget for all tool results of one model message (docs/SEMANTICS.md, Aggregate budget). */
 export const DEFAULT_AGGREGATE_BUDGET_CHARS = 200_000;
 
-/** Characters of preview in a `<persisted-output>` envelope (seed 000). */
+/** Characters of preview in a `<persisted-output>` envelope (docs/SEMANTICS.md, Persisted-output envelope). */
 export const PERSISTED_PREVIEW_CHARS = 2_000;
 
-/** Error messages projected to the model: depth of the cause chain and length cap (seed 000). */
+/** Error messages for the model: depth of the cause chain and length cap (docs/SEMANTICS.md, Error projection). */
 export const ERROR_PROJECTION = { maxCauseDepth: 12, maxChars: 500 } as const;
 
-/** Bash timeouts (seed 000 table); the env vars `BASH_DEFAULT_TIMEOUT_MS`/`BASH_MAX_TIMEOUT_MS` override. */
+/** Bash timeouts (docs/SEMANTICS.md, Defaults); env `BASH_DEFAULT_TIMEOUT_MS`/`BASH_MAX_TIMEOUT_MS` override them. */
 export const BASH_TIMEOUTS = { defaultMs: 120_000, maxMs: 600_000, cleanupGraceMs: 6_000 } as const;
 
-/** Timeouts of the other built-in tools (seed 000 table). */
+/** Timeouts of the other built-in tools (docs/SEMANTICS.md, Defaults). */
 export const TOOL_TIMEOUTS = {
   Read: { defaultMs: 30_000, maxMs: 150_000 },
   WebFetch: { defaultMs: 60_000, maxMs: 60_000 },
   mcp: { defaultMs: 30_000 },
-  TodoWrite: { defaultMs: 10_000, maxMs: 10_000 },
-  /** Seed 000: TaskStop 10000. (TaskOutput has no deadline of its own: its `timeout` bounds its wait.) */
+  /** Like most built-ins in the reference table: 30 s (only TaskStop-like tools get 10 s). */
+  TodoWrite: { defaultMs: 30_000, maxMs: 30_000 },
+  /** TaskStop: 10 s. (TaskOutput has no deadline of its own: its `timeout` bounds its wait.) */
   TaskStop: { defaultMs: 10_000, maxMs: 10_000 },
   other: { defaultMs: 30_000 },
 } as const;
@@ -93,7 +94,7 @@ export const DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_LOCAL_CALL_BUDGET_MS = 1_000;
 
-/** Per-tool result budgets (seed 000 budget table): bytes for the model, over-budget policy, which end a cut keeps. */
+/** Per-tool result budgets (docs/SEMANTICS.md, Result budget): model bytes, over-budget policy, the end a cut keeps. */
 export const RESULT_BUDGETS = {
   default: { maxModelBytes: 100_000, policy: 'truncate', keep: 'head' },
   Bash: { maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' },
@@ -105,20 +106,20 @@ export const RESULT_BUDGETS = {
   Grep: { maxModelBytes: 20_000, policy: 'artifact', keep: 'head' },
   mcp: { maxModelBytes: 50_000, policy: 'truncate', keep: 'head' },
   /**
-   * Seed 000 gives TaskOutput 100,000 characters and `artifact`; it keeps the tail here, like Bash (issue 12): the
+   * TaskOutput keeps the tail, like Bash (docs/SEMANTICS.md, Deliberate choices): the
    * newest output and the task's status line, which comes last, are what the model needs.
    */
   TaskOutput: { maxModelBytes: 100_000, policy: 'artifact', keep: 'tail' },
 } as const satisfies Record<string, { maxModelBytes: number; policy: 'truncate' | 'artifact'; keep: 'head' | 'tail' }>;
 
-/** Display limits, outside the model budget (seed 000). */
+/** Display limits, outside the model budget (docs/SEMANTICS.md, Display). */
 export const DISPLAY_LIMITS = { fileDiffHunks: 8, fileDiffLines: 160, bashOutputBytes: 150_000 } as const;
 
 /** Events kept in one run before the session continues as new even if Temporal has not suggested it. */
 export const DEFAULT_CONTINUE_AS_NEW_EVENTS = 2_000;
 
 /**
- * Bash resource limits (issue 10). `spoolBytes`: output bytes (stdout and stderr together) one Bash call may write
+ * Bash resource limits (SECURITY.md). `spoolBytes`: output bytes (stdout and stderr together) one Bash call may write
  * to its spool file; at the cap its process group is killed and the result says so. Env
  * `SWITCHYARD_BASH_MAX_SPOOL_BYTES` overrides.
  */
@@ -131,11 +132,11 @@ export const BASH_LIMITS = {
   commandBytes: 128 * 1024 - 1,
 } as const;
 
-/** Artifact retention (issue 10): `switchyard artifacts prune` deletes session artifact directories idle this long. */
+/** Artifact retention: `switchyard artifacts prune` deletes session artifact directories idle this long. */
 export const ARTIFACT_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000 } as const;
 
 /**
- * Work and size limits of the reading tools and the todo list (issue 10: one call must neither hang the worker nor
+ * Work and size limits of the reading tools and the todo list (one call must neither hang the worker nor
  * exhaust its memory). Each may be changed per worker by the environment variable named in its comment, a positive
  * integer read at every call (like `BASH_DEFAULT_TIMEOUT_MS`).
  */

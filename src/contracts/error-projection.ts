@@ -16,8 +16,8 @@ function causeOf(error: unknown): unknown {
 }
 
 /**
- * The error message the model sees (seed 000, error-payload): follow the `cause` chain up to 12 levels, take the
- * first message that is not a wrapper's, collapse whitespace, cut at 500 characters.
+ * The error message the model sees (docs/SEMANTICS.md, Error projection): follow the `cause` chain up to 12 levels,
+ * take the first message that is not a wrapper's, collapse whitespace, cut at 500 characters.
  */
 export function projectErrorMessage(error: unknown): string {
   let current: unknown = error;

@@ -1,5 +1,5 @@
 import type { CallFlags } from './call-plan.js';
-import type { ApprovalDecision } from './approval.js';
+import type { ApprovalDecision, ApprovalIgnoredReason } from './approval.js';
 import type { BackgroundTaskEndReason, BackgroundTaskStatus } from './background-tasks.js';
 import type { ResultBudgetPolicy, ToolResultStatus } from './tool-result.js';
 
@@ -11,7 +11,7 @@ interface EventBase {
   turnId: string;
 }
 
-/** The session's append-only event log (query `events`); event types follow the seed. */
+/** The session's append-only event log (query `events`); event types in docs/ARCHITECTURE.md, Events. */
 export type SessionEvent =
   | (EventBase & { type: 'TurnStarted'; callIds: string[]; streaming: boolean })
   | (EventBase & {
@@ -48,14 +48,29 @@ export type SessionEvent =
       toolName: string;
       status: ToolResultStatus;
       totalMs: number;
-      /** Time spent waiting for approval (seed 000: `permissionWaitMs` travels with the result event). */
+      /** Time spent waiting for approval (`permissionWaitMs` travels with the result event). */
       permissionWaitMs: number;
-      /** Bytes of the tool's whole output, and of what the model gets (seed 000: original and actual bytes). */
+      /** Bytes of the tool's whole output, and of what the model gets (docs/SEMANTICS.md, Result budget). */
       originalBytes: number;
       modelBytes: number;
       /** Whether the result budget cut the output, by which policy, and where the full output was stored. */
       truncated: boolean;
       policy?: ResultBudgetPolicy;
+      artifact?: string;
+    })
+  | (EventBase & {
+      /**
+       * The turn's aggregate budget replaced a successful result after its `ToolCallResult`: the sizes and policy of
+       * what the model gets now (the `<persisted-output>` envelope, or a shorter cut when the output was not stored).
+       * Emitted once per replaced result, when the result is handed out.
+       */
+      type: 'ToolCallResultReplaced';
+      callId: string;
+      toolName: string;
+      originalBytes: number;
+      modelBytes: number;
+      truncated: boolean;
+      policy: ResultBudgetPolicy;
       artifact?: string;
     })
   | (EventBase & {
@@ -93,7 +108,13 @@ export type SessionEvent =
       exitCode?: number | null;
       reason: BackgroundTaskEndReason;
     })
-  | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: 'unknown' | 'already_decided' | 'digest_mismatch' | 'invalid' ; detail?: string });
+  | (EventBase & {
+      /** A call of a client tool passed permission and waits for the client (`submitToolResult`). */
+      type: 'ClientToolRequested';
+      callId: string;
+      toolName: string;
+    })
+  | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: Exclude<ApprovalIgnoredReason, 'hook_answered_first'>; detail?: string });
 
 export type SessionEventType = SessionEvent['type'];
 

@@ -9,7 +9,7 @@ export interface GroupableCall {
 }
 
 /**
- * Greedy grouping in model order (seed 000 `scheduler.ts`, seed 001 `partitionToolCalls`): consecutive
+ * Greedy grouping in model order (docs/SEMANTICS.md, Grouping): consecutive
  * concurrency-safe calls share a group of at most `maxConcurrency`; an unsafe call closes the open group and
  * runs alone. A group also closes before a call that would take its inputs past `maxGroupBytes` (a call alone is never
  * split). Returns groups of call ids.

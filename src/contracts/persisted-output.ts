@@ -3,7 +3,7 @@ import { PERSISTED_PREVIEW_CHARS } from './defaults.js';
 export const PERSISTED_OUTPUT_OPEN_TAG = '<persisted-output>';
 export const PERSISTED_OUTPUT_CLOSE_TAG = '</persisted-output>';
 
-/** `245.0 KB` style sizes, as in the seed's envelope. */
+/** `245.0 KB` style sizes, as in the envelope (docs/SEMANTICS.md, Persisted-output envelope). */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
@@ -12,8 +12,8 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * The first `limit` characters, cut at the last newline when that newline falls in the second half (seed 000
- * `previewFirstChars`); `hasMore` when anything was left out.
+ * The first `limit` characters, cut at the last newline when that newline falls in the second half; `hasMore` when
+ * anything was left out.
  */
 export function previewFirstChars(content: string, limit: number = PERSISTED_PREVIEW_CHARS): { preview: string; hasMore: boolean } {
   if (content.length <= limit) return { preview: content, hasMore: false };
@@ -39,7 +39,7 @@ export interface PersistedOutputEnvelopeInput {
   previewChars?: number;
 }
 
-/** The `<persisted-output>` envelope the model gets instead of a large output (seed 000, seed 001 §4.6.1). */
+/** The envelope the model gets instead of a large output (docs/SEMANTICS.md, Persisted-output envelope). */
 export function formatPersistedOutputEnvelope(input: PersistedOutputEnvelopeInput): string {
   const previewChars = input.previewChars ?? PERSISTED_PREVIEW_CHARS;
   const header = `Output too large (${formatBytes(input.originalBytes)}). Full output saved to: ${input.persistedPath}`;

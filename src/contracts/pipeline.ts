@@ -2,7 +2,7 @@
  * What crosses between the session workflow and its activities: the inputs and outputs of Plan, Prepare and
  * Execute. Pure types, so the workflow, the activities and tests share one definition.
  *
- * The per-call pipeline runs in two halves (seed 000 `executeToolCall`, seed 001 `runToolUse`):
+ * The per-call pipeline runs in two halves (docs/SEMANTICS.md, Plan and Prepare):
  * - Plan, once per turn (or per `addCalls` batch): lookup, JSON-string input parse, schema parse, concurrency flags
  *   of the parsed input. Nothing touches the file system and no hook runs, so grouping never depends on what an
  *   earlier call of the same turn will change.
@@ -12,9 +12,11 @@
 import type { ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
 import type { WireCallPlan } from './compact-plan.js';
 import type { BackgroundTaskReport } from './background-tasks.js';
+import type { ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
+import type { SandboxOptions } from './session.js';
 
 /** The session facts every activity of a session needs. */
 export interface SessionContext {
@@ -29,6 +31,10 @@ export interface SessionContext {
   sessionHooks?: Record<string, unknown>;
   /** Hooks from settings files inside the workspace load only when true (`SessionOptions.trustWorkspaceSettings`). */
   trustWorkspaceSettings?: boolean;
+  /** The session's sandbox options as given (`SessionOptions.sandbox`); the worker resolves the defaults. */
+  sandbox?: SandboxOptions;
+  /** The session's client tools (`SessionOptions.clientTools`), which Plan and Prepare look up beside the worker's. */
+  clientTools?: ClientToolSpec[];
 }
 
 /** A call as Plan sees it: enough to group it, nothing more. */
@@ -110,11 +116,13 @@ export interface ExecuteCallInput {
  * What one execution produced; the workflow adds the timings it measured and the permission wait. Its `content` holds
  * only the image blocks: the workflow puts the final text form in front when it hands the result out.
  */
-export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' | 'content' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl'> {
+export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' | 'content' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl' | 'sandboxed'> {
+  /** Why a call that started a process ran it outside the sandbox (`sandboxed: false`), for the session's details. */
+  unsandboxedReason?: string;
   /** Session-state keys the call sets (its context modifier). */
   sessionState?: Record<string, unknown>;
   /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
-  aggregateReplacement?: { envelope: string; artifact: string };
+  aggregateReplacement?: { envelope: string; artifact?: string };
   /** A background task the call started or observed (v1.1), for the session's records. */
   backgroundTask?: BackgroundTaskReport;
   /** Context from PostToolUse / PostToolUseFailure hooks, for the model under `[Hook additional context]`. */

@@ -1,5 +1,5 @@
 /**
- * Live progress of running calls (seed 000 `ToolCallProgress`, Claude Code's progress messages). It travels in the
+ * Live progress of running calls (like Claude Code's progress messages). It travels in the
  * execute activity's heartbeat details and is read from the server's description of the session's pending
  * activities: it never enters workflow history. Pure: safe to import from workflow code.
  */

@@ -1,5 +1,6 @@
 /**
- * Exact model-facing texts from the seeds. They are part of the contract: tests compare against these.
+ * Exact model-facing texts (docs/SEMANTICS.md, Model-facing texts). They are part of the contract: tests compare
+ * against these.
  * Pure: safe to import from workflow code.
  */
 
@@ -14,8 +15,9 @@ export const texts = {
   outputSchemaFailed: 'Tool output failed runtimeOutputSchema validation',
   hookContextHeader: '[Hook additional context]',
   /**
-   * Claude Code's REJECT_MESSAGE (seed 001 §4.5.4): the one text of every interrupted `cancel` call — cancelled while
-   * it ran, while it waited for approval, or before it started. The interrupt's reason stays in `TurnResult.stopReason`.
+   * Claude Code's REJECT_MESSAGE (docs/SEMANTICS.md, Interrupt): the one text of every interrupted `cancel` call —
+   * cancelled while it ran, while it waited for approval, or before it started. The interrupt's reason stays in
+   * `TurnResult.stopReason`.
    */
   rejectMessage:
     "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
@@ -26,6 +28,8 @@ export const texts = {
   invalidSessionRules: (message: string) =>
     `This session's permission rules are invalid, so no tool may run: ${message}. Start a new session with valid rules.`,
   siblingErrored: (description: string) => `Cancelled: parallel tool call ${description} errored`,
+  clientToolTimedOut: (toolName: string, ms: number) =>
+    `${toolName} got no result from the client within ${ms}ms (clientToolTimeoutMs); it may still run on the client.`,
   interruptedMayHavePartlyRun: (toolName: string) =>
     `${toolName} was interrupted because its worker stopped; it may have partly run. It was not restarted automatically.`,
 } as const;

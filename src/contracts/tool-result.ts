@@ -2,7 +2,7 @@
 export const toolResultStatuses = ['success', 'error', 'cancelled', 'denied'] as const;
 export type ToolResultStatus = (typeof toolResultStatuses)[number];
 
-/** Every status a call passes through (DESIGN.md §4). */
+/** Every status a call passes through (docs/ARCHITECTURE.md, ToolResult). */
 export type CallStatus = 'validating' | 'scheduled' | 'awaiting_approval' | 'executing' | ToolResultStatus;
 
 /** How a result changes the course of the turn. */
@@ -77,6 +77,8 @@ export interface ToolResult {
    * `TaskOutput { task_id }`, stop it with `TaskStop { task_id }`.
    */
   backgroundTask?: { taskId: string };
+  /** v1.2: whether the process this call started ran inside the OS sandbox; absent for calls that start none. */
+  sandboxed?: boolean;
   /** When the call was added, started and finished (ISO, workflow time): time to first result can be measured. */
   timeline?: { addedAt: string; startedAt?: string; finishedAt: string };
 }

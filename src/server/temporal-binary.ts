@@ -67,7 +67,7 @@ export function cachedBinaryPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Finds the `temporal` CLI in DESIGN.md §6's order: `TEMPORAL_CLI_PATH`; `temporal` on `PATH`; the user-level
+ * Finds the `temporal` CLI in this order: `TEMPORAL_CLI_PATH`; `temporal` on `PATH`; the user-level
  * cache; else, once, into that cache: the SDK's download (seconds, with a short timeout), then a `go install`
  * (minutes). Returns undefined when none applies.
  */

@@ -47,6 +47,8 @@ export async function startBackgroundCommand(options: {
   env: NodeJS.ProcessEnv;
   /** Output bytes the task may write; past them it is killed (Bash's `SWITCHYARD_BASH_MAX_SPOOL_BYTES`). */
   maxOutputBytes: number;
+  /** The argv that runs the command (the OS sandbox's); default `/bin/bash -c <command>`. */
+  argv?: readonly string[];
 }): Promise<ToolOutputObject> {
   const { context } = options;
   const record = await storeOf(context).start({
@@ -58,6 +60,7 @@ export async function startBackgroundCommand(options: {
     cwd: context.cwd,
     env: options.env,
     maxOutputBytes: options.maxOutputBytes,
+    ...(options.argv === undefined ? {} : { argv: options.argv }),
   });
   const report: ToolOutputObject['backgroundTask'] = { kind: 'started', taskId: record.taskId, command: record.command, startedAt: record.startedAt };
   if (record.description !== undefined) report.description = record.description;
@@ -106,7 +109,7 @@ const taskOutputInputSchema = z.strictObject({
 
 /**
  * TaskOutput (alias BashOutput): the output a background task wrote since the last read, and its status. Read-only and
- * concurrency-safe; no deadline of its own (seed 000): `timeout` bounds its wait. A retried read (lost worker) returns
+ * concurrency-safe; no deadline of its own: `timeout` bounds its wait. A retried read (lost worker) returns
  * the same range again.
  */
 export const taskOutputTool = defineTool({

@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { readdir, realpath, rm } from 'node:fs/promises';
+import { opendir, realpath, rm } from 'node:fs/promises';
+import type { Dir } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -9,8 +10,10 @@ import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/default
 import { bashGlobMatches } from '../contracts/permission-rules.js';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { startBackgroundCommand } from './background-tasks.js';
-import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './bash-classifier.js';
+import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './shell/index.js';
 import { defineTool } from './define-tool.js';
+import { prepareSandboxLaunch, sandboxAllowsWithoutAsking } from '../sandbox/sandboxed-launch.js';
+import type { SandboxLaunch } from '../sandbox/sandboxed-launch.js';
 import { childEnvironment } from './environment-policy.js';
 import type { ToolOutputObject } from './define-tool.js';
 
@@ -94,8 +97,28 @@ async function realpathOfDeepest(absolute: string): Promise<string> {
   }
 }
 
-/** Largest number of directory entries a glob in a read path is matched against. */
+/** Largest number of directory entries a glob in a read path is matched against; a larger directory fails closed. */
 const GLOB_ENTRIES_CHECKED = 1_000;
+
+/** The names in a directory, or undefined when it holds more than `GLOB_ENTRIES_CHECKED` (or cannot be listed). */
+async function listForGlob(directory: string): Promise<string[] | undefined> {
+  const names: string[] = [];
+  let handle: Dir;
+  try {
+    handle = await opendir(directory);
+  } catch {
+    return [];
+  }
+  try {
+    for await (const entry of handle) {
+      if (names.length >= GLOB_ENTRIES_CHECKED) return undefined;
+      names.push(entry.name);
+    }
+  } catch {
+    return undefined;
+  }
+  return names;
+}
 
 /**
  * The classifier's read paths as the file system has them: each path's symlinks resolved (a link inside cwd to a
@@ -116,13 +139,25 @@ async function locateReadPaths(readPaths: readonly string[], cwd: string): Promi
     const directory = readPath.slice(0, readPath.lastIndexOf('/', firstGlob)) || '/';
     located.add(asSeenByRules(await realpathOfDeepest(directory)));
     if (readPath.includes('/', firstGlob)) continue;
-    const entries = (await readdir(directory).catch(() => [])).slice(0, GLOB_ENTRIES_CHECKED);
+    const entries = await listForGlob(directory);
+    if (entries === undefined) {
+      // Not every match can be checked: the read cannot be located, so it is never allowed silently.
+      located.add(`a glob over a directory of more than ${GLOB_ENTRIES_CHECKED} entries: ${readPath}`);
+      continue;
+    }
     for (const entry of entries) {
-      const candidate = path.join(directory, entry);
+      // Joined as text: `path.join` would fold a `..` after a symlinked directory, which the kernel does not.
+      const candidate = `${directory === '/' ? '' : directory}/${entry}`;
       if (bashGlobMatches(readPath, candidate)) located.add(asSeenByRules(await realpathOfDeepest(candidate)));
     }
   }
   return [...located];
+}
+
+/** The result fields that say whether the command ran in the sandbox, and why not where the session wanted one. */
+function sandboxFields(launch: SandboxLaunch): Pick<ToolOutputObject, 'sandboxed' | 'unsandboxedReason'> {
+  if (launch.sandboxed) return { sandboxed: true };
+  return launch.reason === undefined ? { sandboxed: false } : { sandboxed: false, unsandboxedReason: launch.reason };
 }
 
 /** What the permission chain needs about a command: its simple commands and, symlinks resolved, what it reads. */
@@ -167,18 +202,25 @@ export const bashTool = defineTool({
   ruleContent: (input) => input.command,
   rememberRule: (input) => bashRememberRule(input.command),
   permissionFacts: (input, context) => bashFacts(input.command, context.cwd),
+  // `sandbox.autoAllowBash` (off by default): a command that would only ask by default runs unasked, because the kernel
+  // confines it; ask and deny rules, protected paths and plan mode still apply (see SECURITY.md).
+  prepareApproval: async (_input, context) => ({ narrowToAllow: await sandboxAllowsWithoutAsking(context.sandbox) }),
   summarize: summarizeCommand,
   async execute(input, context) {
     if (input.run_in_background === true) {
       // Detached from this worker, output to a file under the data dir: see background-tasks.ts.
-      return startBackgroundCommand({
+      const launch = await prepareSandboxLaunch({ context });
+      const background = await startBackgroundCommand({
         command: input.command,
         ...(input.description === undefined ? {} : { description: input.description }),
         context,
-        env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId },
+        env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId, ...(launch.sandboxed ? launch.env : {}) },
         maxOutputBytes: spoolLimitBytes(),
+        ...(launch.sandboxed ? { argv: launch.argv(['/bin/bash', '-c', input.command]) } : {}),
       });
+      return { ...background, ...sandboxFields(launch) };
     }
+    const launch = await prepareSandboxLaunch({ context });
     const timeoutMs = Math.min(input.timeout ?? envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs));
     const spoolLimit = spoolLimitBytes();
     const spoolPath = path.join(os.tmpdir(), `switchyard-bash-${randomUUID()}.out`);
@@ -188,7 +230,8 @@ export const bashTool = defineTool({
     const stderr = new TailBuffer(DISPLAY_TAIL_BYTES);
 
     // Its own process group, so cancel and timeout kill the whole tree (pipelines, children of the shell).
-    const child = execa('/bin/bash', ['-c', input.command], {
+    const [file = '/bin/bash', ...args] = launch.sandboxed ? launch.argv(['/bin/bash', '-c', input.command]) : ['/bin/bash', '-c', input.command];
+    const child = execa(file, args, {
       cwd: context.cwd,
       detached: true,
       buffer: false,
@@ -196,7 +239,7 @@ export const bashTool = defineTool({
       reject: false,
       // Only what the environment policy lets through: worker secrets stay out of `env` and /proc/self/environ.
       extendEnv: false,
-      env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId },
+      env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId, ...(launch.sandboxed ? launch.env : {}) },
     });
     let killTimer: NodeJS.Timeout | undefined;
     const terminate = (): void => {
@@ -263,6 +306,7 @@ export const bashTool = defineTool({
       clearTimeout(timer);
       killGroup(child.pid, 'SIGKILL');
       const result = await child;
+      const limitNote = launch.sandboxed ? (await launch.finish()).note : undefined;
       if (spoolError !== undefined) throw new Error(`Could not write the output spool file ${spoolPath}: ${spoolError.message}`, { cause: spoolError });
       await new Promise<void>((resolve, reject) => spool.end((error?: Error | null) => (error ? reject(error) : resolve())));
       if (context.signal.aborted) throw context.signal.reason instanceof Error ? context.signal.reason : new Error('cancelled');
@@ -271,24 +315,29 @@ export const bashTool = defineTool({
         ? `Output exceeded the limit of ${spoolLimit} bytes for one Bash call (SWITCHYARD_BASH_MAX_SPOOL_BYTES); the command was stopped.`
         : timedOut
           ? `Command timed out after ${timeoutMs}ms and was killed.`
-          : exitCode === 0
+          : exitCode === 0 && limitNote === undefined
             ? undefined
             : exitCode === null
               ? `Command was killed by ${result.signal ?? 'a signal'}.`
-              : `Exit code ${exitCode}`;
+              : exitCode !== 0
+                ? `Exit code ${exitCode}`
+                : limitNote;
       const text = combined.text();
+      const statusLines = status === undefined ? undefined : limitNote === undefined || status === limitNote ? status : `${status}\n${limitNote}`;
       const output: ToolOutputObject = {
-        content: status === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${status}`,
+        ...sandboxFields(launch),
+        content: statusLines === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${statusLines}`,
         isError: status !== undefined,
         display: { type: 'bash_output', stdout: stdout.text(), stderr: stderr.text(), exitCode, truncated: stdout.truncated || stderr.truncated },
         // Claude Code's Bash output for PostToolUse hooks (`tool_response.stdout`…), from the same tails as the display.
         hookResponse: { stdout: stdout.text(), stderr: stderr.text(), interrupted: timedOut, isImage: false, exitCode },
       };
-      if (status !== undefined) output.errorCode = outputCapped ? 'output_limit' : timedOut ? 'command_timeout' : 'exit_code';
+      if (status !== undefined) output.errorCode = outputCapped ? 'output_limit' : timedOut ? 'command_timeout' : status === limitNote ? 'sandbox_limit' : 'exit_code';
       if (combined.truncated) output.spool = { path: spoolPath, bytes: combined.total };
       else await rm(spoolPath, { force: true });
       return output;
     } catch (error) {
+      if (launch.sandboxed) await launch.finish();
       spool.destroy();
       await rm(spoolPath, { force: true });
       throw error;

@@ -6,8 +6,9 @@ import type { PersistedOutputEnvelopeInput } from '../contracts/persisted-output
 import type { BackgroundTaskReport } from '../contracts/background-tasks.js';
 import type { ToolProgressReport } from '../contracts/progress.js';
 import type { RuleKind } from '../contracts/call-plan.js';
+import type { SandboxOptions } from '../contracts/session.js';
 
-/** How long a call may run (seed 000 `resolveTimeoutMs`). */
+/** How long a call may run (docs/SEMANTICS.md, Timeouts and the deadline). */
 export interface TimeoutPolicy {
   /** `none`: no deadline at all (agent-like tools, `submit_result`). Default `deadline`. */
   kind?: 'deadline' | 'none';
@@ -21,7 +22,7 @@ export interface TimeoutPolicy {
   cleanupGraceMs?: number;
 }
 
-/** How much of the output goes to the model, and what happens to the rest (seed 000 budget table). */
+/** How much of the output goes to the model, and what happens to the rest (docs/SEMANTICS.md, Result budget). */
 export interface ResultBudget {
   maxModelBytes: number;
   /** Defaults to `maxModelBytes`; the smaller of the two applies. */
@@ -48,6 +49,8 @@ export interface ToolPrepareContext {
    * names, so one read confinement holds for every reading tool.
    */
   denyRules: readonly string[];
+  /** The session's sandbox options as given (`SessionOptions.sandbox`); see `src/sandbox/`. */
+  sandbox?: SandboxOptions;
 }
 
 /** What a tool's `execute` receives. */
@@ -130,6 +133,10 @@ export interface ToolOutputObject {
    * records it (query `backgroundTasks`, events `BackgroundTaskStarted` / `BackgroundTaskEnded`).
    */
   backgroundTask?: BackgroundTaskReport;
+  /** The call started a process: whether it ran in the OS sandbox (`ToolResult.sandboxed`). */
+  sandboxed?: boolean;
+  /** With `sandboxed: false` where the session wanted a sandbox: why it could not have one. */
+  unsandboxedReason?: string;
 }
 export type ToolOutput = string | ToolOutputObject;
 

@@ -3,11 +3,11 @@
  * lists their tools and turns each into a tool named `mcp__<server>__<tool>` (Claude Code's naming), so every call
  * runs as an activity like any other tool.
  *
- * The server's annotations decide the flags (seed 000: MCP tools run concurrently when their annotations say read-only
- * or idempotent, alone when they say destructive): `readOnlyHint: true` (without `destructiveHint: true`) → read-only
- * and concurrent; `idempotentHint: true` (without `destructiveHint: true`) → concurrent and retryable after a lost
- * worker, but still asks for approval like any other side-effecting tool; `destructiveHint: true` → exclusive. The
- * hints come from the server and are not verified.
+ * The server's annotations decide the flags (docs/SEMANTICS.md, Deliberate choices: MCP tools run concurrently when
+ * their annotations say read-only or idempotent, alone when they say destructive): `readOnlyHint: true` (without
+ * `destructiveHint: true`) → read-only and concurrent; `idempotentHint: true` (without `destructiveHint: true`) →
+ * concurrent and retryable after a lost worker, but still asks for approval like any other side-effecting tool;
+ * `destructiveHint: true` → exclusive. The hints come from the server and are not verified.
  *
  * A server that dies (its process exits, its HTTP endpoint goes away) fails the calls in flight with a clear
  * `McpConnectionError`; the next call reconnects (spawns the process again, opens a new HTTP session) before it runs.

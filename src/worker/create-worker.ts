@@ -9,7 +9,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
-import { createToolCallTelemetry, errorCategoryOf, stageOf } from './telemetry.js';
+import { probeSandboxStartupLine } from '../sandbox/sandbox-report.js';
+import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stageOf } from './telemetry.js';
 import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
@@ -20,6 +21,8 @@ import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { workerIdentity } from '../activities/tool-mismatch.js';
+import { loadApproversFile } from '../activities/approval-signature.js';
+import { createVerifyApproval } from '../activities/verify-approval.js';
 
 /** `.js` in the built package (dist/), `.ts` when the sources run through tsx or vitest. */
 const ownExtension = path.extname(fileURLToPath(import.meta.url));
@@ -119,7 +122,32 @@ export interface SwitchyardWorkerOptions {
    * activities, on the queue named after the workspace it owns (sessions point at it with `toolTaskQueue`).
    */
   role?: WorkerRole;
+  /**
+   * The approvers file (`SWITCHYARD_APPROVERS_FILE` in `switchyard worker`): approver names → Ed25519 public keys and
+   * groups, against which signed approvals are checked (docs/APPROVALS.md). Checked at start; read again for each
+   * signature. Without it no signature verifies, so sessions that set `approvers` take no approval.
+   */
+  approversFile?: string;
+  /**
+   * Temporal worker tuning, passed to `Worker.create` as given: `workflowThreadPoolSize`, `maxCachedWorkflows`,
+   * `maxConcurrentWorkflowTaskExecutions`, `maxConcurrentActivityTaskExecutions`, `maxConcurrentLocalActivityExecutions`,
+   * `stickyQueueScheduleToStartTimeout`, poller counts. Default: the SDK's defaults (README "Worker tuning").
+   */
+  tuning?: WorkerTuning;
 }
+
+/** The `Worker.create` options a Switchyard worker lets its caller tune. */
+export type WorkerTuning = Pick<
+  WorkerOptions,
+  | 'workflowThreadPoolSize'
+  | 'maxCachedWorkflows'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxConcurrentActivityTaskExecutions'
+  | 'maxConcurrentLocalActivityExecutions'
+  | 'stickyQueueScheduleToStartTimeout'
+  | 'workflowTaskPollerBehavior'
+  | 'activityTaskPollerBehavior'
+>;
 
 export const workerRoles = ['all', 'workflows', 'tools'] as const;
 export type WorkerRole = (typeof workerRoles)[number];
@@ -205,6 +233,10 @@ function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): Inje
         },
         callDuringReplay: false,
       },
+      approvalDecision: {
+        fn: (_info, record) => recordApprovalDecision(options, record),
+        callDuringReplay: false,
+      },
     },
   };
 }
@@ -226,6 +258,17 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     );
   }
   const logger = options.logger;
+  // A broken approvers file is a start-up error, not a stream of approvals that never verify.
+  if (options.approversFile !== undefined) {
+    const approvers = await loadApproversFile(options.approversFile);
+    logger?.info({ approversFile: options.approversFile, approvers: Object.keys(approvers.approvers).length }, 'approvers file loaded');
+  }
+  if (logger !== undefined && (options.role ?? workerRoleFromEnv()) !== 'workflows') {
+    // Loud where the worker cannot sandbox the processes its tools start (see SECURITY.md, the second wall).
+    const line = await probeSandboxStartupLine();
+    if (line.level === 'warn') logger.warn(line.message);
+    else logger.info(line.message);
+  }
   const dataDir = options.dataDir ?? dataDirFromEnv();
   const identity = workerIdentity(registry);
   const activityDependencies: Parameters<typeof createActivities>[0] = {
@@ -235,6 +278,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     artifacts: options.artifacts ?? new FileArtifactStore(dataDir),
     dataDir,
     ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
+    ...(options.approversFile === undefined ? {} : { approversFile: options.approversFile }),
     ...(logger === undefined ? {} : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(options.userSettingsDir !== undefined
@@ -256,7 +300,10 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     namespace,
     taskQueue: options.taskQueue ?? taskQueueFromEnv(),
     identity,
-    ...(role === 'workflows' ? {} : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
+    // A workflows-only worker runs no tool code, but checks approval signatures itself (a local activity of the session).
+    ...(role === 'workflows'
+      ? { activities: { verifyApproval: createVerifyApproval(options.approversFile === undefined ? {} : { approversFile: options.approversFile }) } }
+      : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Temporal's own activity spans (they join the trace of the client that started the turn).
     ...(options.tracer === undefined
@@ -279,6 +326,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
         : options.workflowsPath !== undefined
           ? { workflowsPath: options.workflowsPath }
           : defaultWorkflowBundle()),
+    ...options.tuning,
   });
 }
 

@@ -3,8 +3,9 @@ import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from '@
 import type { Logger } from 'pino';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResultStatus } from '../contracts/tool-result.js';
+import type { ApprovalDecisionTelemetryRecord } from '../contracts/sinks.js';
 
-/** Where a failed tool call broke (seed 000): the span's `switchyard.failure.stage`. */
+/** Where a failed tool call broke: the span's `switchyard.failure.stage`. */
 export type ToolCallStage = 'lookup' | 'validation' | 'permission' | 'handler' | 'serialization' | 'PostToolUse';
 
 /** How the permission check ended: no check needed, approved (by rule or human), or denied. */
@@ -112,6 +113,36 @@ export function createToolCallTelemetry(options: { tracer?: Tracer; logger?: Log
       };
     },
   };
+}
+
+/**
+ * One approval decision (taken or ignored) as a pino line `approval.decision` (info when taken, warn when ignored) and,
+ * with a tracer, a zero-length span `approval.decision` whose `switchyard.approval.*` attributes say who decided
+ * what, about which call and input digest, whether the signature verified, and why an ignored one was ignored.
+ */
+export function recordApprovalDecision(options: { tracer?: Tracer; logger?: Logger }, record: ApprovalDecisionTelemetryRecord): void {
+  const { tracer, logger } = options;
+  const fields = { event: 'approval.decision', ...record, at: new Date(record.at).toISOString() };
+  if (record.outcome === 'accepted') logger?.info(fields, 'approval.decision');
+  else logger?.warn(fields, 'approval.decision');
+  if (tracer === undefined) return;
+  const attributes: Attributes = {
+    'switchyard.session.id': record.sessionId,
+    'switchyard.approval.request_id': record.requestId,
+    'switchyard.approval.outcome': record.outcome,
+    'switchyard.approval.verified': record.verified,
+    'switchyard.approval.policy_version': record.policyVersion,
+  };
+  const optional: Array<[string, string | undefined]> = [
+    ['gen_ai.tool.call.id', record.callId],
+    ['gen_ai.tool.name', record.toolName],
+    ['switchyard.approval.input_digest', record.inputDigest],
+    ['switchyard.approval.decision', record.decision],
+    ['switchyard.approval.by', record.by],
+    ['switchyard.approval.ignored_because', record.ignoredBecause],
+  ];
+  for (const [key, value] of optional) if (value !== undefined) attributes[key] = value;
+  tracer.startSpan('approval.decision', { kind: SpanKind.INTERNAL, startTime: record.at, attributes }).end(record.at);
 }
 
 /** Switchyard's own codes, so any other code can be recognised as a tool's business code (`ToolUseError`). */

@@ -4,7 +4,7 @@ export interface BudgetedResult {
   key: string;
   modelContent: string;
   /** The envelope that may replace the content, when the worker prepared one. */
-  replacement?: { envelope: string; artifact: string };
+  replacement?: { envelope: string; artifact?: string };
 }
 
 export interface AggregateBudgetOutcome {
@@ -17,9 +17,9 @@ export interface AggregateBudgetOutcome {
 }
 
 /**
- * The per-message aggregate budget (seed 001 §4.6.2), one algorithm for whole and streaming turns: results replaced
- * before stay replaced (prompt-cache stability, `ContentReplacementState`); while the total is over budget, the
- * largest remaining result that has an envelope is replaced by it.
+ * The per-message aggregate budget (docs/SEMANTICS.md, Aggregate budget), one algorithm for whole and streaming turns:
+ * results replaced before stay replaced (prompt-cache stability, `ContentReplacementState`); while the total is over
+ * budget, the largest remaining result that has an envelope is replaced by it.
  *
  * `results` are the results being handed out now; `charsAlreadyHandedOut` is what earlier hand-outs of the same turn
  * added (those can no longer change). A whole turn hands everything out at once, so its largest results go first;

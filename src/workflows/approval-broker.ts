@@ -1,7 +1,9 @@
-import { ActivityCancellationType, CancellationScope, condition, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, condition, isCancellation, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
-import { approvalSignalSchema } from '../contracts/approval.js';
+import type { ApprovalDecisionRecord, ApprovalIgnoredReason, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
+import { approvalSignalSchema, approvalSigningPayload } from '../contracts/approval.js';
+import { projectErrorMessage } from '../contracts/error-projection.js';
+import { afterLocalActivities } from './local-activity-barrier.js';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import { toolQueue } from './activity-routing.js';
@@ -27,6 +29,16 @@ function permissionRequestHooks(heartbeatTimeoutMs: number, routing: { taskQueue
   }).runPermissionRequestHooks;
 }
 
+// Signature checks run on the workflow's own worker (every role registers `verifyApproval`): the verdict is recorded
+// as the local activity's result, so replay never checks a signature again and no key enters history.
+const { verifyApproval } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
+});
+
+/** What the signature check said about a signal that named a pending request with the right digest. */
+type SignatureCheck = { kind: 'taken'; verified: boolean } | { kind: 'ignored'; reason: Extract<ApprovalIgnoredReason, 'unsigned' | 'bad_signature' | 'unknown_approver' | 'not_an_approver' | 'expired' | 'verification_failed'>; detail: string };
+
 export type ApprovalOutcome =
   | { kind: 'decided'; signal: ApprovalSignal; waitMs: number }
   | { kind: 'hook'; behavior: PermissionRequestBehavior; message?: string; waitMs: number }
@@ -51,10 +63,10 @@ interface PendingApproval {
 }
 
 /**
- * The approval broker (seed 000): a call that must ask waits here for the `approval` signal, racing the
- * PermissionRequest hooks; the first decision wins. The wait is workflow state, so it survives worker crashes,
- * server restarts and continue-as-new. A signal must name a pending request and carry its input digest ("approve A,
- * run A"); anything else is ignored and an `ApprovalIgnored` event says why.
+ * The approval broker (docs/SEMANTICS.md, Approvals): a call that must ask waits here for the `approval` signal, racing
+ * the PermissionRequest hooks; the first decision wins. The wait is workflow state, so it survives worker crashes,
+ * server restarts and continue-as-new. A signal must name a pending request and carry its input digest ("approve A, run
+ * A"); anything else is ignored and an `ApprovalIgnored` event says why.
  */
 export class ApprovalBroker {
   readonly #state: SessionState;
@@ -73,9 +85,10 @@ export class ApprovalBroker {
 
   /**
    * The `approval` signal handler. `turnId` names the running turn for events about unknown requests. Every signal,
-   * taken or not, enters the decision log (query `approvalDecisions`), so whoever sent it can see what it did.
+   * taken or not, enters the decision log (query `approvalDecisions`), so whoever sent it can see what it did. A signal
+   * with a signature, and every signal to a session with `approvers`, is checked (`#judgeWithoutSignature`, `#verifySignature`) before it counts.
    */
-  onSignal(raw: unknown, runningTurnId: string | undefined): void {
+  async onSignal(raw: unknown, runningTurnId: string | undefined): Promise<void> {
     const turnId = runningTurnId ?? '';
     const parsed = approvalSignalSchema.safeParse(raw);
     if (!parsed.success) {
@@ -87,33 +100,92 @@ export class ApprovalBroker {
       return;
     }
     const signal = parsed.data;
-    const entry = this.#pending.get(signal.requestId);
-    const logged = { requestId: signal.requestId, decision: signal.decision, by: signal.by, reason: signal.reason };
-    const call = (request: ApprovalRequest | undefined): Partial<ApprovalDecisionRecord> =>
-      request === undefined ? {} : { callId: request.callId, toolName: request.toolName, turnId: request.turnId };
-    if (entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined) {
-      const ended = this.#ended.get(signal.requestId);
-      const hookFirst = entry?.hookDecision !== undefined || ended?.how === 'hook';
-      const known = entry !== undefined || ended !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
-      const detail = hookFirst ? 'a PermissionRequest hook answered first' : ended === undefined ? undefined : ENDINGS[ended.how];
-      this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown', ...(detail === undefined ? {} : { detail }) });
-      this.#state.recordApprovalDecision({
-        ...logged,
-        ...call(entry?.request ?? ended?.request),
-        outcome: 'ignored',
-        ignoredBecause: hookFirst ? 'hook_answered_first' : known ? 'already_decided' : 'unknown',
-        ...(detail === undefined ? {} : { detail }),
-      });
-      return;
-    }
+    const logged = {
+      requestId: signal.requestId,
+      inputDigest: signal.inputDigest,
+      decision: signal.decision,
+      by: signal.by,
+      reason: signal.reason,
+      ...(signal.expiresAt === undefined ? {} : { expiresAt: signal.expiresAt }),
+    };
+    const call = (request: ApprovalRequest): Partial<ApprovalDecisionRecord> => ({ callId: request.callId, toolName: request.toolName, turnId: request.turnId });
+    const entry = this.#pendingEntry(signal.requestId);
+    if (entry === undefined) return this.#ignoreDecided(signal, turnId, logged);
     if (signal.inputDigest !== entry.request.inputDigest) {
       const detail = `expected ${entry.request.inputDigest}, got ${signal.inputDigest}`;
       this.#state.emit({ type: 'ApprovalIgnored', turnId: entry.request.turnId, requestId: signal.requestId, reason: 'digest_mismatch', detail });
       this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'ignored', ignoredBecause: 'digest_mismatch', detail });
       return;
     }
+    // Unsigned and expired signals are judged at once (no await: the handler decides in the activation it ran in).
+    const check = this.#judgeWithoutSignature(signal) ?? (await this.#verifySignature(signal));
+    if (check.kind === 'ignored') {
+      this.#state.emit({ type: 'ApprovalIgnored', turnId: entry.request.turnId, requestId: signal.requestId, reason: check.reason, detail: check.detail });
+      this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'ignored', ignoredBecause: check.reason, detail: check.detail });
+      return;
+    }
+    // The check may have taken a while: another answer, a hook, the timeout or an interrupt may have ended the wait.
+    if (this.#pendingEntry(signal.requestId) !== entry) return this.#ignoreDecided(signal, turnId, logged);
     entry.decision = signal;
-    this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'accepted' });
+    this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'accepted', verified: check.verified });
+  }
+
+  /** The request's entry while it still waits for an answer. */
+  #pendingEntry(requestId: string): PendingApproval | undefined {
+    const entry = this.#pending.get(requestId);
+    return entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined ? undefined : entry;
+  }
+
+  /** A signal for a request that is not waiting (any more, or never was): ignored, saying how the request ended. */
+  #ignoreDecided(signal: ApprovalSignal, turnId: string, logged: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion' | 'outcome'>): void {
+    const entry = this.#pending.get(signal.requestId);
+    const ended = this.#ended.get(signal.requestId);
+    const hookFirst = entry?.hookDecision !== undefined || ended?.how === 'hook';
+    const known = entry !== undefined || ended !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
+    const detail = hookFirst ? 'a PermissionRequest hook answered first' : ended === undefined ? undefined : ENDINGS[ended.how];
+    const request = entry?.request ?? ended?.request;
+    this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown', ...(detail === undefined ? {} : { detail }) });
+    this.#state.recordApprovalDecision({
+      ...logged,
+      ...(request === undefined ? {} : { callId: request.callId, toolName: request.toolName, turnId: request.turnId }),
+      outcome: 'ignored',
+      ignoredBecause: hookFirst ? 'hook_answered_first' : known ? 'already_decided' : 'unknown',
+      ...(detail === undefined ? {} : { detail }),
+    });
+  }
+
+  /**
+   * What can be said of a signal without checking a signature. A session without `approvers` takes unsigned signals
+   * (unverified); a signature, when there is one, must check out either way. Expiry is judged against workflow time
+   * when the signal is handled, so replay judges it the same. Undefined: the signature must be checked.
+   */
+  #judgeWithoutSignature(signal: ApprovalSignal): SignatureCheck | undefined {
+    const approvers = this.#state.options.approvers;
+    if (signal.signature === undefined) {
+      if (approvers === undefined) return { kind: 'taken', verified: false };
+      return { kind: 'ignored', reason: 'unsigned', detail: `this session takes only approvals signed by its approvers (${approvers.join(', ') || 'none'})` };
+    }
+    if (signal.expiresAt !== undefined && Date.parse(signal.expiresAt) <= Date.now()) {
+      return { kind: 'ignored', reason: 'expired', detail: `the grant expired at ${signal.expiresAt} (session time ${new Date().toISOString()})` };
+    }
+    return undefined;
+  }
+
+  /** Checks the signature with the `verifyApproval` local activity, whose recorded verdict replay reuses. */
+  async #verifySignature(signal: ApprovalSignal): Promise<SignatureCheck> {
+    const approvers = this.#state.options.approvers;
+    try {
+      const verdict = await afterLocalActivities(() =>
+        verifyApproval({
+          payload: approvalSigningPayload(this.#state.sessionId, signal),
+          signature: signal.signature ?? '',
+          ...(approvers === undefined ? {} : { sessionApprovers: approvers }),
+        }),
+      );
+      return verdict.verified ? { kind: 'taken', verified: true } : { kind: 'ignored', reason: verdict.reason, detail: verdict.detail };
+    } catch (error) {
+      return { kind: 'ignored', reason: 'verification_failed', detail: `the signature could not be checked: ${projectErrorMessage(error)}` };
+    }
   }
 
   /** Waits for a decision on one call (or the approval timeout, or an interrupt of the turn's scope). */
@@ -131,6 +203,7 @@ export class ApprovalBroker {
       rememberRule: plan.rememberRule,
       requestedAt: new Date().toISOString(),
     };
+    if (this.#state.options.approvers !== undefined) request.approvers = [...this.#state.options.approvers];
     if (plan.approval?.preview !== undefined) request.preview = plan.approval.preview;
     const entry: PendingApproval = { request };
     this.#pending.set(requestId, entry);
@@ -139,7 +212,9 @@ export class ApprovalBroker {
     const startedAt = Date.now();
     const waitMs = (): number => Date.now() - startedAt;
     const hookScope = new CancellationScope();
-    if (plan.hasPermissionRequestHooks) {
+    // A strong ask (a protected path, a loopback address) is for a human only: PermissionRequest hooks do not race it.
+    const hooksMayAnswer = plan.hasPermissionRequestHooks && plan.permission?.strongAsk === undefined;
+    if (hooksMayAnswer) {
       const session = this.#state.context();
       const runPermissionRequestHooks = permissionRequestHooks(this.#state.options.heartbeatTimeoutMs ?? DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS, toolQueue(this.#state.options));
       hookScope
@@ -184,7 +259,7 @@ export class ApprovalBroker {
       if (isCancellation(error)) return { kind: 'cancelled', waitMs: waitMs() };
       throw error;
     } finally {
-      if (plan.hasPermissionRequestHooks) hookScope.cancel();
+      if (hooksMayAnswer) hookScope.cancel();
       this.#pending.delete(requestId);
       this.#ended.set(requestId, { how, request });
       if (this.#ended.size > ENDINGS_RETAINED) this.#ended.delete(this.#ended.keys().next().value ?? '');

@@ -12,7 +12,7 @@ const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 export interface CallCompletion extends SessionChanges {
   result: ToolResult;
   /** An envelope that may replace the content under the aggregate budget. */
-  replacement?: { envelope: string; artifact: string };
+  replacement?: { envelope: string; artifact?: string };
   /** Hook context for the model; joined to the content when the result is handed out, after the aggregate budget. */
   hookContext?: string[];
 }
@@ -107,7 +107,7 @@ export function skippedReason(options: { interrupted: { reason?: string } | unde
   return undefined;
 }
 
-/** Hook context reaches the model under `[Hook additional context]`, numbered (seed 000 hook-flow). */
+/** Hook context reaches the model under `[Hook additional context]`, numbered (docs/SEMANTICS.md, Hooks). */
 export function withHookContext(content: string, context: readonly string[]): string {
   if (context.length === 0) return content;
   const lines = context.map((text, index) => `${index + 1}. ${text}`);

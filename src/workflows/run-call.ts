@@ -157,7 +157,7 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   const { state, plan, turn, clock } = run;
   state.emit({ type: 'ToolCallStarted', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
   switchyardTelemetry.toolCallStarted({ sessionId: clock.sessionId, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, known: true, startedAt: clock.startedAt ?? Date.now() });
-  const outcome = await executeActivity(run);
+  const outcome = plan.clientTool === true ? await parkForClient(run) : await executeActivity(run);
   hookContext.push(...(outcome.hookContext ?? []));
   const hookStop = plan.hook?.stopTurn;
   const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });
@@ -173,6 +173,8 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   if (outcome.content !== undefined) result.content = outcome.content;
   if (outcome.budget !== undefined) result.budget = outcome.budget;
   if (turnControl !== undefined) result.turnControl = turnControl;
+  if (outcome.sandboxed !== undefined) result.sandboxed = outcome.sandboxed;
+  if (outcome.sandboxed === false && outcome.unsandboxedReason !== undefined) state.noteUnsandboxed(outcome.unsandboxedReason);
   if (outcome.backgroundTask !== undefined) {
     state.backgroundTasks.observe({ report: outcome.backgroundTask, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, emit: (event) => state.emit(event) });
     if (outcome.backgroundTask.kind === 'started') result.backgroundTask = { taskId: outcome.backgroundTask.taskId };
@@ -184,6 +186,20 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   return completion;
 }
 
+/** A client tool's call: no activity runs; it waits for the client's `submitToolResult`. */
+function parkForClient(run: CallRun): Promise<CallOutcome> {
+  const { state, plan, turn } = run;
+  const timeoutMs = state.options.clientToolTimeoutMs;
+  return state.clientCalls.park({
+    callId: plan.callId,
+    turnId: turn.turnId,
+    toolName: plan.toolName,
+    input: plan.input,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    onParked: () => state.emit({ type: 'ClientToolRequested', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName }),
+  });
+}
+
 function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number, routing: { taskQueue?: string }): ActivityOptions {
   return {
     ...routing,
@@ -191,7 +207,9 @@ function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number, rou
     heartbeatTimeout: heartbeatTimeoutMs,
     // At most once for side effects: only idempotent tools are retried after a lost worker.
     retry: plan.flags.idempotent ? { maximumAttempts: 3, initialInterval: '1 second' } : { maximumAttempts: 1 },
-    // Wait for the handler to stop, so a cancelled call's result is the tool's own and no process outlives it.
+    // Wait for the activity's answer to the cancellation: the call's result is then the one the activity returned (the
+    // reject message, with PostToolUseFailure context), not a bare cancellation. The activity answers once it has fired
+    // the handler's abort signal (Bash kills its process group on it); it does not wait for the handler to return.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary: plan.summary,
   };

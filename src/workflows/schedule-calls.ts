@@ -4,7 +4,7 @@ import type { ToolCall } from '../contracts/tool-call.js';
 import type { ToolResult } from '../contracts/tool-result.js';
 import type { CallCompletion } from './results.js';
 
-/** queued → executing → completed → yielded (seed 001 §4.5.1). */
+/** queued → executing → completed → yielded (docs/SEMANTICS.md, Grouping). */
 export type CallState = 'queued' | 'executing' | 'completed' | 'yielded';
 
 /** One call of a turn, whole or streaming, as the scheduler tracks it. */
@@ -44,7 +44,7 @@ export function isConcurrentSafe(planned: PlannedCall): boolean {
 }
 
 /**
- * The one scheduling rule for whole and streaming turns (seed 000 grouping, seed 001 `canExecuteTool`): a queued call
+ * The one scheduling rule for whole and streaming turns (docs/SEMANTICS.md, Grouping): a queued call
  * starts a new group when nothing is executing; it joins the running group when it and every member are
  * concurrency-safe, the group has fewer than `maxConcurrency` members and the call's input keeps the group's inputs
  * within `maxGroupBytes` (`PAYLOAD_LIMITS.groupInputBytes`). The first call that cannot start blocks

@@ -51,7 +51,7 @@ export interface Turn {
 }
 
 /**
- * The one scheduler for whole and streaming turns (seed 001 §4.5, seed 000 `executeToolSchedule`): calls go queued →
+ * The one scheduler for whole and streaming turns (docs/ARCHITECTURE.md, How one call flows): calls go queued →
  * executing → completed → yielded; a group starts when the one before it has finished; each call's Prepare runs when
  * its group starts (so a Write's file exists for the Edit after it, and a call a turn stop or an interrupt skips
  * never runs a hook); context modifiers apply in call order when a group ends; results are handed out in call order
@@ -165,12 +165,22 @@ export class Scheduler {
       charsAlreadyHandedOut: turn.handedOutChars,
     });
     for (const key of outcome.replaced) this.#state.replacedResults.add(key);
+    const newlyReplaced = new Set(outcome.newlyReplaced);
     for (const entry of batch) {
       const { result, replacement, hookContext } = completionOf(entry);
       let final: ToolResult = result;
       if (replacement !== undefined && outcome.replaced.has(keyOf(entry))) {
         const originalBytes = result.budget?.originalBytes ?? utf8Length(result.modelContent);
-        final = { ...result, modelContent: replacement.envelope, budget: { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'artifact', artifact: replacement.artifact } };
+        // An envelope of the stored whole output, or (no store) a shorter cut.
+        const budget: NonNullable<ToolResult['budget']> =
+          replacement.artifact === undefined
+            ? { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'truncate' }
+            : { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'artifact', artifact: replacement.artifact };
+        final = { ...result, modelContent: replacement.envelope, budget };
+        // `ToolCallResult` told the sizes when the call finished; the sizes the model gets follow.
+        if (newlyReplaced.has(keyOf(entry))) {
+          this.#state.emit({ type: 'ToolCallResultReplaced', turnId: turn.turnId, callId: result.callId, toolName: result.toolName, ...budget });
+        }
       }
       turn.handedOutChars += final.modelContent.length;
       const timeline: NonNullable<ToolResult['timeline']> = { addedAt: new Date(entry.addedAt).toISOString(), finishedAt: new Date(entry.finishedAt ?? Date.now()).toISOString() };
@@ -326,7 +336,8 @@ export class Scheduler {
     if (!wasGrouped) return;
     turn.pendingChanges.push({ index: entry.index, changes: completion });
     if (turn.calls.some((other) => other.state === 'executing')) return;
-    // The group has ended: context modifiers apply after the whole group, in call order (seed 001 §4.3).
+    // The group has ended: context modifiers apply after the whole group, in call order (docs/SEMANTICS.md, Session
+    // state).
     const changes = turn.pendingChanges.sort((a, b) => a.index - b.index).map((change) => change.changes);
     turn.pendingChanges = [];
     this.#state.apply(changes);

@@ -2,8 +2,8 @@ import type { CancellationScope } from '@temporalio/workflow';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
 
 /**
- * The running calls of one group, for `cancelSiblingsOnError` (seed 001 §4.5.3): a failing Bash cancels the Bash
- * calls still running beside it — not other tools, not the turn.
+ * The running calls of one group, for `cancelSiblingsOnError` (docs/SEMANTICS.md, Sibling cancellation): a failing Bash
+ * cancels the Bash calls still running beside it — not other tools, not the turn.
  */
 export class SiblingGroup {
   readonly #running = new Map<string, { toolName: string; scope: CancellationScope }>();

@@ -8,10 +8,14 @@ import {
   eventsQuery,
   interruptSignal,
   pendingApprovalsQuery,
+  pendingClientCallsQuery,
   sessionStateQuery,
+  submitToolResultUpdate,
   turnResultsQuery,
 } from '../contracts/messages.js';
+import { submitToolResultRequestSchema } from '../contracts/client-tools.js';
 import type { SessionOptions } from '../contracts/session.js';
+import { formatZodError } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { ActiveTurnView, TurnResult } from '../contracts/tool-result.js';
 import { ApprovalBroker } from './approval-broker.js';
@@ -36,7 +40,7 @@ export class ToolExecutor {
 
   constructor(options: SessionOptions, carried?: CarriedSessionState) {
     this.state = new SessionState(options, carried);
-    this.details = new SessionDetails({ sessionId: this.state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode });
+    this.details = new SessionDetails({ sessionId: this.state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode, sandboxMode: options.sandbox?.mode });
     this.broker = new ApprovalBroker({ state: this.state, onChange: () => this.refresh() });
     this.queue = new TurnQueue({ state: this.state, onChange: () => this.refresh() });
     this.scheduler = new Scheduler({
@@ -51,7 +55,13 @@ export class ToolExecutor {
   /** Publishes the session's view to the Web UI (current details, the pending-approvals search attribute). */
   refresh(): void {
     const { queue, state, broker } = this;
-    this.details.update({ runningTurnId: queue.runningTurnId, queuedTurns: queue.queuedTurns, completedTurns: state.completedTurns.size, pending: broker.pendingRequests() });
+    this.details.update({
+      runningTurnId: queue.runningTurnId,
+      queuedTurns: queue.queuedTurns,
+      completedTurns: state.completedTurns.size,
+      pending: broker.pendingRequests(),
+      ...(state.unsandboxed === undefined ? {} : { unsandboxed: state.unsandboxed }),
+    });
   }
 
   /**
@@ -68,10 +78,10 @@ export class ToolExecutor {
 }
 
 /**
- * The handlers every workflow running tools has, whichever drives its turns (wire contract §3): signals `approval`
- * and `interrupt`; queries `events`, `pendingApprovals`, `backgroundTasks`, `approvalDecisions`, `turnResults`,
- * `sessionState`, `activeTurn`. `executor` is read at each message, so a caller may replace the executor between
- * turns.
+ * The handlers every workflow running tools has, whichever drives its turns (docs/ARCHITECTURE.md, Wire contract):
+ * signals `approval` and `interrupt`; queries `events`, `pendingApprovals`, `backgroundTasks`, `approvalDecisions`,
+ * `turnResults`, `sessionState`, `activeTurn`. `executor` is read at each message, so a caller may replace the executor
+ * between turns.
  */
 export function installExecutorHandlers(options: { executor: () => ToolExecutor; isStreaming: (turnId: string) => boolean }): void {
   const { executor, isStreaming } = options;
@@ -80,6 +90,14 @@ export function installExecutorHandlers(options: { executor: () => ToolExecutor;
   setHandler(interruptSignal, (signal) => executor().queue.interrupt(clipSignalFields(signal)?.reason));
   setHandler(eventsQuery, (query) => executor().state.events.read(query?.since ?? 0));
   setHandler(pendingApprovalsQuery, () => executor().broker.pendingRequests());
+  setHandler(pendingClientCallsQuery, () => executor().state.clientCalls.pending());
+  setHandler(submitToolResultUpdate, (request) => executor().state.clientCalls.submit(request), {
+    validator: (request) => {
+      const parsed = submitToolResultRequestSchema.safeParse(request);
+      if (!parsed.success) throw new Error(`Invalid submitToolResult request: ${formatZodError(parsed.error)}`);
+      executor().state.clientCalls.validate(parsed.data);
+    },
+  });
   setHandler(backgroundTasksQuery, () => executor().state.backgroundTasks.list());
   setHandler(approvalDecisionsQuery, () => [...executor().state.approvalDecisions]);
   setHandler(turnResultsQuery, (query) => {

@@ -69,7 +69,7 @@ async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
   }
 }
 
-/** The wire contract's messages (DESIGN.md §3), each to the part that owns it. */
+/** The wire contract's messages (docs/ARCHITECTURE.md, Wire contract), each to the part that owns it. */
 function installHandlers(executor: ToolExecutor): void {
   const { state, queue, scheduler } = executor;
   /** Streaming turns by id, while they run (completed ones answer from `state.completedTurns`). */

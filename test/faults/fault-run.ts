@@ -3,7 +3,7 @@
 // tasks read back with TaskOutput in a later turn) beside two stand-ins (Sleep, and LedgerAppend: an exclusive,
 // non-idempotent append), with approvals answered or denied at random times, streaming turns and continue-as-new
 // forced small, while a driver SIGKILLs the worker process at random moments and restarts it, and in some runs also
-// restarts the Temporal server on its database file. Afterwards the run checks DESIGN.md §2's invariants from the
+// restarts the Temporal server on its database file. Afterwards the run checks the invariants (docs/ARCHITECTURE.md) from the
 // ledger files, the files written, the background tasks on disk and the histories. Everything random comes from one
 // seed, printed with every violation, so a failing run can be replayed with `FAULT_SEED=<seed>`.
 import type { ChildProcess } from 'node:child_process';

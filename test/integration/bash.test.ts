@@ -28,7 +28,8 @@ describe('Bash through a session (real server, real processes)', () => {
 
   it('interrupt during `sleep 100` leaves no process behind, and a block tool beside it completes', async () => {
     const outcome = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
+      // Outside the OS sandbox: the test follows the child by its host pid (sandbox.test.ts covers the sandboxed kill).
+      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'off' } });
       const turn = session.executeTurn({
         turnId: 't',
         calls: [{ id: 'sleep', name: 'Bash', input: { command: 'sleep 100 & echo "pid=$!"; wait' } }],
@@ -83,7 +84,8 @@ describe('Bash through a session (real server, real processes)', () => {
 
   it('stores 50 MB of output as an artifact with bounded memory, and history grows by less than 20 KB', async () => {
     const outcome = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd });
+      // `/dev/zero` is a read outside cwd: a Read rule allows it.
+      const session = await harness.startSession({ cwd, rules: { allow: ['Read(/dev/zero)'] } });
       const warm = await session.executeTurn({ turnId: 'warm', calls: [{ id: 'w', name: 'Bash', input: { command: 'echo warm' } }] });
       const before = await historySize(session);
       const rssBefore = process.memoryUsage().rss;

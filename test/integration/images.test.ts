@@ -20,7 +20,7 @@ function imageOf(result: ToolResult | undefined): ImageContentBlock | undefined 
   return result?.content?.find((block): block is ImageContentBlock => block.type === 'image');
 }
 
-/** Images as results (issue 12): the bytes go to the artifact store, history holds only the reference. */
+/** Images as results: the bytes go to the artifact store, history holds only the reference. */
 describe('images as results (real Read and MCP tools, real Temporal server)', () => {
   let harness: Harness;
   let mcp: { tools: McpTool[]; close(): Promise<void> };

@@ -45,7 +45,7 @@ const waitTool = defineTool({
 });
 
 /**
- * Short read-only calls run as local activities on the workflow's worker (issue 13): no activity task round trip,
+ * Short read-only calls run as local activities on the workflow's worker: no activity task round trip,
  * one history event each. Everything else stays a regular activity, and so does a group that mixes both kinds.
  */
 describe('local read-only calls (real server, real tools)', () => {

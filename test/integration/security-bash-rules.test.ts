@@ -1,7 +1,7 @@
 /**
- * Issue 10 on a real server, each attack reproduced through a session: "read-only" git running programs named by
- * the repository's `.git/config` (item 4), one read confinement for Bash, Grep and Write (item 6), and rules judged
- * on every part of a compound command, with `allow_always` remembering no more than a part (items 1 and 2).
+ * Attacks on the permission layer on a real server, each reproduced through a session: "read-only" git running
+ * programs named by the repository's `.git/config`, one read confinement for Bash, Grep and Write, and rules judged
+ * on every part of a compound command, with `allow_always` remembering no more than a part (SECURITY.md).
  */
 import { execFileSync } from 'node:child_process';
 import { access, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -39,7 +39,7 @@ async function answerBash(session: SessionHandle, turnId: string, command: strin
   return { request, result: results[0] as ToolResult };
 }
 
-describe('Bash permission rules that hold (issue 10, items 1, 2, 4, 6; real server, real processes)', () => {
+describe('Bash permission rules that hold (real server, real processes)', () => {
   let harness: Harness;
   beforeAll(async () => {
     harness = await createHarness({ tools: [bashTool, readTool, grepTool, writeTool] });

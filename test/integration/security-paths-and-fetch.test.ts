@@ -13,7 +13,7 @@ import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait-for.js';
 
-// Issue 10, items 5 and 10, on a real server: the built-in Write, Edit and WebFetch, the real permission chain.
+// Path and fetch attacks on a real server: the built-in Write, Edit and WebFetch, the real permission chain.
 describe('protected paths and internal addresses on a real server', () => {
   let harness: Harness;
   let worker: Awaited<ReturnType<Harness['startWorker']>>;

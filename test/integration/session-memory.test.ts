@@ -9,7 +9,7 @@ import type { Harness } from '../support/harness.js';
 import { countInHeapSnapshot, heapProbeEnv, snapshotWorkflowThreads } from '../support/heap-snapshot.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
 
-// Issue 16: a worker's memory grew with every turn it ran. Every condition, activity and scope of a turn hung off the
+// A regression: a worker's memory grew with every turn it ran. Every condition, activity and scope of a turn hung off the
 // session's root cancellation scope, whose promise never settles, so a session kept all its finished turns (calls,
 // plans, inputs) until continue-as-new. This test looks into the workflow thread's heap after many turns.
 const TURNS = 30;

@@ -20,19 +20,19 @@ describe('telemetry of a real turn', () => {
   });
   afterAll(async () => harness.close());
 
-  it('records a span per tool call with the seed attributes, naming invented tools unknown', async () => {
+  it('records a span per tool call with the documented attributes, naming invented tools unknown', async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const tracer = provider.getTracer('switchyard-test');
     await harness.withWorker(
       async () => {
-        const session = await harness.startSession({ cwd, rules: { deny: ['Edit'] } });
+        const session = await harness.startSession({ cwd, rules: { deny: ['FakeEdit'] } });
         await session.executeTurn({
           turnId: 't',
           calls: [
             { id: 'ok', name: 'Read', input: { file_path: 'a.txt' } },
             { id: 'ghost', name: 'Hallucinated', input: {} },
-            { id: 'no', name: 'Edit', input: { file_path: 'x.txt' } },
+            { id: 'no', name: 'FakeEdit', input: { file_path: 'x.txt' } },
             { id: 'slow', name: 'Slow', input: {} },
           ],
         });

@@ -8,6 +8,7 @@ import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { SessionOptions } from '../../src/contracts/session.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import type { SwitchyardHooks } from '../../src/activities/hooks.js';
+import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';
@@ -41,6 +42,10 @@ export interface WorkerOverrides {
   /** Default: a private empty directory, so a developer's ~/.switchyard never leaks into tests. */
   userSettingsDir?: string | false;
   localReadOnlyCalls?: boolean | { maxTimeoutMs?: number; budgetMs?: number };
+  /** The approvers file signed approvals are checked against. */
+  approversFile?: string;
+  /** Default: a `FileArtifactStore` under the harness's data directory. */
+  artifacts?: ArtifactStore;
 }
 
 export interface Harness {
@@ -85,7 +90,9 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       tracer: workerOptions.tracer ?? options.tracer,
       userSettingsDir: workerOptions.userSettingsDir ?? options.userSettingsDir ?? userSettingsDir,
       dataDir,
+      ...((workerOptions.artifacts ?? options.artifacts) === undefined ? {} : { artifacts: workerOptions.artifacts ?? options.artifacts }),
       workflowBundle: { codePath },
+      ...((workerOptions.approversFile ?? options.approversFile) === undefined ? {} : { approversFile: workerOptions.approversFile ?? options.approversFile }),
       ...((workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls) === undefined ? {} : { localReadOnlyCalls: workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls }),
     });
     const done = worker.run();

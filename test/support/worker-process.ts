@@ -3,6 +3,7 @@
 // SWITCHYARD_USER_SETTINGS_DIR, SWITCHYARD_TEST_TOOLS (`test`: the stand-ins, the default; `builtin`: the real tools;
 // `faults`: the real tools plus the stand-ins Sleep and LedgerAppend),
 // SWITCHYARD_WORKER_CWD (the worker's default cwd), SWITCHYARD_WORKER_ROLE (read by createSwitchyardWorker),
+// SWITCHYARD_APPROVERS_FILE (passed on as `approversFile`, as `switchyard worker` does),
 // SWITCHYARD_TEST_MCP=1 (adds the tools of test/support/mcp-test-server.ts as MCP server `hostile`).
 // Isolated from the developer's machine: without SWITCHYARD_USER_SETTINGS_DIR it reads an empty settings dir, never
 // ~/.switchyard, and without SWITCHYARD_DATA_DIR it stores artifacts in a temporary dir, never under HOME.
@@ -48,6 +49,7 @@ const worker = await createSwitchyardWorker({
   // Set in the environment, the worker reads these itself (that is what the environment-variable tests check).
   ...(env.SWITCHYARD_USER_SETTINGS_DIR ? {} : { userSettingsDir: await temporaryDir('switchyard-user-') }),
   ...(env.SWITCHYARD_DATA_DIR ? {} : { dataDir: await temporaryDir('switchyard-data-') }),
+  ...(env.SWITCHYARD_APPROVERS_FILE ? { approversFile: env.SWITCHYARD_APPROVERS_FILE } : {}),
   ...(env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: env.WORKFLOW_BUNDLE } } : {}),
 });
 process.stdout.write('worker ready\n');

@@ -488,7 +488,7 @@ describe('settings', () => {
   });
 });
 
-describe('workspace settings need trust (issue 10, item 3)', () => {
+describe('workspace settings need trust', () => {
   const hookGroup = (command: string) => ({ matcher: 'Bash', hooks: [{ type: 'command' as const, command }] });
   async function workspaceWithSettings(): Promise<{ cwd: string; userDir: string; files: string[] }> {
     const cwd = await tempDir();
@@ -553,7 +553,7 @@ describe('workspace settings need trust (issue 10, item 3)', () => {
   });
 });
 
-describe('command hook environment (issue 10, item 8)', () => {
+describe('command hook environment', () => {
   it('drops worker secrets from the hook environment, keeping PATH and the extra env', async () => {
     const cwd = await tempDir();
     const saved = process.env.MY_API_KEY;

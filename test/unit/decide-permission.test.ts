@@ -85,7 +85,7 @@ describe('decidePermission', () => {
     if (row.deny !== undefined || row.hook === 'deny') expect(decision.behavior).toBe('deny');
   });
 
-  it('gives the hook reason, or the seed default, for a hook deny', () => {
+  it('gives the hook reason, or the default text, for a hook deny', () => {
     expect(decidePermission({ ...input({ name: '', expected: 'deny' }), hook: { decision: 'deny' } }).reason).toBe('Blocked by PreToolUse hook');
     expect(decidePermission({ ...input({ name: '', expected: 'deny' }), hook: { decision: 'deny', reason: 'no rm' } }).reason).toBe('no rm');
   });

@@ -15,7 +15,7 @@ async function age(dir: string, ageMs: number): Promise<void> {
   await utimes(dir, when, when);
 }
 
-describe('FileArtifactStore session directories (issue 10, item 11)', () => {
+describe('FileArtifactStore session directories', () => {
   it('keeps a session id of ".." or "." inside the artifact root, in its own directory', async () => {
     const dataDir = await scratchDir();
     const store = new FileArtifactStore(dataDir);
@@ -56,7 +56,7 @@ describe('FileArtifactStore session directories (issue 10, item 11)', () => {
   });
 });
 
-describe('FileArtifactStore.prune (issue 10, item 9: artifact retention)', () => {
+describe('FileArtifactStore.prune (artifact retention)', () => {
   it('deletes session directories whose newest artifact is older than the limit, and keeps the rest', async () => {
     const store = new FileArtifactStore(await scratchDir());
     const old = await store.put({ sessionId: 'old', callId: 'c', content: 'old output' });

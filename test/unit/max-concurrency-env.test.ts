@@ -3,12 +3,12 @@ import { maxConcurrencyFromEnv } from '../../src/activities/index.js';
 import { DEFAULT_MAX_CONCURRENCY } from '../../src/contracts/defaults.js';
 
 describe('maxConcurrencyFromEnv', () => {
-  it('defaults to the seed value when no variable is set', () => {
+  it('defaults to 10 when no variable is set', () => {
     expect(maxConcurrencyFromEnv({})).toBe(DEFAULT_MAX_CONCURRENCY);
     expect(maxConcurrencyFromEnv({ SWITCHYARD_MAX_TOOL_CONCURRENCY: '' })).toBe(DEFAULT_MAX_CONCURRENCY);
   });
 
-  it("honours the seeds' names as aliases", () => {
+  it("honours the reference executors' names as aliases", () => {
     expect(maxConcurrencyFromEnv({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3' })).toBe(3);
     expect(maxConcurrencyFromEnv({ ZCODE_MAX_TOOL_CONCURRENCY: '4' })).toBe(4);
   });

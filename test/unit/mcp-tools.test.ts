@@ -113,7 +113,7 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
     const deleteNote = await h.ready('mcp__notes__delete_note', { id: 'n1' });
     expect(deleteNote.flags).toMatchObject({ concurrentSafe: false, readOnly: false, destructive: true, idempotent: false, sideEffectScope: 'external' });
     expect(deleteNote.ruleContent).toBeUndefined();
-    // Seed 000: an MCP tool annotated idempotent runs concurrently, though it still is not read-only.
+    // docs/SEMANTICS.md, Deliberate choices: an MCP tool annotated idempotent runs concurrently, though it still is not read-only.
     expect((await h.ready('mcp__notes__idempotent_set', { id: 'n1', text: 'x' })).flags).toMatchObject({
       concurrentSafe: true,
       readOnly: false,

@@ -60,7 +60,7 @@ describe('Read and the front of the pipeline', () => {
     expect(await execute(plan as ReadyCallPlan)).toBe('     3\tthree');
   });
 
-  it('names an unknown tool in the seed text', async () => {
+  it('names an unknown tool in the documented text', async () => {
     expect(await prepare({}, 'Teleport')).toMatchObject({ kind: 'rejected', modelContent: 'Tool not found: Teleport', stage: 'lookup' });
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveTimeoutMs } from '../../src/activities/resolve-timeout.js';
 
-describe('resolveTimeoutMs (seed 000)', () => {
+describe('resolveTimeoutMs (docs/SEMANTICS.md, Timeouts and the deadline)', () => {
   it('has no deadline for kind none', () => {
     expect(resolveTimeoutMs({ timeout: { kind: 'none', defaultMs: 5 } }, {})).toBeUndefined();
   });

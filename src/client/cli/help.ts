@@ -29,9 +29,12 @@ Sessions:
   approve         allow a pending call (--always: remember the rule for the session)
   deny            deny a pending call, with --reason for the model
   interrupt       interrupt a session's running turn
+  audit           every approval decision of the task queue's sessions (who, tool, digest, verified)
+  keys new NAME   an Ed25519 key pair for an approver, and the approvers-file entry
   events          a session's events as JSON lines (--follow: live, with the running calls' progress)
   tasks           a session's background tasks, or stop one
   console         the approval console, a web page (dev starts one)
+  mcp             an MCP server whose tools run as calls of a session, with durable approvals
 Stored outputs:
   artifact URI    print a stored full output (switchyard-artifact://...)
   artifacts prune delete the stored outputs of idle sessions (default: older than ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
@@ -117,7 +120,7 @@ commands that answer it.
   --json         a JSON array of the pending ApprovalRequests, each with its sessionId
 ${CONNECTION}
 `,
-  approve: `Usage: switchyard approve REQUEST [--session ID] [--always] [--by NAME] [--json]
+  approve: `Usage: switchyard approve REQUEST [--session ID] [--always] [--by NAME] [--key FILE [--expires-at ISO]] [--json]
 
 Allows a pending call (the approval signal, with the request's input digest), then waits briefly for the session's
 decision log to say whether it took effect. Find REQUEST with \`switchyard pending\`.
@@ -127,20 +130,43 @@ decision log to say whether it took effect. Find REQUEST with \`switchyard pendi
   --reason TEXT  a note kept in the decision log
   --by NAME      who decides (default: your user name)
   --digest HEX   the input digest to approve (default: the pending request's)
+  --key FILE     sign the approval with this Ed25519 private key (\`switchyard keys new\`); --by defaults to the
+                 file's name without .key. Sessions with approvers take only signed approvals
+  --expires-at ISO  when the signed grant stops counting (default: 10 minutes from now)
   --json         the session's decision record as JSON
 ${CONNECTION}
-Exit code 1 when the session ignored the decision (already decided, digest mismatch, ...), 5 when no such request.
+Exit code 1 when the session ignored the decision (already decided, digest mismatch, unsigned, expired, ...), 5
+when no such request.
 `,
-  deny: `Usage: switchyard deny REQUEST --reason TEXT [--session ID] [--by NAME] [--json]
+  deny: `Usage: switchyard deny REQUEST --reason TEXT [--session ID] [--by NAME] [--key FILE [--expires-at ISO]] [--json]
 
 Denies a pending call; the model gets "The user denied permission to use <Tool>. Reason: <TEXT>".
   REQUEST        the request id (or --request ID)
   --reason TEXT  why (recommended: the model reads it)
   --session ID   the session; default: the one waiting with that request
   --by NAME      who decides (default: your user name)
+  --key FILE     sign the denial with this Ed25519 private key (as for approve)
+  --expires-at ISO  when the signed grant stops counting (default: 10 minutes from now)
   --json         the session's decision record as JSON
 ${CONNECTION}
 Exit code 1 when the session ignored the decision, 5 when no such request.
+`,
+  audit: `Usage: switchyard audit [--session ID] [--since ISO] [--json]
+
+Every approval decision of the task queue's sessions, oldest first: running and closed sessions (while the server
+keeps their history; a worker must be running to answer for them). Each decision says when, which request, call,
+tool and input digest, the decision, who gave it, whether the signature verified, and whether the session took it.
+  --session ID   one session (or give the id as the argument)
+  --since ISO    only decisions at or after this time
+  --json         one JSON object per line: the approvalDecisions entry plus its sessionId
+${CONNECTION}`,
+  keys: `Usage: switchyard keys new NAME [--dir DIR] [--json]
+
+Writes an Ed25519 key pair for the approver NAME: DIR/NAME.key (private, mode 600: give it to NAME only, for
+\`switchyard approve --key\` or the console) and DIR/NAME.pub, and prints the entry to add under "approvers" in the
+worker's SWITCHYARD_APPROVERS_FILE (add "groups": [...] to it as needed). Never overwrites a file.
+  --dir DIR      where to write the files (default: the current directory)
+  --json         the file paths and the entry as one JSON object
 `,
   interrupt: `Usage: switchyard interrupt --session ID [--reason TEXT] [--json]
 
@@ -183,6 +209,28 @@ backgroundTasks): a task shows "running" until a TaskOutput or TaskStop call saw
                   tasks-stop-<task>-<time>), through the session's permission rules, so it is recorded like any call
                   and waits for a running turn to finish first
   --json          print JSON (the task list, or the TaskStop call's ToolResult)
+${CONNECTION}
+`,
+  mcp: `Usage: switchyard mcp [--session ID] [--cwd DIR] [--permission-mode MODE] [--allow RULE] [--ask RULE]
+                      [--deny RULE] [--settings FILE] [--tools MODULE] [--mcp-config FILE] [--http PORT]
+
+An MCP server for any MCP client (Claude Code, Cursor, ...): its tools are the session's tools, and each tools/call
+runs as a call of one Switchyard session (started on first use) through grouping, permission rules, hooks and
+durable approvals. A call that waits for a human keeps its MCP request open and sends progress notifications naming
+the request to approve (\`switchyard pending\`, the console); a client that disconnects leaves the call pending, and
+sending the same call again re-attaches to it. Calls that arrive together (within --batch-window) form one turn.
+Needs a running worker on the task queue (\`switchyard dev\`, or \`switchyard worker\`).
+  --session ID          the session (default: mcp-<folder>-<hash of --cwd>, one per working directory)
+  --cwd DIR             the session's working directory (default: the current directory)
+  --permission-mode M   default, acceptEdits, plan, bypassPermissions or dontAsk (default: default)
+  --allow/--ask/--deny RULE   permission rules (repeatable), e.g. --allow 'Bash(npm test:*)'
+  --settings FILE       SessionOptions as JSON (hooks, rules, ...); the flags above are added to it
+  --tools MODULE        custom tools to list (repeatable): the same modules the worker loads
+  --mcp-config FILE     upstream MCP servers whose tools to list: the same file the worker uses
+  --http PORT           streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: any free port); every request
+                        needs "Authorization: Bearer TOKEN": SWITCHYARD_MCP_TOKEN, or a new token printed on stderr
+  --token-file FILE     with --http: write the token to FILE (mode 600) instead of printing it
+  --batch-window MS     calls arriving within MS of each other form one turn (default 25)
 ${CONNECTION}
 `,
   'temporal-path': `Usage: switchyard temporal-path [--json]

@@ -126,7 +126,17 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
   const parsed = parseCommand(
     command,
     args,
-    { session: { type: 'string' }, request: { type: 'string' }, always: { type: 'boolean' }, decision: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, digest: { type: 'string' } },
+    {
+      session: { type: 'string' },
+      request: { type: 'string' },
+      always: { type: 'boolean' },
+      decision: { type: 'string' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      digest: { type: 'string' },
+      key: { type: 'string' },
+      'expires-at': { type: 'string' },
+    },
     COMMAND_HELP[command] ?? '',
     { positionals: true },
   );
@@ -141,6 +151,7 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
     if (command === 'deny' || !['allow', 'allow_always', 'deny'].includes(values.decision)) throw new UsageError(`--decision must be allow, allow_always or deny; got "${values.decision}"`, command);
     decision = values.decision as typeof decision;
   }
+  if (values.key === undefined && values['expires-at'] !== undefined) throw new UsageError('--expires-at needs --key (only a signed grant carries an expiry)', command);
   return withClient(async (client) => {
     const request = (await pendingRequests(client, values.session)).find((candidate) => candidate.requestId === requestId);
     if (request === undefined) {
@@ -150,11 +161,23 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
     const session = client.session(request.sessionId);
     const seen = await decisionLog(session);
     const lastSeq = seen === undefined ? -1 : Math.max(-1, ...seen.map((record) => record.seq));
+    const inputDigest = values.digest ?? request.inputDigest;
+    // --key signs the approval (docs/APPROVALS.md): what sessions with approvers require.
+    const signed = values.key === undefined
+      ? { by: values.by ?? process.env.USER ?? 'cli' }
+      : await (await import('./approver-commands.js')).signedFields({
+        keyFile: values.key,
+        by: values.by,
+        expiresAt: values['expires-at'],
+        sessionId: request.sessionId,
+        signal: { requestId, inputDigest, decision },
+        command,
+      });
     await session.approve({
       requestId,
       decision,
-      inputDigest: values.digest ?? request.inputDigest,
-      by: values.by ?? process.env.USER ?? 'cli',
+      inputDigest,
+      ...signed,
       ...(values.reason === undefined ? {} : { reason: values.reason }),
     });
     const record = seen === undefined ? undefined : await waitForDecision(session, requestId, lastSeq);

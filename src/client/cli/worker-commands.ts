@@ -152,6 +152,8 @@ async function runWorker(options: {
           defaultCwd: setup.cwd,
           logger,
           tools,
+          // Signed approvals are checked against this file (README "Approvers"; docs/APPROVALS.md).
+          ...(process.env.SWITCHYARD_APPROVERS_FILE ? { approversFile: process.env.SWITCHYARD_APPROVERS_FILE } : {}),
           ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
         }),
         options.stop,
