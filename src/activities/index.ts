@@ -3,6 +3,12 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
 import { maxConcurrencyFromEnv } from '../config/environment.js';
+import { callInputBytes } from '../contracts/tool-call.js';
+import { callInputValue, compactPlan } from '../contracts/compact-plan.js';
+import type { WireCallPlan } from '../contracts/compact-plan.js';
+import { PAYLOAD_LIMITS } from '../contracts/defaults.js';
+import { utf8Length } from '../contracts/utf8-length.js';
+import { inputDigest } from './digest.js';
 import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy, PlanCallsInput, PlannedCall, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
 import { groupCalls } from '../contracts/group-calls.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -16,6 +22,7 @@ import type { PermissionRequestHookInput, PermissionRequestHookResult, Switchyar
 import { planCall, rejected } from './plan-call.js';
 import { toolNotOnWorker, workersWithOtherTools } from './tool-mismatch.js';
 import { errorCodes } from '../contracts/tool-result.js';
+import { texts } from '../contracts/texts.js';
 import type { CallPlan } from '../contracts/call-plan.js';
 import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
@@ -180,8 +187,9 @@ export function createActivities(dependencies: ActivityDependencies) {
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
     const registry = registryWithClientTools(dependencies.registry, session.clientTools);
-    const plans = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
-    await failOnToolMismatch(plans);
+    const prepared = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
+    await failOnToolMismatch(prepared);
+    const plans = withinPreparedBudget(prepared.map((plan, index) => compactPlan(plan, { sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]) })));
     return untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
   };
   /**
@@ -210,7 +218,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       if (localCalls !== false) planned.localCalls = localCalls;
       if (input.prepareFirstGroup !== undefined && plans.length > 0) {
         const groups = groupCalls(
-          plans.map((plan) => ({ id: plan.callId, concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe })),
+          plans.map((plan, index) => ({ id: plan.callId, concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe, bytes: callInputBytes({ input: input.calls[index]?.input }) })),
           input.prepareFirstGroup.maxConcurrency ?? defaultMaxConcurrency,
         );
         const first = new Set(groups[0] ?? []);
@@ -274,3 +282,38 @@ export function createActivities(dependencies: ActivityDependencies) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** Whether a resolved input (by its digest) is the call's own input, so Prepare need not send it back. */
+function sameInputAsCall(digest: string, call: { input: unknown } | undefined): boolean {
+  if (call === undefined) return false;
+  const value = callInputValue(call);
+  return value !== undefined && inputDigest(value) === digest;
+}
+
+/**
+ * Keeps one Prepare's answer within `PAYLOAD_LIMITS.preparedBytes`: while it is larger, the call that takes the most
+ * ends with an error result saying so, and the others run. (A command of hundreds of kilobytes whose simple commands
+ * are not slices of it, for instance, carries them whole for the permission rules.)
+ */
+export function withinPreparedBudget(plans: WireCallPlan[], limitBytes: number = PAYLOAD_LIMITS.preparedBytes): WireCallPlan[] {
+  const sizes = plans.map((plan) => utf8Length(JSON.stringify(plan)));
+  let total = sizes.reduce((sum, size) => sum + size, 0);
+  const result = [...plans];
+  while (total > limitBytes) {
+    let largest = -1;
+    sizes.forEach((size, index) => {
+      if (result[index]?.kind === 'ready' && (largest === -1 || size > (sizes[largest] ?? 0))) largest = index;
+    });
+    const plan = result[largest];
+    if (plan === undefined) break;
+    const bytes = sizes[largest] ?? 0;
+    const message = texts.toolUseError(
+      `Switchyard cannot carry what this call needs for its permission check (${bytes} bytes, over the ${limitBytes}-byte budget of one group): the call did not run. Split it into smaller calls, or write large content to a file first.`,
+    );
+    result[largest] = { kind: 'rejected', callId: plan.callId, toolName: plan.toolName, status: 'error', modelContent: message, errorCode: errorCodes.payloadTooLarge, stage: 'validation' };
+    const replaced = utf8Length(JSON.stringify(result[largest]));
+    total += replaced - bytes;
+    sizes[largest] = replaced;
+  }
+  return result;
+}

@@ -9,7 +9,8 @@
  * - Prepare, per group just before it runs (per call in streaming turns): `validateInput`, `resolveInput`,
  *   PreToolUse hooks, `prepareApproval`, permission facts. A call a turn stop or an interrupt skips never gets here.
  */
-import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
+import type { ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
+import type { WireCallPlan } from './compact-plan.js';
 import type { BackgroundTaskReport } from './background-tasks.js';
 import type { ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
@@ -77,7 +78,8 @@ export interface PrepareCallsInput {
 }
 
 export interface PreparedCalls {
-  plans: CallPlan[];
+  /** As sent: without repeats of the calls' inputs (`compactPlan`); the workflow expands them (`expandPlan`). */
+  plans: WireCallPlan[];
   /** The session's effective working directory. */
   cwd: string;
   /** Hook settings files inside the workspace that were not loaded because the workspace is not trusted. */

@@ -132,4 +132,6 @@ export const errorCodes = {
   outputSchema: 'output_schema',
   turnStopped: 'turn_stopped',
   siblingError: 'sibling_error',
+  /** A call (or what it needs carried) is over a payload limit (`PAYLOAD_LIMITS`). */
+  payloadTooLarge: 'payload_too_large',
 } as const;

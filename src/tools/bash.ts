@@ -7,7 +7,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { bashSpoolBytesFromEnv, bashTimeoutsFromEnv } from '../config/environment.js';
-import { BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
+import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
 import { bashGlobMatches } from '../contracts/permission-rules.js';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { startBackgroundCommand } from './background-tasks.js';
@@ -154,7 +154,11 @@ async function bashFacts(command: string, cwd: string): Promise<PermissionFacts>
 }
 
 const bashInputSchema = z.strictObject({
-  command: z.string().min(1).describe('The command to run, in bash'),
+  command: z
+    .string()
+    .min(1)
+    .refine((command) => Buffer.byteLength(command) <= BASH_LIMITS.commandBytes, `command must be at most ${BASH_LIMITS.commandBytes} bytes (the system's limit for one argument); write long content to a file in parts`)
+    .describe('The command to run, in bash'),
   timeout: z.number().int().positive().optional().describe('Timeout in milliseconds (default 120000, at most 600000)'),
   description: z.string().optional().describe('What the command does, in a few words'),
   run_in_background: z

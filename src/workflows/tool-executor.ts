@@ -1,4 +1,5 @@
 import { setHandler } from '@temporalio/workflow';
+import { clipSignalFields } from '../contracts/clip-fields.js';
 import {
   activeTurnQuery,
   approvalDecisionsQuery,
@@ -84,8 +85,9 @@ export class ToolExecutor {
  */
 export function installExecutorHandlers(options: { executor: () => ToolExecutor; isStreaming: (turnId: string) => boolean }): void {
   const { executor, isStreaming } = options;
-  setHandler(approvalSignal, (signal) => executor().broker.onSignal(signal, executor().queue.current?.turnId));
-  setHandler(interruptSignal, (signal) => executor().queue.interrupt(signal?.reason));
+  // Every field a sender supplies is clipped first: the session logs and carries what it keeps of a signal.
+  setHandler(approvalSignal, (signal) => executor().broker.onSignal(clipSignalFields(signal), executor().queue.current?.turnId));
+  setHandler(interruptSignal, (signal) => executor().queue.interrupt(clipSignalFields(signal)?.reason));
   setHandler(eventsQuery, (query) => executor().state.events.read(query?.since ?? 0));
   setHandler(pendingApprovalsQuery, () => executor().broker.pendingRequests());
   setHandler(pendingClientCallsQuery, () => executor().state.clientCalls.pending());
