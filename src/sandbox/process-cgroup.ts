@@ -41,17 +41,28 @@ export interface CallCgroup {
   remove(): Promise<void>;
 }
 
-/** Removes the empty cgroups that earlier calls left (background tasks that have ended). */
+/**
+ * A cgroup younger than this is never swept: between its creation and the moment its command joins it, another
+ * call's sweep (in this worker or another one on the host) would find it empty and remove it.
+ */
+const SWEEP_MIN_AGE_MS = 10 * 60_000;
+
+/** Removes the empty cgroups that earlier calls left (background tasks that have ended), old enough to be unused. */
 async function sweep(): Promise<void> {
   const entries = await readdir(GROUP_PARENT, { withFileTypes: true }).catch(() => []);
-  await Promise.all(entries.filter((entry) => entry.isDirectory()).map((entry) => rmdir(path.join(GROUP_PARENT, entry.name)).catch(() => undefined)));
+  const now = Date.now();
+  const stale = entries.filter((entry) => {
+    const created = /^call-(\d+)-/.exec(entry.name)?.[1];
+    return entry.isDirectory() && created !== undefined && now - Number(created) > SWEEP_MIN_AGE_MS;
+  });
+  await Promise.all(stale.map((entry) => rmdir(path.join(GROUP_PARENT, entry.name)).catch(() => undefined)));
 }
 
 /** A fresh pids cgroup limited to `maxProcesses`, or undefined where the worker cannot make one. */
 export async function createCallCgroup(maxProcesses: number): Promise<CallCgroup | undefined> {
   if (!(await pidsCgroupAvailable())) return undefined;
   await sweep();
-  const directory = path.join(GROUP_PARENT, `call-${randomBytes(6).toString('hex')}`);
+  const directory = path.join(GROUP_PARENT, `call-${Date.now()}-${randomBytes(6).toString('hex')}`);
   try {
     await mkdir(directory);
     await writeFile(path.join(directory, 'pids.max'), String(maxProcesses));

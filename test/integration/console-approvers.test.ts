@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApproverKeyPair } from '../../src/activities/approval-signature.js';
@@ -14,16 +12,8 @@ import { loadConsoleUsers } from '../../src/console/console-users.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { launchTestBrowser } from '../support/test-browser.js';
 import { waitFor } from '../support/wait-for.js';
-
-/** Debian's Chromium (`apt-get install chromium`); a browser is never downloaded. */
-function chromiumPath(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('The console tests drive Debian\'s Chromium: install it with `apt-get install -y chromium` (.ci/run does).');
-  }
-}
 
 const ALICE_TOKEN = 'alice-token-0123456789abcdef';
 const BOB_TOKEN = 'bob-token-0123456789abcdef';
@@ -52,7 +42,7 @@ describe('the console with a login per person, for sessions with approvers, in a
     harness = await createHarness({ tools: builtinTools(), defaultCwd: cwd, approversFile });
     worker = await harness.startWorker();
     console_ = await startConsole({ client: harness.client.client, port: 0, identity: 'unused', users: await loadConsoleUsers(usersFile) });
-    browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--headless', '--disable-background-networking'] });
+    browser = await launchTestBrowser();
   });
 
   afterAll(async () => {

@@ -48,7 +48,7 @@ describe('tool workers pinned to their workspace (toolTaskQueue, worker roles)',
       });
     const [a1, b1] = await Promise.all([write(sessionA, 'a1', 'a.txt'), write(sessionB, 'b1', 'b.txt')]);
     expect(a1.results.map((r) => r.status)).toEqual(['success', 'success']);
-    expect(b1.results.map((r) => r.status)).toEqual(['success', 'success']);
+    expect(b1.results.map((r) => r.status), JSON.stringify(b1.results.map((r) => r.modelContent))).toEqual(['success', 'success']);
     expect(a1.results[1]?.modelContent).toContain(workspaceA);
     expect(b1.results[1]?.modelContent).toContain(workspaceB);
     expect((await readdir(workspaceA)).sort()).toEqual(['a.txt']);

@@ -68,7 +68,8 @@ describe('Bash permission rules that hold (real server, real processes)', () => 
   it('git status asks in default mode and runs core.fsmonitor only once a human approves', async () => {
     const { cwd, marker } = await hostileRepository();
     const outcome = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd });
+      // The parser wall alone (sandbox off): the marker is outside cwd, where the sandbox would not let the program write.
+      const session = await harness.startSession({ cwd, sandbox: { mode: 'off' } });
       const denied = await answerBash(session, 't1', 'git status', 'deny');
       const ranBeforeApproval = await exists(marker);
       const approved = await answerBash(session, 't2', 'git status', 'allow');

@@ -75,7 +75,7 @@ export async function pendingApprovalDrain(harness: Harness, options: { sessions
       async (index) => {
         const session = await harness.client.startSession(`${prefix}-${index}`, { cwd: options.cwd });
         sessions.push(session);
-        turns.push(session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: path.join(options.cwd, `drain-${index}.txt`), text: 'approved\n' } }] }));
+        turns.push(session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: path.join(options.cwd, `drain-${index}.txt`), text: 'approved\n' } }] }));
       },
     );
     // One visibility query finds every waiting session of this run.
@@ -146,7 +146,7 @@ export async function sustainedLoad(harness: Harness, options: { sessions: numbe
         const session = await harness.client.startSession(`${prefix}-${index}`, { cwd: options.cwd, permissionMode: 'bypassPermissions' });
         for (let turnNumber = 0; Date.now() < deadline; turnNumber += 1) {
           const turnCalls = Array.from({ length: 1 + (turnNumber % 4) }, (_, callIndex) => ({ id: `r${callIndex}`, name: 'Sleep', input: { ms: 5 + ((turnNumber * 7 + callIndex * 13) % 46) } }));
-          if (turnNumber % 5 === 4) turnCalls.push({ id: 'w', name: 'Edit', input: { file_path: path.join(options.cwd, `load-${index}.txt`), text: `${turnNumber}\n` } } as never);
+          if (turnNumber % 5 === 4) turnCalls.push({ id: 'w', name: 'FakeEdit', input: { file_path: path.join(options.cwd, `load-${index}.txt`), text: `${turnNumber}\n` } } as never);
           const turnStarted = Date.now();
           try {
             const result = await session.executeTurn({ turnId: `t${turnNumber}`, calls: turnCalls });
