@@ -20,6 +20,9 @@ import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
 import { backgroundTaskStore } from '../tools/background-tasks.js';
 import { prepareCall } from './prepare-call.js';
+import type { PermissionRules } from '../contracts/session.js';
+import type { ApprovalEvaluator, EvaluationRequest, EvaluationResult } from '../contracts/policy.js';
+import { runApprovalEvaluator } from './approval-evaluator.js';
 
 export interface ActivityDependencies {
   registry: ToolRegistry;
@@ -57,6 +60,10 @@ export interface ActivityDependencies {
    * this worker lacks while other workers on the queue offer different tools fails retryably, naming both.
    */
   workerIdentity?: string;
+  /** The operator's rules (the worker's policy file): a tier above every session's rules. */
+  operatorRules?: PermissionRules;
+  /** Approval evaluators sessions may pick by name (`SessionOptions.approvalEvaluator`). */
+  evaluators?: readonly ApprovalEvaluator[];
 }
 
 /** Why a session's cwd cannot be used, or undefined when it is a directory. */
@@ -190,7 +197,9 @@ export function createActivities(dependencies: ActivityDependencies) {
     const { signal } = cancellationOf();
     const plans = await Promise.all(calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks, signal })));
     await failOnToolMismatch(plans);
-    return untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+    const prepared: PreparedCalls = untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+    if (dependencies.operatorRules !== undefined) prepared.operatorRules = dependencies.operatorRules;
+    return prepared;
   };
   /**
    * A call naming a tool this worker lacks is `Tool not found` only when every live worker on the queue offers the same
@@ -269,6 +278,10 @@ export function createActivities(dependencies: ActivityDependencies) {
           ...(state.exitCode === undefined ? {} : { exitCode: state.exitCode }),
         })),
       };
+    },
+    /** Asks the session's approval evaluator about a waiting call (an error or a timeout leaves it to the human). */
+    async runApprovalEvaluator(input: { evaluator: string; request: EvaluationRequest }): Promise<EvaluationResult> {
+      return runApprovalEvaluator({ evaluators: dependencies.evaluators ?? [], ...input });
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {

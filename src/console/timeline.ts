@@ -98,6 +98,8 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
       case 'ApprovalIgnored':
       case 'BackgroundTaskStarted':
       case 'BackgroundTaskEnded':
+      case 'PolicyChanged':
+      case 'PolicyShadowDecision':
         break;
       default: {
         const exhaustive: never = event;

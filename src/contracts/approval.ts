@@ -55,4 +55,6 @@ export interface ApprovalDecisionRecord {
   callId?: string;
   toolName?: string;
   turnId?: string;
+  /** The session policy's version when the signal (or evaluator, or policy change) decided. */
+  policyVersion?: number;
 }

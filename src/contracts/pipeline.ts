@@ -14,6 +14,7 @@ import type { BackgroundTaskReport } from './background-tasks.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
+import type { PermissionRules } from './session.js';
 
 /** The session facts every activity of a session needs. */
 export interface SessionContext {
@@ -28,6 +29,8 @@ export interface SessionContext {
   sessionHooks?: Record<string, unknown>;
   /** Hooks from settings files inside the workspace load only when true (`SessionOptions.trustWorkspaceSettings`). */
   trustWorkspaceSettings?: boolean;
+  /** Edit and Write refuse an existing file the session has not read since it changed (`SessionOptions.readBeforeEdit`). */
+  readBeforeEdit?: boolean;
 }
 
 /** A call as Plan sees it: enough to group it, nothing more. */
@@ -76,6 +79,8 @@ export interface PreparedCalls {
   cwd: string;
   /** Hook settings files inside the workspace that were not loaded because the workspace is not trusted. */
   untrustedSettings?: string[];
+  /** The operator's rules (the worker's policy file), recorded with the calls they judge. */
+  operatorRules?: PermissionRules;
 }
 
 /**

@@ -10,6 +10,14 @@ export const permissionRulesSchema = z.strictObject({
 });
 export type PermissionRules = z.infer<typeof permissionRulesSchema>;
 
+/** A count limit: at most `max` calls matching `rule` per session or per turn. */
+export const callLimitSchema = z.strictObject({
+  rule: z.string().min(1),
+  max: z.number().int().min(0),
+  per: z.enum(['session', 'turn']),
+});
+export type CallLimit = z.infer<typeof callLimitSchema>;
+
 /** Start input of the `toolSession` workflow (wire contract v1). */
 export const sessionOptionsSchema = z.object({
   /** Defaults to the workflow id. */
@@ -50,5 +58,16 @@ export const sessionOptionsSchema = z.object({
   toolTaskQueue: z.string().min(1).optional(),
   /** Most calls one turn may carry; more is rejected by the update validator. Default 256 (`DEFAULT_MAX_CALLS_PER_TURN`). */
   maxCallsPerTurn: z.number().int().min(1).max(10_000).optional(),
+  /**
+   * Rules evaluated beside `rules` and never enforced: where they would decide a call differently, a
+   * `PolicyShadowDecision` event says so (`switchyard policy diff`).
+   */
+  shadowRules: permissionRulesSchema.optional(),
+  /** At most `max` calls matching `rule` per session or per turn; the next is denied. Calls still running count. */
+  limits: z.array(callLimitSchema).max(100).optional(),
+  /** Edit or Write of an existing file the session has not read (or written) since it last changed fails. Default false. */
+  readBeforeEdit: z.boolean().optional(),
+  /** Name of an approval evaluator registered on the worker: it decides waiting calls beside the human. */
+  approvalEvaluator: z.string().min(1).optional(),
 });
 export type SessionOptions = z.infer<typeof sessionOptionsSchema>;

@@ -27,6 +27,8 @@ export const texts = {
     `Permission to use ${toolName} was denied: no approval arrived within ${ms}ms (approvalTimeoutMs).`,
   invalidSessionRules: (message: string) =>
     `This session's permission rules are invalid, so no tool may run: ${message}. Start a new session with valid rules.`,
+  /** Edit or Write of a file the session has not read since it changed (`SessionOptions.readBeforeEdit`). */
+  fileNotReadYet: 'File has not been read yet. Read it first before writing to it.',
   siblingErrored: (description: string) => `Cancelled: parallel tool call ${description} errored`,
   interruptedMayHavePartlyRun: (toolName: string) =>
     `${toolName} was interrupted because its worker stopped; it may have partly run. It was not restarted automatically.`,

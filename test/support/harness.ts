@@ -9,6 +9,7 @@ import type { SessionOptions } from '../../src/contracts/session.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import type { SwitchyardHooks } from '../../src/activities/hooks.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
+import type { SwitchyardWorkerOptions } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';
 
@@ -41,6 +42,8 @@ export interface WorkerOverrides {
   /** Default: a private empty directory, so a developer's ~/.switchyard never leaks into tests. */
   userSettingsDir?: string | false;
   localReadOnlyCalls?: boolean | { maxTimeoutMs?: number; budgetMs?: number };
+  operatorRules?: SwitchyardWorkerOptions['operatorRules'];
+  evaluators?: SwitchyardWorkerOptions['evaluators'];
 }
 
 export interface Harness {
@@ -86,6 +89,8 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       userSettingsDir: workerOptions.userSettingsDir ?? options.userSettingsDir ?? userSettingsDir,
       dataDir,
       workflowBundle: { codePath },
+      ...((workerOptions.operatorRules ?? options.operatorRules) === undefined ? {} : { operatorRules: workerOptions.operatorRules ?? options.operatorRules }),
+      ...((workerOptions.evaluators ?? options.evaluators) === undefined ? {} : { evaluators: workerOptions.evaluators ?? options.evaluators }),
       ...((workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls) === undefined ? {} : { localReadOnlyCalls: workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls }),
     });
     const done = worker.run();

@@ -18,6 +18,8 @@ import { installTemporalRuntime } from '../../worker/runtime.js';
 import { createTracingFromEnv } from '../../worker/telemetry.js';
 import { CliError, ExitCode, UsageError, isUnreachable, npxCommand, onStopSignal, parseCommand, serverAddress, unreachableMessage } from './common.js';
 import { COMMAND_HELP } from './help.js';
+import { loadEvaluatorModule, loadOperatorPolicy } from './policy-loading.js';
+import type { PermissionRules } from '../../contracts/policy.js';
 
 /**
  * The dev server module, loaded only by `dev`: it needs `@temporalio/testing`, an optional dependency that library
@@ -80,16 +82,24 @@ interface WorkerSetup {
   taskQueue: string;
   toolModules: string[];
   mcpConfig?: { file: string; config: unknown };
+  /** `--evaluator` modules (approval evaluators). */
+  evaluatorModules: string[];
+  /** The operator's rules from `SWITCHYARD_POLICY_FILE`. */
+  operatorRules?: PermissionRules;
 }
 
 /** Checks every argument before anything starts: a bad one is a usage error (exit 2) and nothing runs. */
-async function workerSetup(command: string, values: { cwd?: string; tools?: string[]; 'mcp-config'?: string }): Promise<WorkerSetup> {
+async function workerSetup(command: string, values: { cwd?: string; tools?: string[]; 'mcp-config'?: string; evaluator?: string[] }): Promise<WorkerSetup> {
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const cwdStat = await stat(cwd).catch(() => undefined);
   if (cwdStat === undefined) throw new UsageError(`--cwd ${cwd} does not exist`, command);
   if (!cwdStat.isDirectory()) throw new UsageError(`--cwd ${cwd} is not a directory`, command);
   const toolModules = (values.tools ?? []).map((file) => path.resolve(file));
   for (const file of toolModules) if (!existsSync(file)) throw new UsageError(`--tools ${file} does not exist`, command);
+  const evaluatorModules = (values.evaluator ?? []).map((file) => path.resolve(file));
+  for (const file of evaluatorModules) if (!existsSync(file)) throw new UsageError(`--evaluator ${file} does not exist`, command);
+  const policyFile = process.env.SWITCHYARD_POLICY_FILE;
+  const operatorRules = policyFile === undefined || policyFile === '' ? undefined : await loadOperatorPolicy(policyFile, command);
   let mcpConfig: WorkerSetup['mcpConfig'];
   if (values['mcp-config'] !== undefined) {
     const file = path.resolve(values['mcp-config']);
@@ -105,7 +115,15 @@ async function workerSetup(command: string, values: { cwd?: string; tools?: stri
       throw new UsageError(`--mcp-config ${file} is not valid JSON: ${(error as Error).message}`, command);
     }
   }
-  return { cwd, namespace: namespaceFromEnv(), taskQueue: taskQueueFromEnv(), toolModules, ...(mcpConfig === undefined ? {} : { mcpConfig }) };
+  return {
+    cwd,
+    namespace: namespaceFromEnv(),
+    taskQueue: taskQueueFromEnv(),
+    toolModules,
+    evaluatorModules,
+    ...(mcpConfig === undefined ? {} : { mcpConfig }),
+    ...(operatorRules === undefined ? {} : { operatorRules }),
+  };
 }
 
 /** Runs the worker until SIGINT/SIGTERM; the Temporal Runtime turns those signals into a clean shutdown. */
@@ -120,6 +138,7 @@ async function runWorker(options: {
 }): Promise<void> {
   const { setup, logger } = options;
   const customTools = (await Promise.all(setup.toolModules.map(loadToolModule))).flat();
+  const evaluators = (await Promise.all(setup.evaluatorModules.map(loadEvaluatorModule))).flat();
   let connection: NativeConnection;
   try {
     connection = await unlessStopped(NativeConnection.connect({ address: options.address }), options.stop, (late) => late.close());
@@ -153,6 +172,8 @@ async function runWorker(options: {
           logger,
           tools,
           ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
+          ...(setup.operatorRules === undefined ? {} : { operatorRules: setup.operatorRules }),
+          ...(evaluators.length === 0 ? {} : { evaluators }),
         }),
         options.stop,
       );
@@ -201,7 +222,7 @@ export function firstTurnHint(options: { address: string; namespace: string; tas
   ].join('\n');
 }
 
-const WORKER_OPTIONS = { cwd: { type: 'string' }, tools: { type: 'string', multiple: true }, 'mcp-config': { type: 'string' } } as const;
+const WORKER_OPTIONS = { cwd: { type: 'string' }, tools: { type: 'string', multiple: true }, 'mcp-config': { type: 'string' }, evaluator: { type: 'string', multiple: true } } as const;
 const DEV_OPTIONS = { ...WORKER_OPTIONS, port: { type: 'string' }, 'ui-port': { type: 'string' }, 'db-file': { type: 'string' }, headless: { type: 'boolean' } } as const;
 
 function parsePort(value: string | undefined, name: string): number | undefined {
@@ -215,7 +236,7 @@ function parsePort(value: string | undefined, name: string): number | undefined 
 export async function workerCommand(command: 'worker' | 'dev', args: string[]): Promise<number> {
   const parsed = command === 'dev' ? parseCommand('dev', args, DEV_OPTIONS, COMMAND_HELP.dev ?? '') : parseCommand('worker', args, WORKER_OPTIONS, COMMAND_HELP.worker ?? '');
   if (parsed === undefined) return ExitCode.ok;
-  const values = parsed.values as { cwd?: string; tools?: string[]; 'mcp-config'?: string; port?: string; 'ui-port'?: string; 'db-file'?: string; headless?: boolean; json?: boolean };
+  const values = parsed.values as { cwd?: string; tools?: string[]; 'mcp-config'?: string; evaluator?: string[]; port?: string; 'ui-port'?: string; 'db-file'?: string; headless?: boolean; json?: boolean };
   const setup = await workerSetup(command, values);
   const port = parsePort(values.port, '--port') ?? 7233;
   const uiPort = parsePort(values['ui-port'], '--ui-port') ?? port + 1000;

@@ -1,0 +1,19 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { evaluationResultSchema } from '../contracts/policy.js';
+import type { ApprovalEvaluator, EvaluationRequest, EvaluationResult } from '../contracts/policy.js';
+import { formatZodError } from '../contracts/tool-call.js';
+
+/**
+ * Runs the named evaluator on one waiting call. An unknown name or an answer that is not `{ decision, reason }` is an
+ * error, which the session treats like `escalate`: the human decides.
+ */
+export async function runApprovalEvaluator(options: { evaluators: readonly ApprovalEvaluator[]; evaluator: string; request: EvaluationRequest }): Promise<EvaluationResult> {
+  const evaluator = options.evaluators.find((candidate) => candidate.name === options.evaluator);
+  if (evaluator === undefined) {
+    const known = options.evaluators.map((candidate) => candidate.name).join(', ') || 'none';
+    throw ApplicationFailure.nonRetryable(`No approval evaluator named "${options.evaluator}" on this worker (it has: ${known}).`, 'UnknownEvaluator');
+  }
+  const answer = evaluationResultSchema.safeParse(await evaluator.evaluate(options.request));
+  if (!answer.success) throw ApplicationFailure.nonRetryable(`Approval evaluator "${evaluator.name}" answered ${formatZodError(answer.error)}`, 'BadEvaluatorAnswer');
+  return { decision: answer.data.decision, reason: answer.data.reason.slice(0, 2_000) };
+}
