@@ -7,13 +7,20 @@ import { formatZodError } from '../contracts/tool-call.js';
  * Runs the named evaluator on one waiting call. An unknown name or an answer that is not `{ decision, reason }` is an
  * error, which the session treats like `escalate`: the human decides.
  */
-export async function runApprovalEvaluator(options: { evaluators: readonly ApprovalEvaluator[]; evaluator: string; request: EvaluationRequest }): Promise<EvaluationResult> {
+export async function runApprovalEvaluator(options: { evaluators: readonly ApprovalEvaluator[]; evaluator: string; request: EvaluationRequest; signal: AbortSignal }): Promise<EvaluationResult> {
   const evaluator = options.evaluators.find((candidate) => candidate.name === options.evaluator);
   if (evaluator === undefined) {
     const known = options.evaluators.map((candidate) => candidate.name).join(', ') || 'none';
     throw ApplicationFailure.nonRetryable(`No approval evaluator named "${options.evaluator}" on this worker (it has: ${known}).`, 'UnknownEvaluator');
   }
-  const answer = evaluationResultSchema.safeParse(await evaluator.evaluate(options.request));
+  const { signal } = options;
+  // An evaluator that ignores the signal is abandoned, not awaited, once the race is decided.
+  const aborted = new Promise<never>((_, reject) => {
+    const stop = (): void => reject(ApplicationFailure.nonRetryable('The approval was decided elsewhere; the evaluator was cancelled.', 'EvaluatorCancelled'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  const answer = evaluationResultSchema.safeParse(await Promise.race([evaluator.evaluate(options.request, { signal }), aborted]));
   if (!answer.success) throw ApplicationFailure.nonRetryable(`Approval evaluator "${evaluator.name}" answered ${formatZodError(answer.error)}`, 'BadEvaluatorAnswer');
   return { decision: answer.data.decision, reason: answer.data.reason.slice(0, 2_000) };
 }

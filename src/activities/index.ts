@@ -281,7 +281,13 @@ export function createActivities(dependencies: ActivityDependencies) {
     },
     /** Asks the session's approval evaluator about a waiting call (an error or a timeout leaves it to the human). */
     async runApprovalEvaluator(input: { evaluator: string; request: EvaluationRequest }): Promise<EvaluationResult> {
-      return runApprovalEvaluator({ evaluators: dependencies.evaluators ?? [], ...input });
+      // Heartbeats carry the cancellation (the human decided first, or an interrupt) and notice a lost worker.
+      const { signal, stopHeartbeats } = cancellationOf({ heartbeatEveryMs: HOOK_HEARTBEAT_INTERVAL_MS });
+      try {
+        return await runApprovalEvaluator({ evaluators: dependencies.evaluators ?? [], ...input, signal });
+      } finally {
+        stopHeartbeats();
+      }
     },
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {

@@ -78,7 +78,8 @@ export interface EvaluationResult {
 /** An approval evaluator: registered on the worker, picked by `SessionOptions.approvalEvaluator`. */
 export interface ApprovalEvaluator {
   name: string;
-  evaluate(request: EvaluationRequest): Promise<EvaluationResult>;
+  /** `signal` aborts once the call no longer waits (the human answered first, the turn was interrupted). */
+  evaluate(request: EvaluationRequest, options: { signal: AbortSignal }): Promise<EvaluationResult>;
 }
 
 export const evaluationResultSchema = z.object({ decision: z.enum(evaluatorDecisions), reason: z.string() });

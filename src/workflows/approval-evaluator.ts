@@ -1,4 +1,4 @@
-import { ActivityCancellationType, log, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { ApprovalRequest } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
@@ -8,6 +8,8 @@ import type { SessionState } from './session-state.js';
 
 /** How long an evaluator may take before the call is left to the human. */
 export const EVALUATOR_TIMEOUT = '2 minutes';
+/** How soon a lost worker running an evaluator is noticed when the session sets no `heartbeatTimeoutMs`. */
+const DEFAULT_EVALUATOR_HEARTBEAT_TIMEOUT_MS = 10_000;
 /** Calls of the session's recent history an evaluator sees. */
 const RECENT_CALLS = 20;
 
@@ -21,6 +23,7 @@ export async function runEvaluator(options: { state: SessionState; name: string;
   const { runApprovalEvaluator } = proxyActivities<Activities>({
     ...toolQueue(state.options),
     startToCloseTimeout: EVALUATOR_TIMEOUT,
+    heartbeatTimeout: state.options.heartbeatTimeoutMs ?? DEFAULT_EVALUATOR_HEARTBEAT_TIMEOUT_MS,
     retry: { maximumAttempts: 2, initialInterval: '1 second' },
     cancellationType: ActivityCancellationType.TRY_CANCEL,
     summary: `approval evaluator ${name}`,
@@ -40,7 +43,7 @@ export async function runEvaluator(options: { state: SessionState; name: string;
     if (answer.decision === 'escalate') return undefined;
     return { decision: answer.decision, reason: answer.reason };
   } catch (error) {
-    log.warn('approval evaluator gave no decision; the human decides', { evaluator: name, callId: request.callId, error: projectErrorMessage(error) });
+    if (!isCancellation(error)) log.warn('approval evaluator gave no decision; the human decides', { evaluator: name, callId: request.callId, error: projectErrorMessage(error) });
     throw error;
   }
 }
