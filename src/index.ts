@@ -5,6 +5,9 @@
 export { SessionHandle, StreamingTurn, SwitchyardClient, validateSessionOptions } from './client/switchyard-client.js';
 export type { SwitchyardClientOptions } from './client/switchyard-client.js';
 export * from './client/model-format.js';
+export { clientToolsForModel } from './client/model-formats/client-tools.js';
+export { clientToolSpecSchema, submitToolResultRequestSchema } from './contracts/client-tools.js';
+export type { ClientToolSpec, PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from './contracts/client-tools.js';
 
 export { FileArtifactStore, dataDirFromEnv } from './artifacts/file-artifact-store.js';
 export type { PruneReport } from './artifacts/file-artifact-store.js';
@@ -26,6 +29,8 @@ export {
   interruptSignal,
   pendingApprovalsQuery,
   pendingApprovalsSearchAttribute,
+  pendingClientCallsQuery,
+  submitToolResultUpdate,
   sessionStateQuery,
   toolSessionWorkflowType,
 } from './contracts/messages.js';

@@ -1,3 +1,4 @@
+import { registryWithClientTools } from '../tools/client-tool.js';
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
@@ -195,7 +196,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     const { hooks, untrustedSettingsFiles } = await hooksFor({ cwd, sessionHooks: session.sessionHooks, trustWorkspaceSettings: session.trustWorkspaceSettings });
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
-    const plans = await Promise.all(calls.map((call) => prepareCall({ registry: dependencies.registry, call, context, onHookError, hooks, signal })));
+    const registry = registryWithClientTools(dependencies.registry, session.clientTools);
+    const plans = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
     await failOnToolMismatch(plans);
     const prepared: PreparedCalls = untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
     if (dependencies.operatorRules !== undefined) prepared.operatorRules = dependencies.operatorRules;
@@ -220,7 +222,8 @@ export function createActivities(dependencies: ActivityDependencies) {
      * whole turn it also prepares the first group, which runs next anyway: one round trip instead of two.
      */
     async planCalls(input: PlanCallsInput): Promise<PlannedCalls> {
-      const plans = input.calls.map((call) => planCall({ registry: dependencies.registry, call }));
+      const registry = registryWithClientTools(dependencies.registry, input.session.clientTools);
+      const plans = input.calls.map((call) => planCall({ registry, call }));
       await failOnToolMismatch(plans);
       const planned: PlannedCalls = { plans, defaultMaxConcurrency, pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false };
       if (localCalls !== false) planned.localCalls = localCalls;

@@ -1,3 +1,4 @@
+import { isClientTool } from '../tools/client-tool.js';
 import type { CallPlan, PreToolUseOutcome, ReadyCallPlan } from '../contracts/call-plan.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolCall } from '../contracts/tool-call.js';
@@ -109,6 +110,7 @@ export async function prepareCall(options: {
     readsSessionState: tool.readsSessionState === true,
   };
   if (ruleContent !== undefined) plan.ruleContent = ruleContent;
+  if (isClientTool(tool)) plan.clientTool = true;
   if (tool.permissionFacts !== undefined) {
     try {
       plan.permission = await tool.permissionFacts(input, context);

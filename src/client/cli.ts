@@ -22,6 +22,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   tasks: async (args) => (await import('./cli/session-commands.js')).tasksCommand(args),
   artifact: async (args) => (await import('./cli/artifact-commands.js')).artifactCommand(args),
   artifacts: async (args) => (await import('./cli/artifact-commands.js')).artifactsCommand(args),
+  mcp: async (args) => (await import('./cli/mcp-command.js')).mcpCommand(args),
   'temporal-path': async (args) => (await import('./cli/artifact-commands.js')).temporalPathCommand(args),
   console: async (args) => {
     const { ConsoleUsageError, runConsoleCommand } = await import('../console/console-command.js');

@@ -22,12 +22,15 @@ import {
   executeTurnUpdate,
   interruptSignal,
   pendingApprovalsQuery,
+  pendingClientCallsQuery,
   setPolicyUpdate,
+  submitToolResultUpdate,
   toolSessionWorkflowType,
 } from '../contracts/messages.js';
 import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import { invalidRule } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
+import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from '../contracts/client-tools.js';
 import { sessionOptionsSchema } from '../contracts/session.js';
 import { formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import { parseRule } from '../contracts/permission-rules.js';
@@ -175,6 +178,24 @@ export class SessionHandle {
 
   pendingApprovals(): Promise<ApprovalRequest[]> {
     return this.workflow.query(pendingApprovalsQuery);
+  }
+
+  /** Calls of the session's client tools waiting for this client's answer (`SessionOptions.clientTools`). */
+  pendingClientCalls(): Promise<PendingClientCall[]> {
+    return this.workflow.query(pendingClientCallsQuery);
+  }
+
+  /**
+   * Answers a parked client-tool call with the client's result. Rejects, with the session's reason in the message, for
+   * an unknown or already answered call id (a second answer is never taken for the same call).
+   */
+  async submitToolResult(request: SubmitToolResultRequest): Promise<SubmitToolResultResult> {
+    try {
+      return await this.workflow.executeUpdate(submitToolResultUpdate, { args: [request] });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
+      throw new Error(`submitToolResult for call "${request.callId}" was rejected: ${cause ?? (error as Error).message}`, { cause: error });
+    }
   }
 
   events(since = 0): Promise<EventsPage> {

@@ -240,7 +240,7 @@ export function timelineBlock(timeline: TurnTimeline, now: number): SafeHtml {
       queuedUntil - call.scheduledAt <= 0
         ? ''
         : html`<div class="queued" style="left:0;width:${pct(((queuedUntil - call.scheduledAt) / Math.max(duration, 1)) * 100)}" title="queued ${queuedUntil - call.scheduledAt} ms"></div>`;
-    return html`<div class="bar status-${call.status}" data-call="${call.callId}" style="left:${pct(x(call.scheduledAt))};width:${pct(width)}" title="${call.toolName} ${call.callId}: ${call.status}, ${duration} ms">${queued}${wait}<span class="label">${call.toolName} · ${call.callId}</span></div>`;
+    return html`<div class="bar status-${call.status}" data-call="${call.callId}" style="left:${pct(x(call.scheduledAt))};width:${pct(width)}" title="${call.toolName} ${call.callId}: ${call.waitingForClient === true ? 'waiting for the client' : call.status}, ${duration} ms">${queued}${wait}<span class="label">${call.toolName} · ${call.callId}</span></div>`;
   };
   return html`<div class="timeline" data-turn="${timeline.turnId}">
 <p class="muted">Turn <code>${timeline.turnId}</code>: ${timeline.completedAt === undefined ? 'running' : html`${timeline.completedAt - timeline.startedAt} ms${timeline.stopped === true ? ', stopped' : ''}`} · ${timeline.lanes.length} group(s)</p>

@@ -13,6 +13,8 @@ export interface TimelineCall {
   approval?: { from: number; to?: number };
   /** Read-only calls run in parallel groups; the rest run alone. */
   readOnly?: boolean;
+  /** A client tool's call that waits for the client's answer (`submitToolResult`). */
+  waitingForClient?: boolean;
 }
 
 export interface TimelineLane {
@@ -85,8 +87,14 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
         if (call !== undefined) {
           call.status = event.status;
           call.finishedAt = at;
+          delete call.waitingForClient;
           if (call.approval !== undefined && call.approval.to === undefined) call.approval.to = at;
         }
+        break;
+      }
+      case 'ClientToolRequested': {
+        const call = calls.get(event.callId);
+        if (call !== undefined) call.waitingForClient = true;
         break;
       }
       case 'TurnCompleted':

@@ -59,6 +59,8 @@ export interface ReadyCallPlan {
   editsInsideCwd: boolean;
   /** What the permission chain needs beyond the rule content (the tool's `permissionFacts`). */
   permission?: PermissionFacts;
+  /** A client tool's call: once allowed, it parks until the client answers (`submitToolResult`) instead of running. */
+  clientTool?: true;
 }
 
 /**

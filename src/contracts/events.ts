@@ -114,6 +114,12 @@ export type SessionEvent =
       exitCode?: number | null;
       reason: BackgroundTaskEndReason;
     })
+  | (EventBase & {
+      /** A call of a client tool passed permission and waits for the client (`submitToolResult`). */
+      type: 'ClientToolRequested';
+      callId: string;
+      toolName: string;
+    })
   | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: 'unknown' | 'already_decided' | 'digest_mismatch' | 'invalid' ; detail?: string });
 
 export type SessionEventType = SessionEvent['type'];

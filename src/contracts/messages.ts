@@ -2,6 +2,7 @@ import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from './approval.js';
 import type { BackgroundTaskView } from './background-tasks.js';
+import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from './client-tools.js';
 import type { EventsPage } from './events.js';
 import type { SetPolicyRequest, SetPolicyResult } from './policy.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from './tool-call.js';
@@ -36,6 +37,12 @@ export interface InterruptSignal {
 export const interruptSignal = defineSignal<[InterruptSignal]>('interrupt');
 
 export const pendingApprovalsQuery = defineQuery<ApprovalRequest[]>('pendingApprovals');
+
+/** Calls of client tools waiting for the client's answer (`SessionOptions.clientTools`). */
+export const pendingClientCallsQuery = defineQuery<PendingClientCall[]>('pendingClientCalls');
+
+/** The client's answer to a parked client-tool call; unknown or already answered call ids are rejected. */
+export const submitToolResultUpdate = defineUpdate<SubmitToolResultResult, [SubmitToolResultRequest]>('submitToolResult');
 
 /** What the session did with each `approval` signal, oldest first (wire contract v1.1; bounded). */
 export const approvalDecisionsQuery = defineQuery<ApprovalDecisionRecord[]>('approvalDecisions');

@@ -11,6 +11,7 @@
  */
 import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
 import type { BackgroundTaskReport } from './background-tasks.js';
+import type { ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
@@ -31,6 +32,8 @@ export interface SessionContext {
   trustWorkspaceSettings?: boolean;
   /** Edit and Write refuse an existing file the session has not read since it changed (`SessionOptions.readBeforeEdit`). */
   readBeforeEdit?: boolean;
+  /** The session's client tools (`SessionOptions.clientTools`), which Plan and Prepare look up beside the worker's. */
+  clientTools?: ClientToolSpec[];
 }
 
 /** A call as Plan sees it: enough to group it, nothing more. */

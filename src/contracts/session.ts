@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clientToolSpecSchema } from './client-tools.js';
 
 export const permissionModes = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
 export type PermissionMode = (typeof permissionModes)[number];
@@ -58,6 +59,14 @@ export const sessionOptionsSchema = z.object({
   toolTaskQueue: z.string().min(1).optional(),
   /** Most calls one turn may carry; more is rejected by the update validator. Default 256 (`DEFAULT_MAX_CALLS_PER_TURN`). */
   maxCallsPerTurn: z.number().int().min(1).max(10_000).optional(),
+  /**
+   * Tools the client runs itself: their calls go through validation, hooks, rules and approval, then park (event
+   * `ClientToolRequested`, query `pendingClientCalls`) until the update `submitToolResult` answers them. A worker tool
+   * of the same name wins over a client tool.
+   */
+  clientTools: z.array(clientToolSpecSchema).max(128).optional(),
+  /** A parked client call not answered within this long ends as an error; default: wait until answered or interrupted. */
+  clientToolTimeoutMs: z.number().int().positive().optional(),
   /**
    * Rules evaluated beside `rules` and never enforced: where they would decide a call differently, a
    * `PolicyShadowDecision` event says so (`switchyard policy diff`).

@@ -30,6 +30,8 @@ export const texts = {
   /** Edit or Write of a file the session has not read since it changed (`SessionOptions.readBeforeEdit`). */
   fileNotReadYet: 'File has not been read yet. Read it first before writing to it.',
   siblingErrored: (description: string) => `Cancelled: parallel tool call ${description} errored`,
+  clientToolTimedOut: (toolName: string, ms: number) =>
+    `${toolName} got no result from the client within ${ms}ms (clientToolTimeoutMs); it may still run on the client.`,
   interruptedMayHavePartlyRun: (toolName: string) =>
     `${toolName} was interrupted because its worker stopped; it may have partly run. It was not restarted automatically.`,
 } as const;

@@ -185,7 +185,7 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   const { state, plan, turn, clock } = run;
   state.emit({ type: 'ToolCallStarted', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
   switchyardTelemetry.toolCallStarted({ sessionId: clock.sessionId, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, known: true, startedAt: clock.startedAt ?? Date.now() });
-  const outcome = await executeActivity(run);
+  const outcome = plan.clientTool === true ? await parkForClient(run) : await executeActivity(run);
   hookContext.push(...(outcome.hookContext ?? []));
   const hookStop = plan.hook?.stopTurn;
   const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });
@@ -210,6 +210,20 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   if (outcome.sessionState !== undefined) completion.stateChanges = outcome.sessionState;
   if (authorization.rememberRule !== undefined) completion.rememberRule = authorization.rememberRule;
   return completion;
+}
+
+/** A client tool's call: no activity runs; it waits for the client's `submitToolResult`. */
+function parkForClient(run: CallRun): Promise<CallOutcome> {
+  const { state, plan, turn } = run;
+  const timeoutMs = state.options.clientToolTimeoutMs;
+  return state.clientCalls.park({
+    callId: plan.callId,
+    turnId: turn.turnId,
+    toolName: plan.toolName,
+    input: plan.input,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    onParked: () => state.emit({ type: 'ClientToolRequested', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName }),
+  });
 }
 
 function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number, routing: { taskQueue?: string }): ActivityOptions {

@@ -9,6 +9,7 @@ import type { SessionContext } from '../contracts/pipeline.js';
 import type { SessionOptions } from '../contracts/session.js';
 import type { TurnResult } from '../contracts/tool-result.js';
 import type { BackgroundTaskView } from '../contracts/background-tasks.js';
+import { ClientCallBoard } from './client-calls.js';
 import { BackgroundTaskLedger } from './background-task-ledger.js';
 import { EventLog } from './event-log.js';
 import { PolicyState } from './session-policy.js';
@@ -79,6 +80,8 @@ export class SessionState {
   readonly reportedUntrustedSettings: Set<string>;
   readonly backgroundTasks: BackgroundTaskLedger;
   readonly approvalDecisions: ApprovalDecisionRecord[];
+  /** Client-tool calls waiting for the client (not carried: a session continues as new only between turns). */
+  readonly clientCalls = new ClientCallBoard();
   #toolState: Record<string, unknown>;
 
   constructor(options: SessionOptions, carried?: CarriedSessionState) {
@@ -131,6 +134,7 @@ export class SessionState {
     if (options.readBeforeEdit === true) context.readBeforeEdit = true;
     if (options.hooks !== undefined) context.sessionHooks = options.hooks;
     if (options.trustWorkspaceSettings === true) context.trustWorkspaceSettings = true;
+    if (options.clientTools !== undefined && options.clientTools.length > 0) context.clientTools = options.clientTools;
     return context;
   }
 

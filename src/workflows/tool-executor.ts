@@ -7,10 +7,14 @@ import {
   eventsQuery,
   interruptSignal,
   pendingApprovalsQuery,
+  pendingClientCallsQuery,
   sessionStateQuery,
+  submitToolResultUpdate,
   turnResultsQuery,
 } from '../contracts/messages.js';
+import { submitToolResultRequestSchema } from '../contracts/client-tools.js';
 import type { SessionOptions } from '../contracts/session.js';
+import { formatZodError } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { ActiveTurnView, TurnResult } from '../contracts/tool-result.js';
 import { ApprovalBroker } from './approval-broker.js';
@@ -78,6 +82,14 @@ export function installExecutorHandlers(options: { executor: () => ToolExecutor;
   setHandler(interruptSignal, (signal) => executor().queue.interrupt(signal?.reason));
   setHandler(eventsQuery, (query) => executor().state.events.read(query?.since ?? 0));
   setHandler(pendingApprovalsQuery, () => executor().broker.pendingRequests());
+  setHandler(pendingClientCallsQuery, () => executor().state.clientCalls.pending());
+  setHandler(submitToolResultUpdate, (request) => executor().state.clientCalls.submit(request), {
+    validator: (request) => {
+      const parsed = submitToolResultRequestSchema.safeParse(request);
+      if (!parsed.success) throw new Error(`Invalid submitToolResult request: ${formatZodError(parsed.error)}`);
+      executor().state.clientCalls.validate(parsed.data);
+    },
+  });
   setHandler(backgroundTasksQuery, () => executor().state.backgroundTasks.list());
   setHandler(approvalDecisionsQuery, () => [...executor().state.approvalDecisions]);
   setHandler(turnResultsQuery, (query) => {

@@ -33,6 +33,7 @@ Sessions:
   tasks           a session's background tasks, or stop one
   policy          change a session's rules or mode (set), or see what its shadow rules would change (diff)
   console         the approval console, a web page (dev starts one)
+  mcp             an MCP server whose tools run as calls of a session, with durable approvals
 Stored outputs:
   artifact URI    print a stored full output (switchyard-artifact://...)
   artifacts prune delete the stored outputs of idle sessions (default: older than ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
@@ -202,6 +203,28 @@ backgroundTasks): a task shows "running" until a TaskOutput or TaskStop call saw
                   tasks-stop-<task>-<time>), through the session's permission rules, so it is recorded like any call
                   and waits for a running turn to finish first
   --json          print JSON (the task list, or the TaskStop call's ToolResult)
+${CONNECTION}
+`,
+  mcp: `Usage: switchyard mcp [--session ID] [--cwd DIR] [--permission-mode MODE] [--allow RULE] [--ask RULE]
+                      [--deny RULE] [--settings FILE] [--tools MODULE] [--mcp-config FILE] [--http PORT]
+
+An MCP server for any MCP client (Claude Code, Cursor, ...): its tools are the session's tools, and each tools/call
+runs as a call of one Switchyard session (started on first use) through grouping, permission rules, hooks and
+durable approvals. A call that waits for a human keeps its MCP request open and sends progress notifications naming
+the request to approve (\`switchyard pending\`, the console); a client that disconnects leaves the call pending, and
+sending the same call again re-attaches to it. Calls that arrive together (within --batch-window) form one turn.
+Needs a running worker on the task queue (\`switchyard dev\`, or \`switchyard worker\`).
+  --session ID          the session (default: mcp-<folder>-<hash of --cwd>, one per working directory)
+  --cwd DIR             the session's working directory (default: the current directory)
+  --permission-mode M   default, acceptEdits, plan, bypassPermissions or dontAsk (default: default)
+  --allow/--ask/--deny RULE   permission rules (repeatable), e.g. --allow 'Bash(npm test:*)'
+  --settings FILE       SessionOptions as JSON (hooks, rules, ...); the flags above are added to it
+  --tools MODULE        custom tools to list (repeatable): the same modules the worker loads
+  --mcp-config FILE     upstream MCP servers whose tools to list: the same file the worker uses
+  --http PORT           streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: any free port); every request
+                        needs "Authorization: Bearer TOKEN": SWITCHYARD_MCP_TOKEN, or a new token printed on stderr
+  --token-file FILE     with --http: write the token to FILE (mode 600) instead of printing it
+  --batch-window MS     calls arriving within MS of each other form one turn (default 25)
 ${CONNECTION}
 `,
   'temporal-path': `Usage: switchyard temporal-path [--json]
