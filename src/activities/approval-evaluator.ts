@@ -16,7 +16,8 @@ export async function runApprovalEvaluator(options: { evaluators: readonly Appro
   const { signal } = options;
   // An evaluator that ignores the signal is abandoned, not awaited, once the race is decided.
   const aborted = new Promise<never>((_, reject) => {
-    const stop = (): void => reject(ApplicationFailure.nonRetryable('The approval was decided elsewhere; the evaluator was cancelled.', 'EvaluatorCancelled'));
+    // The SDK's own reason: a cancellation when the call was decided elsewhere, retryable when this worker shuts down.
+    const stop = (): void => reject(signal.reason instanceof Error ? signal.reason : ApplicationFailure.retryable('The evaluator was stopped.', 'EvaluatorStopped'));
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });
   });
