@@ -119,3 +119,54 @@ describe('approval evaluators race the human (real server, real tools)', () => {
 });
 
 export type { EvaluationRequest };
+
+describe('an approval evaluator and a lost worker', () => {
+  it('a worker that stops while its evaluator runs: another worker evaluates again and the call is decided once', async () => {
+    const calls: string[] = [];
+    let firstStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      firstStarted = resolve;
+    });
+    /** On the first worker it hangs until the worker stops; on the second it allows. */
+    const hanging: ApprovalEvaluator = {
+      name: 'once',
+      evaluate: (request, { signal }) => {
+        calls.push(`first:${request.callId}`);
+        firstStarted();
+        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+      },
+    };
+    const allowing: ApprovalEvaluator = {
+      name: 'once',
+      evaluate: async (request) => {
+        calls.push(`second:${request.callId}`);
+        return { decision: 'allow', reason: 'second worker' };
+      },
+    };
+    const harness = await createHarness({ tools: builtinTools() });
+    const cwd = await scratchDir();
+    try {
+      const first = await harness.startWorker({ evaluators: [hanging] });
+      const session = await harness.startSession({ cwd, approvalEvaluator: 'once', heartbeatTimeoutMs: 2_000 });
+      const turn = session.executeTurn({ turnId: 't1', calls: [bash('c1', 'touch once.txt')] });
+      await started;
+      first.worker.shutdown();
+      await first.done;
+      await harness.withWorker(
+        async () => {
+          const result = await turn;
+          expect(result.results[0]).toMatchObject({ status: 'success' });
+          expect(calls).toEqual(['first:c1', 'second:c1']);
+          const decisions = await session.workflow.query<Array<{ by?: string; decision?: string }>>('approvalDecisions');
+          expect(decisions).toMatchObject([{ by: 'evaluator:once', decision: 'allow' }]);
+          expect(decisions).toHaveLength(1);
+          expect(eventsOfType(await allEvents(session), 'PermissionResolved')).toHaveLength(1);
+          expect(await exists(path.join(cwd, 'once.txt'))).toBe(true);
+        },
+        { evaluators: [allowing] },
+      );
+    } finally {
+      await harness.close();
+    }
+  });
+});
