@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Stats } from './stats.js';
 
@@ -134,6 +134,26 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly (string |
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
+/** The last `npm run bench:profile` summary (bench/results/profile.md), if one was written. */
+async function profileSection(): Promise<string[]> {
+  let profile: string;
+  try {
+    profile = await readFile(new URL('./results/profile.md', import.meta.url), 'utf8');
+  } catch {
+    return [];
+  }
+  return [
+    '## Where the CPU goes',
+    '',
+    'A CPU profile of one worker (as shipped) under 8 sessions of 4-Read turns (`npm run bench:profile`: bench/profile.ts under `node --cpu-prof`, folded by bench/profile-summary.ts): self time by place, per thread. The workflow thread runs every session\'s workflow code; the main thread runs activities, the client and the SDK\'s bridge to its Rust core.',
+    '',
+    'Reading it: the workflow thread is the busy one (one thread by default with a reused V8 context: `SwitchyardWorkerOptions.tuning.workflowThreadPoolSize`). Its largest single cost is not Switchyard\'s code but the Temporal SDK\'s stack-trace capture for every promise a workflow creates (for the `__stack_trace` query): `init`, `formatCallsiteName`, `get stack`, `getActivator`, `Error.prepareStackTrace`, `cutoffStackTrace`, the source-map lookups and the stack-frame regular expressions. Every `await` in workflow code pays it, so fewer promises per call is the lever there. `(runInContext)` is time inside the workflow sandbox\'s context switch and microtask runs; `bundle:workflow-bundle-…` is Switchyard\'s own workflow code.',
+    '',
+    profile,
+    '',
+  ];
+}
+
 /** Writes one JSON file per scenario, the SVG chart, and BENCHMARKS.md; returns the markdown. */
 export async function writeReport(options: { report: BenchReport; resultsDir: string; markdownPath: string }): Promise<string> {
   const { report, resultsDir } = options;
@@ -194,6 +214,7 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
       report.throughput.map((row) => [row.sessions, row.turns, row.calls, row.errors, row.seconds, row.callsPerSecond, row.p50, row.p95, row.benchCpuPercent, row.serverCpuPercent ?? '–']),
     ),
     '',
+    ...(await profileSection()),
   ].join('\n');
   await writeFile(options.markdownPath, markdown);
   return markdown;

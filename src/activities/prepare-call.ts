@@ -160,6 +160,8 @@ export function rememberRuleFor(tool: Tool, input: unknown, ruleContent: string 
       return host === undefined ? `${tool.name}(${ruleContent})` : `${tool.name}(domain:${host.toLowerCase()})`;
     }
     case 'path':
+      // The file itself, not a pattern: a file named `**` must not remember `Write(<cwd>/**)`.
+      return `${tool.name}(${ruleContent.replace(/[*?[\]{}()!+@\\]/g, '\\$&')})`;
     case 'text':
       return `${tool.name}(${ruleContent})`;
     default: {

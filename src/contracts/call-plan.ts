@@ -88,6 +88,12 @@ export interface PermissionFacts {
    * being allowed without approval.
    */
   readPaths?: string[];
+  /**
+   * For a file tool: the file its path really reaches, symlinks resolved (inside cwd spelled under the session's
+   * cwd), when that differs from the path as written. Deny and ask rules match either; an allow rule or a remembered
+   * approval must match both.
+   */
+  realPath?: string;
 }
 
 /** One simple command of a shell command, as rules see it. */
@@ -111,7 +117,17 @@ export interface CommandPartFacts {
  */
 export type CommandFacts =
   | { parsed: true; parts: CommandPartFacts[]; otherSpellings: string[] }
-  | { parsed: false; reason: string; parts: CommandPartFacts[]; otherSpellings: string[] };
+  | {
+      parsed: false;
+      reason: string;
+      parts: CommandPartFacts[];
+      otherSpellings: string[];
+      /**
+       * A form whose commands or reads no rule can be checked against (`$a -f x`, `rm${IFS}-f`, `echo … | sh`,
+       * `cat $FILE`): when a deny rule for Bash or for reading is in force, the call is denied in every mode.
+       */
+      unanalysed?: string;
+    };
 
 /** What the PreToolUse hooks decided for one call, combined (deny > ask > allow). */
 export interface PreToolUseOutcome {

@@ -87,8 +87,11 @@ export function isPrefixRule(rule: ParsedRule): boolean {
   return rule.content?.endsWith(':*') === true;
 }
 
-/** Whether one rule matches a call. */
-export function ruleMatches(rule: ParsedRule, subject: RuleSubject): boolean {
+/**
+ * Whether one rule matches a call. With `beneath` (deny and ask rules), a path rule without wildcards also names
+ * everything inside that directory: `Read(secret)` covers `secret/k.txt`, but never `secret2/…`.
+ */
+export function ruleMatches(rule: ParsedRule, subject: RuleSubject, options: { beneath?: boolean } = {}): boolean {
   if (!ruleCoversTool(rule.toolName, subject.toolName)) return false;
   if (rule.content === undefined) return true;
   const content = subject.content;
@@ -104,9 +107,11 @@ export function ruleMatches(rule: ParsedRule, subject: RuleSubject): boolean {
     }
     case 'path': {
       const pattern = rule.content.startsWith('//') ? rule.content.slice(1) : rule.content;
-      if (pattern.startsWith('/')) return ruleGlobMatches(pattern, content);
+      const beneath = (literal: string, path: string): boolean => options.beneath === true && !isGlobPattern(literal) && path.startsWith(`${literal.replace(/\/+$/, '')}/`);
+      if (pattern.startsWith('/')) return ruleGlobMatches(pattern, content) || beneath(pattern, content);
       const relative = relativeTo(subject.cwd, content);
-      return relative !== undefined && ruleGlobMatches(pattern.replace(/^\.\//, ''), relative);
+      const relativePattern = pattern.replace(/^\.\//, '');
+      return relative !== undefined && (ruleGlobMatches(relativePattern, relative) || beneath(relativePattern, relative));
     }
     case 'url': {
       if (rule.content.startsWith('domain:')) {
@@ -123,9 +128,9 @@ export function ruleMatches(rule: ParsedRule, subject: RuleSubject): boolean {
   }
 }
 
-/** The first rule of a list that matches, if any. */
-export function findMatchingRule(rules: readonly ParsedRule[], subject: RuleSubject): ParsedRule | undefined {
-  return rules.find((rule) => ruleMatches(rule, subject));
+/** The first rule of a list that matches, if any (`beneath`: see `ruleMatches`). */
+export function findMatchingRule(rules: readonly ParsedRule[], subject: RuleSubject, options: { beneath?: boolean } = {}): ParsedRule | undefined {
+  return rules.find((rule) => ruleMatches(rule, subject, options));
 }
 
 /** Whether one path segment matches one glob segment: `*`, `?`, `[...]` (any one character), no leading `.` for a wildcard. */
@@ -199,8 +204,9 @@ function absolutePattern(content: string, cwd: string): string {
 export function readRuleMayMatch(rule: ParsedRule, readPath: string, cwd: string): boolean {
   if (rule.toolName !== 'Read') return false;
   if (rule.content === undefined) return true;
-  if (!readPath.startsWith('/')) return false;
-  if (!GLOB_CHAR.test(readPath)) return ruleMatches(rule, { toolName: 'Read', content: readPath, contentKind: 'path', cwd });
+  // A read that could not be located (an expansion, a directory too large to list) may be any file: fail closed.
+  if (!readPath.startsWith('/')) return true;
+  if (!GLOB_CHAR.test(readPath)) return ruleMatches(rule, { toolName: 'Read', content: readPath, contentKind: 'path', cwd }, { beneath: true });
   const denied = absolutePattern(rule.content, cwd);
   if (!isGlobPattern(denied)) return bashGlobMatches(readPath, denied);
   const readLiteral = readPath.slice(0, readPath.search(GLOB_CHAR));

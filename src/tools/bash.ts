@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { readdir, realpath, rm } from 'node:fs/promises';
+import { opendir, realpath, rm } from 'node:fs/promises';
+import type { Dir } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -9,7 +10,7 @@ import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/default
 import { bashGlobMatches } from '../contracts/permission-rules.js';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { startBackgroundCommand } from './background-tasks.js';
-import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './bash-classifier.js';
+import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './shell/index.js';
 import { defineTool } from './define-tool.js';
 import { childEnvironment } from './environment-policy.js';
 import type { ToolOutputObject } from './define-tool.js';
@@ -94,8 +95,28 @@ async function realpathOfDeepest(absolute: string): Promise<string> {
   }
 }
 
-/** Largest number of directory entries a glob in a read path is matched against. */
+/** Largest number of directory entries a glob in a read path is matched against; a larger directory fails closed. */
 const GLOB_ENTRIES_CHECKED = 1_000;
+
+/** The names in a directory, or undefined when it holds more than `GLOB_ENTRIES_CHECKED` (or cannot be listed). */
+async function listForGlob(directory: string): Promise<string[] | undefined> {
+  const names: string[] = [];
+  let handle: Dir;
+  try {
+    handle = await opendir(directory);
+  } catch {
+    return [];
+  }
+  try {
+    for await (const entry of handle) {
+      if (names.length >= GLOB_ENTRIES_CHECKED) return undefined;
+      names.push(entry.name);
+    }
+  } catch {
+    return undefined;
+  }
+  return names;
+}
 
 /**
  * The classifier's read paths as the file system has them: each path's symlinks resolved (a link inside cwd to a
@@ -116,9 +137,15 @@ async function locateReadPaths(readPaths: readonly string[], cwd: string): Promi
     const directory = readPath.slice(0, readPath.lastIndexOf('/', firstGlob)) || '/';
     located.add(asSeenByRules(await realpathOfDeepest(directory)));
     if (readPath.includes('/', firstGlob)) continue;
-    const entries = (await readdir(directory).catch(() => [])).slice(0, GLOB_ENTRIES_CHECKED);
+    const entries = await listForGlob(directory);
+    if (entries === undefined) {
+      // Not every match can be checked: the read cannot be located, so it is never allowed silently.
+      located.add(`a glob over a directory of more than ${GLOB_ENTRIES_CHECKED} entries: ${readPath}`);
+      continue;
+    }
     for (const entry of entries) {
-      const candidate = path.join(directory, entry);
+      // Joined as text: `path.join` would fold a `..` after a symlinked directory, which the kernel does not.
+      const candidate = `${directory === '/' ? '' : directory}/${entry}`;
       if (bashGlobMatches(readPath, candidate)) located.add(asSeenByRules(await realpathOfDeepest(candidate)));
     }
   }

@@ -21,7 +21,7 @@ import type { ValidationOutcome } from './define-tool.js';
 import { createFileDiff } from './file-diff.js';
 import { openConfinedFile, protectedWriteFacts } from './file-write-guard.js';
 import type { ConfinedFile } from './file-write-guard.js';
-import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
+import { checkToolPath, filePathToolFields, realPathAsSeenByRules, resolveToolPath } from './paths.js';
 import { MAX_DIFF_SOURCE_BYTES, approvalPreview, readExistingFile, readOpenFile } from './write.js';
 import type { ExistingFile } from './write.js';
 import { fileReadRecord, requireReadBeforeEdit } from './read-before-edit.js';
@@ -140,19 +140,21 @@ export const editTool = defineTool({
     const plan = planEdit(editable.text ?? '', input);
     return plan.ok ? { ok: true } : plan;
   },
-  async prepareApproval(input) {
+  async prepareApproval(input, context) {
+    const real = await realPathAsSeenByRules(context.cwd, input.file_path);
+    const through = real === input.file_path ? '' : `Edits ${real} (${input.file_path} is a symlink to it).\n`;
     const editable = editableText(input.file_path, await readExistingFile(input.file_path), input.old_string);
     if (!editable.ok) throw new ToolUseError(editable.message, editable.errorCode);
     const before = editable.text ?? '';
     const plan = planEdit(before, input);
     if (!plan.ok) throw new ToolUseError(plan.message, plan.errorCode);
-    return { preview: approvalPreview(createFileDiff({ filePath: input.file_path, before, after: plan.after })) };
+    return { preview: `${through}${approvalPreview(createFileDiff({ filePath: input.file_path, before, after: plan.after }))}` };
   },
   permissionFacts: (input, context) => protectedWriteFacts({ cwd: context.cwd, absolutePath: input.file_path }),
   async execute(input, context) {
     const filePath = input.file_path;
     await requireReadBeforeEdit(context, filePath);
-    const file = await openConfinedFile({ cwd: context.cwd, filePath });
+    const file = await openConfinedFile({ cwd: context.cwd, filePath, toolName: 'Edit', denyRules: context.denyRules });
     const { created, before, plan } = await applyEdit({ file, filePath, input, signal: context.signal }).finally(() => file.close());
     const display = createFileDiff({ filePath, before, after: plan.after });
     // Claude Code's Edit output for PostToolUse hooks (`tool_response.filePath`…).

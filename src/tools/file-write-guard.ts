@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { ToolUseError } from './define-tool.js';
-import { isInside, realPathOfDeepestExisting } from './paths.js';
+import { deniedRealPath, isInside, realPathFacts, realPathOfDeepestExisting } from './paths.js';
 import { protectedPathMatch } from './protected-paths.js';
 
 /** A `strongAsk` when a write to `absolutePath` — as written or through its symlinks — lands on a protected path. */
@@ -30,9 +30,9 @@ export async function protectedWriteFacts(options: { cwd: string; absolutePath: 
     realPathOfDeepestExisting(path.resolve(home)),
   ]);
   const reason =
-    protectedPathMatch({ absolutePath: options.absolutePath, cwd: options.cwd, home }) ??
-    protectedPathMatch({ absolutePath: realPath, cwd: realCwd, home: realHome });
-  return reason === undefined ? {} : { strongAsk: { reason } };
+    protectedPathMatch({ absolutePath: realPath, cwd: realCwd, home: realHome }) ??
+    protectedPathMatch({ absolutePath: options.absolutePath, cwd: options.cwd, home });
+  return { ...(reason === undefined ? {} : { strongAsk: { reason } }), ...(await realPathFacts(options.cwd, options.absolutePath)) };
 }
 
 /** The file a Write or Edit call changes, opened after its path was checked again. */
@@ -80,8 +80,10 @@ async function writeAll(handle: FileHandle, content: string): Promise<void> {
  * Opens the file at `filePath` (absolute, as approved) for a Write or Edit, checking its path again first; see the
  * module comment. Throws a `ToolUseError`: `path_changed` after a swap, `is_directory`, `not_a_file`.
  */
-export async function openConfinedFile(options: { cwd: string; filePath: string }): Promise<ConfinedFile> {
+export async function openConfinedFile(options: { cwd: string; filePath: string; toolName?: string; denyRules?: readonly string[] }): Promise<ConfinedFile> {
   const { filePath } = options;
+  const denied = await deniedRealPath({ cwd: options.cwd, toolName: options.toolName ?? 'Write', absolutePath: filePath, denyRules: options.denyRules ?? [] });
+  if (denied !== undefined) throw pathChanged(filePath, `it now leads to ${denied.realPath}, which the rule ${denied.rule} denies`);
   const cwd = path.resolve(options.cwd);
   const realCwd = await realpath(cwd).catch(() => cwd);
   const realPath = await realPathOfDeepestExisting(filePath);

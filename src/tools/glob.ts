@@ -34,7 +34,7 @@ import { GlobSyntaxError, compileGlob, splitGlobBase } from '../contracts/glob-m
 import { parseRule } from '../contracts/permission-rules.js';
 import { defineTool } from './define-tool.js';
 import type { ValidationOutcome } from './define-tool.js';
-import { checkToolPath, resolveToolPath } from './paths.js';
+import { checkToolPath, realPathFacts, resolveToolPath } from './paths.js';
 import { createReadDenyFilter } from './read-deny.js';
 import type { ReadDenyFilter } from './read-deny.js';
 
@@ -216,6 +216,7 @@ export const globTool = defineTool({
     const target = globTarget(context.cwd, input);
     return { ...input, pattern: target.pattern, path: target.root };
   },
+  permissionFacts: (input, context) => realPathFacts(context.cwd, resolveToolPath(context.cwd, input.path ?? '.')),
   async validateInput(input, context): Promise<ValidationOutcome> {
     try {
       compileGlob(input.pattern);

@@ -37,7 +37,7 @@ import type { WalkedFile } from './glob.js';
 import { compileGrepPattern } from './grep-pattern.js';
 import type { LinePattern } from './grep-pattern.js';
 import { resolveLimit } from './limits.js';
-import { resolveToolPath } from './paths.js';
+import { realPathFacts, resolveToolPath } from './paths.js';
 import { createReadDenyFilter } from './read-deny.js';
 import type { ReadDenyFilter } from './read-deny.js';
 import { NotARegularFileError, detachString, openRegularFile, scanTextLines } from './text-lines.js';
@@ -177,6 +177,7 @@ export const grepTool = defineTool({
   ruleKind: 'path',
   summarize: (input) => (input.path === undefined ? input.pattern : `${input.pattern} in ${input.path}`),
   resolveInput: (input, context) => ({ ...input, path: resolveToolPath(context.cwd, input.path ?? '.') }),
+  permissionFacts: (input, context) => realPathFacts(context.cwd, resolveToolPath(context.cwd, input.path ?? '.')),
   async validateInput(input, context): Promise<ValidationOutcome> {
     const compiled = compileCallPattern(input);
     if (compiled.type === 'invalid') return { ok: false, message: compiled.message, errorCode: 'invalid_pattern' };

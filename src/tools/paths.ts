@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import type { PermissionFacts } from '../contracts/call-plan.js';
 import { parseRule, ruleMatches } from '../contracts/permission-rules.js';
 
 /** Absolute path of a tool's path argument: absolute as given, or relative to the session's cwd. */
@@ -76,3 +77,39 @@ export const filePathToolFields = {
   summarize: (input: { file_path: string }): string => input.file_path,
   resolveInput: <Input extends { file_path: string }>(input: Input, context: { cwd: string }): Input => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
 };
+
+/**
+ * The file a path really reaches, as rules see it: symlinks resolved, and a real path inside the real cwd spelled
+ * under the session's cwd (rules are written against it).
+ */
+export async function realPathAsSeenByRules(cwd: string, absolutePath: string): Promise<string> {
+  const root = path.resolve(cwd);
+  const realRoot = await realpath(root).catch(() => root);
+  const real = await realPathOfDeepestExisting(absolutePath);
+  if (real === realRoot) return root;
+  return real.startsWith(`${realRoot}/`) ? path.join(root, real.slice(realRoot.length)) : real;
+}
+
+/** `{ realPath }` when a file tool's path leads elsewhere through a symlink (see `PermissionFacts.realPath`). */
+export async function realPathFacts(cwd: string, absolutePath: string): Promise<PermissionFacts> {
+  const realPath = await realPathAsSeenByRules(cwd, absolutePath);
+  return realPath === absolutePath ? {} : { realPath };
+}
+
+/**
+ * At execution: the rule among `denyRules` (of `toolName`, or covering it) that the path's real target matches now,
+ * if any. A directory swapped for a link to a denied place after approval is refused here.
+ */
+export async function deniedRealPath(options: { cwd: string; toolName: string; absolutePath: string; denyRules: readonly string[] }): Promise<{ rule: string; realPath: string } | undefined> {
+  if (options.denyRules.length === 0) return undefined;
+  const realPath = await realPathAsSeenByRules(options.cwd, options.absolutePath);
+  for (const text of options.denyRules) {
+    try {
+      const rule = parseRule(text);
+      if (ruleMatches(rule, { toolName: options.toolName, content: realPath, contentKind: 'path', cwd: options.cwd }, { beneath: true })) return { rule: text, realPath };
+    } catch {
+      // The session's rules were checked when it started; an unparsable one names nothing.
+    }
+  }
+  return undefined;
+}

@@ -30,7 +30,10 @@ const PROTECTED_DIRECTORIES: ReadonlyMap<string, string> = new Map([
   ['.claude', 'Claude Code settings, hooks and commands: they run programs'],
   ['.vscode', 'editor tasks and settings, which run programs when the folder is opened'],
   ['.ssh', 'SSH keys and authorized_keys decide who can log in'],
+  ['.hg', 'Mercurial runs the hooks and extensions its .hg/hgrc names'],
 ]);
+
+const PACKAGE_MANAGER_REASON = 'package manager configuration: it names programs and scripts that every install or run executes';
 
 /** File names protected at any depth. */
 const PROTECTED_FILES: ReadonlyMap<string, string> = new Map([
@@ -38,9 +41,29 @@ const PROTECTED_FILES: ReadonlyMap<string, string> = new Map([
   ['.gitconfig', GIT_REASON],
   ['.npmrc', 'npm configuration (node-options, script-shell) applies to every npm command'],
   ['.envrc', 'direnv runs it on entering the directory'],
+  ...['.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', '.pnpmfile.mjs', '.pnpmfile.js', 'bunfig.toml', 'pip.conf', 'pip.ini', '.pypirc'].map(
+    (name): [string, string] => [name, PACKAGE_MANAGER_REASON],
+  ),
+  ['.bazelrc', 'Bazel options, which can name programs every build runs'],
+  ['conftest.py', 'pytest imports it (and runs its code) before any test'],
+  ['config', 'a git repository\'s configuration when its folder is a bare repository, which git discovers anywhere'],
   ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout', '.kshrc', '.cshrc', '.tcshrc', '.login', '.logout'].map(
     (name): [string, string] => [name, SHELL_REASON],
   ),
+]);
+
+/** Git hook names: in a folder `hooks` (a bare repository's layout), git runs them. */
+const GIT_HOOKS = new Set([
+  'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit',
+  'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'pre-receive', 'update', 'proc-receive', 'post-receive', 'post-update',
+  'reference-transaction', 'push-to-checkout', 'pre-auto-gc', 'post-rewrite', 'sendemail-validate', 'fsmonitor-watchman', 'p4-changelist',
+  'p4-prepare-changelist', 'p4-post-changelist', 'p4-pre-submit', 'post-index-change',
+]);
+
+/** Paths (as trailing segments, at any depth) whose content is protected. */
+const PROTECTED_TAILS: ReadonlyMap<string, string> = new Map([
+  ['.cargo/config', 'Cargo configuration: it names programs (runners, linkers) that cargo commands execute'],
+  ['.cargo/config.toml', 'Cargo configuration: it names programs (runners, linkers) that cargo commands execute'],
 ]);
 
 /** Paths below the home directory whose content is protected (segments, normalised). */
@@ -77,6 +100,10 @@ export function protectedPathMatch(options: { absolutePath: string; cwd: string;
   }
   const fileReason = PROTECTED_FILES.get(segments.at(-1) ?? '');
   if (fileReason !== undefined) return describe(fileReason);
+  const tail = segments.slice(-2).join('/');
+  const tailReason = PROTECTED_TAILS.get(tail);
+  if (tailReason !== undefined) return describe(tailReason);
+  if (segments.at(-2) === 'hooks' && GIT_HOOKS.has(segments.at(-1) ?? '')) return describe(`${GIT_REASON}; a folder with a hooks/ folder may be a bare repository`);
   if (belowHome !== undefined) {
     const relative = belowHome.map(normalizeSegment).join('/');
     for (const [prefix, reason] of PROTECTED_HOME_PREFIXES) {

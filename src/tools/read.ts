@@ -23,7 +23,7 @@ import { ToolUseError, defineTool } from './define-tool.js';
 import type { ToolOutputObject } from './define-tool.js';
 import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from './image-media-type.js';
 import { resolveLimit } from './limits.js';
-import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
+import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from './paths.js';
 import { NotARegularFileError, openRegularFile, scanTextLines } from './text-lines.js';
 import { fileReadRecord } from './read-before-edit.js';
 
@@ -135,7 +135,11 @@ export const readTool = defineTool({
     if (oversize !== undefined) return { ok: false, message: oversize, errorCode: 'file_too_large' };
     return { ok: true };
   },
+  permissionFacts: (input, context) => realPathFacts(context.cwd, input.file_path),
   async execute(input, context) {
+    // Checked again now: a directory swapped for a link to a denied place after the decision is refused.
+    const denied = await deniedRealPath({ cwd: context.cwd, toolName: 'Read', absolutePath: input.file_path, denyRules: context.denyRules });
+    if (denied !== undefined) throw new ToolUseError(`Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`, 'denied_by_rule');
     const handle = await openRegularFile(input.file_path).catch((error: unknown) => {
       throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
     });

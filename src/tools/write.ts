@@ -27,7 +27,7 @@ import { createFileDiff, formatFileDiff } from './file-diff.js';
 import type { FileDiffDisplay } from './file-diff.js';
 import { openConfinedFile, protectedWriteFacts } from './file-write-guard.js';
 import type { ConfinedFile } from './file-write-guard.js';
-import { checkToolPath, filePathToolFields, resolveToolPath } from './paths.js';
+import { checkToolPath, filePathToolFields, realPathAsSeenByRules, resolveToolPath } from './paths.js';
 import { fileReadRecord, requireReadBeforeEdit } from './read-before-edit.js';
 
 /** Largest existing file read for a diff (Write) or edited at all (Edit). */
@@ -127,18 +127,20 @@ export const writeTool = defineTool({
     if (info !== undefined && !info.isFile()) return { ok: false, message: `${filePath} is not a regular file`, errorCode: 'not_a_file' };
     return { ok: true };
   },
-  async prepareApproval(input) {
+  async prepareApproval(input, context) {
     const existing = await readExistingFile(input.file_path);
+    const real = await realPathAsSeenByRules(context.cwd, input.file_path);
+    const through = real === input.file_path ? '' : `Writes ${real} (${input.file_path} is a symlink to it).\n`;
     const note = describeUndiffable(input.file_path, existing);
-    if (note !== undefined) return { preview: `${note}; it would be replaced by ${Buffer.byteLength(input.content)} bytes of text.` };
+    if (note !== undefined) return { preview: `${through}${note}; it would be replaced by ${Buffer.byteLength(input.content)} bytes of text.` };
     const before = existing.kind === 'text' ? existing.text : '';
-    return { preview: approvalPreview(createFileDiff({ filePath: input.file_path, before, after: input.content })) };
+    return { preview: `${through}${approvalPreview(createFileDiff({ filePath: input.file_path, before, after: input.content }))}` };
   },
   permissionFacts: (input, context) => protectedWriteFacts({ cwd: context.cwd, absolutePath: input.file_path }),
   async execute(input, context) {
     const filePath = input.file_path;
     await requireReadBeforeEdit(context, filePath);
-    const file = await openConfinedFile({ cwd: context.cwd, filePath });
+    const file = await openConfinedFile({ cwd: context.cwd, filePath, toolName: 'Write', denyRules: context.denyRules });
     const existing = await replaceContent({ file, content: input.content, signal: context.signal }).finally(() => file.close());
     const note = describeUndiffable(filePath, existing);
     const display: ToolDisplay =

@@ -127,7 +127,26 @@ export interface SwitchyardWorkerOptions {
    * activities, on the queue named after the workspace it owns (sessions point at it with `toolTaskQueue`).
    */
   role?: WorkerRole;
+  /**
+   * Temporal worker tuning, passed to `Worker.create` as given: `workflowThreadPoolSize`, `maxCachedWorkflows`,
+   * `maxConcurrentWorkflowTaskExecutions`, `maxConcurrentActivityTaskExecutions`, `maxConcurrentLocalActivityExecutions`,
+   * `stickyQueueScheduleToStartTimeout`, poller counts. Default: the SDK's defaults (README "Worker tuning").
+   */
+  tuning?: WorkerTuning;
 }
+
+/** The `Worker.create` options a Switchyard worker lets its caller tune. */
+export type WorkerTuning = Pick<
+  WorkerOptions,
+  | 'workflowThreadPoolSize'
+  | 'maxCachedWorkflows'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxConcurrentActivityTaskExecutions'
+  | 'maxConcurrentLocalActivityExecutions'
+  | 'stickyQueueScheduleToStartTimeout'
+  | 'workflowTaskPollerBehavior'
+  | 'activityTaskPollerBehavior'
+>;
 
 export const workerRoles = ['all', 'workflows', 'tools'] as const;
 export type WorkerRole = (typeof workerRoles)[number];
@@ -289,6 +308,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
         : options.workflowsPath !== undefined
           ? { workflowsPath: options.workflowsPath }
           : defaultWorkflowBundle()),
+    ...options.tuning,
   });
 }
 

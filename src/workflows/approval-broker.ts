@@ -184,7 +184,9 @@ export class ApprovalBroker {
     const startedAt = Date.now();
     const waitMs = (): number => Date.now() - startedAt;
     const hookScope = new CancellationScope();
-    if (plan.hasPermissionRequestHooks) {
+    // A strong ask (a protected path, a loopback address) is for a human only: PermissionRequest hooks do not race it.
+    const hooksMayAnswer = plan.hasPermissionRequestHooks && plan.permission?.strongAsk === undefined;
+    if (hooksMayAnswer) {
       const session = this.#state.context();
       const runPermissionRequestHooks = permissionRequestHooks(this.#state.options.heartbeatTimeoutMs ?? DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS, toolQueue(this.#state.options));
       hookScope
@@ -208,7 +210,8 @@ export class ApprovalBroker {
           () => undefined,
         );
     }
-    const evaluatorName = this.#state.options.approvalEvaluator;
+    // Like a PermissionRequest hook, an evaluator never answers a strong ask (a protected path): that is for humans.
+    const evaluatorName = plan.permission?.strongAsk === undefined ? this.#state.options.approvalEvaluator : undefined;
     const evaluatorScope = new CancellationScope();
     if (evaluatorName !== undefined) {
       evaluatorScope
@@ -243,7 +246,7 @@ export class ApprovalBroker {
       if (isCancellation(error)) return { kind: 'cancelled', waitMs: waitMs() };
       throw error;
     } finally {
-      if (plan.hasPermissionRequestHooks) hookScope.cancel();
+      if (hooksMayAnswer) hookScope.cancel();
       if (evaluatorName !== undefined) evaluatorScope.cancel();
       this.#pending.delete(requestId);
       this.#ended.set(requestId, { how, request });

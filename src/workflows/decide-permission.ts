@@ -112,9 +112,24 @@ function spellingsOf(commands: CommandFacts): string[] {
   return [...commands.parts.map((part) => part.content), ...commands.otherSpellings];
 }
 
+/** A rule matching the real path a file tool's path leads to (`PermissionFacts.realPath`), if any. */
+function realPathRule(rules: readonly ParsedRule[], input: PermissionInput, options: { beneath?: boolean } = {}): ParsedRule | undefined {
+  const realPath = input.facts?.realPath;
+  if (realPath === undefined || realPath === input.subject.content) return undefined;
+  return findMatchingRule(rules, { ...input.subject, content: realPath }, options);
+}
+
+/** An allow rule (or remembered approval) for a file tool: it must match the path as written and the real path. */
+function findAllowRule(rules: readonly ParsedRule[], input: PermissionInput): ParsedRule | undefined {
+  const rule = findMatchingRule(rules, input.subject);
+  const realPath = input.facts?.realPath;
+  if (rule === undefined || realPath === undefined || realPath === input.subject.content) return rule;
+  return findMatchingRule(rules, { ...input.subject, content: realPath }) === undefined ? undefined : rule;
+}
+
 /** The first rule matching the call itself or, for a shell command, any of its spellings. */
-function findRuleForAnySpelling(rules: readonly ParsedRule[], input: Pick<PermissionInput, 'subject' | 'facts'>): { rule: ParsedRule; spelling?: string } | undefined {
-  const whole = findMatchingRule(rules, input.subject);
+function findRuleForAnySpelling(rules: readonly ParsedRule[], input: Pick<PermissionInput, 'subject' | 'facts'>, options: { beneath?: boolean } = {}): { rule: ParsedRule; spelling?: string } | undefined {
+  const whole = findMatchingRule(rules, input.subject, options);
   if (whole !== undefined) return { rule: whole };
   const commands = input.facts?.commands;
   if (commands === undefined) return undefined;
@@ -127,13 +142,25 @@ function findRuleForAnySpelling(rules: readonly ParsedRule[], input: Pick<Permis
 
 function denyReason(input: PermissionInput, reads: ReadPathFindings): string | undefined {
   const { toolName } = input.subject;
-  const match = findRuleForAnySpelling(input.rules.deny, input);
+  const match = findRuleForAnySpelling(input.rules.deny, input, { beneath: true });
   if (match !== undefined) {
     const part = match.spelling === undefined ? '' : ` (it matches \`${match.spelling}\`)`;
     return `Permission to use ${toolName} was denied by the rule ${match.rule.source}${part}.`;
   }
+  const realMatch = realPathRule(input.rules.deny, input, { beneath: true });
+  if (realMatch !== undefined) return `Permission to use ${toolName} was denied by the rule ${realMatch.source}: ${input.subject.content ?? ''} leads to ${input.facts?.realPath ?? ''}.`;
+  const unanalysed = input.facts?.commands?.parsed === false ? input.facts.commands.unanalysed : undefined;
+  if (unanalysed !== undefined) {
+    const rule = input.rules.deny.find((candidate) => candidate.toolName === 'Read' || (ruleCoversTool(candidate.toolName, toolName) && candidate.content !== undefined));
+    if (rule !== undefined) {
+      return `Permission to use ${toolName} was denied: the rule ${rule.source} is in force, and the command has ${unanalysed}, which no rule can be checked against. Write the command out plainly.`;
+    }
+  }
   if (reads.denied !== undefined) {
     const { rule, readPath } = reads.denied;
+    if (!readPath.startsWith('/')) {
+      return `Permission to use ${toolName} was denied: it reads ${readPath}, which cannot be located, so the rule ${rule.source} cannot be checked. Name the files to read.`;
+    }
     return /[*?[]/.test(readPath)
       ? `Permission to use ${toolName} was denied: it may read ${readPath}, which includes what the rule ${rule.source} denies. Name the files to read, or use the Read or Grep tools, which skip denied files.`
       : `Permission to use ${toolName} was denied: it reads ${readPath}, which the rule ${rule.source} denies.`;
@@ -185,11 +212,13 @@ function judgeParts(input: PermissionInput, commands: CommandFacts, reads: ReadP
 
 function baseDecision(input: PermissionInput, reads: ReadPathFindings): PermissionDecision {
   const { subject, rules, hook } = input;
-  const ask = findRuleForAnySpelling(rules.ask, input);
+  const ask = findRuleForAnySpelling(rules.ask, input, { beneath: true });
   if (ask !== undefined) {
     const part = ask.spelling === undefined ? '' : ` (it matches \`${ask.spelling}\`)`;
     return { behavior: 'ask', source: 'rule', reason: `The rule ${ask.rule.source} requires approval${part}.` };
   }
+  const realAsk = realPathRule(rules.ask, input, { beneath: true });
+  if (realAsk !== undefined) return { behavior: 'ask', source: 'rule', reason: `The rule ${realAsk.source} requires approval: ${subject.content ?? ''} leads to ${input.facts?.realPath ?? ''}.` };
   if (reads.asked !== undefined) {
     return { behavior: 'ask', source: 'rule', reason: `The rule ${reads.asked.rule.source} requires approval (${subject.toolName} reads ${reads.asked.readPath}).` };
   }
@@ -213,9 +242,9 @@ function baseDecision(input: PermissionInput, reads: ReadPathFindings): Permissi
       defaultReason = `${subject.toolName} needs approval for ${judged.unallowed.map((content) => `\`${content}\``).join(', ')}.${outside}`;
     }
   } else {
-    const allowRule = findMatchingRule(rules.allow, subject);
+    const allowRule = findAllowRule(rules.allow, input);
     if (allowRule !== undefined) return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
-    const remembered = findMatchingRule(input.remembered, subject);
+    const remembered = findAllowRule(input.remembered, input);
     if (remembered !== undefined) return { behavior: 'allow', source: 'remembered', reason: `Allowed by the remembered approval ${remembered.source}.` };
     if (input.readOnly && reads.unconfined === undefined) return { behavior: 'allow', source: 'mode', reason: 'Read-only tools need no approval.' };
     if (input.readOnly) defaultReason = `${subject.toolName} reads ${reads.unconfined ?? ''}, outside the working directory, and needs approval.`;

@@ -83,7 +83,8 @@ describe('Bash through a session (real server, real processes)', () => {
 
   it('stores 50 MB of output as an artifact with bounded memory, and history grows by less than 20 KB', async () => {
     const outcome = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd });
+      // `/dev/zero` is a read outside cwd: a Read rule allows it.
+      const session = await harness.startSession({ cwd, rules: { allow: ['Read(/dev/zero)'] } });
       const warm = await session.executeTurn({ turnId: 'warm', calls: [{ id: 'w', name: 'Bash', input: { command: 'echo warm' } }] });
       const before = await historySize(session);
       const rssBefore = process.memoryUsage().rss;

@@ -132,7 +132,7 @@ describe('README claims (real server; real tools unless a comment says otherwise
       calls: [
         { id: 'small', name: 'Read', input: { file_path: 'small.txt' } },
         // 80,000 bytes of output: over the Bash budget of 30,000, so the whole output goes to an artifact.
-        { id: 'big', name: 'Bash', input: { command: "head -c 80000 /dev/zero | tr '\\0' x" } },
+        { id: 'big', name: 'Bash', input: { command: "printf '%080000d' 0" } },
       ],
     });
     const events = eventsOfType(ofTurn(await allEvents(session), 'sizes'), 'ToolCallResult');

@@ -144,12 +144,12 @@ describe('Bash resource and environment limits (real server, real processes)', (
     for (const call of result.results) expect(call.modelContent).not.toContain('sekrit');
   });
 
-  it('stops `cat /dev/zero` (read-only, so no approval) at the spool cap; the stored output is at most the cap', async () => {
+  it('stops `cat /dev/zero` (allowed by a Read rule: an endless device is not read silently) at the spool cap; the stored output is at most the cap', async () => {
     const cap = 4 * 1024 * 1024;
     env.set({ SWITCHYARD_BASH_MAX_SPOOL_BYTES: String(cap) });
     const started = Date.now();
     const result = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd });
+      const session = await harness.startSession({ cwd, rules: { allow: ['Read(/dev/zero)'] } });
       return session.executeTurn({ turnId: 't', calls: [{ id: 'zero', name: 'Bash', input: { command: 'cat /dev/zero' } }] });
     });
     const call = result.results[0];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCommand, isReadOnlyCommand } from '../../src/tools/bash-classifier.js';
+import { classifyCommand, isReadOnlyCommand } from '../../src/tools/shell/index.js';
 
 /** [command, read-only?] — the classifier must fail closed on every `false` row. */
 const table: Array<[string, boolean]> = [

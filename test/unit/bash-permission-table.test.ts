@@ -196,8 +196,10 @@ const rows: Row[] = [
   { command: 'find . -exec rm {} \\;', deny: denyRm, expected: 'deny' },
   { command: "echo 'unterminated; rm -rf x", deny: denyRm, expected: 'deny' },
   { command: 'rm -rf x; echo \'oops', deny: denyRm, expected: 'deny' },
-  { command: 'x=rm; $x -rf y', deny: denyRm, expected: 'ask' },
-  { command: 'rm${IFS}-rf x', deny: denyRm, expected: 'ask' },
+  // A command name no rule can see (an expansion) fails closed while a deny rule is in force.
+  { command: 'x=rm; $x -rf y', deny: denyRm, expected: 'deny' },
+  { command: 'rm${IFS}-rf x', deny: denyRm, expected: 'deny' },
+  { command: 'x=rm; $x -rf y', expected: 'ask' },
   { command: 'rm -rf x', deny: denyRm, allow: ['Bash'], expected: 'deny' },
   { command: 'true && rm -rf x', deny: denyRm, remembered: ['Bash(true:*)'], expected: 'deny' },
   { command: 'rm -rf x', deny: denyRm, mode: 'bypassPermissions', expected: 'deny' },
@@ -289,7 +291,9 @@ const rows: Row[] = [
   { command: 'cat .e*', deny: denyEnv, expected: 'deny' },
   { command: 'grep -r KEY .', deny: denyEnv, expected: 'deny' },
   { command: 'rg KEY', deny: denyEnv, expected: 'deny' },
-  { command: 'cat *.md', deny: denyEnv, expected: 'allow' },
+  { command: 'cat -- *.md', deny: denyEnv, expected: 'allow' },
+  // Without `--`, a glob may expand into an option (a file named `-R`): not read-only.
+  { command: 'cat *.md', deny: denyEnv, expected: 'ask' },
   { command: 'grep -R KEY src', expected: 'ask' },
   { command: 'grep -r KEY src', deny: ['Read(src/**)'], expected: 'deny' },
   { command: 'grep -r KEY src', deny: denyEnv, expected: 'allow' },
@@ -310,7 +314,8 @@ const rows: Row[] = [
   { command: 'cd /etc && cat passwd', expected: 'ask' },
   { command: 'cat link-out', expected: 'ask' },
   { command: 'cat /etc/hosts', allow: ['Read(/etc/**)'], expected: 'allow' },
-  { command: 'head -c 100 /dev/zero | tr "\\0" x', expected: 'allow' },
+  // `/dev/zero` never ends: a read outside cwd like any other.
+  { command: 'head -c 100 /dev/zero | tr "\\0" x', expected: 'ask' },
   { command: 'cat /proc/self/environ', expected: 'ask' },
   { command: 'cat src/a.ts', expected: 'allow' },
   { command: 'cd sub && ls', expected: 'allow' },
@@ -443,7 +448,9 @@ describe('compositions (fast-check)', () => {
       fc.asyncProperty(tree, async (node) => {
         const command = render(node);
         const { behavior } = await decide({ command, allow: ['Bash'], deny: denyRm, expected: 'deny' });
-        expect(behavior, command).toBe(leaves(node).includes('rm -rf x') ? 'deny' : 'allow');
+        // A shell that runs what is piped into it cannot be checked: it fails closed while a deny rule is in force.
+        const pipedIntoShell = /(^|[^|])\| sh( |\)|`|$)/.test(command);
+        expect(behavior, command).toBe(leaves(node).includes('rm -rf x') || pipedIntoShell ? 'deny' : 'allow');
       }),
       { numRuns: 300 },
     );

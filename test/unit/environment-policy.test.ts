@@ -21,8 +21,27 @@ describe('environment policy for Bash and command hooks', () => {
     expect(isVariableAllowed({ name, policy: none })).toBe(allowed);
   });
 
-  it('anchors on codex (KEY, SECRET, TOKEN) and adds PASSWORD and CREDENTIAL', () => {
-    expect(SECRET_NAME_PATTERNS).toEqual(['*KEY*', '*SECRET*', '*TOKEN*', '*PASSWORD*', '*CREDENTIAL*']);
+  it('anchors on codex (KEY, SECRET, TOKEN) and adds passwords, CREDENTIAL and personal access tokens', () => {
+    expect(SECRET_NAME_PATTERNS).toEqual(['*KEY*', '*SECRET*', '*TOKEN*', '*PASSWORD*', '*PASSWD*', '*_PWD', '*CREDENTIAL*', '*_PAT', 'PAT']);
+  });
+
+  it.each([
+    ['GITHUB_PAT', 'ghp_abc', false],
+    ['GITLAB_PAT', 'glpat-abc', false],
+    ['DB_PASSWD', 'x', false],
+    ['MYSQL_PWD', 'x', false],
+    ['DATABASE_URL', 'postgres://app:s3cret@db.internal:5432/app', false],
+    ['SENTRY_DSN', 'https://public:private@o1.ingest.sentry.io/1', false],
+    ['HTTPS_PROXY', 'http://user:pass@proxy:3128', false],
+    ['REPO', 'https://x-access:ghp_abc@github.com/o/r.git', false],
+    ['DATABASE_URL', 'postgres://db.internal:5432/app', true],
+    ['SERVICE_URL', 'https://user@example.com/path', true],
+    ['PWD', '/work', true],
+    ['OLDPWD', '/work', true],
+    ['PATTERN', 'x', true],
+  ] as const)('drops %s=%s unless it is plainly not a secret (→ %s)', (name, value, allowed) => {
+    expect(isVariableAllowed({ name, value, policy: none })).toBe(allowed);
+    expect(Object.keys(childEnvironment({ env: { [name]: value }, policy: none }))).toEqual(allowed ? [name] : []);
   });
 
   it('passes included names, drops excluded ones, and lets an exclude beat an include', () => {

@@ -430,6 +430,36 @@ describe('Grep and Glob skip what a Read deny rule names', () => {
     );
   });
 
+  it('a Read(dir) deny rule hides the files inside it from Glob and Grep; Read(secrets) does not hide secrets2', async () => {
+    const root = await tempDir();
+    await tree(root, { 'secrets/prod.key': 'API_KEY=prod-secret\n', 'secrets2/open.txt': 'API_KEY=open\n', 'src/app.ts': 'API_KEY\n' });
+    const runIn = async (name: string, input: Record<string, unknown>): Promise<string> => {
+      const tool = registry.lookup(name);
+      if (tool === undefined) throw new Error(`no tool ${name}`);
+      const output = await tool.execute(ready(await prepare(root, name, input)).input, toolContext({ cwd: root, denyRules: ['Read(secrets)'] }));
+      if (typeof output !== 'string') throw new Error('expected a string output');
+      return output;
+    };
+    expect(lines(await runIn('Glob', { pattern: '**/*' })).sort()).toEqual(['secrets2/open.txt', 'src/app.ts'].map((file) => path.join(root, file)));
+    expect(lines(await runIn('Grep', { pattern: 'API_KEY' })).sort()).toEqual(['secrets2/open.txt', 'src/app.ts'].map((file) => path.join(root, file)));
+  });
+
+  it('a deny rule holds when Grep is given the real path of a symlinked cwd', async () => {
+    const link = `${cwd}-link`;
+    await symlink(cwd, link);
+    const tool = registry.lookup('Grep');
+    if (tool === undefined) throw new Error('no Grep');
+    const plan = ready(await prepare(link, 'Grep', { pattern: 'API_KEY', path: cwd, output_mode: 'content' }));
+    const output = await tool.execute(plan.input, toolContext({ cwd: link, denyRules: ['Read(.env)', 'Read(secrets/**)', 'Read(**/.env)'] }));
+    expect(output).not.toContain('secret');
+    await expect(
+      (async () => {
+        const single = ready(await prepare(link, 'Grep', { pattern: 'API_KEY', path: path.join(cwd, '.env'), output_mode: 'content' }));
+        return tool.execute(single.input, toolContext({ cwd: link, denyRules: ['Read(.env)'] }));
+      })(),
+    ).rejects.toThrow(/denied by the rule Read\(\.env\)/);
+  });
+
   it('other tools\' deny rules and allow-only sessions change nothing', async () => {
     const output = await runWithDeny('Grep', { pattern: 'API_KEY', output_mode: 'count' }, ['Edit(.env)', 'Bash(cat:*)']);
     // Four files; the symlink env-alias.txt is not searched (symlinks are not followed).
