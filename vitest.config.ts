@@ -25,6 +25,7 @@ const packageAliases = [
   { find: /^temporal-switchyard$/, replacement: source('./src/index.ts') },
   { find: /^temporal-switchyard\/worker$/, replacement: source('./src/worker/index.ts') },
   { find: /^temporal-switchyard\/workflows$/, replacement: source('./src/workflows/public.ts') },
+  { find: /^temporal-switchyard\/dev-server$/, replacement: source('./src/server/dev-server.ts') },
 ];
 
 export default defineConfig({

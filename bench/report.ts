@@ -215,6 +215,8 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
     ),
     '',
     ...(await profileSection()),
+    // Written by `npm run bench:sandbox` (bench/sandbox-overhead.ts), which needs bubblewrap: kept when present.
+    await readFile(path.join(resultsDir, 'sandbox-overhead.md'), 'utf8').catch(() => ''),
   ].join('\n');
   await writeFile(options.markdownPath, markdown);
   return markdown;

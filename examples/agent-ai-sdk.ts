@@ -1,11 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import { callsFromAiSdk, toAiSdkToolResults, toAiSdkTools } from '../src/client/model-formats/ai-sdk.js';
-import type { AiSdkToolCallPart } from '../src/client/model-formats/ai-sdk.js';
-import type { JsonSchema } from '../src/client/model-formats/shared.js';
-import { SwitchyardClient } from '../src/client/switchyard-client.js';
-import type { SessionHandle } from '../src/client/switchyard-client.js';
-import { builtinTools } from '../src/tools/builtin.js';
-import type { Tool } from '../src/tools/define-tool.js';
+import { SwitchyardClient, callsFromAiSdk, toAiSdkToolResults, toAiSdkTools } from 'temporal-switchyard';
+import type { AiSdkToolCallPart, JsonSchema, SessionHandle } from 'temporal-switchyard';
+import { builtinTools } from 'temporal-switchyard/worker';
+import type { Tool } from 'temporal-switchyard/worker';
 import type { AgentLoopOutcome } from './agent-support.js';
 import { turnIdFor } from './agent-support.js';
 

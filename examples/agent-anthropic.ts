@@ -1,8 +1,5 @@
-import { toAnthropicToolResults, toAnthropicTools } from '../src/client/model-formats/anthropic.js';
-import { anthropicToolStream } from '../src/client/model-formats/anthropic-stream.js';
-import type { AnthropicStreamEvent } from '../src/client/model-formats/anthropic-stream.js';
-import { serverSentEvents } from '../src/client/model-formats/server-sent-events.js';
-import { parseArguments } from '../src/client/model-formats/shared.js';
+import { anthropicToolStream, parseArguments, serverSentEvents, toAnthropicToolResults, toAnthropicTools } from 'temporal-switchyard';
+import type { AnthropicStreamEvent } from 'temporal-switchyard';
 import type { AgentLoopOptions, AgentLoopOutcome } from './agent-support.js';
 import { postJson, runWhenMain, turnIdFor } from './agent-support.js';
 

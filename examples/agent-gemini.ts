@@ -1,5 +1,5 @@
-import { callsFromGemini, toGeminiFunctionResponses, toGeminiTools } from '../src/client/model-formats/gemini.js';
-import type { GeminiPart } from '../src/client/model-formats/gemini.js';
+import { callsFromGemini, toGeminiFunctionResponses, toGeminiTools } from 'temporal-switchyard';
+import type { GeminiPart } from 'temporal-switchyard';
 import type { AgentLoopOptions, AgentLoopOutcome } from './agent-support.js';
 import { postJson, runWhenMain, turnIdFor } from './agent-support.js';
 

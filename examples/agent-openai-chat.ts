@@ -1,7 +1,5 @@
-import { toOpenAIChatTools, toOpenAIToolMessages } from '../src/client/model-formats/openai-chat.js';
-import { openAIChatToolStream } from '../src/client/model-formats/openai-chat-stream.js';
-import type { OpenAIChatStreamChunk } from '../src/client/model-formats/openai-chat-stream.js';
-import { serverSentEvents } from '../src/client/model-formats/server-sent-events.js';
+import { openAIChatToolStream, serverSentEvents, toOpenAIChatTools, toOpenAIToolMessages } from 'temporal-switchyard';
+import type { OpenAIChatStreamChunk } from 'temporal-switchyard';
 import type { AgentLoopOptions, AgentLoopOutcome } from './agent-support.js';
 import { postJson, runWhenMain, turnIdFor } from './agent-support.js';
 

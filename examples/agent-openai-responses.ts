@@ -1,5 +1,5 @@
-import { callsFromOpenAIResponses, toOpenAIResponsesOutputs, toOpenAIResponsesTools } from '../src/client/model-formats/openai-responses.js';
-import type { OpenAIResponsesOutputItem } from '../src/client/model-formats/openai-responses.js';
+import { callsFromOpenAIResponses, toOpenAIResponsesOutputs, toOpenAIResponsesTools } from 'temporal-switchyard';
+import type { OpenAIResponsesOutputItem } from 'temporal-switchyard';
 import type { AgentLoopOptions, AgentLoopOutcome } from './agent-support.js';
 import { postJson, runWhenMain, turnIdFor } from './agent-support.js';
 

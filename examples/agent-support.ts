@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import { SwitchyardClient } from '../src/client/switchyard-client.js';
-import type { SessionHandle } from '../src/client/switchyard-client.js';
-import { builtinTools } from '../src/tools/builtin.js';
-import type { Tool } from '../src/tools/define-tool.js';
+import { SwitchyardClient } from 'temporal-switchyard';
+import type { SessionHandle } from 'temporal-switchyard';
+import { builtinTools } from 'temporal-switchyard/worker';
+import type { Tool } from 'temporal-switchyard/worker';
 
 /** What every example agent loop takes: a Switchyard session, the tools its workers run, and the model API. */
 export interface AgentLoopOptions {

@@ -1,10 +1,9 @@
 // The model call, as an activity: Anthropic's Messages API over fetch (or any server speaking it, such as the
 // scripted model in `scripted-model.ts`). Runs in Node, never in the workflow.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { callsFromAnthropic, toAnthropicToolResults, toAnthropicTools } from '../../src/client/model-format.js';
-import type { ToolCall } from '../../src/contracts/tool-call.js';
-import type { ToolResult } from '../../src/contracts/tool-result.js';
-import type { Tool } from '../../src/tools/define-tool.js';
+import { callsFromAnthropic, toAnthropicToolResults, toAnthropicTools } from 'temporal-switchyard';
+import type { ToolCall, ToolResult } from 'temporal-switchyard';
+import type { Tool } from 'temporal-switchyard/worker';
 
 /** A content block of an assistant message as the API returns it. */
 export interface AssistantBlock {

@@ -4,11 +4,9 @@
 // ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / ANTHROPIC_MODEL (without a key: the scripted model, offline),
 // WORKFLOW_BUNDLE (a prebuilt bundle of workflows.ts; default: bundled at start).
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { NativeConnection, Worker } from '@temporalio/worker';
-import { builtinTools } from '../../src/tools/builtin.js';
-import type { Tool } from '../../src/tools/define-tool.js';
-import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
-import type { SwitchyardWorkerOptions } from '../../src/worker/create-worker.js';
+import type { Worker } from '@temporalio/worker';
+import { builtinTools, createSwitchyardWorker } from 'temporal-switchyard/worker';
+import type { NativeConnection, SwitchyardWorkerOptions, Tool } from 'temporal-switchyard/worker';
 import { createAgentActivities } from './model.js';
 import type { ModelOptions } from './model.js';
 import { startScriptedModel } from './scripted-model.js';
@@ -61,9 +59,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
 }
 
 async function main(): Promise<void> {
-  const { NativeConnection } = await import('@temporalio/worker');
-  const { createLogger } = await import('../../src/worker/logger.js');
-  const { installTemporalRuntime } = await import('../../src/worker/runtime.js');
+  const { NativeConnection, createLogger, installTemporalRuntime } = await import('temporal-switchyard/worker');
   installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn', SWITCHYARD_LOG_FORMAT: process.env.SWITCHYARD_LOG_FORMAT ?? 'json' } }));
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS || 'localhost:7233' });
   const { model, scripted } = await modelFromEnv();

@@ -1,8 +1,8 @@
 // The agent's workflow code: deterministic, no Node modules. The model call is an activity; tool calls run in this
 // same workflow through Switchyard's `runToolTurn`, so approvals are signals on this workflow.
 import { proxyActivities } from '@temporalio/workflow';
-import { runToolTurn } from '../../src/workflows/api.js';
-import type { SessionOptions, ToolCall, TurnResult } from '../../src/workflows/api.js';
+import { runToolTurn } from 'temporal-switchyard/workflows';
+import type { SessionOptions, ToolCall, TurnResult } from 'temporal-switchyard/workflows';
 import type { AgentActivities, AgentStep } from './model.js';
 
 // A model request is idempotent: retried after a lost worker or a 5xx (a 4xx other than 429 is not retried).

@@ -24,6 +24,7 @@ import { execa } from 'execa';
 import { z } from 'zod';
 import { HOOK_EVENT_NAMES, hookSettingsSchema, mergeHookSettings } from '../contracts/hook-settings.js';
 import type { CommandHookConfig, HookEventName, HookSettings } from '../contracts/hook-settings.js';
+import { trustedWorkspacesFromEnv } from '../config/environment.js';
 import { childEnvironment } from '../tools/environment-policy.js';
 import type {
   HookRunContext,
@@ -104,13 +105,7 @@ export function workspaceSettingsFiles(cwd: string): string[] {
   return [path.resolve(cwd, '.claude', 'settings.json'), path.resolve(cwd, '.claude', 'settings.local.json'), path.resolve(cwd, '.switchyard', 'settings.json')];
 }
 
-/** The worker's `SWITCHYARD_TRUSTED_WORKSPACES`: a `:`-separated path list (`~/` is the home directory). */
-export function trustedWorkspacesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.SWITCHYARD_TRUSTED_WORKSPACES ?? '')
-    .split(':')
-    .filter((entry) => entry !== '')
-    .map((entry) => entry.replace(/^~(?=$|\/)/, os.homedir()));
-}
+export { trustedWorkspacesFromEnv } from '../config/environment.js';
 
 async function realPathOf(file: string): Promise<string | undefined> {
   return realpath(file).catch(() => undefined);

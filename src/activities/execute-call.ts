@@ -148,6 +148,7 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     sessionState: request.sessionState ?? {},
     denyRules: request.session.denyRules ?? [],
     ...(request.session.readBeforeEdit === true ? { readBeforeEdit: true } : {}),
+    ...(request.session.sandbox === undefined ? {} : { sandbox: request.session.sandbox }),
     attempt,
     deadline,
     artifacts: dependencies.artifacts,
@@ -180,12 +181,30 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
   try {
     end = await ended;
   } finally {
-    clearInterval(heartbeatTimer);
     clearTimeout(relocateTimer);
     deadline.dispose();
     activity.cancellationSignal.removeEventListener('abort', onCancel);
   }
+  // Heartbeats go on while the output is stored and PostToolUse hooks run (a hook may take its whole timeout): a call
+  // that already ran must not be timed out by the server, and then reported as lost or run again.
+  try {
+    return await finishCall({ tool, plan, request, dependencies, end, deadline, attempt });
+  } finally {
+    clearInterval(heartbeatTimer);
+  }
+}
 
+/** The outcome of a handler's end, through the PostToolUse / PostToolUseFailure hooks. */
+async function finishCall(options: {
+  tool: Tool;
+  plan: ExecutionPlan;
+  request: ExecuteCallInput;
+  dependencies: ExecuteCallDependencies;
+  end: HandlerEnd;
+  deadline: ToolDeadline;
+  attempt: number;
+}): Promise<CallOutcome> {
+  const { tool, plan, request, dependencies, end, deadline, attempt } = options;
   let outcome: CallOutcome;
   switch (end.kind) {
     case 'relocate':
@@ -357,6 +376,8 @@ async function finishOutput(options: {
   if (display !== undefined) outcome.display = display;
   if (output.sessionState !== undefined && !output.isError) outcome.sessionState = output.sessionState;
   if (output.backgroundTask !== undefined) outcome.backgroundTask = output.backgroundTask;
+  if (output.sandboxed !== undefined) outcome.sandboxed = output.sandboxed;
+  if (output.unsandboxedReason !== undefined) outcome.unsandboxedReason = output.unsandboxedReason;
   const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
   if (stopTurn !== undefined) outcome.turnControl = stopTurn;
   return outcome;

@@ -1,5 +1,6 @@
 /** Hooks given as functions by library users (command hooks from settings files are in `command-hooks.ts`). */
 import type { HookPermissionDecision, PermissionRequestBehavior } from '../contracts/hook-settings.js';
+import { RE2JS } from 're2js';
 
 export interface PreToolUseHookInput {
   sessionId: string;
@@ -106,10 +107,15 @@ export interface SwitchyardHooks {
   permissionRequest?: readonly PermissionRequestHook[];
 }
 
+/**
+ * Whether a hook's matcher (a regular expression over the whole tool name, `*` or empty for all) selects a tool. The
+ * matcher may come from a workspace's settings file: it runs on re2js, linear in the name, so no matcher can hold the
+ * worker; one RE2 cannot compile matches only the exact name.
+ */
 export function hookMatches(matcher: string | undefined, toolName: string): boolean {
   if (matcher === undefined || matcher === '' || matcher === '*') return true;
   try {
-    return new RegExp(`^(?:${matcher})$`).test(toolName);
+    return RE2JS.compile(`^(?:${matcher})$`).matcher(toolName).find();
   } catch {
     return matcher === toolName;
   }

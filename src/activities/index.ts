@@ -2,7 +2,13 @@ import { registryWithClientTools } from '../tools/client-tool.js';
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
-import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
+import { maxConcurrencyFromEnv } from '../config/environment.js';
+import { callInputBytes } from '../contracts/tool-call.js';
+import { callInputValue, compactPlan } from '../contracts/compact-plan.js';
+import type { WireCallPlan } from '../contracts/compact-plan.js';
+import { PAYLOAD_LIMITS } from '../contracts/defaults.js';
+import { utf8Length } from '../contracts/utf8-length.js';
+import { inputDigest } from './digest.js';
 import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy, PlanCallsInput, PlannedCall, PlannedCalls, PrepareCallsInput, PreparedCalls, SessionContext } from '../contracts/pipeline.js';
 import { groupCalls } from '../contracts/group-calls.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -16,6 +22,7 @@ import type { PermissionRequestHookInput, PermissionRequestHookResult, Switchyar
 import { planCall, rejected } from './plan-call.js';
 import { toolNotOnWorker, workersWithOtherTools } from './tool-mismatch.js';
 import { errorCodes } from '../contracts/tool-result.js';
+import { texts } from '../contracts/texts.js';
 import type { CallPlan } from '../contracts/call-plan.js';
 import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
@@ -24,6 +31,7 @@ import { prepareCall } from './prepare-call.js';
 import type { PermissionRules } from '../contracts/session.js';
 import type { ApprovalEvaluator, EvaluationRequest, EvaluationResult } from '../contracts/policy.js';
 import { runApprovalEvaluator } from './approval-evaluator.js';
+import { createVerifyApproval } from './verify-approval.js';
 
 export interface ActivityDependencies {
   registry: ToolRegistry;
@@ -65,6 +73,8 @@ export interface ActivityDependencies {
   operatorRules?: PermissionRules;
   /** Approval evaluators sessions may pick by name (`SessionOptions.approvalEvaluator`). */
   evaluators?: readonly ApprovalEvaluator[];
+  /** The approvers file signed approvals are checked against (`SWITCHYARD_APPROVERS_FILE`); none: no signature verifies. */
+  approversFile?: string;
 }
 
 /** Why a session's cwd cannot be used, or undefined when it is a directory. */
@@ -76,26 +86,7 @@ async function cwdProblem(cwd: string): Promise<string | undefined> {
   }
 }
 
-/** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY`; a bad value is an error, not a silent default. */
-/**
- * Environment variables that set the default largest concurrent group, first set wins: Switchyard's own, then the
- * reference executors' names as aliases (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's
- * `ZCODE_MAX_TOOL_CONCURRENCY`), so a worker configured for either CLI behaves the same here.
- */
-export const MAX_CONCURRENCY_ENV_VARIABLES = ['SWITCHYARD_MAX_TOOL_CONCURRENCY', 'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'] as const;
-
-export function maxConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  for (const variable of MAX_CONCURRENCY_ENV_VARIABLES) {
-    const raw = env[variable];
-    if (raw === undefined || raw === '') continue;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) {
-      throw new Error(`${variable} must be a positive integer, got "${raw}"`);
-    }
-    return value;
-  }
-  return DEFAULT_MAX_CONCURRENCY;
-}
+export { MAX_CONCURRENCY_ENV_VARIABLES, maxConcurrencyFromEnv } from '../config/environment.js';
 
 /** How often an activity that runs hooks heartbeats, so a cancellation reaches it (the SDK throttles the sends). */
 const HOOK_HEARTBEAT_INTERVAL_MS = 1_000;
@@ -185,7 +176,13 @@ export function createActivities(dependencies: ActivityDependencies) {
   /** Prepare for a batch of calls: one round trip, each call through `prepareCall` with the session's hooks. */
   const prepareBatch = async (session: SessionContext, calls: PrepareCallsInput['calls']): Promise<PreparedCalls> => {
     const cwd = cwdOf(session.cwd);
-    const context = { sessionId: session.sessionId, cwd, allowRules: session.allowRules ?? [], denyRules: session.denyRules ?? [] };
+    const context = {
+      sessionId: session.sessionId,
+      cwd,
+      allowRules: session.allowRules ?? [],
+      denyRules: session.denyRules ?? [],
+      ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
+    };
     const onHookError = (error: unknown, toolName: string): void =>
       dependencies.onWarning?.('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
     // A cwd that does not exist would make every tool fail late (Bash never starts): fail each call at once, saying why.
@@ -197,11 +194,12 @@ export function createActivities(dependencies: ActivityDependencies) {
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
     const registry = registryWithClientTools(dependencies.registry, session.clientTools);
-    const plans = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
-    await failOnToolMismatch(plans);
-    const prepared: PreparedCalls = untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
-    if (dependencies.operatorRules !== undefined) prepared.operatorRules = dependencies.operatorRules;
-    return prepared;
+    const prepared = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
+    await failOnToolMismatch(prepared);
+    const plans = withinPreparedBudget(prepared.map((plan, index) => compactPlan(plan, { sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]) })));
+    const result: PreparedCalls = untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+    if (dependencies.operatorRules !== undefined) result.operatorRules = dependencies.operatorRules;
+    return result;
   };
   /**
    * A call naming a tool this worker lacks is `Tool not found` only when every live worker on the queue offers the same
@@ -229,7 +227,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       if (localCalls !== false) planned.localCalls = localCalls;
       if (input.prepareFirstGroup !== undefined && plans.length > 0) {
         const groups = groupCalls(
-          plans.map((plan) => ({ id: plan.callId, concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe })),
+          plans.map((plan, index) => ({ id: plan.callId, concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe, bytes: callInputBytes({ input: input.calls[index]?.input }) })),
           input.prepareFirstGroup.maxConcurrency ?? defaultMaxConcurrency,
         );
         const first = new Set(groups[0] ?? []);
@@ -292,6 +290,8 @@ export function createActivities(dependencies: ActivityDependencies) {
         stopHeartbeats();
       }
     },
+    /** Checks a signed approval against the approvers file; returns the verdict only (docs/APPROVALS.md). */
+    verifyApproval: createVerifyApproval(dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile }),
     /** Runs one allowed call. */
     async executeCall(request: ExecuteCallInput): Promise<CallOutcome> {
       const { hooks } = await hooksFor({ cwd: request.cwd, sessionHooks: request.session.sessionHooks, trustWorkspaceSettings: request.session.trustWorkspaceSettings });
@@ -301,3 +301,38 @@ export function createActivities(dependencies: ActivityDependencies) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** Whether a resolved input (by its digest) is the call's own input, so Prepare need not send it back. */
+function sameInputAsCall(digest: string, call: { input: unknown } | undefined): boolean {
+  if (call === undefined) return false;
+  const value = callInputValue(call);
+  return value !== undefined && inputDigest(value) === digest;
+}
+
+/**
+ * Keeps one Prepare's answer within `PAYLOAD_LIMITS.preparedBytes`: while it is larger, the call that takes the most
+ * ends with an error result saying so, and the others run. (A command of hundreds of kilobytes whose simple commands
+ * are not slices of it, for instance, carries them whole for the permission rules.)
+ */
+export function withinPreparedBudget(plans: WireCallPlan[], limitBytes: number = PAYLOAD_LIMITS.preparedBytes): WireCallPlan[] {
+  const sizes = plans.map((plan) => utf8Length(JSON.stringify(plan)));
+  let total = sizes.reduce((sum, size) => sum + size, 0);
+  const result = [...plans];
+  while (total > limitBytes) {
+    let largest = -1;
+    sizes.forEach((size, index) => {
+      if (result[index]?.kind === 'ready' && (largest === -1 || size > (sizes[largest] ?? 0))) largest = index;
+    });
+    const plan = result[largest];
+    if (plan === undefined) break;
+    const bytes = sizes[largest] ?? 0;
+    const message = texts.toolUseError(
+      `Switchyard cannot carry what this call needs for its permission check (${bytes} bytes, over the ${limitBytes}-byte budget of one group): the call did not run. Split it into smaller calls, or write large content to a file first.`,
+    );
+    result[largest] = { kind: 'rejected', callId: plan.callId, toolName: plan.toolName, status: 'error', modelContent: message, errorCode: errorCodes.payloadTooLarge, stage: 'validation' };
+    const replaced = utf8Length(JSON.stringify(result[largest]));
+    total += replaced - bytes;
+    sizes[largest] = replaced;
+  }
+  return result;
+}

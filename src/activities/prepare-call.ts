@@ -4,6 +4,7 @@ import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
+import { parseRule, ruleCoversTool } from '../contracts/permission-rules.js';
 import { texts } from '../contracts/texts.js';
 import type { Tool, ToolPrepareContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -47,6 +48,28 @@ export async function prepareCall(options: {
   if (parsed.kind === 'rejected') return parsed;
   const { tool } = parsed;
   let input: unknown = parsed.input;
+  // A deny rule naming the whole tool decides before anything reads the input: the call is denied by the workflow
+  // whatever its input, so neither the tool's checks (an MCP schema's patterns…) nor the PreToolUse hooks run.
+  if (deniedAsAWhole(context.denyRules, tool.name)) {
+    return {
+      kind: 'ready',
+      callId: call.id,
+      toolName: tool.name,
+      input,
+      inputDigest: inputDigest(input),
+      flags: computeFlags(tool, input),
+      summary: tool.name,
+      interruptBehavior: tool.interruptBehavior ?? 'cancel',
+      alwaysAsk: tool.alwaysAsk === true,
+      stopTurnOnSuccess: false,
+      cancelSiblingsOnError: false,
+      ruleKind: tool.ruleKind ?? 'text',
+      rememberRule: tool.name,
+      editsInsideCwd: false,
+      hasPermissionRequestHooks: false,
+      readsSessionState: false,
+    };
+  }
   try {
     const validation = (await tool.validateInput?.(input, context)) ?? { ok: true };
     if (!validation.ok) {
@@ -133,6 +156,18 @@ export async function prepareCall(options: {
     }
   }
   return plan;
+}
+
+/** Whether a deny rule without content (`Bash`, `mcp__server`, `mcp__server__tool`) covers the tool. */
+function deniedAsAWhole(denyRules: readonly string[] | undefined, toolName: string): boolean {
+  return (denyRules ?? []).some((source) => {
+    try {
+      const rule = parseRule(source);
+      return rule.content === undefined && ruleCoversTool(rule.toolName, toolName);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Tools whose second word is a subcommand, so `allow_always` remembers `npm test`, not all of `npm`. */

@@ -4,7 +4,7 @@ import { texts } from '../contracts/texts.js';
 import type { ResultBudgetInfo } from '../contracts/tool-result.js';
 import type { ResultBudget, Tool } from '../tools/define-tool.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
-import { formatPersistedOutputEnvelope } from '../contracts/persisted-output.js';
+import { formatPersistedOutputEnvelope, previewFirstChars, previewLastChars } from '../contracts/persisted-output.js';
 
 /** Budget of tools that declare none (100000 bytes, truncate, keep head; docs/SEMANTICS.md, Result budget). */
 export const DEFAULT_RESULT_BUDGET: ResultBudget = RESULT_BUDGETS.default;
@@ -16,7 +16,8 @@ export interface SerializedOutput {
   modelContent: string;
   budget?: ResultBudgetInfo;
   /** An envelope that may replace `modelContent` when the turn's aggregate budget is exceeded. */
-  aggregateReplacement?: { envelope: string; artifact: string };
+  /** `artifact` when the envelope points at the stored whole output; absent for a shorter cut (no store). */
+  aggregateReplacement?: { envelope: string; artifact?: string };
 }
 
 export interface SerializeOutputOptions {
@@ -70,16 +71,13 @@ export async function serializeOutput(options: SerializeOutputOptions): Promise<
   if (originalBytes <= limit) {
     await dropSpool();
     const result: SerializedOutput = { modelContent: content };
-    if (store !== undefined && content.length > AGGREGATE_REPLACEMENT_MIN_CHARS) {
-      const replacement = await persist({ ...options, store, keep: budget.keep, originalBytes }).catch((error: unknown) => {
-        options.onStoreError?.(error);
-        return undefined;
-      });
-      if (replacement !== undefined) result.aggregateReplacement = { envelope: replacement.envelope, artifact: replacement.uri };
-    }
+    // Within budget `content` is the whole output (the spool, already deleted, held nothing more).
+    const { spool: _spool, ...whole } = options;
+    if (content.length > AGGREGATE_REPLACEMENT_MIN_CHARS) result.aggregateReplacement = await aggregateReplacement({ ...whole, keep: budget.keep, originalBytes });
     return result;
   }
 
+  let storeFailed = false;
   if (budget.policy === 'artifact' && store !== undefined) {
     try {
       const { envelope, uri } = await persist({ ...options, store, keep: budget.keep, originalBytes });
@@ -88,21 +86,54 @@ export async function serializeOutput(options: SerializeOutputOptions): Promise<
         budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(envelope, 'utf8'), policy: 'artifact', artifact: uri },
       };
     } catch (error) {
+      storeFailed = true;
       options.onStoreError?.(error);
     }
   }
-  await dropSpool();
   const kept = cutUtf8(content, limit, budget.keep);
   const notice = truncationNotice(originalBytes, limit);
   // The notice follows the kept text whichever end was kept (docs/SEMANTICS.md, Deliberate choices).
   const modelContent = `${kept}\n${notice}`;
-  return { modelContent, budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(modelContent, 'utf8'), policy: 'truncate' } };
+  const result: SerializedOutput = { modelContent, budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(modelContent, 'utf8'), policy: 'truncate' } };
+  // Even cut to its own budget, a result may be too much beside the turn's others: the aggregate budget can swap in
+  // the whole output's envelope (a store that just failed is not asked again), or a shorter cut.
+  if (modelContent.length > AGGREGATE_REPLACEMENT_MIN_CHARS) {
+    const { store: _unused, ...withoutStore } = options;
+    result.aggregateReplacement = await aggregateReplacement({ ...(storeFailed ? withoutStore : options), keep: budget.keep, originalBytes });
+  }
+  await dropSpool();
+  return result;
+}
+
+/** The notice under a result the turn's aggregate budget cut because it could not be stored. */
+export function aggregateTruncationNotice(originalBytes: number, keptBytes: number, keep: 'head' | 'tail'): string {
+  return `[Tool output truncated by the turn's aggregate budget: ${originalBytes} bytes, ${keep === 'head' ? 'first' : 'last'} ${keptBytes} bytes kept]`;
+}
+
+/**
+ * What the turn's aggregate budget may swap in for a large result: the `<persisted-output>` envelope of the whole
+ * output when the store takes it, otherwise a preview of the kept end with a notice, so the budget holds without a
+ * store too. A store failure never fails the call.
+ */
+async function aggregateReplacement(options: SerializeOutputOptions & { keep: 'head' | 'tail'; originalBytes: number }): Promise<{ envelope: string; artifact?: string }> {
+  const { store } = options;
+  if (store !== undefined) {
+    const persisted = await persist({ ...options, store }).catch((error: unknown) => {
+      options.onStoreError?.(error);
+      return undefined;
+    });
+    if (persisted !== undefined) return { envelope: persisted.envelope, artifact: persisted.uri };
+  }
+  const preview = options.keep === 'head' ? previewFirstChars(options.content) : previewLastChars(options.content);
+  const notice = aggregateTruncationNotice(options.originalBytes, Buffer.byteLength(preview.preview, 'utf8'), options.keep);
+  return { envelope: `${preview.preview}\n${notice}` };
 }
 
 async function persist(options: SerializeOutputOptions & { store: ArtifactStore; keep: 'head' | 'tail'; originalBytes: number }): Promise<{ envelope: string; uri: string }> {
   const { store, spool, sessionId, callId } = options;
   const stored = spool === undefined ? await store.put({ sessionId, callId, content: options.content }) : await store.put({ sessionId, callId, file: spool.path });
-  const envelopeInput = { content: options.content, originalBytes: options.originalBytes, persistedPath: stored.path, keep: options.keep };
+  // The model gets the URI, which Read opens (confined to the session's own artifacts), never a worker's path.
+  const envelopeInput = { content: options.content, originalBytes: options.originalBytes, persistedPath: stored.uri, keep: options.keep };
   const envelope = options.tool.formatPersistedModelContent?.({ ...envelopeInput, uri: stored.uri }) ?? formatPersistedOutputEnvelope(envelopeInput);
   return { envelope, uri: stored.uri };
 }

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { copyFile, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { ARTIFACT_URI_SCHEME } from '../contracts/artifact-store.js';
 import type { ArtifactPutOptions, ArtifactStore, StoredArtifact } from '../contracts/artifact-store.js';
 
-/** `SWITCHYARD_DATA_DIR`, else `$XDG_DATA_HOME/switchyard`, else `~/.local/share/switchyard`. */
-export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.SWITCHYARD_DATA_DIR) return path.resolve(env.SWITCHYARD_DATA_DIR);
-  const base = env.XDG_DATA_HOME ? path.resolve(env.XDG_DATA_HOME) : path.join(os.homedir(), '.local', 'share');
-  return path.join(base, 'switchyard');
-}
+export { dataDirFromEnv } from '../config/environment.js';
 
 const SAFE_SEGMENT = /^[A-Za-z0-9._~%-]+$/;
 

@@ -16,6 +16,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   pending: async (args) => (await import('./cli/session-commands.js')).pendingCommand(args),
   approve: async (args) => (await import('./cli/session-commands.js')).decideCommand('approve', args),
   deny: async (args) => (await import('./cli/session-commands.js')).decideCommand('deny', args),
+  keys: async (args) => (await import('./cli/approver-commands.js')).keysCommand(args),
+  audit: async (args) => (await import('./cli/approver-commands.js')).auditCommand(args),
   interrupt: async (args) => (await import('./cli/session-commands.js')).interruptCommand(args),
   events: async (args) => (await import('./cli/session-commands.js')).eventsCommand(args),
   policy: async (args) => (await import('./cli/policy-commands.js')).policyCommand(args),
@@ -37,7 +39,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
 };
 
 async function help(topic: string | undefined): Promise<number> {
-  if (topic === undefined) {
+  if (topic === undefined || topic === '--help' || topic === '-h') {
     process.stdout.write(OVERVIEW);
     return ExitCode.ok;
   }
@@ -54,6 +56,7 @@ async function help(topic: string | undefined): Promise<number> {
 /** Entry point of the `switchyard` command; returns the exit code (`ExitCode`, README "CLI"). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  stopQuietlyWhenOutputCloses();
   try {
     switch (command) {
       case undefined:
@@ -72,6 +75,20 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return report(error, command);
   }
+}
+
+/**
+ * `switchyard pending | head -3`: once the reader is gone, writing to stdout fails with EPIPE. That is not an error of
+ * the command: stop at once with exit 0, as other Unix commands do, instead of crashing with a stack trace.
+ */
+let watchingOutput = false;
+function stopQuietlyWhenOutputCloses(): void {
+  if (watchingOutput) return;
+  watchingOutput = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+    throw error;
+  });
 }
 
 /** One readable line per failure on stderr, and the exit code that says what kind it was. */

@@ -3,11 +3,12 @@ import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/clie
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
-import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
+import { dataDirFromEnv, resolveConnection } from '../config/environment.js';
 import { hookSettingsSchema } from '../contracts/hook-settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
-import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
+import { DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import type { BackgroundTaskView } from '../contracts/background-tasks.js';
 import type { EventsPage } from '../contracts/events.js';
 import { toolProgressFromHeartbeat } from '../contracts/progress.js';
@@ -80,17 +81,20 @@ export class SwitchyardClient {
   }
 
   /**
-   * Connects to `address` (default `TEMPORAL_ADDRESS` or `localhost:7233`). With a `tracer`, starts, signals and
-   * updates carry the trace context (`@temporalio/interceptors-opentelemetry`).
+   * Connects to `address` on `namespace`, starting sessions on `taskQueue`. Each option not given comes from the
+   * environment exactly as `createSwitchyardWorker` and the CLI take it — `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`,
+   * `SWITCHYARD_TASK_QUEUE`, an empty value counting as unset — else `localhost:7233`, `default`, `switchyard`. With
+   * a `tracer`, starts, signals and updates carry the trace context (`@temporalio/interceptors-opentelemetry`).
    */
   static async connect(options: { address?: string; namespace?: string; taskQueue?: string; tracer?: Tracer } = {}): Promise<SwitchyardClient> {
-    const connection = await Connection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
+    const { address, namespace, taskQueue } = resolveConnection(options);
+    const connection = await Connection.connect({ address });
     const client = new Client({
       connection,
-      namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE,
+      namespace,
       ...(options.tracer === undefined ? {} : { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: options.tracer })] } }),
     });
-    return new SwitchyardClient({ client, ...(options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue }) });
+    return new SwitchyardClient({ client, taskQueue });
   }
 
   /** Starts a session whose workflow id is `sessionId`. */

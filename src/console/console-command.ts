@@ -1,11 +1,14 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
+import { addressFromEnv, consoleIdentityFromEnv, consoleUserHeaderFromEnv, consoleUsersFileFromEnv, processEnvironment, resolveConnection, userNameFromEnv } from '../config/environment.js';
+import type { Environment } from '../config/environment.js';
 import { DEFAULT_CONSOLE_PORT, startConsole } from './console-server.js';
 import type { RunningConsole } from './console-server.js';
+import { loadConsoleUsers } from './console-users.js';
+import type { ConsoleUser } from './console-users.js';
 
-export const CONSOLE_USAGE = `Usage: switchyard console [--port N] [--host ADDRESS] [--identity NAME] [--temporal-ui URL]
+export const CONSOLE_USAGE = `Usage: switchyard console [--port N] [--host ADDRESS] [--identity NAME] [--users FILE] [--user-header NAME] [--temporal-ui URL]
 
 The approval console: a web page listing the sessions waiting for approval across the namespace, with Approve /
 Always allow / Deny buttons, each session's timeline, live output and decision log. Connects to TEMPORAL_ADDRESS
@@ -16,20 +19,27 @@ Always allow / Deny buttons, each session's timeline, live output and decision l
                      else your OS user name)
   --temporal-ui URL  the Temporal Web UI, for links to each session (default http://localhost:8233 with the
                      default address, none otherwise)
-Every request needs the token printed with the URL (or SWITCHYARD_CONSOLE_TOKEN, if set).
+  --users FILE       one login per person (default SWITCHYARD_CONSOLE_USERS_FILE): { "users": { "<name>": { "token"
+                     or "tokenSha256", "signingKeyFile"?, "groups"? } } }. Each person opens the console with
+                     ?token=<their token>, decides as <name>, and their decisions are signed with their key
+  --user-header NAME trust this header, set by a reverse proxy in front, to name the person (default
+                     SWITCHYARD_CONSOLE_USER_HEADER; e.g. X-Forwarded-User). Only behind a proxy that strips it
+                     from clients
+Without --users, every request needs the token printed with the URL (or SWITCHYARD_CONSOLE_TOKEN, if set).
 `;
 
 /** A usage error of `switchyard console`; the CLI maps it to exit code 2. */
 export class ConsoleUsageError extends Error {}
 
 /** The console's identity: the flag, else `SWITCHYARD_CONSOLE_IDENTITY`, else the OS user. */
-export function consoleIdentity(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+export function consoleIdentity(flag?: string, env: Environment = processEnvironment()): string {
   if (flag !== undefined && flag.trim() !== '') return flag.trim();
-  if (env.SWITCHYARD_CONSOLE_IDENTITY) return env.SWITCHYARD_CONSOLE_IDENTITY;
+  const configured = consoleIdentityFromEnv(env);
+  if (configured !== undefined) return configured;
   try {
     return os.userInfo().username;
   } catch {
-    return env.USER ?? 'console';
+    return userNameFromEnv(env) ?? 'console';
   }
 }
 
@@ -37,7 +47,15 @@ export function consoleIdentity(flag?: string, env: NodeJS.ProcessEnv = process.
 export async function runConsoleCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, identity: { type: 'string' }, 'temporal-ui': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      identity: { type: 'string' },
+      users: { type: 'string' },
+      'user-header': { type: 'string' },
+      'temporal-ui': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   });
   if (values.help === true) {
@@ -46,21 +64,32 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
   }
   const port = values.port === undefined ? DEFAULT_CONSOLE_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ConsoleUsageError(`--port must be a port number, got "${values.port ?? ''}"`);
-  const address = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
-  const temporalUiUrl = values['temporal-ui'] ?? (process.env.TEMPORAL_ADDRESS === undefined ? 'http://localhost:8233' : undefined);
+  const usersFile = values.users ?? consoleUsersFileFromEnv();
+  let users: ConsoleUser[] | undefined;
+  try {
+    users = usersFile === undefined ? undefined : await loadConsoleUsers(usersFile);
+  } catch (error) {
+    throw new ConsoleUsageError((error as Error).message);
+  }
+  const userHeader = values['user-header'] ?? consoleUserHeaderFromEnv();
+  const { address, namespace } = resolveConnection();
+  const temporalUiUrl = values['temporal-ui'] ?? (addressFromEnv() === undefined ? 'http://localhost:8233' : undefined);
   const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((error: unknown) => {
     throw new Error(`Could not reach Temporal at ${address} (${(error as Error).message}); start one with \`npm start\` or set TEMPORAL_ADDRESS.`, { cause: error });
   });
   let running: RunningConsole | undefined;
   try {
     running = await startConsole({
-      client: new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE }),
+      client: new Client({ connection, namespace }),
       port,
       ...(values.host === undefined ? {} : { host: values.host }),
       identity: consoleIdentity(values.identity),
+      ...(users === undefined ? {} : { users }),
+      ...(userHeader === undefined ? {} : { userHeader }),
       ...(temporalUiUrl === undefined ? {} : { temporalUiUrl }),
     });
-    process.stderr.write(`Approval console: ${running.loginUrl}\n(deciding as ${consoleIdentity(values.identity)}; Ctrl-C stops it)\n`);
+    const who = users === undefined ? `deciding as ${consoleIdentity(values.identity)}` : `${users.length} users from ${usersFile ?? ''}: each opens it with ?token=<their token>`;
+    process.stderr.write(`Approval console: ${running.loginUrl}\n(${who}${userHeader === undefined ? '' : `; trusting the ${userHeader} header`}; Ctrl-C stops it)\n`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -85,11 +114,17 @@ export async function startDevConsole(options: {
 }): Promise<{ line: string; close(): Promise<void> } | undefined> {
   let connection: Connection | undefined;
   try {
+    // The same per-person logins as `switchyard console` when the environment names a users file.
+    const usersFile = consoleUsersFileFromEnv();
+    const users = usersFile === undefined ? undefined : await loadConsoleUsers(usersFile);
+    const userHeader = consoleUserHeaderFromEnv();
     connection = await Connection.connect({ address: options.address });
     const running = await startConsole({
       client: new Client({ connection, namespace: options.namespace }),
       port: options.port,
       identity: consoleIdentity(),
+      ...(users === undefined ? {} : { users }),
+      ...(userHeader === undefined ? {} : { userHeader }),
       ...(options.temporalUiUrl === undefined ? {} : { temporalUiUrl: options.temporalUiUrl }),
     });
     const opened = connection;

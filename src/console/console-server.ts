@@ -4,9 +4,13 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
-import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
-import type { ApprovalDecisionRecord } from '../contracts/approval.js';
-import { approvalDecisions } from '../contracts/approval.js';
+import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
+import { consoleTokenFromEnv, dataDirFromEnv } from '../config/environment.js';
+import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
+import { approvalDecisions, approvalSigningPayload } from '../contracts/approval.js';
+import { isSessionApprover } from '../contracts/approvers-file.js';
+import { signApproval } from '../activities/approval-signature.js';
+import type { ConsoleUser } from './console-users.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { SessionEvent } from '../contracts/events.js';
@@ -25,7 +29,7 @@ import type { ExecutionHeartbeat } from '../contracts/pipeline.js';
 import type { ActiveTurnView } from '../contracts/tool-result.js';
 import { SafeHtml, escapeHtml } from './html.js';
 import { describeDecision, homeBody, homeSections, page, sessionBody, sessionSections } from './render.js';
-import type { LiveCall, PageContext, PendingEntry, SessionPageData, SessionRow } from './render.js';
+import type { LiveCall, PageContext, PendingEntry, SessionPageData, SessionRow, Viewer } from './render.js';
 import { ConsoleSecurity, hostAllowed, randomToken } from './security.js';
 import type { Authentication } from './security.js';
 
@@ -38,6 +42,8 @@ const DECISION_CONFIRM_TIMEOUT_MS = 10_000;
 /** Sessions listed (pending and running). */
 const LIST_LIMIT = 100;
 const MAX_BODY_BYTES = 16 * 1024;
+/** How long a decision the console signs counts (its `expiresAt`): long enough for the signal to arrive. */
+const SIGNED_DECISION_VALID_MS = 5 * 60_000;
 
 export interface ConsoleOptions {
   /** A Temporal client on the namespace to watch. */
@@ -48,8 +54,19 @@ export interface ConsoleOptions {
   port?: number;
   /** Access token; default `SWITCHYARD_CONSOLE_TOKEN`, else a random one. */
   token?: string;
-  /** Who decides: the `by` of every approval this console sends. */
+  /** Who decides with the shared token: the `by` of its approvals. Not used with `users`. */
   identity: string;
+  /**
+   * One login per person (the users file): each logs in with their own token (or through `userHeader`), decides as
+   * their own name, and has their decisions signed with their own key when the file gives one. Replaces the shared
+   * token.
+   */
+  users?: readonly ConsoleUser[];
+  /**
+   * A header a trusted reverse proxy sets to the logged-in person (`X-Forwarded-User`, `X-Auth-Request-Email`): only
+   * set it when every request reaches the console through that proxy, which must strip the header from clients.
+   */
+  userHeader?: string;
   /** The Temporal Web UI's base URL (e.g. `http://127.0.0.1:8233`), for links to a session's workflow. */
   temporalUiUrl?: string;
   /** Where full outputs are read for artifact links; default the file store under `SWITCHYARD_DATA_DIR`. */
@@ -70,6 +87,8 @@ const approvalRequestSchema = z.strictObject({
   decision: z.enum(approvalDecisions),
   inputDigest: z.string().min(1).max(200),
   reason: z.string().max(2_000).optional(),
+  // Accepted and ignored: who decides comes from the login, never from the page.
+  by: z.unknown().optional(),
 });
 const interruptRequestSchema = z.strictObject({ sessionId: z.string().min(1).max(1_000), reason: z.string().max(2_000).optional() });
 
@@ -98,8 +117,9 @@ function withTimeout<T>(promise: Promise<T>, what: string, ms = QUERY_TIMEOUT_MS
  */
 export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? (process.env.SWITCHYARD_CONSOLE_TOKEN || randomToken());
+  const token = options.token ?? (consoleTokenFromEnv() ?? randomToken());
   const { client, identity } = options;
+  const users = options.users === undefined ? undefined : new Map(options.users.map((user) => [user.name, user]));
   const namespace = client.options.namespace;
   const artifacts = options.artifacts ?? new FileArtifactStore(dataDirFromEnv());
   const boundToLoopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
@@ -198,24 +218,41 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return data;
   }
 
-  function context(authentication: Authentication): PageContext {
+  /** The person behind a request, with the groups that say which requests they may decide. */
+  function viewerOf(authentication: Exclude<Authentication, { kind: 'none' }>): Viewer {
+    return { name: authentication.user, groups: users?.get(authentication.user)?.groups ?? [] };
+  }
+
+  function context(authentication: Exclude<Authentication, { kind: 'none' }>): PageContext {
     return {
-      identity,
-      csrfToken: authentication.kind === 'cookie' && security !== undefined ? security.csrfToken(authentication.browserSession) : '',
+      identity: authentication.user,
+      viewer: viewerOf(authentication),
+      csrfToken: security?.csrfTokenFor(authentication) ?? '',
       nonce: randomToken(),
       now: Date.now(),
     };
   }
 
-  async function decide(body: unknown): Promise<{ outcome: 'accepted' | 'ignored' | 'unconfirmed'; message: string; record?: ApprovalDecisionRecord }> {
+  async function decide(body: unknown, viewer: Viewer): Promise<{ outcome: 'accepted' | 'ignored' | 'unconfirmed'; message: string; record?: ApprovalDecisionRecord }> {
     const parsed = approvalRequestSchema.safeParse(body);
     if (!parsed.success) throw new HttpError(400, `Invalid approval: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
     const { sessionId, requestId, decision, inputDigest, reason } = parsed.data;
     const handle = client.workflow.getHandle(sessionId);
+    // Hidden buttons are a courtesy; this is the check: a person who may not decide this request sends nothing.
+    const request: ApprovalRequest | undefined = (await query(sessionId, () => handle.query(pendingApprovalsQuery), 'pendingApprovals')).find((entry) => entry.requestId === requestId);
+    if (request?.approvers !== undefined && !isSessionApprover({ name: viewer.name, sessionApprovers: request.approvers, groups: viewer.groups })) {
+      throw new HttpError(403, `${viewer.name} is not one of this request's approvers (${request.approvers.join(', ') || 'none'}).`);
+    }
+    const signal: ApprovalSignal = { requestId, decision, inputDigest, by: viewer.name, ...(reason === undefined || reason === '' ? {} : { reason }) };
+    const signingKey = users?.get(viewer.name)?.signingKeyPem;
+    if (signingKey !== undefined) {
+      signal.expiresAt = new Date(Date.now() + SIGNED_DECISION_VALID_MS).toISOString();
+      signal.signature = signApproval(approvalSigningPayload(sessionId, signal), signingKey);
+    }
     const seen = async (): Promise<ApprovalDecisionRecord[]> =>
       (await query(sessionId, () => handle.query(approvalDecisionsQuery), 'approvalDecisions')).filter((record) => record.requestId === requestId);
     const before = (await seen()).length;
-    await handle.signal(approvalSignal, { requestId, decision, inputDigest, by: identity, ...(reason === undefined || reason === '' ? {} : { reason }) });
+    await handle.signal(approvalSignal, signal);
     // The signal is delivered; only the session's decision log says whether it took effect.
     const deadline = Date.now() + DECISION_CONFIRM_TIMEOUT_MS;
     while (Date.now() < deadline) {
@@ -227,13 +264,13 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return { outcome: 'unconfirmed', message: `Sent ${decision}, but the session has not logged it within ${DECISION_CONFIRM_TIMEOUT_MS / 1000} s (is its worker running?).` };
   }
 
-  async function interrupt(body: unknown): Promise<{ message: string }> {
+  async function interrupt(body: unknown, viewer: Viewer): Promise<{ message: string }> {
     const parsed = interruptRequestSchema.safeParse(body);
     if (!parsed.success) throw new HttpError(400, 'Invalid interrupt: needs { sessionId, reason? }');
     const handle = client.workflow.getHandle(parsed.data.sessionId);
     const active: ActiveTurnView | null = await query(parsed.data.sessionId, () => handle.query(activeTurnQuery), 'activeTurn');
     if (active === null) return { message: `Session ${parsed.data.sessionId} runs no turn: nothing to interrupt.` };
-    await handle.signal(interruptSignal, { reason: parsed.data.reason ?? `interrupted from the console by ${identity}` });
+    await handle.signal(interruptSignal, { reason: parsed.data.reason ?? `interrupted from the console by ${viewer.name}` });
     return { message: `Interrupt sent to turn ${active.turnId} of ${parsed.data.sessionId}.` };
   }
 
@@ -243,9 +280,9 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     if (!hostAllowed(request.headers.host, { boundToLoopback })) throw new HttpError(421, 'This console answers only on its loopback address.');
     const given = url.searchParams.get('token');
     if (request.method === 'GET' && given !== null) {
-      if (!security.tokenMatches(given)) throw new HttpError(401, 'Wrong token: open the URL `switchyard console` printed.');
+      if (!security.tokenMatches(given)) throw new HttpError(401, users === undefined ? 'Wrong token: open the URL `switchyard console` printed.' : 'Wrong token: open the console with your own token (?token=…).');
       url.searchParams.delete('token');
-      response.writeHead(303, { location: `${url.pathname}${url.search}`, 'set-cookie': security.loginCookies(), 'cache-control': 'no-store' });
+      response.writeHead(303, { location: `${url.pathname}${url.search}`, 'set-cookie': security.loginCookies(given), 'cache-control': 'no-store' });
       response.end();
       return;
     }
@@ -257,15 +294,15 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       const refusal = security.refuseStateChange(request, authentication);
       if (refusal !== undefined) throw new HttpError(403, refusal);
       const body = await readJson(request);
-      if (url.pathname === '/api/approval') return sendJson(response, 200, await decide(body));
-      if (url.pathname === '/api/interrupt') return sendJson(response, 200, await interrupt(body));
+      if (url.pathname === '/api/approval') return sendJson(response, 200, await decide(body, viewerOf(authentication)));
+      if (url.pathname === '/api/interrupt') return sendJson(response, 200, await interrupt(body, viewerOf(authentication)));
       throw new HttpError(404, 'No such action.');
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed.');
     const pageContext = context(authentication);
     const live = request.headers.accept?.includes('application/json') === true;
     if (url.pathname === '/' || url.pathname === '/fragment/home') {
-      const sections = homeSections(await homeData(), pageContext.now);
+      const sections = homeSections(await homeData(), pageContext);
       if (live || url.pathname !== '/') return sendJson(response, 200, stringify(sections));
       return sendPage(response, pageContext, page({ title: 'Switchyard console', context: pageContext, body: homeBody(sections), liveUrl: '/fragment/home' }));
     }
@@ -316,12 +353,17 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     });
   });
   const { port } = server.address() as AddressInfo;
-  security = new ConsoleSecurity({ token, port });
+  security = new ConsoleSecurity({
+    port,
+    ...(options.users === undefined ? { token, identity } : { logins: options.users.map((user) => ({ user: user.name, ...(user.tokenSha256 === undefined ? {} : { tokenSha256: user.tokenSha256 }) })) }),
+    ...(options.userHeader === undefined ? {} : { userHeader: options.userHeader }),
+  });
   const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `http://${shownHost}:${port}/`;
   return {
     url,
-    loginUrl: `${url}?token=${encodeURIComponent(token)}`,
+    // With a users file each person opens the console with their own token; there is no shared one to print.
+    loginUrl: options.users === undefined ? `${url}?token=${encodeURIComponent(token)}` : url,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

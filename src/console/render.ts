@@ -1,4 +1,5 @@
 import type { ApprovalDecisionRecord, ApprovalRequest } from '../contracts/approval.js';
+import { isSessionApprover } from '../contracts/approvers-file.js';
 import type { SessionEvent } from '../contracts/events.js';
 import type { ActiveTurnView, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { SafeHtml, clip, formatWait, html } from './html.js';
@@ -50,8 +51,15 @@ export interface SessionPageData {
   turnId?: string;
 }
 
+/** The person looking at a page: their approver name and groups. */
+export interface Viewer {
+  name: string;
+  groups: readonly string[];
+}
+
 export interface PageContext {
   identity: string;
+  viewer: Viewer;
   csrfToken: string;
   nonce: string;
   now: number;
@@ -71,14 +79,15 @@ export function page(options: { title: string; context: PageContext; body: SafeH
 }
 
 /** Home page sections: requests waiting across the namespace, and running sessions. */
-export function homeSections(data: { pending: PendingEntry[]; sessions: SessionRow[]; problem?: string }, now: number): Record<string, SafeHtml> {
+export function homeSections(data: { pending: PendingEntry[]; sessions: SessionRow[]; problem?: string }, context: Pick<PageContext, 'now' | 'viewer'>): Record<string, SafeHtml> {
+  const { now, viewer } = context;
   const sorted = [...data.pending].sort((a, b) => Date.parse(b.request.requestedAt) - Date.parse(a.request.requestedAt));
   return {
     'pending-title': html`<h1>Waiting for approval <span class="count">${sorted.length}</span></h1>${data.problem === undefined ? '' : html`<p class="problem">${data.problem}</p>`}`,
     pending:
       sorted.length === 0
         ? html`<p class="empty" data-key="empty">No session is waiting for approval. This page updates by itself.</p>`
-        : html`${sorted.map((entry) => requestCard(entry, now, { showSession: true }))}`,
+        : html`${sorted.map((entry) => requestCard(entry, now, { showSession: true, viewer }))}`,
     sessions: sessionList(data.sessions),
   };
 }
@@ -101,9 +110,14 @@ export function sessionHref(sessionId: string, turnId?: string): string {
   return `/session/${encodeURIComponent(sessionId)}${turnId === undefined ? '' : `?turn=${encodeURIComponent(turnId)}`}`;
 }
 
-/** One approval request with its buttons; `data-key` lets the live update keep a card (and a half-typed reason). */
-export function requestCard(entry: PendingEntry, now: number, options: { showSession: boolean }): SafeHtml {
+/**
+ * One approval request with its buttons; `data-key` lets the live update keep a card (and a half-typed reason). A
+ * request that names its approvers shows them, and shows the buttons only to those approvers.
+ */
+export function requestCard(entry: PendingEntry, now: number, options: { showSession: boolean; viewer: Viewer }): SafeHtml {
   const { sessionId, request } = entry;
+  const approvers = request.approvers;
+  const mayDecide = approvers === undefined || isSessionApprover({ name: options.viewer.name, sessionApprovers: approvers, groups: options.viewer.groups });
   const waited = now - Date.parse(request.requestedAt);
   return html`<article class="request" tabindex="0" data-key="${sessionId}/${request.requestId}" data-session="${sessionId}" data-request="${request.requestId}" data-digest="${request.inputDigest}">
 <header><span class="tool">${request.toolName}</span>${options.showSession ? html` <a class="session" href="${sessionHref(sessionId)}">${sessionId}</a>` : ''}
@@ -111,7 +125,12 @@ export function requestCard(entry: PendingEntry, now: number, options: { showSes
 ${renderInput(request)}
 <p class="why"><b>Why it asks:</b> ${request.reason ?? 'the session’s rules ask for this call'}</p>
 <p class="rule"><b>“Always allow” remembers:</b> ${request.rememberRule === undefined ? html`<span class="muted">nothing (this call can only be allowed once)</span>` : html`<code>${request.rememberRule}</code>`}</p>
-<div class="actions"><button class="approve" data-decision="allow">Approve <kbd>a</kbd></button><button class="always" data-decision="allow_always">Always allow <kbd>A</kbd></button><input class="reason" name="reason" maxlength="2000" placeholder="reason for a deny (optional)" aria-label="reason"><button class="deny" data-decision="deny">Deny <kbd>d</kbd></button></div>
+${approvers === undefined ? '' : html`<p class="approvers"><b>Approvers:</b> ${approvers.length === 0 ? 'nobody' : approvers.join(', ')}</p>`}
+${
+  mayDecide
+    ? html`<div class="actions"><button class="approve" data-decision="allow">Approve <kbd>a</kbd></button><button class="always" data-decision="allow_always">Always allow <kbd>A</kbd></button><input class="reason" name="reason" maxlength="2000" placeholder="reason for a deny (optional)" aria-label="reason"><button class="deny" data-decision="deny">Deny <kbd>d</kbd></button></div>`
+    : html`<p class="not-approver muted">You (${options.viewer.name}) are not one of this request's approvers.</p>`
+}
 <p class="feedback" role="status"></p>
 </article>`;
 }
@@ -179,7 +198,7 @@ export function diffBlock(diff: string): SafeHtml {
 }
 
 /** Session page sections; each is replaced as a whole by the live update, except the keyed approval cards. */
-export function sessionSections(data: SessionPageData, context: Pick<PageContext, 'now'>): Record<string, SafeHtml> {
+export function sessionSections(data: SessionPageData, context: Pick<PageContext, 'now' | 'viewer'>): Record<string, SafeHtml> {
   const turnIds = turnIdsOf(data.events);
   const turnId = data.turnId ?? data.activeTurn?.turnId ?? turnIds.at(-1);
   const timeline = turnId === undefined ? undefined : buildTurnTimeline(data.events, turnId);
@@ -197,7 +216,7 @@ ${data.problem === undefined ? '' : html`<p class="problem">${data.problem}</p>`
     pending:
       data.pending.length === 0
         ? html`<p class="empty" data-key="empty">Nothing waiting for approval.</p>`
-        : html`${data.pending.map((request) => requestCard({ sessionId: data.sessionId, request }, context.now, { showSession: false }))}`,
+        : html`${data.pending.map((request) => requestCard({ sessionId: data.sessionId, request }, context.now, { showSession: false, viewer: context.viewer }))}`,
     timeline: html`<h2>Timeline</h2>${turnPicker(data.sessionId, turnIds, turnId)}${timeline === undefined ? html`<p class="empty">No turn yet.</p>` : timelineBlock(timeline, context.now)}`,
     live: liveBlock(data.live),
     results: resultsBlock(data.turns.find((turn) => turn.turnId === turnId)),
@@ -265,9 +284,15 @@ function resultsBlock(turn: TurnResult | undefined): SafeHtml {
   return html`<h2>Results of turn <code>${turn.turnId}</code>${turn.stopped ? html` <span class="badge status-cancelled">stopped${turn.stopReason === undefined ? '' : `: ${turn.stopReason}`}</span>` : ''}</h2>${turn.results.map(resultBlock)}`;
 }
 
+/** Whether the call's process ran in the OS sandbox: loud (an error badge) when it did not. */
+export function sandboxBadge(result: Pick<ToolResult, 'sandboxed'>): SafeHtml {
+  if (result.sandboxed === undefined) return html``;
+  return result.sandboxed ? html` · <span class="muted">sandboxed</span>` : html` · <span class="badge status-error">not sandboxed</span>`;
+}
+
 function resultBlock(result: ToolResult): SafeHtml {
   const budget = result.budget;
-  return html`<div class="result" data-call="${result.callId}"><p><span class="badge status-${result.status}">${result.status}</span> <b>${result.toolName}</b> · call <code>${result.callId}</code> · ${result.timings.totalMs} ms${result.timings.permissionWaitMs > 0 ? ` (waited ${formatWait(result.timings.permissionWaitMs)} for approval)` : ''}${result.errorCode === undefined ? '' : html` · <code>${result.errorCode}</code>`}</p>
+  return html`<div class="result" data-call="${result.callId}"><p><span class="badge status-${result.status}">${result.status}</span> <b>${result.toolName}</b> · call <code>${result.callId}</code> · ${result.timings.totalMs} ms${result.timings.permissionWaitMs > 0 ? ` (waited ${formatWait(result.timings.permissionWaitMs)} for approval)` : ''}${result.errorCode === undefined ? '' : html` · <code>${result.errorCode}</code>`}${sandboxBadge(result)}</p>
 ${budget === undefined ? '' : html`<p class="budget">Budget: ${budget.originalBytes} bytes of output, ${budget.modelBytes} to the model${budget.truncated ? html`, cut by <code>${budget.policy}</code>` : ''}${budget.artifact === undefined ? '' : html` · <a href="/artifact?uri=${encodeURIComponent(budget.artifact)}" target="_blank" rel="noopener">full output</a>`}</p>`}
 <pre class="output">${clip(result.modelContent, OUTPUT_SHOWN_CHARS)}</pre></div>`;
 }
@@ -278,12 +303,18 @@ const IGNORED_TEXT: Record<NonNullable<ApprovalDecisionRecord['ignoredBecause']>
   digest_mismatch: 'the input digest did not match the request (the input changed?)',
   invalid: 'the signal was malformed',
   hook_answered_first: 'a PermissionRequest hook answered first',
+  unsigned: 'this session takes only signed approvals from its approvers',
+  bad_signature: 'the signature did not check out',
+  unknown_approver: 'the signer is not in the approvers file',
+  not_an_approver: 'the signer is not one of this session\'s approvers',
+  expired: 'the signed grant had expired',
+  verification_failed: 'the signature could not be checked',
 };
 
 /** One sentence on what a session did with a decision: shown as the feedback of a button and in the log. */
 export function describeDecision(record: ApprovalDecisionRecord): string {
   const what = record.decision === undefined ? 'decision' : { allow: 'Approve', allow_always: 'Always allow', deny: 'Deny' }[record.decision];
-  if (record.outcome === 'accepted') return `${what} took effect${record.by === undefined ? '' : ` (by ${record.by})`}.`;
+  if (record.outcome === 'accepted') return `${what} took effect${record.by === undefined ? '' : ` (by ${record.by}${record.verified ? ', signature verified' : ''})`}.`;
   const why = record.ignoredBecause === undefined ? 'unknown reason' : IGNORED_TEXT[record.ignoredBecause];
   return `${what} was ignored: ${why}${record.detail === undefined || record.ignoredBecause === 'hook_answered_first' ? '' : ` (${record.detail})`}.`;
 }

@@ -108,6 +108,7 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
       case 'BackgroundTaskEnded':
       case 'PolicyChanged':
       case 'PolicyShadowDecision':
+      case 'ToolCallResultReplaced':
         break;
       default: {
         const exhaustive: never = event;

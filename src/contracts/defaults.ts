@@ -27,6 +27,32 @@ export const DEFAULT_MAX_CALLS_PER_TURN = 256;
  */
 export const MAX_TURN_REQUEST_BYTES = 1024 * 1024;
 
+/**
+ * Payload budget of one call, end to end. Every activity input, result and marker carries a call's input at most once
+ * (Prepare answers with references into the input instead of echoing it), so these bound every payload a turn makes:
+ * - `callInputBytes`: the largest input one call may have (UTF-8 bytes of its JSON). The update validator and the
+ *   client refuse a request with a larger one, naming the limit; write large content to a file in parts instead.
+ * - `groupInputBytes`: the calls of one concurrent group together; a call that would take its group past it starts
+ *   the next group (a call alone is never split). Bounds one Prepare and the activities a workflow task schedules.
+ * - `preparedBytes`: what one Prepare may answer for its group beyond the inputs (permission facts, previews, hook
+ *   context). A call whose share would pass it ends with an error result saying so; the others run.
+ * - `callIdChars`, `callNameChars`: a call's id and tool name, which travel in every event and result.
+ */
+export const PAYLOAD_LIMITS = {
+  callInputBytes: 256 * 1024,
+  groupInputBytes: 512 * 1024,
+  preparedBytes: 768 * 1024,
+  callIdChars: 256,
+  callNameChars: 256,
+} as const;
+
+/**
+ * Longest text kept of a field a client or a signal sender supplies and the session logs or carries (an approval's
+ * `requestId`, `by`, `reason`, an interrupt's `reason`, a policy change's `reason`): longer ones are clipped at the
+ * handler's entry, so the decision log and the state carried across continue-as-new stay bounded whatever arrives.
+ */
+export const CARRIED_FIELD_MAX_CHARS = { id: 256, text: 2_000 } as const;
+
 /** Executor default deadline when a tool declares none (docs/SEMANTICS.md, Timeouts and the deadline). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;
 
@@ -47,7 +73,8 @@ export const TOOL_TIMEOUTS = {
   Read: { defaultMs: 30_000, maxMs: 150_000 },
   WebFetch: { defaultMs: 60_000, maxMs: 60_000 },
   mcp: { defaultMs: 30_000 },
-  TodoWrite: { defaultMs: 10_000, maxMs: 10_000 },
+  /** Like most built-ins in the reference table: 30 s (only TaskStop-like tools get 10 s). */
+  TodoWrite: { defaultMs: 30_000, maxMs: 30_000 },
   /** TaskStop: 10 s. (TaskOutput has no deadline of its own: its `timeout` bounds its wait.) */
   TaskStop: { defaultMs: 10_000, maxMs: 10_000 },
   other: { defaultMs: 30_000 },
@@ -96,7 +123,14 @@ export const DEFAULT_CONTINUE_AS_NEW_EVENTS = 2_000;
  * to its spool file; at the cap its process group is killed and the result says so. Env
  * `SWITCHYARD_BASH_MAX_SPOOL_BYTES` overrides.
  */
-export const BASH_LIMITS = { spoolBytes: 64 * 1024 * 1024 } as const;
+export const BASH_LIMITS = {
+  spoolBytes: 64 * 1024 * 1024,
+  /**
+   * Longest command (UTF-8 bytes): the shell gets it as one argument, and Linux refuses an argument over 128 KiB
+   * (`MAX_ARG_STRLEN`, the terminating NUL included), so a longer one is an input validation error naming the limit.
+   */
+  commandBytes: 128 * 1024 - 1,
+} as const;
 
 /** Artifact retention: `switchyard artifacts prune` deletes session artifact directories idle this long. */
 export const ARTIFACT_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000 } as const;

@@ -1,5 +1,5 @@
 import type { CallFlags } from './call-plan.js';
-import type { ApprovalDecision } from './approval.js';
+import type { ApprovalDecision, ApprovalIgnoredReason } from './approval.js';
 import type { BackgroundTaskEndReason, BackgroundTaskStatus } from './background-tasks.js';
 import type { ResultBudgetPolicy, ToolResultStatus } from './tool-result.js';
 
@@ -80,6 +80,21 @@ export type SessionEvent =
       artifact?: string;
     })
   | (EventBase & {
+      /**
+       * The turn's aggregate budget replaced a successful result after its `ToolCallResult`: the sizes and policy of
+       * what the model gets now (the `<persisted-output>` envelope, or a shorter cut when the output was not stored).
+       * Emitted once per replaced result, when the result is handed out.
+       */
+      type: 'ToolCallResultReplaced';
+      callId: string;
+      toolName: string;
+      originalBytes: number;
+      modelBytes: number;
+      truncated: boolean;
+      policy: ResultBudgetPolicy;
+      artifact?: string;
+    })
+  | (EventBase & {
       type: 'ToolCallError';
       callId: string;
       toolName: string;
@@ -120,7 +135,7 @@ export type SessionEvent =
       callId: string;
       toolName: string;
     })
-  | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: 'unknown' | 'already_decided' | 'digest_mismatch' | 'invalid' ; detail?: string });
+  | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: Exclude<ApprovalIgnoredReason, 'hook_answered_first'>; detail?: string });
 
 export type SessionEventType = SessionEvent['type'];
 

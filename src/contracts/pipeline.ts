@@ -9,13 +9,14 @@
  * - Prepare, per group just before it runs (per call in streaming turns): `validateInput`, `resolveInput`,
  *   PreToolUse hooks, `prepareApproval`, permission facts. A call a turn stop or an interrupt skips never gets here.
  */
-import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
+import type { ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
+import type { WireCallPlan } from './compact-plan.js';
 import type { BackgroundTaskReport } from './background-tasks.js';
 import type { ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
-import type { PermissionRules } from './session.js';
+import type { PermissionRules, SandboxOptions } from './session.js';
 
 /** The session facts every activity of a session needs. */
 export interface SessionContext {
@@ -32,6 +33,8 @@ export interface SessionContext {
   trustWorkspaceSettings?: boolean;
   /** Edit and Write refuse an existing file the session has not read since it changed (`SessionOptions.readBeforeEdit`). */
   readBeforeEdit?: boolean;
+  /** The session's sandbox options as given (`SessionOptions.sandbox`); the worker resolves the defaults. */
+  sandbox?: SandboxOptions;
   /** The session's client tools (`SessionOptions.clientTools`), which Plan and Prepare look up beside the worker's. */
   clientTools?: ClientToolSpec[];
 }
@@ -77,7 +80,8 @@ export interface PrepareCallsInput {
 }
 
 export interface PreparedCalls {
-  plans: CallPlan[];
+  /** As sent: without repeats of the calls' inputs (`compactPlan`); the workflow expands them (`expandPlan`). */
+  plans: WireCallPlan[];
   /** The session's effective working directory. */
   cwd: string;
   /** Hook settings files inside the workspace that were not loaded because the workspace is not trusted. */
@@ -116,11 +120,13 @@ export interface ExecuteCallInput {
  * What one execution produced; the workflow adds the timings it measured and the permission wait. Its `content` holds
  * only the image blocks: the workflow puts the final text form in front when it hands the result out.
  */
-export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' | 'content' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl'> {
+export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' | 'content' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl' | 'sandboxed'> {
+  /** Why a call that started a process ran it outside the sandbox (`sandboxed: false`), for the session's details. */
+  unsandboxedReason?: string;
   /** Session-state keys the call sets (its context modifier). */
   sessionState?: Record<string, unknown>;
   /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
-  aggregateReplacement?: { envelope: string; artifact: string };
+  aggregateReplacement?: { envelope: string; artifact?: string };
   /** A background task the call started or observed (v1.1), for the session's records. */
   backgroundTask?: BackgroundTaskReport;
   /** Context from PostToolUse / PostToolUseFailure hooks, for the model under `[Hook additional context]`. */

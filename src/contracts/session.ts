@@ -18,6 +18,29 @@ export const callLimitSchema = z.strictObject({
   per: z.enum(['session', 'turn']),
 });
 export type CallLimit = z.infer<typeof callLimitSchema>;
+export const sandboxModes = ['auto', 'required', 'off'] as const;
+export type SandboxMode = (typeof sandboxModes)[number];
+
+/**
+ * The OS sandbox of every process a session's calls start (Bash, background tasks); see SECURITY.md and
+ * `src/sandbox/`. Paths are absolute, `~/…`, or relative to cwd; `denyRead` takes the patterns of `Read(...)` rules.
+ */
+export const sandboxOptionsSchema = z.strictObject({
+  /** `auto` (default; worker env `SWITCHYARD_SANDBOX`): sandbox where the worker can, run unsandboxed (loudly) where it cannot; `required`: a call that cannot be sandboxed fails with `sandbox_unavailable`; `off`: no sandbox. */
+  mode: z.enum(sandboxModes).optional(),
+  /** No network at all unless hosts are listed here (`example.com`, `*.example.com`, `localhost`): then only those, through a proxy. */
+  network: z.strictObject({ allowedDomains: z.array(z.string().min(1)).optional() }).optional(),
+  /** More paths (or `Read(...)` patterns) the sandbox cannot read, beside the credential folders and `Read(...)` deny rules. */
+  denyRead: z.array(z.string().min(1)).optional(),
+  /** More paths writable inside the sandbox, beside cwd and its private /tmp. */
+  allowWrite: z.array(z.string().min(1)).optional(),
+  /**
+   * Bash calls that would ask only by default (no ask or deny rule matches, not a protected path) run without asking,
+   * because they run sandboxed; such calls then never run unsandboxed (as under `required`). Default false.
+   */
+  autoAllowBash: z.boolean().optional(),
+});
+export type SandboxOptions = z.infer<typeof sandboxOptionsSchema>;
 
 /** Start input of the `toolSession` workflow (wire contract v1). */
 export const sessionOptionsSchema = z.object({
@@ -57,8 +80,21 @@ export const sessionOptionsSchema = z.object({
    * Prepare as local activities of the workflow's worker.
    */
   toolTaskQueue: z.string().min(1).optional(),
+  /**
+   * How long Plan (lookup, input parse and grouping of a turn's calls) may take per attempt; default 60000. Preparing
+   * the first group (its PreToolUse hooks) is not bound by it: that has Prepare's limit.
+   */
+  planTimeoutMs: z.number().int().min(1_000).optional(),
   /** Most calls one turn may carry; more is rejected by the update validator. Default 256 (`DEFAULT_MAX_CALLS_PER_TURN`). */
   maxCallsPerTurn: z.number().int().min(1).max(10_000).optional(),
+  /** The OS sandbox of the processes the session's calls start (see `sandboxOptionsSchema`). Default `{ mode: 'auto' }`. */
+  sandbox: sandboxOptionsSchema.optional(),
+  /**
+   * Who may decide this session's approvals: approver names, or `group:<g>` for every approver in that group, as the
+   * worker's approvers file (`SWITCHYARD_APPROVERS_FILE`) lists them. When set, only an `approval` signal signed by one
+   * of them (and not expired) is taken; an empty list lets nobody approve. Default: anyone who can signal decides.
+   */
+  approvers: z.array(z.string().min(1).max(200)).max(100).optional(),
   /**
    * Tools the client runs itself: their calls go through validation, hooks, rules and approval, then park (event
    * `ClientToolRequested`, query `pendingClientCalls`) until the update `submitToolResult` answers them. A worker tool

@@ -21,10 +21,28 @@ export interface ToolCallTelemetryEndRecord extends ToolCallTelemetryRecord {
   durationMs: number;
 }
 
+/** One entry of a session's approval decision log, as telemetry sees it (the log's record plus the session). */
+export interface ApprovalDecisionTelemetryRecord {
+  sessionId: string;
+  requestId: string;
+  callId?: string;
+  toolName?: string;
+  inputDigest?: string;
+  decision?: string;
+  by?: string;
+  verified: boolean;
+  outcome: 'accepted' | 'ignored';
+  ignoredBecause?: string;
+  policyVersion: number;
+  /** Epoch ms (workflow time) of the decision. */
+  at: number;
+}
+
 /** Sinks the worker provides to `toolSession`; they are not called during replay. */
 export interface SwitchyardSinks extends Sinks {
   switchyardTelemetry: {
     toolCallStarted(record: ToolCallTelemetryRecord): void;
     toolCallEnded(record: ToolCallTelemetryEndRecord): void;
+    approvalDecision(record: ApprovalDecisionTelemetryRecord): void;
   };
 }

@@ -35,3 +35,12 @@ export const texts = {
   interruptedMayHavePartlyRun: (toolName: string) =>
     `${toolName} was interrupted because its worker stopped; it may have partly run. It was not restarted automatically.`,
 } as const;
+
+/**
+ * Text a tool returned that Switchyard did not write (an MCP server's answer), with Switchyard's own envelopes
+ * neutralised: `<persisted-output>` and `<tool_use_error>` (opening or closing, any case) lose their `<`, written
+ * `&lt;` instead, so the model can tell a tool's imitation from Switchyard's own texts. Linear in the text.
+ */
+export function neutralizeEnvelopes(text: string): string {
+  return text.replace(/<(?=\/?(?:persisted-output|tool_use_error)\b)/gi, '&lt;');
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAYLOAD_LIMITS } from './defaults.js';
 import { utf8Length } from './utf8-length.js';
 
 /** One tool call as the model produced it. `input` may be an object or a JSON string. */
@@ -28,16 +29,52 @@ export const executeTurnRequestSchema = z
   .superRefine((request, context) => rejectDuplicateIds(request.calls, context));
 export type ExecuteTurnRequest = z.infer<typeof executeTurnRequestSchema>;
 
-/** Why a request's calls are too large to accept (see `MAX_TURN_REQUEST_BYTES`), or undefined when they fit. */
-export function oversizeRequestReason(calls: readonly ToolCall[], limitBytes: number): string | undefined {
-  let bytes: number;
+/** UTF-8 bytes of a call's input as it travels (a JSON string counts as itself); 0 when it cannot be serialized. */
+export function callInputBytes(call: Pick<ToolCall, 'input'>): number {
+  const { input } = call;
+  if (input === undefined) return 0;
+  if (typeof input === 'string') return utf8Length(input);
   try {
-    bytes = utf8Length(JSON.stringify(calls));
+    return utf8Length(JSON.stringify(input) ?? '');
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Why a request's calls are too large to accept (see `MAX_TURN_REQUEST_BYTES` and `PAYLOAD_LIMITS`), or undefined when
+ * they fit: the whole request, each call's input, each call's id and tool name.
+ */
+export function oversizeRequestReason(
+  calls: readonly ToolCall[],
+  limitBytes: number,
+  limits: Pick<typeof PAYLOAD_LIMITS, 'callInputBytes' | 'callIdChars' | 'callNameChars'> = PAYLOAD_LIMITS,
+): string | undefined {
+  // One serialization of each call (workflow time is precious with a 1 MiB request): the request is `[` + calls
+  // joined by `,` + `]`, and a call whose whole JSON fits the per-call limit has an input that fits too.
+  const items: unknown[] = Array.isArray(calls) ? (calls as unknown[]) : [calls];
+  const sizes: number[] = [];
+  try {
+    for (const item of items) sizes.push(utf8Length(JSON.stringify(item) ?? 'null'));
   } catch (error) {
     return `calls cannot be serialized (${error instanceof Error ? error.message : String(error)})`;
   }
-  if (bytes <= limitBytes) return undefined;
-  return `calls are ${bytes} bytes of JSON, over the ${limitBytes}-byte limit per request; store large content in a file and pass its path`;
+  const bytes = Array.isArray(calls) ? sizes.reduce((sum, size) => sum + size, 0) + Math.max(2, items.length + 1) : (sizes[0] ?? 0);
+  if (bytes > limitBytes) return `calls are ${bytes} bytes of JSON, over the ${limitBytes}-byte limit per request; store large content in a file and pass its path`;
+  if (!Array.isArray(calls)) return undefined;
+  for (const [index, call] of items.entries()) {
+    if (call === null || typeof call !== 'object') continue;
+    const { id, name, input } = call as Partial<ToolCall>;
+    const label = typeof id === 'string' ? `call "${id.slice(0, 40)}${id.length > 40 ? '…' : ''}"` : 'a call';
+    if (typeof id === 'string' && id.length > limits.callIdChars) return `${label} has an id of ${id.length} characters, over the ${limits.callIdChars}-character limit`;
+    if (typeof name === 'string' && name.length > limits.callNameChars) return `${label} names a tool of ${name.length} characters, over the ${limits.callNameChars}-character limit`;
+    if ((sizes[index] ?? 0) <= limits.callInputBytes) continue;
+    const inputBytes = callInputBytes({ input });
+    if (inputBytes > limits.callInputBytes) {
+      return `${label} has an input of ${inputBytes} bytes, over the ${limits.callInputBytes}-byte limit per call; write large content to a file in parts (several smaller calls) and pass its path`;
+    }
+  }
+  return undefined;
 }
 
 /** Formats a zod error as one line for an update rejection or a model-facing message. */

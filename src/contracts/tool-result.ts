@@ -77,6 +77,8 @@ export interface ToolResult {
    * `TaskOutput { task_id }`, stop it with `TaskStop { task_id }`.
    */
   backgroundTask?: { taskId: string };
+  /** v1.2: whether the process this call started ran inside the OS sandbox; absent for calls that start none. */
+  sandboxed?: boolean;
   /** When the call was added, started and finished (ISO, workflow time): time to first result can be measured. */
   timeline?: { addedAt: string; startedAt?: string; finishedAt: string };
 }
@@ -130,4 +132,6 @@ export const errorCodes = {
   outputSchema: 'output_schema',
   turnStopped: 'turn_stopped',
   siblingError: 'sibling_error',
+  /** A call (or what it needs carried) is over a payload limit (`PAYLOAD_LIMITS`). */
+  payloadTooLarge: 'payload_too_large',
 } as const;

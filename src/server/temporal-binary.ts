@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, rename, rm, stat, mkdtemp, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import { cacheDirFromEnv, processEnvironment, temporalCliPathFromEnv } from '../config/environment.js';
 
 /** The Temporal CLI version Switchyard builds: the newest tag whose go.mod lets `go install` accept it. */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -56,13 +56,11 @@ async function findOnPath(command: string, env: NodeJS.ProcessEnv): Promise<stri
 }
 
 /** `~/.cache/switchyard` (or `$XDG_CACHE_HOME/switchyard`, or `SWITCHYARD_CACHE_DIR`): outside any checkout. */
-export function switchyardCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.SWITCHYARD_CACHE_DIR) return path.resolve(env.SWITCHYARD_CACHE_DIR);
-  const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
-  return path.join(base, 'switchyard');
+export function switchyardCacheDir(env: NodeJS.ProcessEnv = processEnvironment()): string {
+  return cacheDirFromEnv(env);
 }
 
-export function cachedBinaryPath(env: NodeJS.ProcessEnv = process.env): string {
+export function cachedBinaryPath(env: NodeJS.ProcessEnv = processEnvironment()): string {
   return path.join(switchyardCacheDir(env), `temporal-cli-${TEMPORAL_CLI_VERSION}`, 'temporal');
 }
 
@@ -72,9 +70,10 @@ export function cachedBinaryPath(env: NodeJS.ProcessEnv = process.env): string {
  * (minutes). Returns undefined when none applies.
  */
 export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}): Promise<TemporalBinary | undefined> {
-  const env = options.env ?? process.env;
-  if (env.TEMPORAL_CLI_PATH) {
-    const explicit = path.resolve(env.TEMPORAL_CLI_PATH);
+  const env = options.env ?? processEnvironment();
+  const configured = temporalCliPathFromEnv(env);
+  if (configured !== undefined) {
+    const explicit = path.resolve(configured);
     if (!(await isExecutable(explicit))) {
       throw new Error(`TEMPORAL_CLI_PATH is set to ${explicit}, which is not an executable file`);
     }
@@ -186,7 +185,7 @@ async function downloadCli(options: { staging: string; baseUrl: string; timeoutM
   const file = path.join(staging, 'temporal');
   await writeFile(file, binary);
   await chmod(file, 0o755);
-  await run(file, ['--version'], { env: process.env, stdout: 'ignore', timeoutMs: 30_000 });
+  await run(file, ['--version'], { env: processEnvironment(), stdout: 'ignore', timeoutMs: 30_000 });
   onProgress(`Downloaded the Temporal CLI (${Math.round(archive.length / 1024 / 1024)} MiB) in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 

@@ -13,8 +13,9 @@ import type { BackgroundTaskRecord, BackgroundTaskStatus } from '../contracts/ba
 const TASK_ID = /^bg_[0-9a-f]{8}$/;
 
 /**
- * The wrapper (bash, for PIPESTATUS) that makes a task's exit code durable and caps its output. `$1` is the command,
- * `$2` the exit-code file, `$3` the output limit in bytes, `$4` the file that records a stop at the limit.
+ * The wrapper (bash, for PIPESTATUS) that makes a task's exit code durable and caps its output. `$1` is the command
+ * (for `ps`), `$2` the exit-code file, `$3` the output limit in bytes, `$4` the file that records a stop at the limit,
+ * and the rest the argv that runs the command (`/bin/bash -c <command>`, or the same inside the OS sandbox).
  *
  * The command's stdout and stderr go through a pipe to `head -c <limit>`, unbuffered (coreutils' `stdbuf -o0`, so
  * output reaches the file as it is written), which appends to `output.log`. When head has copied the limit, one more
@@ -25,13 +26,14 @@ const TASK_ID = /^bg_[0-9a-f]{8}$/;
  * leaves no code. Without `stdbuf` the output is written directly and is not capped (README, Background tasks).
  */
 const WRAPPER = [
+  'code_file=$2; limit=$3; limit_file=$4; shift 4',
   'if command -v stdbuf >/dev/null 2>&1; then',
-  '  /bin/bash -c "$1" 2>&1 | { stdbuf -o0 head -c "$3"; if [ "$(head -c 1 | wc -c)" -gt 0 ]; then printf \'%s\\n\' "$3" > "$4"; kill -KILL 0; fi; }',
+  '  "$@" 2>&1 | { stdbuf -o0 head -c "$limit"; if [ "$(head -c 1 | wc -c)" -gt 0 ]; then printf \'%s\\n\' "$limit" > "$limit_file"; kill -KILL 0; fi; }',
   '  code=${PIPESTATUS[0]}',
   'else',
-  '  /bin/bash -c "$1"; code=$?',
+  '  "$@"; code=$?',
   'fi',
-  'printf \'%s\\n\' "$code" > "$2.tmp" && mv -f "$2.tmp" "$2"',
+  'printf \'%s\\n\' "$code" > "$code_file.tmp" && mv -f "$code_file.tmp" "$code_file"',
 ].join('\n');
 
 const RECORD_FILE = 'task.json';
@@ -100,6 +102,8 @@ export class BackgroundTaskStore {
   readonly root: string;
   /** Serialises record updates per task within this process (two concurrent TaskOutput calls on one task). */
   readonly #locks = new Map<string, Promise<unknown>>();
+  /** The tasks this process started through this store, so whoever started the process can stop them at its end. */
+  readonly startedHere: BackgroundTaskRecord[] = [];
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, 'background');
@@ -134,6 +138,8 @@ export class BackgroundTaskStore {
     options: Pick<BackgroundTaskRecord, 'sessionId' | 'turnId' | 'callId' | 'command' | 'description' | 'cwd'> & {
       env: NodeJS.ProcessEnv;
       maxOutputBytes?: number;
+      /** The argv that runs the command; default `/bin/bash -c <command>` (the sandbox wraps it, see `src/sandbox/`). */
+      argv?: readonly string[];
     },
   ): Promise<BackgroundTaskRecord> {
     const maxOutputBytes = options.maxOutputBytes ?? BASH_LIMITS.spoolBytes;
@@ -144,7 +150,8 @@ export class BackgroundTaskStore {
     const output = await open(path.join(directory, OUTPUT_FILE), 'a');
     let pid: number;
     try {
-      const args = [options.command, path.join(directory, EXIT_CODE_FILE), String(maxOutputBytes), path.join(directory, OUTPUT_LIMIT_FILE)];
+      const argv = options.argv ?? ['/bin/bash', '-c', options.command];
+      const args = [options.command, path.join(directory, EXIT_CODE_FILE), String(maxOutputBytes), path.join(directory, OUTPUT_LIMIT_FILE), ...argv];
       const child = spawn('/bin/bash', ['-c', WRAPPER, 'switchyard-background-task', ...args], {
         cwd: options.cwd,
         detached: true,
@@ -175,6 +182,7 @@ export class BackgroundTaskStore {
     const procfs = await procStat(pid);
     if (procfs !== undefined) record.processStartTicks = procfs.startTicks;
     await this.#write(record);
+    this.startedHere.push(record);
     return record;
   }
 

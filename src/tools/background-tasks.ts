@@ -21,6 +21,13 @@ export function backgroundTaskStore(dataDir: string): BackgroundTaskStore {
   return store;
 }
 
+/** The background tasks this process started (through any data directory) that still run, oldest first. */
+export async function runningTasksStartedHere(): Promise<Array<{ store: BackgroundTaskStore; record: BackgroundTaskRecord }>> {
+  const started = [...stores.values()].flatMap((store) => store.startedHere.map((record) => ({ store, record })));
+  const running = await Promise.all(started.map(async (task) => ((await task.store.state(task.record)).status === 'running' ? task : undefined)));
+  return running.filter((task) => task !== undefined);
+}
+
 function storeOf(context: Pick<ToolExecutionContext, 'dataDir'>): BackgroundTaskStore {
   if (context.dataDir === undefined) throw new ToolUseError('Background tasks are not available: this worker has no data directory.', 'background_unavailable');
   return backgroundTaskStore(context.dataDir);
@@ -47,6 +54,8 @@ export async function startBackgroundCommand(options: {
   env: NodeJS.ProcessEnv;
   /** Output bytes the task may write; past them it is killed (Bash's `SWITCHYARD_BASH_MAX_SPOOL_BYTES`). */
   maxOutputBytes: number;
+  /** The argv that runs the command (the OS sandbox's); default `/bin/bash -c <command>`. */
+  argv?: readonly string[];
 }): Promise<ToolOutputObject> {
   const { context } = options;
   const record = await storeOf(context).start({
@@ -58,6 +67,7 @@ export async function startBackgroundCommand(options: {
     cwd: context.cwd,
     env: options.env,
     maxOutputBytes: options.maxOutputBytes,
+    ...(options.argv === undefined ? {} : { argv: options.argv }),
   });
   const report: ToolOutputObject['backgroundTask'] = { kind: 'started', taskId: record.taskId, command: record.command, startedAt: record.startedAt };
   if (record.description !== undefined) report.description = record.description;

@@ -6,12 +6,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
+import { bashSpoolBytesFromEnv, bashTimeoutsFromEnv } from '../config/environment.js';
 import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
 import { bashGlobMatches } from '../contracts/permission-rules.js';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { startBackgroundCommand } from './background-tasks.js';
 import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './shell/index.js';
 import { defineTool } from './define-tool.js';
+import { prepareSandboxLaunch, sandboxAllowsWithoutAsking } from '../sandbox/sandboxed-launch.js';
+import type { SandboxLaunch } from '../sandbox/sandboxed-launch.js';
 import { childEnvironment } from './environment-policy.js';
 import type { ToolOutputObject } from './define-tool.js';
 
@@ -22,22 +25,8 @@ const MODEL_TAIL_BYTES = 64 * 1024;
 /** After SIGTERM, the process group gets SIGKILL this long later. */
 const KILL_GRACE_MS = 2_000;
 
-function envMs(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
-  return value;
-}
-
 /** `SWITCHYARD_BASH_MAX_SPOOL_BYTES`, else `BASH_LIMITS.spoolBytes`; read per call, so a worker's env change applies. */
-function spoolLimitBytes(): number {
-  const raw = process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES;
-  if (raw === undefined || raw === '') return BASH_LIMITS.spoolBytes;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`SWITCHYARD_BASH_MAX_SPOOL_BYTES must be a positive integer number of bytes, got "${raw}"`);
-  return value;
-}
+const spoolLimitBytes = (): number => bashSpoolBytesFromEnv();
 
 /**
  * The command itself, never the model's `description`: that is the model's claim about the command, and the Web UI
@@ -152,6 +141,12 @@ async function locateReadPaths(readPaths: readonly string[], cwd: string): Promi
   return [...located];
 }
 
+/** The result fields that say whether the command ran in the sandbox, and why not where the session wanted one. */
+function sandboxFields(launch: SandboxLaunch): Pick<ToolOutputObject, 'sandboxed' | 'unsandboxedReason'> {
+  if (launch.sandboxed) return { sandboxed: true };
+  return launch.reason === undefined ? { sandboxed: false } : { sandboxed: false, unsandboxedReason: launch.reason };
+}
+
 /** What the permission chain needs about a command: its simple commands and, symlinks resolved, what it reads. */
 async function bashFacts(command: string, cwd: string): Promise<PermissionFacts> {
   const facts = bashPermissionFacts({ command, cwd, homeDir: os.homedir() });
@@ -159,7 +154,11 @@ async function bashFacts(command: string, cwd: string): Promise<PermissionFacts>
 }
 
 const bashInputSchema = z.strictObject({
-  command: z.string().min(1).describe('The command to run, in bash'),
+  command: z
+    .string()
+    .min(1)
+    .refine((command) => Buffer.byteLength(command) <= BASH_LIMITS.commandBytes, `command must be at most ${BASH_LIMITS.commandBytes} bytes (the system's limit for one argument); write long content to a file in parts`)
+    .describe('The command to run, in bash'),
   timeout: z.number().int().positive().optional().describe('Timeout in milliseconds (default 120000, at most 600000)'),
   description: z.string().optional().describe('What the command does, in a few words'),
   run_in_background: z
@@ -179,8 +178,7 @@ export const bashTool = defineTool({
   concurrentSafe: (input) => isReadOnlyCommand(input.command),
   readOnly: (input) => isReadOnlyCommand(input.command),
   timeout: {
-    defaultMs: envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs),
-    maxMs: envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs),
+    ...bashTimeoutsFromEnv(),
     allowCallOverride: true,
     cleanupGraceMs: BASH_TIMEOUTS.cleanupGraceMs,
   },
@@ -190,19 +188,27 @@ export const bashTool = defineTool({
   ruleContent: (input) => input.command,
   rememberRule: (input) => bashRememberRule(input.command),
   permissionFacts: (input, context) => bashFacts(input.command, context.cwd),
+  // `sandbox.autoAllowBash` (off by default): a command that would only ask by default runs unasked, because the kernel
+  // confines it; ask and deny rules, protected paths and plan mode still apply (see SECURITY.md).
+  prepareApproval: async (_input, context) => ({ narrowToAllow: await sandboxAllowsWithoutAsking(context.sandbox) }),
   summarize: summarizeCommand,
   async execute(input, context) {
     if (input.run_in_background === true) {
       // Detached from this worker, output to a file under the data dir: see background-tasks.ts.
-      return startBackgroundCommand({
+      const launch = await prepareSandboxLaunch({ context });
+      const background = await startBackgroundCommand({
         command: input.command,
         ...(input.description === undefined ? {} : { description: input.description }),
         context,
-        env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId },
+        env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId, ...(launch.sandboxed ? launch.env : {}) },
         maxOutputBytes: spoolLimitBytes(),
+        ...(launch.sandboxed ? { argv: launch.argv(['/bin/bash', '-c', input.command]) } : {}),
       });
+      return { ...background, ...sandboxFields(launch) };
     }
-    const timeoutMs = Math.min(input.timeout ?? envMs('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), envMs('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs));
+    const launch = await prepareSandboxLaunch({ context });
+    const deadlines = bashTimeoutsFromEnv();
+    const timeoutMs = Math.min(input.timeout ?? deadlines.defaultMs, deadlines.maxMs);
     const spoolLimit = spoolLimitBytes();
     const spoolPath = path.join(os.tmpdir(), `switchyard-bash-${randomUUID()}.out`);
     const spool = createWriteStream(spoolPath);
@@ -211,7 +217,8 @@ export const bashTool = defineTool({
     const stderr = new TailBuffer(DISPLAY_TAIL_BYTES);
 
     // Its own process group, so cancel and timeout kill the whole tree (pipelines, children of the shell).
-    const child = execa('/bin/bash', ['-c', input.command], {
+    const [file = '/bin/bash', ...args] = launch.sandboxed ? launch.argv(['/bin/bash', '-c', input.command]) : ['/bin/bash', '-c', input.command];
+    const child = execa(file, args, {
       cwd: context.cwd,
       detached: true,
       buffer: false,
@@ -219,7 +226,7 @@ export const bashTool = defineTool({
       reject: false,
       // Only what the environment policy lets through: worker secrets stay out of `env` and /proc/self/environ.
       extendEnv: false,
-      env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId },
+      env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId, ...(launch.sandboxed ? launch.env : {}) },
     });
     let killTimer: NodeJS.Timeout | undefined;
     const terminate = (): void => {
@@ -286,6 +293,7 @@ export const bashTool = defineTool({
       clearTimeout(timer);
       killGroup(child.pid, 'SIGKILL');
       const result = await child;
+      const limitNote = launch.sandboxed ? (await launch.finish()).note : undefined;
       if (spoolError !== undefined) throw new Error(`Could not write the output spool file ${spoolPath}: ${spoolError.message}`, { cause: spoolError });
       await new Promise<void>((resolve, reject) => spool.end((error?: Error | null) => (error ? reject(error) : resolve())));
       if (context.signal.aborted) throw context.signal.reason instanceof Error ? context.signal.reason : new Error('cancelled');
@@ -294,24 +302,29 @@ export const bashTool = defineTool({
         ? `Output exceeded the limit of ${spoolLimit} bytes for one Bash call (SWITCHYARD_BASH_MAX_SPOOL_BYTES); the command was stopped.`
         : timedOut
           ? `Command timed out after ${timeoutMs}ms and was killed.`
-          : exitCode === 0
+          : exitCode === 0 && limitNote === undefined
             ? undefined
             : exitCode === null
               ? `Command was killed by ${result.signal ?? 'a signal'}.`
-              : `Exit code ${exitCode}`;
+              : exitCode !== 0
+                ? `Exit code ${exitCode}`
+                : limitNote;
       const text = combined.text();
+      const statusLines = status === undefined ? undefined : limitNote === undefined || status === limitNote ? status : `${status}\n${limitNote}`;
       const output: ToolOutputObject = {
-        content: status === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${status}`,
+        ...sandboxFields(launch),
+        content: statusLines === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${statusLines}`,
         isError: status !== undefined,
         display: { type: 'bash_output', stdout: stdout.text(), stderr: stderr.text(), exitCode, truncated: stdout.truncated || stderr.truncated },
         // Claude Code's Bash output for PostToolUse hooks (`tool_response.stdout`…), from the same tails as the display.
         hookResponse: { stdout: stdout.text(), stderr: stderr.text(), interrupted: timedOut, isImage: false, exitCode },
       };
-      if (status !== undefined) output.errorCode = outputCapped ? 'output_limit' : timedOut ? 'command_timeout' : 'exit_code';
+      if (status !== undefined) output.errorCode = outputCapped ? 'output_limit' : timedOut ? 'command_timeout' : status === limitNote ? 'sandbox_limit' : 'exit_code';
       if (combined.truncated) output.spool = { path: spoolPath, bytes: combined.total };
       else await rm(spoolPath, { force: true });
       return output;
     } catch (error) {
+      if (launch.sandboxed) await launch.finish();
       spool.destroy();
       await rm(spoolPath, { force: true });
       throw error;

@@ -6,6 +6,7 @@ import type { PersistedOutputEnvelopeInput } from '../contracts/persisted-output
 import type { BackgroundTaskReport } from '../contracts/background-tasks.js';
 import type { ToolProgressReport } from '../contracts/progress.js';
 import type { RuleKind } from '../contracts/call-plan.js';
+import type { SandboxOptions } from '../contracts/session.js';
 
 /** How long a call may run (docs/SEMANTICS.md, Timeouts and the deadline). */
 export interface TimeoutPolicy {
@@ -48,6 +49,8 @@ export interface ToolPrepareContext {
    * names, so one read confinement holds for every reading tool.
    */
   denyRules: readonly string[];
+  /** The session's sandbox options as given (`SessionOptions.sandbox`); see `src/sandbox/`. */
+  sandbox?: SandboxOptions;
 }
 
 /** What a tool's `execute` receives. */
@@ -132,6 +135,10 @@ export interface ToolOutputObject {
    * records it (query `backgroundTasks`, events `BackgroundTaskStarted` / `BackgroundTaskEnded`).
    */
   backgroundTask?: BackgroundTaskReport;
+  /** The call started a process: whether it ran in the OS sandbox (`ToolResult.sandboxed`). */
+  sandboxed?: boolean;
+  /** With `sandboxed: false` where the session wanted a sandbox: why it could not have one. */
+  unsandboxedReason?: string;
 }
 export type ToolOutput = string | ToolOutputObject;
 

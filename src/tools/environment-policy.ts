@@ -13,6 +13,9 @@
  * Globs match the whole name, case-insensitively; `*` is any run of characters, `?` one character.
  */
 
+import { environmentGlobsFromEnv, processEnvironment } from '../config/environment.js';
+import type { Environment } from '../config/environment.js';
+
 /** Names that look like secrets (codex's defaults plus passwords, credentials and personal access tokens), dropped unless included. */
 export const SECRET_NAME_PATTERNS: readonly string[] = ['*KEY*', '*SECRET*', '*TOKEN*', '*PASSWORD*', '*PASSWD*', '*_PWD', '*CREDENTIAL*', '*_PAT', 'PAT'];
 
@@ -31,16 +34,9 @@ function globPattern(glob: string): RegExp {
   return new RegExp(`^${source}$`, 'i');
 }
 
-function globList(raw: string | undefined): string[] {
-  return (raw ?? '')
-    .split(',')
-    .map((glob) => glob.trim())
-    .filter((glob) => glob !== '');
-}
-
 /** The policy from `SWITCHYARD_ENV_INCLUDE` and `SWITCHYARD_ENV_EXCLUDE` (comma-separated globs). */
-export function environmentPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): EnvironmentPolicy {
-  return { include: globList(env.SWITCHYARD_ENV_INCLUDE), exclude: globList(env.SWITCHYARD_ENV_EXCLUDE) };
+export function environmentPolicyFromEnv(env: Environment = processEnvironment()): EnvironmentPolicy {
+  return environmentGlobsFromEnv(env);
 }
 
 /**
@@ -60,7 +56,7 @@ export function isVariableAllowed(options: { name: string; policy: EnvironmentPo
  * the worker's env) drops. Spawn with `extendEnv: false`, or the dropped variables come back.
  */
 export function childEnvironment(options: { env?: NodeJS.ProcessEnv; policy?: EnvironmentPolicy } = {}): Record<string, string> {
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnvironment();
   const policy = options.policy ?? environmentPolicyFromEnv(env);
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {

@@ -21,10 +21,15 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { CallToolResult, ContentBlock, Tool as McpSdkTool } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
 import { formatZodError } from '../contracts/tool-call.js';
+import { neutralizeEnvelopes } from '../contracts/texts.js';
 import { defineTool } from './define-tool.js';
+import { BoundedReadBuffer } from './mcp-read-buffer.js';
 import type { Tool, ToolOutput, ToolOutputImage, ValidationOutcome } from './define-tool.js';
 import { detectImageMediaType } from './image-media-type.js';
 
@@ -63,6 +68,12 @@ export type McpTool = Tool & { mcpInputSchema: unknown };
 export class McpConnectionError extends Error {
   override readonly name = 'McpConnectionError';
 }
+
+/** ajv-formats is CommonJS: its default export is the function. */
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/** Largest message read from a stdio server (the MCP SDK's own limit); a larger response fails only its call. */
+const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** Characters of a stdio server's stderr kept for error messages and warnings. */
 const STDERR_TAIL_CHARS = 2_000;
@@ -202,6 +213,12 @@ export class McpConnection {
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
         stderr: 'pipe',
       });
+      // The SDK's reader drops the connection when one message passes its limit; this one fails only that call.
+      (stdio as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = new BoundedReadBuffer(
+        MCP_MAX_MESSAGE_BYTES,
+        (bytes, maxBytes) => `MCP server "${config.name}" sent a response of ${bytes} bytes, over the ${maxBytes}-byte limit of one message: this call failed; the connection stays open for other calls`,
+        (bytes) => this.#warn(`MCP server "${config.name}" sent a message of ${bytes} bytes, over the limit; it was dropped`, { server: config.name, bytes }),
+      );
       transport = stdio;
     } else {
       http = new StreamableHTTPClientTransport(new URL(config.url), config.headers === undefined ? undefined : { requestInit: { headers: config.headers } });
@@ -349,13 +366,41 @@ export function jsonSchemaOf(tool: Tool): unknown {
   return (tool as Partial<McpTool>).mcpInputSchema;
 }
 
+/**
+ * Ajv's regular-expression engine for `pattern` and `patternProperties`: re2js, which matches in time linear in the
+ * input. A server's schema and the model's arguments are both untrusted, and a backtracking engine (JavaScript's own)
+ * takes time exponential in the input for patterns such as `^(a+)+$`, holding the worker's event loop. A pattern RE2
+ * cannot compile (a back-reference, a look-ahead) is not checked here: it accepts every string, and the server, which
+ * validates its own arguments, still does.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string, flags: string): { test(text: string): boolean; toString(): string } => {
+    let compiled: RE2JS | undefined;
+    try {
+      compiled = RE2JS.compile(pattern);
+    } catch {
+      compiled = undefined;
+    }
+    return { test: (text) => compiled === undefined || compiled.matcher(text).find(), toString: () => `re2:${flags}:${pattern}` };
+  },
+  { code: 'linearRegExp' },
+);
+
+/** An Ajv like the MCP SDK's own (formats checked, all errors reported), with the linear engine for patterns. */
+function linearAjv(): Ajv {
+  const ajv = new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true, code: { regExp: linearRegExp } });
+  addFormats(ajv);
+  return ajv;
+}
+
 /** One Ajv per server: schemas of different servers that reuse an `$id` must not meet in Ajv's cache. */
 const validatorsByConnection = new WeakMap<McpConnection, AjvJsonSchemaValidator>();
 
 /**
- * The check of a tool's arguments against its `inputSchema`, with the MCP SDK's own Ajv validator (the one its client
- * uses for output schemas: formats checked, all errors reported). Compiled on first use. A schema Ajv cannot compile
- * (a `$ref` it cannot resolve…) is left to the server, which reports bad arguments as an error result.
+ * The check of a tool's arguments against its `inputSchema`, with the MCP SDK's Ajv validator (the one its client
+ * uses for output schemas: formats checked, all errors reported) on an Ajv whose patterns run on re2js (see
+ * `linearRegExp`). Compiled on first use. A schema Ajv cannot compile (a `$ref` it cannot resolve…) is left to the
+ * server, which reports bad arguments as an error result.
  */
 export function mcpArgumentsValidator(connection: McpConnection, schema: McpToolInfo['inputSchema']): (input: Record<string, unknown>) => ValidationOutcome {
   let validate: JsonSchemaValidator<unknown> | 'unchecked' | undefined;
@@ -363,7 +408,7 @@ export function mcpArgumentsValidator(connection: McpConnection, schema: McpTool
     if (validate === undefined) {
       let validator = validatorsByConnection.get(connection);
       if (validator === undefined) {
-        validator = new AjvJsonSchemaValidator();
+        validator = new AjvJsonSchemaValidator(linearAjv());
         validatorsByConnection.set(connection, validator);
       }
       try {
@@ -414,7 +459,8 @@ export function formatMcpResult(result: McpCallResult): ToolOutput {
   }
   const hasText = result.content.some((block) => block.type === 'text');
   if (!hasText && result.structuredContent !== undefined) parts.unshift(JSON.stringify(result.structuredContent));
-  const content = parts.join('\n');
+  // The server's text, not Switchyard's: imitations of Switchyard's envelopes are neutralised.
+  const content = neutralizeEnvelopes(parts.join('\n'));
   if (result.isError === true) {
     const message = content === '' && images.length === 0 ? 'The MCP tool reported an error without a message.' : content;
     return { content: message, isError: true, errorCode: 'mcp_error', ...(images.length === 0 ? {} : { images }) };

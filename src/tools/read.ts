@@ -24,6 +24,7 @@ import type { ToolOutputObject } from './define-tool.js';
 import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from './image-media-type.js';
 import { resolveLimit } from './limits.js';
 import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from './paths.js';
+import { artifactReferenceProblem, isArtifactReference, openArtifact } from './read-artifact.js';
 import { NotARegularFileError, openRegularFile, scanTextLines } from './text-lines.js';
 import { fileReadRecord } from './read-before-edit.js';
 
@@ -107,7 +108,8 @@ export const readTool = defineTool({
   name: 'Read',
   aliases: ['read_file', 'ReadFile'],
   description:
-    'Reads a file under the session directory: a text file as its lines, numbered like `cat -n`; a PNG, JPEG, GIF or WebP image as the image itself.',
+    'Reads a file under the session directory: a text file as its lines, numbered like `cat -n`; a PNG, JPEG, GIF or WebP image as the image itself. ' +
+    'Also opens the switchyard-artifact:// reference a <persisted-output> result gives (use offset and limit).',
   inputSchema: readInputSchema,
   concurrentSafe: true,
   readOnly: true,
@@ -116,7 +118,13 @@ export const readTool = defineTool({
   timeout: { defaultMs: TOOL_TIMEOUTS.Read.defaultMs, maxMs: TOOL_TIMEOUTS.Read.maxMs },
   resultBudget: RESULT_BUDGETS.Read,
   ...filePathToolFields,
+  // An artifact reference is not a path: it stays as the model gave it (see read-artifact.ts).
+  resolveInput: (input, context) => (isArtifactReference(input.file_path) ? input : filePathToolFields.resolveInput(input, context)),
   async validateInput(input, context) {
+    if (isArtifactReference(input.file_path)) {
+      const problem = artifactReferenceProblem(input.file_path, context.sessionId);
+      return problem === undefined ? { ok: true } : { ok: false, message: problem, errorCode: 'artifact_not_accessible' };
+    }
     const filePath = resolveToolPath(context.cwd, input.file_path);
     const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Read', absolutePath: filePath, allowRules: context.allowRules });
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
@@ -135,14 +143,20 @@ export const readTool = defineTool({
     if (oversize !== undefined) return { ok: false, message: oversize, errorCode: 'file_too_large' };
     return { ok: true };
   },
-  permissionFacts: (input, context) => realPathFacts(context.cwd, input.file_path),
+  permissionFacts: async (input, context) => (isArtifactReference(input.file_path) ? {} : realPathFacts(context.cwd, input.file_path)),
   async execute(input, context) {
-    // Checked again now: a directory swapped for a link to a denied place after the decision is refused.
-    const denied = await deniedRealPath({ cwd: context.cwd, toolName: 'Read', absolutePath: input.file_path, denyRules: context.denyRules });
-    if (denied !== undefined) throw new ToolUseError(`Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`, 'denied_by_rule');
-    const handle = await openRegularFile(input.file_path).catch((error: unknown) => {
-      throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
-    });
+    let handle: FileHandle;
+    if (isArtifactReference(input.file_path)) {
+      // No workspace path: read-artifact.ts confines it to the session's own artifacts.
+      handle = await openArtifact(input.file_path, context);
+    } else {
+      // Checked again now: a directory swapped for a link to a denied place after the decision is refused.
+      const denied = await deniedRealPath({ cwd: context.cwd, toolName: 'Read', absolutePath: input.file_path, denyRules: context.denyRules });
+      if (denied !== undefined) throw new ToolUseError(`Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`, 'denied_by_rule');
+      handle = await openRegularFile(input.file_path).catch((error: unknown) => {
+        throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
+      });
+    }
     try {
       const image = await sniffImage(handle);
       if (image !== undefined) {

@@ -8,19 +8,24 @@ import { createActivities } from '../activities/index.js';
 import type { Tracer } from '@opentelemetry/api';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
-import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
-import { createToolCallTelemetry, errorCategoryOf, stageOf } from './telemetry.js';
+import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
+import { dataDirFromEnv, resolveConnection, switchFromEnv, userSettingsDirFromEnv, workerRoleFromEnv } from '../config/environment.js';
+import type { WorkerRole } from '../config/environment.js';
+import { probeSandboxStartupLine } from '../sandbox/sandbox-report.js';
+import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stageOf } from './telemetry.js';
 import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { SwitchyardHooks } from '../activities/hooks.js';
-import { DEFAULT_LOCAL_CALL_BUDGET_MS, DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { DEFAULT_LOCAL_CALL_BUDGET_MS, DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { workerIdentity } from '../activities/tool-mismatch.js';
 import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
+import { loadApproversFile } from '../activities/approval-signature.js';
+import { createVerifyApproval } from '../activities/verify-approval.js';
 
 /** `.js` in the built package (dist/), `.ts` when the sources run through tsx or vitest. */
 const ownExtension = path.extname(fileURLToPath(import.meta.url));
@@ -128,12 +133,21 @@ export interface SwitchyardWorkerOptions {
    */
   role?: WorkerRole;
   /**
+   * The approvers file (`SWITCHYARD_APPROVERS_FILE` in `switchyard worker`): approver names → Ed25519 public keys and
+   * groups, against which signed approvals are checked (docs/APPROVALS.md). Checked at start; read again for each
+   * signature. Without it no signature verifies, so sessions that set `approvers` take no approval.
+   */
+  approversFile?: string;
+  /**
    * Temporal worker tuning, passed to `Worker.create` as given: `workflowThreadPoolSize`, `maxCachedWorkflows`,
    * `maxConcurrentWorkflowTaskExecutions`, `maxConcurrentActivityTaskExecutions`, `maxConcurrentLocalActivityExecutions`,
    * `stickyQueueScheduleToStartTimeout`, poller counts. Default: the SDK's defaults (README "Worker tuning").
    */
   tuning?: WorkerTuning;
 }
+
+export { namespaceFromEnv, switchFromEnv, taskQueueFromEnv, workerRoleFromEnv, workerRoles } from '../config/environment.js';
+export type { WorkerRole };
 
 /** The `Worker.create` options a Switchyard worker lets its caller tune. */
 export type WorkerTuning = Pick<
@@ -147,16 +161,6 @@ export type WorkerTuning = Pick<
   | 'workflowTaskPollerBehavior'
   | 'activityTaskPollerBehavior'
 >;
-
-export const workerRoles = ['all', 'workflows', 'tools'] as const;
-export type WorkerRole = (typeof workerRoles)[number];
-
-export function workerRoleFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerRole {
-  const value = env.SWITCHYARD_WORKER_ROLE;
-  if (value === undefined || value === '') return 'all';
-  if (!(workerRoles as readonly string[]).includes(value)) throw new Error(`SWITCHYARD_WORKER_ROLE must be one of ${workerRoles.join(', ')}; got "${value}"`);
-  return value as WorkerRole;
-}
 
 /**
  * Whether the namespace has the `SwitchyardPendingApprovals` search attribute: `true`/`false` from the operator
@@ -181,22 +185,6 @@ export function missingSearchAttributeMessage(namespace: string): string {
   );
 }
 
-/**
- * A worker switch that is on by default (`SWITCHYARD_LOCAL_READ_ONLY_CALLS`, `SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE`):
- * `false`, `0`, `off` or `no` (any case) turn it off; anything else, or unset, keeps it on.
- */
-export function switchFromEnv(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env[name]?.trim().toLowerCase();
-  return !(value === 'false' || value === '0' || value === 'off' || value === 'no');
-}
-
-export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.SWITCHYARD_TASK_QUEUE || DEFAULT_TASK_QUEUE;
-}
-
-export function namespaceFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE;
-}
 
 /** The worker side of the telemetry sink: spans and `tool.call.*` logs for what the workflow reports. */
 function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): InjectedSinks<SwitchyardSinks> {
@@ -232,6 +220,10 @@ function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): Inje
         },
         callDuringReplay: false,
       },
+      approvalDecision: {
+        fn: (_info, record) => recordApprovalDecision(options, record),
+        callDuringReplay: false,
+      },
     },
   };
 }
@@ -239,7 +231,8 @@ function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): Inje
 /** Creates a worker that runs `toolSession` workflows and the tool activities. */
 export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): Promise<Worker> {
   const registry = new ToolRegistry(options.tools ?? builtinTools());
-  const namespace = options.namespace ?? namespaceFromEnv();
+  // Options not given come from the environment, resolved as `SwitchyardClient.connect` resolves them.
+  const { namespace, taskQueue } = resolveConnection({ namespace: options.namespace, taskQueue: options.taskQueue });
   const registered = await hasPendingApprovalsSearchAttribute(options.connection, namespace);
   const required = options.requireSearchAttribute ?? switchFromEnv('SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE');
   // A namespace without the attribute would have sessions that never show up in the pending-approvals query: refuse
@@ -253,7 +246,19 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     );
   }
   const logger = options.logger;
+  // A broken approvers file is a start-up error, not a stream of approvals that never verify.
+  if (options.approversFile !== undefined) {
+    const approvers = await loadApproversFile(options.approversFile);
+    logger?.info({ approversFile: options.approversFile, approvers: Object.keys(approvers.approvers).length }, 'approvers file loaded');
+  }
+  if (logger !== undefined && (options.role ?? workerRoleFromEnv()) !== 'workflows') {
+    // Loud where the worker cannot sandbox the processes its tools start (see SECURITY.md, the second wall).
+    const line = await probeSandboxStartupLine();
+    if (line.level === 'warn') logger.warn(line.message);
+    else logger.info(line.message);
+  }
   const dataDir = options.dataDir ?? dataDirFromEnv();
+  const userSettings = userSettingsDirFromEnv();
   const identity = workerIdentity(registry);
   const activityDependencies: Parameters<typeof createActivities>[0] = {
     registry,
@@ -262,15 +267,12 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     artifacts: options.artifacts ?? new FileArtifactStore(dataDir),
     dataDir,
     ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
+    ...(options.approversFile === undefined ? {} : { approversFile: options.approversFile }),
     ...(logger === undefined ? {} : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(options.operatorRules === undefined ? {} : { operatorRules: options.operatorRules }),
     ...(options.evaluators === undefined ? {} : { evaluators: options.evaluators }),
-    ...(options.userSettingsDir !== undefined
-      ? { userSettingsDir: options.userSettingsDir }
-      : process.env.SWITCHYARD_USER_SETTINGS_DIR
-        ? { userSettingsDir: process.env.SWITCHYARD_USER_SETTINGS_DIR }
-        : {}),
+    ...(options.userSettingsDir !== undefined ? { userSettingsDir: options.userSettingsDir } : userSettings === undefined ? {} : { userSettingsDir: userSettings }),
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
   if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
@@ -283,9 +285,12 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   return Worker.create({
     connection: options.connection,
     namespace,
-    taskQueue: options.taskQueue ?? taskQueueFromEnv(),
+    taskQueue,
     identity,
-    ...(role === 'workflows' ? {} : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
+    // A workflows-only worker runs no tool code, but checks approval signatures itself (a local activity of the session).
+    ...(role === 'workflows'
+      ? { activities: { verifyApproval: createVerifyApproval(options.approversFile === undefined ? {} : { approversFile: options.approversFile }) } }
+      : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Temporal's own activity spans (they join the trace of the client that started the turn).
     ...(options.tracer === undefined

@@ -3,15 +3,8 @@ import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import { logSettingsFromEnv, processEnvironment } from '../config/environment.js';
 
-const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-type Level = (typeof LEVELS)[number];
-
-function levelFromEnv(env: NodeJS.ProcessEnv): Level {
-  const raw = (env.SWITCHYARD_LOG_LEVEL ?? 'info').toLowerCase();
-  if ((LEVELS as readonly string[]).includes(raw)) return raw as Level;
-  throw new Error(`SWITCHYARD_LOG_LEVEL must be one of ${LEVELS.join(', ')}; got "${raw}"`);
-}
 
 /**
  * pino-pretty is an optional dependency, loaded only when pretty logs are asked for: undefined when it is not
@@ -31,12 +24,7 @@ function loadPretty(): ((options: PrettyOptions) => PrettyStream) | undefined {
  * Level from `SWITCHYARD_LOG_LEVEL` (default `info`). Without the optional pino-pretty, always JSON.
  */
 export function createLogger(options: { env?: NodeJS.ProcessEnv; destination?: NodeJS.WritableStream } = {}): PinoLogger {
-  const env = options.env ?? process.env;
-  const level = levelFromEnv(env);
-  const format = env.SWITCHYARD_LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json');
-  if (format !== 'json' && format !== 'pretty') {
-    throw new Error(`SWITCHYARD_LOG_FORMAT must be "json" or "pretty"; got "${format}"`);
-  }
+  const { level, format } = logSettingsFromEnv(options.env ?? processEnvironment());
   const base = { name: 'switchyard', level };
   const pretty = format === 'pretty' ? loadPretty() : undefined;
   if (pretty !== undefined) {

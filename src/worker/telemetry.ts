@@ -1,8 +1,11 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
+import { consoleTracingFromEnv, processEnvironment } from '../config/environment.js';
+import type { Environment } from '../config/environment.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResultStatus } from '../contracts/tool-result.js';
+import type { ApprovalDecisionTelemetryRecord } from '../contracts/sinks.js';
 
 /** Where a failed tool call broke: the span's `switchyard.failure.stage`. */
 export type ToolCallStage = 'lookup' | 'validation' | 'permission' | 'handler' | 'serialization' | 'PostToolUse';
@@ -114,6 +117,36 @@ export function createToolCallTelemetry(options: { tracer?: Tracer; logger?: Log
   };
 }
 
+/**
+ * One approval decision (taken or ignored) as a pino line `approval.decision` (info when taken, warn when ignored) and,
+ * with a tracer, a zero-length span `approval.decision` whose `switchyard.approval.*` attributes say who decided
+ * what, about which call and input digest, whether the signature verified, and why an ignored one was ignored.
+ */
+export function recordApprovalDecision(options: { tracer?: Tracer; logger?: Logger }, record: ApprovalDecisionTelemetryRecord): void {
+  const { tracer, logger } = options;
+  const fields = { event: 'approval.decision', ...record, at: new Date(record.at).toISOString() };
+  if (record.outcome === 'accepted') logger?.info(fields, 'approval.decision');
+  else logger?.warn(fields, 'approval.decision');
+  if (tracer === undefined) return;
+  const attributes: Attributes = {
+    'switchyard.session.id': record.sessionId,
+    'switchyard.approval.request_id': record.requestId,
+    'switchyard.approval.outcome': record.outcome,
+    'switchyard.approval.verified': record.verified,
+    'switchyard.approval.policy_version': record.policyVersion,
+  };
+  const optional: Array<[string, string | undefined]> = [
+    ['gen_ai.tool.call.id', record.callId],
+    ['gen_ai.tool.name', record.toolName],
+    ['switchyard.approval.input_digest', record.inputDigest],
+    ['switchyard.approval.decision', record.decision],
+    ['switchyard.approval.by', record.by],
+    ['switchyard.approval.ignored_because', record.ignoredBecause],
+  ];
+  for (const [key, value] of optional) if (value !== undefined) attributes[key] = value;
+  tracer.startSpan('approval.decision', { kind: SpanKind.INTERNAL, startTime: record.at, attributes }).end(record.at);
+}
+
 /** Switchyard's own codes, so any other code can be recognised as a tool's business code (`ToolUseError`). */
 const switchyardCodes: ReadonlySet<string> = new Set(Object.values(errorCodes));
 
@@ -183,8 +216,8 @@ export function stageOf(errorCode: string | undefined, status: string): ToolCall
  * elsewhere, build your own provider and exporter and pass its tracer to `createToolCallTelemetry` (and to the
  * Temporal OpenTelemetry interceptors). Call `shutdown` on exit to flush.
  */
-export function createTracingFromEnv(env: NodeJS.ProcessEnv): { tracer?: Tracer; shutdown(): Promise<void> } {
-  if (env.SWITCHYARD_OTEL_CONSOLE !== '1') return { shutdown: async () => {} };
+export function createTracingFromEnv(env: Environment = processEnvironment()): { tracer?: Tracer; shutdown(): Promise<void> } {
+  if (!consoleTracingFromEnv(env)) return { shutdown: async () => {} };
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ConsoleSpanExporter())] });
   return { tracer: provider.getTracer(TRACER_NAME), shutdown: () => provider.shutdown() };
 }

@@ -14,29 +14,32 @@ export function toolQueue(options: Pick<SessionOptions, 'toolTaskQueue'>): { tas
   return options.toolTaskQueue === undefined ? {} : { taskQueue: options.toolTaskQueue };
 }
 
-/** Plan and Prepare: local activities on the workflow's worker, or regular ones on the session's tool queue. */
-export function pipelineActivities(options: Pick<SessionOptions, 'toolTaskQueue'>): Pick<Activities, 'planCalls' | 'prepareCalls'> {
+/** Plan's limit per attempt unless the session sets `planTimeoutMs`: lookup, parse and grouping only. */
+const DEFAULT_PLAN_TIMEOUT_MS = 60_000;
+/** PreToolUse command hooks may take a minute each; a retry would run them again, so one retry only. */
+const PREPARE_OPTIONS = { startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 2 } } as const;
+
+/**
+ * Plan and Prepare: local activities on the workflow's worker, or regular ones on the session's tool queue. A Plan that
+ * also prepares the first group runs that group's PreToolUse hooks, so it gets Prepare's limit, not Plan's: slow hooks
+ * must not make a whole turn fail as "could not plan".
+ */
+export function pipelineActivities(options: Pick<SessionOptions, 'toolTaskQueue' | 'planTimeoutMs'>): Pick<Activities, 'planCalls' | 'prepareCalls'> {
+  const planOptions = { startToCloseTimeout: options.planTimeoutMs ?? DEFAULT_PLAN_TIMEOUT_MS, retry: { maximumAttempts: 3 } };
   if (options.toolTaskQueue === undefined) {
+    const { planCalls: localPlanCalls } = proxyLocalActivities<Activities>(planOptions);
+    const { planCalls: localPlanAndPrepare, prepareCalls: localPrepareCalls } = proxyLocalActivities<Activities>(PREPARE_OPTIONS);
     return {
-      planCalls: (input) => afterLocalActivities(() => localPlanCalls(input)),
+      planCalls: (input) => afterLocalActivities(() => (input.prepareFirstGroup === undefined ? localPlanCalls(input) : localPlanAndPrepare(input))),
       prepareCalls: (input) => afterLocalActivities(() => localPrepareCalls(input)),
     };
   }
   const remote = toolQueue(options);
+  const { planCalls } = proxyActivities<Activities>({ ...remote, ...planOptions, summary: 'Plan' });
+  const { planCalls: planAndPrepare } = proxyActivities<Activities>({ ...remote, ...PREPARE_OPTIONS, summary: 'Plan' });
+  const { prepareCalls } = proxyActivities<Activities>({ ...remote, ...PREPARE_OPTIONS, summary: 'Prepare' });
   return {
-    planCalls: proxyActivities<Activities>({ ...remote, startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 }, summary: 'Plan' }).planCalls,
-    // PreToolUse command hooks may take a minute each; a retry would run them again, so one retry only.
-    prepareCalls: proxyActivities<Activities>({ ...remote, startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 2 }, summary: 'Prepare' }).prepareCalls,
+    planCalls: async (input) => (input.prepareFirstGroup === undefined ? planCalls(input) : planAndPrepare(input)),
+    prepareCalls,
   };
 }
-
-// Plan and Prepare run tool code (schemas, validateInput, hooks) on the workflow's own worker: no task round trip.
-const { planCalls: localPlanCalls } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
-});
-// PreToolUse command hooks may take a minute each; a retry would run them again, so one retry only.
-const { prepareCalls: localPrepareCalls } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  retry: { maximumAttempts: 2 },
-});

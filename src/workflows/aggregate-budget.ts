@@ -4,7 +4,7 @@ export interface BudgetedResult {
   key: string;
   modelContent: string;
   /** The envelope that may replace the content, when the worker prepared one. */
-  replacement?: { envelope: string; artifact: string };
+  replacement?: { envelope: string; artifact?: string };
 }
 
 export interface AggregateBudgetOutcome {

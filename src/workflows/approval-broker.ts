@@ -1,7 +1,9 @@
-import { ActivityCancellationType, CancellationScope, condition, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, condition, isCancellation, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
-import { approvalSignalSchema } from '../contracts/approval.js';
+import type { ApprovalDecisionRecord, ApprovalIgnoredReason, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
+import { approvalSignalSchema, approvalSigningPayload } from '../contracts/approval.js';
+import { projectErrorMessage } from '../contracts/error-projection.js';
+import { afterLocalActivities } from './local-activity-barrier.js';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import { toolQueue } from './activity-routing.js';
@@ -28,6 +30,16 @@ function permissionRequestHooks(heartbeatTimeoutMs: number, routing: { taskQueue
     summary: 'PermissionRequest hooks',
   }).runPermissionRequestHooks;
 }
+
+// Signature checks run on the workflow's own worker (every role registers `verifyApproval`): the verdict is recorded
+// as the local activity's result, so replay never checks a signature again and no key enters history.
+const { verifyApproval } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
+});
+
+/** What the signature check said about a signal that named a pending request with the right digest. */
+type SignatureCheck = { kind: 'taken'; verified: boolean } | { kind: 'ignored'; reason: Extract<ApprovalIgnoredReason, 'unsigned' | 'bad_signature' | 'unknown_approver' | 'not_an_approver' | 'expired' | 'verification_failed'>; detail: string };
 
 export type ApprovalOutcome =
   | { kind: 'decided'; signal: ApprovalSignal; waitMs: number }
@@ -83,9 +95,10 @@ export class ApprovalBroker {
 
   /**
    * The `approval` signal handler. `turnId` names the running turn for events about unknown requests. Every signal,
-   * taken or not, enters the decision log (query `approvalDecisions`), so whoever sent it can see what it did.
+   * taken or not, enters the decision log (query `approvalDecisions`), so whoever sent it can see what it did. A signal
+   * with a signature, and every signal to a session with `approvers`, is checked (`#judgeWithoutSignature`, `#verifySignature`) before it counts.
    */
-  onSignal(raw: unknown, runningTurnId: string | undefined): void {
+  async onSignal(raw: unknown, runningTurnId: string | undefined): Promise<void> {
     const turnId = runningTurnId ?? '';
     const parsed = approvalSignalSchema.safeParse(raw);
     if (!parsed.success) {
@@ -97,34 +110,34 @@ export class ApprovalBroker {
       return;
     }
     const signal = parsed.data;
-    const entry = this.#pending.get(signal.requestId);
-    const logged = { requestId: signal.requestId, decision: signal.decision, by: signal.by, reason: signal.reason };
-    const call = (request: ApprovalRequest | undefined): Partial<ApprovalDecisionRecord> =>
-      request === undefined ? {} : { callId: request.callId, toolName: request.toolName, turnId: request.turnId };
-    if (entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined) {
-      const ended = this.#ended.get(signal.requestId);
-      const hookFirst = entry?.hookDecision !== undefined || ended?.how === 'hook';
-      const known = entry !== undefined || ended !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
-      const ruling = entry?.ruling === undefined ? undefined : ENDINGS[entry.ruling.kind];
-      const detail = hookFirst ? 'a PermissionRequest hook answered first' : (ruling ?? (ended === undefined ? undefined : ENDINGS[ended.how]));
-      this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown', ...(detail === undefined ? {} : { detail }) });
-      this.#state.recordApprovalDecision({
-        ...logged,
-        ...call(entry?.request ?? ended?.request),
-        outcome: 'ignored',
-        ignoredBecause: hookFirst ? 'hook_answered_first' : known ? 'already_decided' : 'unknown',
-        ...(detail === undefined ? {} : { detail }),
-      });
-      return;
-    }
+    const logged = {
+      requestId: signal.requestId,
+      inputDigest: signal.inputDigest,
+      decision: signal.decision,
+      by: signal.by,
+      reason: signal.reason,
+      ...(signal.expiresAt === undefined ? {} : { expiresAt: signal.expiresAt }),
+    };
+    const call = (request: ApprovalRequest): Partial<ApprovalDecisionRecord> => ({ callId: request.callId, toolName: request.toolName, turnId: request.turnId });
+    const entry = this.#pendingEntry(signal.requestId);
+    if (entry === undefined) return this.#ignoreDecided(signal, turnId, logged);
     if (signal.inputDigest !== entry.request.inputDigest) {
       const detail = `expected ${entry.request.inputDigest}, got ${signal.inputDigest}`;
       this.#state.emit({ type: 'ApprovalIgnored', turnId: entry.request.turnId, requestId: signal.requestId, reason: 'digest_mismatch', detail });
       this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'ignored', ignoredBecause: 'digest_mismatch', detail });
       return;
     }
+    // Unsigned and expired signals are judged at once (no await: the handler decides in the activation it ran in).
+    const check = this.#judgeWithoutSignature(signal) ?? (await this.#verifySignature(signal));
+    if (check.kind === 'ignored') {
+      this.#state.emit({ type: 'ApprovalIgnored', turnId: entry.request.turnId, requestId: signal.requestId, reason: check.reason, detail: check.detail });
+      this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'ignored', ignoredBecause: check.reason, detail: check.detail });
+      return;
+    }
+    // The check may have taken a while: another answer, a hook, the timeout or an interrupt may have ended the wait.
+    if (this.#pendingEntry(signal.requestId) !== entry) return this.#ignoreDecided(signal, turnId, logged);
     entry.decision = signal;
-    this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'accepted', policyVersion: this.#state.policy.version });
+    this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'accepted', verified: check.verified });
   }
 
   /**
@@ -157,8 +170,68 @@ export class ApprovalBroker {
       callId: request.callId,
       toolName: request.toolName,
       turnId: request.turnId,
-      policyVersion: this.#state.policy.version,
+      inputDigest: request.inputDigest,
+      verified: false,
     });
+  }
+
+  /** The request's entry while it still waits for an answer. */
+  #pendingEntry(requestId: string): PendingApproval | undefined {
+    const entry = this.#pending.get(requestId);
+    return entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined ? undefined : entry;
+  }
+
+  /** A signal for a request that is not waiting (any more, or never was): ignored, saying how the request ended. */
+  #ignoreDecided(signal: ApprovalSignal, turnId: string, logged: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion' | 'outcome'>): void {
+    const entry = this.#pending.get(signal.requestId);
+    const ended = this.#ended.get(signal.requestId);
+    const hookFirst = entry?.hookDecision !== undefined || ended?.how === 'hook';
+    const known = entry !== undefined || ended !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
+    const ruling = entry?.ruling === undefined ? undefined : ENDINGS[entry.ruling.kind];
+    const detail = hookFirst ? 'a PermissionRequest hook answered first' : (ruling ?? (ended === undefined ? undefined : ENDINGS[ended.how]));
+    const request = entry?.request ?? ended?.request;
+    this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown', ...(detail === undefined ? {} : { detail }) });
+    this.#state.recordApprovalDecision({
+      ...logged,
+      ...(request === undefined ? {} : { callId: request.callId, toolName: request.toolName, turnId: request.turnId }),
+      outcome: 'ignored',
+      ignoredBecause: hookFirst ? 'hook_answered_first' : known ? 'already_decided' : 'unknown',
+      ...(detail === undefined ? {} : { detail }),
+    });
+  }
+
+  /**
+   * What can be said of a signal without checking a signature. A session without `approvers` takes unsigned signals
+   * (unverified); a signature, when there is one, must check out either way. Expiry is judged against workflow time
+   * when the signal is handled, so replay judges it the same. Undefined: the signature must be checked.
+   */
+  #judgeWithoutSignature(signal: ApprovalSignal): SignatureCheck | undefined {
+    const approvers = this.#state.options.approvers;
+    if (signal.signature === undefined) {
+      if (approvers === undefined) return { kind: 'taken', verified: false };
+      return { kind: 'ignored', reason: 'unsigned', detail: `this session takes only approvals signed by its approvers (${approvers.join(', ') || 'none'})` };
+    }
+    if (signal.expiresAt !== undefined && Date.parse(signal.expiresAt) <= Date.now()) {
+      return { kind: 'ignored', reason: 'expired', detail: `the grant expired at ${signal.expiresAt} (session time ${new Date().toISOString()})` };
+    }
+    return undefined;
+  }
+
+  /** Checks the signature with the `verifyApproval` local activity, whose recorded verdict replay reuses. */
+  async #verifySignature(signal: ApprovalSignal): Promise<SignatureCheck> {
+    const approvers = this.#state.options.approvers;
+    try {
+      const verdict = await afterLocalActivities(() =>
+        verifyApproval({
+          payload: approvalSigningPayload(this.#state.sessionId, signal),
+          signature: signal.signature ?? '',
+          ...(approvers === undefined ? {} : { sessionApprovers: approvers }),
+        }),
+      );
+      return verdict.verified ? { kind: 'taken', verified: true } : { kind: 'ignored', reason: verdict.reason, detail: verdict.detail };
+    } catch (error) {
+      return { kind: 'ignored', reason: 'verification_failed', detail: `the signature could not be checked: ${projectErrorMessage(error)}` };
+    }
   }
 
   /** Waits for a decision on one call (or the approval timeout, or an interrupt of the turn's scope). */
@@ -176,6 +249,7 @@ export class ApprovalBroker {
       rememberRule: plan.rememberRule,
       requestedAt: new Date().toISOString(),
     };
+    if (this.#state.options.approvers !== undefined) request.approvers = [...this.#state.options.approvers];
     if (plan.approval?.preview !== undefined) request.preview = plan.approval.preview;
     const entry: PendingApproval = { request, ...(options.redecide === undefined ? {} : { redecide: options.redecide }) };
     this.#pending.set(requestId, entry);

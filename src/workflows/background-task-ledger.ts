@@ -1,6 +1,8 @@
 import { BACKGROUND_TASK_DEFAULTS } from '../contracts/background-tasks.js';
 import type { BackgroundTaskEndReason, BackgroundTaskReport, BackgroundTaskStatus, BackgroundTaskView } from '../contracts/background-tasks.js';
 import type { NewSessionEvent } from '../contracts/events.js';
+import { clipText } from '../contracts/clip-fields.js';
+import { CARRIED_FIELD_MAX_CHARS } from '../contracts/defaults.js';
 
 /**
  * The session's view of its background tasks (query `backgroundTasks`), carried across continue-as-new. Pure: it
@@ -23,11 +25,13 @@ export class BackgroundTaskLedger {
     switch (report.kind) {
       case 'started': {
         if (this.#tasks.has(report.taskId)) return;
-        const view: BackgroundTaskView = { taskId: report.taskId, command: report.command, turnId, callId, startedAt: report.startedAt, status: 'running' };
+        // The command is kept for display and carried across continue-as-new: clipped, like every carried field.
+        const command = clipText(report.command, CARRIED_FIELD_MAX_CHARS.text);
+        const view: BackgroundTaskView = { taskId: report.taskId, command, turnId, callId, startedAt: report.startedAt, status: 'running' };
         if (report.description !== undefined) view.description = report.description;
         this.#tasks.set(report.taskId, view);
         this.#trim();
-        emit({ type: 'BackgroundTaskStarted', turnId, callId, taskId: report.taskId, command: report.command });
+        emit({ type: 'BackgroundTaskStarted', turnId, callId, taskId: report.taskId, command });
         return;
       }
       case 'observed':

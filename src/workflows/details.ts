@@ -20,6 +20,8 @@ export interface SessionView {
   queuedTurns: number;
   completedTurns: number;
   pending: readonly ApprovalRequest[];
+  /** Calls whose process ran outside the OS sandbox although the session did not turn it off, and the last reason. */
+  unsandboxed?: { calls: number; lastReason: string };
 }
 
 /** Who the session is; repeated in the current details because a continued-as-new run has no static summary. */
@@ -27,6 +29,8 @@ export interface SessionIdentity {
   sessionId: string;
   cwd: string | undefined;
   permissionMode: string | undefined;
+  /** The session's `sandbox.mode` option, when it set one. */
+  sandboxMode?: string | undefined;
 }
 
 /**
@@ -70,6 +74,11 @@ export function renderCurrentDetails(options: { identity: SessionIdentity; view:
     '',
     state,
   ];
+  // Loud where processes run with the worker's full rights: the session turned the sandbox off, or the worker had none.
+  if (identity.sandboxMode === 'off') lines.push('', "**Sandbox off** (session option `sandbox.mode`): Bash and background tasks run with the worker's full rights.");
+  if (view.unsandboxed !== undefined && view.unsandboxed.calls > 0) {
+    lines.push('', `**${view.unsandboxed.calls} call(s) ran without the OS sandbox** on this worker: ${escapeMarkdown(clip(oneLine(view.unsandboxed.lastReason), CURRENT_DETAILS_LIMITS.reasonChars))}`);
+  }
   if (view.pending.length > 0) {
     lines.push(
       '',

@@ -12,7 +12,7 @@ const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 export interface CallCompletion extends SessionChanges {
   result: ToolResult;
   /** An envelope that may replace the content under the aggregate budget. */
-  replacement?: { envelope: string; artifact: string };
+  replacement?: { envelope: string; artifact?: string };
   /** Hook context for the model; joined to the content when the result is handed out, after the aggregate budget. */
   hookContext?: string[];
 }

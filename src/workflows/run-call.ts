@@ -201,6 +201,8 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   if (outcome.content !== undefined) result.content = outcome.content;
   if (outcome.budget !== undefined) result.budget = outcome.budget;
   if (turnControl !== undefined) result.turnControl = turnControl;
+  if (outcome.sandboxed !== undefined) result.sandboxed = outcome.sandboxed;
+  if (outcome.sandboxed === false && outcome.unsandboxedReason !== undefined) state.noteUnsandboxed(outcome.unsandboxedReason);
   if (outcome.backgroundTask !== undefined) {
     state.backgroundTasks.observe({ report: outcome.backgroundTask, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, emit: (event) => state.emit(event) });
     if (outcome.backgroundTask.kind === 'started') result.backgroundTask = { taskId: outcome.backgroundTask.taskId };
@@ -233,7 +235,9 @@ function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number, rou
     heartbeatTimeout: heartbeatTimeoutMs,
     // At most once for side effects: only idempotent tools are retried after a lost worker.
     retry: plan.flags.idempotent ? { maximumAttempts: 3, initialInterval: '1 second' } : { maximumAttempts: 1 },
-    // Wait for the handler to stop, so a cancelled call's result is the tool's own and no process outlives it.
+    // Wait for the activity's answer to the cancellation: the call's result is then the one the activity returned (the
+    // reject message, with PostToolUseFailure context), not a bare cancellation. The activity answers once it has fired
+    // the handler's abort signal (Bash kills its process group on it); it does not wait for the handler to return.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary: plan.summary,
   };

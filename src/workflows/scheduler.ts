@@ -1,11 +1,13 @@
 import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
-import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
+import type { CallPlan, InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
+import { expandPlan } from '../contracts/compact-plan.js';
 import { utf8Length } from '../contracts/utf8-length.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { groupCalls } from '../contracts/group-calls.js';
 import type { LocalCallsPolicy, PlannedCalls, PreparedCalls } from '../contracts/pipeline.js';
 import { texts } from '../contracts/texts.js';
+import { callInputBytes } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult, TurnResult } from '../contracts/tool-result.js';
@@ -77,7 +79,7 @@ export class Scheduler {
   addCalls(options: { turn: Turn; calls: readonly ToolCall[]; done: boolean }): void {
     const { turn } = options;
     const addedAt = Date.now();
-    const added = options.calls.map((call, offset): TurnCall => ({ index: turn.calls.length + offset, call, addedAt, state: 'queued' }));
+    const added = options.calls.map((call, offset): TurnCall => ({ index: turn.calls.length + offset, call, inputBytes: callInputBytes(call), addedAt, state: 'queued' }));
     turn.calls.push(...added);
     if (options.done) turn.done = true;
     if (turn.kind === 'streaming' && added.length > 0) {
@@ -114,7 +116,7 @@ export class Scheduler {
       if (finished()) break;
       const { start, newGroup } = startableCalls({ calls: turn.calls, group: turn.group, maxConcurrency: maxConcurrency() });
       if (newGroup || turn.group === undefined) {
-        turn.group = { index: (turn.group?.index ?? -1) + 1, size: 0, allSafe: true };
+        turn.group = { index: (turn.group?.index ?? -1) + 1, size: 0, allSafe: true, bytes: 0 };
         turn.siblings = new SiblingGroup();
       }
       const group = turn.group;
@@ -123,6 +125,7 @@ export class Scheduler {
         entry.startedAt = Date.now();
         entry.groupIndex = group.index;
         group.size += 1;
+        group.bytes = (group.bytes ?? 0) + (entry.inputBytes ?? 0);
         group.allSafe = group.allSafe && entry.planned?.kind === 'planned' && entry.planned.concurrentSafe;
         if (turn.kind === 'streaming') {
           state.emit({ type: 'ToolCallScheduled', turnId: turn.turnId, callId: entry.call.id, toolName: entry.planned?.toolName ?? entry.call.name, groupIndex: group.index });
@@ -163,12 +166,22 @@ export class Scheduler {
       charsAlreadyHandedOut: turn.handedOutChars,
     });
     for (const key of outcome.replaced) this.#state.replacedResults.add(key);
+    const newlyReplaced = new Set(outcome.newlyReplaced);
     for (const entry of batch) {
       const { result, replacement, hookContext } = completionOf(entry);
       let final: ToolResult = result;
       if (replacement !== undefined && outcome.replaced.has(keyOf(entry))) {
         const originalBytes = result.budget?.originalBytes ?? utf8Length(result.modelContent);
-        final = { ...result, modelContent: replacement.envelope, budget: { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'artifact', artifact: replacement.artifact } };
+        // An envelope of the stored whole output, or (no store) a shorter cut.
+        const budget: NonNullable<ToolResult['budget']> =
+          replacement.artifact === undefined
+            ? { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'truncate' }
+            : { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'artifact', artifact: replacement.artifact };
+        final = { ...result, modelContent: replacement.envelope, budget };
+        // `ToolCallResult` told the sizes when the call finished; the sizes the model gets follow.
+        if (newlyReplaced.has(keyOf(entry))) {
+          this.#state.emit({ type: 'ToolCallResultReplaced', turnId: turn.turnId, callId: result.callId, toolName: result.toolName, ...budget });
+        }
       }
       turn.handedOutChars += final.modelContent.length;
       const timeline: NonNullable<ToolResult['timeline']> = { addedAt: new Date(entry.addedAt).toISOString(), finishedAt: new Date(entry.finishedAt ?? Date.now()).toISOString() };
@@ -218,7 +231,7 @@ export class Scheduler {
   /** `ToolCallScheduled` for every call of a whole turn, the grouping on the first (once per turn). */
   #emitWholeGrouping(turn: Turn): void {
     const groups = groupCalls(
-      turn.calls.map((entry) => ({ id: entry.call.id, concurrentSafe: entry.planned?.kind === 'planned' && entry.planned.concurrentSafe })),
+      turn.calls.map((entry) => ({ id: entry.call.id, concurrentSafe: entry.planned?.kind === 'planned' && entry.planned.concurrentSafe, bytes: entry.inputBytes ?? 0 })),
       turn.maxConcurrency ?? 10,
     );
     const byId = new Map(turn.calls.map((entry) => [entry.call.id, entry]));
@@ -256,7 +269,7 @@ export class Scheduler {
       else toPrepare.push(entry);
     }
     if (toPrepare.length === 0) return;
-    let prepared: PreparedCalls;
+    let prepared: Omit<PreparedCalls, 'plans'> & { plans: CallPlan[] };
     try {
       prepared = await this.#prepare(turn, toPrepare);
     } catch (error) {
@@ -295,11 +308,13 @@ export class Scheduler {
     );
   }
 
-  async #prepare(turn: Turn, calls: readonly TurnCall[]): Promise<PreparedCalls> {
+  /** Prepare's answer for the calls, with their plans expanded (see `expandPlan`). */
+  async #prepare(turn: Turn, calls: readonly TurnCall[]): Promise<Omit<PreparedCalls, 'plans'> & { plans: CallPlan[] }> {
     const first = turn.firstGroup;
     turn.firstGroup = undefined;
-    if (first !== undefined && first.plans.length === calls.length && first.plans.every((plan, index) => plan.callId === calls[index]?.call.id)) return first;
-    return pipelineActivities(this.#state.options).prepareCalls({ session: this.#state.context(), calls: calls.map((entry) => entry.call) });
+    const reuse = first !== undefined && first.plans.length === calls.length && first.plans.every((plan, index) => plan.callId === calls[index]?.call.id);
+    const prepared = reuse ? first : await pipelineActivities(this.#state.options).prepareCalls({ session: this.#state.context(), calls: calls.map((entry) => entry.call) });
+    return { ...prepared, plans: prepared.plans.map((plan, index) => expandPlan(plan, calls[index]?.call ?? { input: undefined })) };
   }
 
   #clock(turn: Turn, entry: TurnCall): { sessionId: string; turnId: string; startedAt: number | undefined } {

@@ -1,5 +1,7 @@
-import { log, workflowInfo } from '@temporalio/workflow';
+import { log, proxySinks, workflowInfo } from '@temporalio/workflow';
+import { INITIAL_POLICY_VERSION } from '../contracts/approval.js';
 import type { ApprovalDecisionRecord } from '../contracts/approval.js';
+import type { SwitchyardSinks } from '../contracts/sinks.js';
 import { utf8Length } from '../contracts/utf8-length.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
@@ -14,6 +16,8 @@ import { BackgroundTaskLedger } from './background-task-ledger.js';
 import { EventLog } from './event-log.js';
 import { PolicyState } from './session-policy.js';
 import type { CarriedPolicy } from './session-policy.js';
+
+const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 
 /** Completed turns remembered for re-attachment by turnId. */
 const COMPLETED_TURNS_RETAINED = 50;
@@ -44,7 +48,7 @@ export interface CarriedSessionState {
   /** v1.1: the session's background tasks as last seen. */
   backgroundTasks?: BackgroundTaskView[];
   /** What the session did with each `approval` signal, newest last (bounded). */
-  approvalDecisions?: ApprovalDecisionRecord[];
+  approvalDecisions?: Array<Omit<ApprovalDecisionRecord, 'verified' | 'policyVersion'> & Partial<Pick<ApprovalDecisionRecord, 'verified' | 'policyVersion'>>>;
   /** The session's policy when `setPolicy` changed it, and its session-wide limit counts. */
   policy?: CarriedPolicy;
 }
@@ -94,7 +98,8 @@ export class SessionState {
     this.replacedResults = new Set(carried?.replacedResults ?? []);
     this.reportedUntrustedSettings = new Set(carried?.reportedUntrustedSettings ?? []);
     this.backgroundTasks = new BackgroundTaskLedger(carried?.backgroundTasks);
-    this.approvalDecisions = [...(carried?.approvalDecisions ?? [])];
+    // Entries carried from a run older than signed approvals lack the audit fields: unverified, the first policy.
+    this.approvalDecisions = (carried?.approvalDecisions ?? []).map((record) => ({ ...record, verified: record.verified ?? false, policyVersion: record.policyVersion ?? INITIAL_POLICY_VERSION }));
     let ruleError: string | undefined;
     const parse = (list: readonly string[] | undefined): ParsedRule[] =>
       (list ?? []).flatMap((rule) => {
@@ -113,6 +118,13 @@ export class SessionState {
   /** The session's rules as they stand (`setPolicy` replaces them). */
   get rules(): SessionRules {
     return this.policy.rules;
+  }
+
+  /** Calls of this run whose process ran outside the OS sandbox (the worker had none), for the Web UI details. */
+  unsandboxed: { calls: number; lastReason: string } | undefined;
+
+  noteUnsandboxed(reason: string): void {
+    this.unsandboxed = { calls: (this.unsandboxed?.calls ?? 0) + 1, lastReason: reason };
   }
 
   get toolState(): Readonly<Record<string, unknown>> {
@@ -134,6 +146,7 @@ export class SessionState {
     if (options.readBeforeEdit === true) context.readBeforeEdit = true;
     if (options.hooks !== undefined) context.sessionHooks = options.hooks;
     if (options.trustWorkspaceSettings === true) context.trustWorkspaceSettings = true;
+    if (options.sandbox !== undefined) context.sandbox = options.sandbox;
     if (options.clientTools !== undefined && options.clientTools.length > 0) context.clientTools = options.clientTools;
     return context;
   }
@@ -157,11 +170,30 @@ export class SessionState {
     if (this.decidedRequestIds.length > DECIDED_REQUESTS_RETAINED) this.decidedRequestIds.shift();
   }
 
-  /** Appends to the approval decision log, numbering the entry and stamping it with workflow time. */
-  recordApprovalDecision(record: Omit<ApprovalDecisionRecord, 'seq' | 'at'>): void {
+  /**
+   * Appends to the approval decision log, numbering the entry and stamping it with workflow time and the policy
+   * version; telemetry (a pino line and a span, `src/worker/telemetry.ts`) hears of it too. Unverified by default.
+   */
+  recordApprovalDecision(record: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion'> & { verified?: boolean }): void {
     const seq = (this.approvalDecisions.at(-1)?.seq ?? -1) + 1;
-    this.approvalDecisions.push({ seq, at: new Date().toISOString(), ...record });
+    const now = Date.now();
+    const entry: ApprovalDecisionRecord = { seq, at: new Date(now).toISOString(), ...record, verified: record.verified ?? false, policyVersion: this.policy.version };
+    this.approvalDecisions.push(entry);
     if (this.approvalDecisions.length > APPROVAL_DECISIONS_RETAINED) this.approvalDecisions.shift();
+    switchyardTelemetry.approvalDecision({
+      sessionId: this.sessionId,
+      requestId: entry.requestId,
+      verified: entry.verified,
+      outcome: entry.outcome,
+      policyVersion: entry.policyVersion,
+      at: now,
+      ...(entry.callId === undefined ? {} : { callId: entry.callId }),
+      ...(entry.toolName === undefined ? {} : { toolName: entry.toolName }),
+      ...(entry.inputDigest === undefined ? {} : { inputDigest: entry.inputDigest }),
+      ...(entry.decision === undefined ? {} : { decision: entry.decision }),
+      ...(entry.by === undefined ? {} : { by: entry.by }),
+      ...(entry.ignoredBecause === undefined ? {} : { ignoredBecause: entry.ignoredBecause }),
+    });
   }
 
   recordCompletedTurn(result: TurnResult): void {

@@ -1,4 +1,5 @@
 import { setHandler } from '@temporalio/workflow';
+import { clipSignalFields } from '../contracts/clip-fields.js';
 import {
   activeTurnQuery,
   approvalDecisionsQuery,
@@ -39,7 +40,7 @@ export class ToolExecutor {
 
   constructor(options: SessionOptions, carried?: CarriedSessionState) {
     this.state = new SessionState(options, carried);
-    this.details = new SessionDetails({ sessionId: this.state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode });
+    this.details = new SessionDetails({ sessionId: this.state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode, sandboxMode: options.sandbox?.mode });
     this.broker = new ApprovalBroker({ state: this.state, onChange: () => this.refresh() });
     this.queue = new TurnQueue({ state: this.state, onChange: () => this.refresh() });
     this.scheduler = new Scheduler({
@@ -54,7 +55,13 @@ export class ToolExecutor {
   /** Publishes the session's view to the Web UI (current details, the pending-approvals search attribute). */
   refresh(): void {
     const { queue, state, broker } = this;
-    this.details.update({ runningTurnId: queue.runningTurnId, queuedTurns: queue.queuedTurns, completedTurns: state.completedTurns.size, pending: broker.pendingRequests() });
+    this.details.update({
+      runningTurnId: queue.runningTurnId,
+      queuedTurns: queue.queuedTurns,
+      completedTurns: state.completedTurns.size,
+      pending: broker.pendingRequests(),
+      ...(state.unsandboxed === undefined ? {} : { unsandboxed: state.unsandboxed }),
+    });
   }
 
   /**
@@ -78,8 +85,9 @@ export class ToolExecutor {
  */
 export function installExecutorHandlers(options: { executor: () => ToolExecutor; isStreaming: (turnId: string) => boolean }): void {
   const { executor, isStreaming } = options;
-  setHandler(approvalSignal, (signal) => executor().broker.onSignal(signal, executor().queue.current?.turnId));
-  setHandler(interruptSignal, (signal) => executor().queue.interrupt(signal?.reason));
+  // Every field a sender supplies is clipped first: the session logs and carries what it keeps of a signal.
+  setHandler(approvalSignal, (signal) => executor().broker.onSignal(clipSignalFields(signal), executor().queue.current?.turnId));
+  setHandler(interruptSignal, (signal) => executor().queue.interrupt(clipSignalFields(signal)?.reason));
   setHandler(eventsQuery, (query) => executor().state.events.read(query?.since ?? 0));
   setHandler(pendingApprovalsQuery, () => executor().broker.pendingRequests());
   setHandler(pendingClientCallsQuery, () => executor().state.clientCalls.pending());

@@ -41,7 +41,7 @@ describe('on a Temporal cluster with PostgreSQL', () => {
     try {
       const target = path.join(dir, 'approved.txt');
       const session = await client.startSession(uniqueName('approval'), { cwd: dir });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: target, text: 'once\n' } }] });
+      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }] });
       const query = `${pendingApprovalsSearchAttribute} > 0 AND WorkflowId = '${session.sessionId}'`;
       await waitFor(async () => (await client.client.workflow.count(query)).count, (count) => count === 1, { what: 'the session in the visibility query', timeoutMs: 60_000 });
       const [request] = (await session.pendingApprovals()) as [ApprovalRequest];

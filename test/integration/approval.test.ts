@@ -44,12 +44,12 @@ describe('durable approvals on a real server', () => {
     const { worker, done } = await harness.startWorker();
     try {
       const session = await harness.startSession({ cwd });
-      const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'e1', name: 'Edit', input: { file_path: 'out.txt', text: 'hello\n' } }] });
+      const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'e1', name: 'FakeEdit', input: { file_path: 'out.txt', text: 'hello\n' } }] });
       const [request] = (await pending(session)) as [ApprovalRequest];
       expect(request).toMatchObject({
         turnId: 't1',
         callId: 'e1',
-        toolName: 'Edit',
+        toolName: 'FakeEdit',
         input: { file_path: path.join(cwd, 'out.txt'), text: 'hello\n' },
         preview: `append "hello\\n" to ${path.join(cwd, 'out.txt')}`,
       });
@@ -81,7 +81,7 @@ describe('durable approvals on a real server', () => {
     const { worker, done } = await harness.startWorker();
     try {
       const session = await harness.startSession({ cwd });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'sa.txt' } }] });
+      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: 'sa.txt' } }] });
       const [request] = (await pending(session)) as [ApprovalRequest];
       const query = `WorkflowId = '${session.sessionId}' AND SwitchyardPendingApprovals > 0`;
       await waitFor(async () => {
@@ -94,7 +94,7 @@ describe('durable approvals on a real server', () => {
       const details = metadata.currentDetails ?? '';
       expect(details).toContain('Waiting for 1 approval(s)');
       // The resolved path a human approves, and since when it waits.
-      expect(details).toContain(`**1. Edit** \`${path.join(cwd, 'sa.txt')}\` — waiting since ${request.requestedAt}`);
+      expect(details).toContain(`**1. FakeEdit** \`${path.join(cwd, 'sa.txt')}\` — waiting since ${request.requestedAt}`);
       // The ready-to-paste signal input is the one that approves: sent as written there, the turn completes.
       const pasted = JSON.parse(/```json\n([^`]*)\n```/.exec(details)?.[1] ?? 'null') as Record<string, unknown>;
       expect(pasted).toEqual({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
@@ -141,37 +141,37 @@ describe('durable approvals on a real server', () => {
   it('turns a deny into a denied result, and a missed approvalTimeoutMs into a denial that says so', async () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'denied.txt' } }] });
+      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: 'denied.txt' } }] });
       const [request] = (await pending(session)) as [ApprovalRequest];
       await session.approve({ requestId: request.requestId, decision: 'deny', inputDigest: request.inputDigest, reason: 'not today' });
       const denied = await turn;
       const timed = await harness.startSession({ cwd, approvalTimeoutMs: 300 });
-      const timedOut = await timed.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'late.txt' } }] });
+      const timedOut = await timed.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: 'late.txt' } }] });
       return { denied, timedOut, deniedEvents: await eventsOf(session, 'PermissionDenied') };
     });
-    expect(outcome.denied.results[0]).toMatchObject({ status: 'denied', isError: true, modelContent: 'The user denied permission to use Edit. Reason: not today' });
+    expect(outcome.denied.results[0]).toMatchObject({ status: 'denied', isError: true, modelContent: 'The user denied permission to use FakeEdit. Reason: not today' });
     expect(outcome.deniedEvents).toHaveLength(1);
     expect(outcome.timedOut.results[0]).toMatchObject({
       status: 'denied',
-      modelContent: 'Permission to use Edit was denied: no approval arrived within 300ms (approvalTimeoutMs).',
+      modelContent: 'Permission to use FakeEdit was denied: no approval arrived within 300ms (approvalTimeoutMs).',
     });
   });
 
   it('remembers allow_always as a session rule that later calls match, but never above an ask rule', async () => {
     const outcome = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, rules: { ask: ['Bash(npm publish:*)'] } });
-      const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'npm test -- --run' } }] });
+      const session = await harness.startSession({ cwd, rules: { ask: ['FakeShell(npm publish:*)'] } });
+      const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'FakeShell', input: { command: 'npm test -- --run' } }] });
       const [request] = (await pending(session)) as [ApprovalRequest];
       await session.approve({ requestId: request.requestId, decision: 'allow_always', inputDigest: request.inputDigest });
       await first;
-      const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'b2', name: 'Bash', input: { command: 'npm test' } }] });
-      const third = session.executeTurn({ turnId: 't3', calls: [{ id: 'b3', name: 'Bash', input: { command: 'npm publish' } }] });
+      const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'b2', name: 'FakeShell', input: { command: 'npm test' } }] });
+      const third = session.executeTurn({ turnId: 't3', calls: [{ id: 'b3', name: 'FakeShell', input: { command: 'npm publish' } }] });
       const [publish] = (await pending(session)) as [ApprovalRequest];
       await session.approve({ requestId: publish.requestId, decision: 'deny', inputDigest: publish.inputDigest });
       const state = await session.workflow.query<{ rememberedRules: string[] }>('sessionState');
       return { second, third: await third, requested: await eventsOf(session, 'PermissionRequested'), rules: state.rememberedRules };
     });
-    expect(outcome.rules).toEqual(['Bash(npm test:*)']);
+    expect(outcome.rules).toEqual(['FakeShell(npm test:*)']);
     expect(outcome.second.results[0]).toMatchObject({ status: 'success', modelContent: 'ran npm test' });
     expect(outcome.requested.map((event) => event.type === 'PermissionRequested' && event.callId)).toEqual(['b1', 'b3']);
     expect(outcome.third.results[0]?.status).toBe('denied');
@@ -185,7 +185,7 @@ describe('durable approvals on a real server', () => {
     const hooks = {
       permissionRequest: [
         {
-          matcher: 'Edit',
+          matcher: 'FakeEdit',
           run: async (input: { toolInput: unknown }) => {
             const file = path.basename((input.toolInput as { file_path: string }).file_path);
             if (file === 'auto.txt') return { behavior: 'allow' as const };
@@ -206,11 +206,11 @@ describe('durable approvals on a real server', () => {
       const hooked = await session.executeTurn({
         turnId: 't1',
         calls: [
-          { id: 'auto', name: 'Edit', input: { file_path: 'auto.txt' } },
-          { id: 'blocked', name: 'Edit', input: { file_path: 'blocked.txt' } },
+          { id: 'auto', name: 'FakeEdit', input: { file_path: 'auto.txt' } },
+          { id: 'blocked', name: 'FakeEdit', input: { file_path: 'blocked.txt' } },
         ],
       });
-      const human = session.executeTurn({ turnId: 't2', calls: [{ id: 'crash', name: 'Edit', input: { file_path: 'crash.txt' } }, { id: 'slow', name: 'Edit', input: { file_path: 'slow.txt' } }] });
+      const human = session.executeTurn({ turnId: 't2', calls: [{ id: 'crash', name: 'FakeEdit', input: { file_path: 'crash.txt' } }, { id: 'slow', name: 'FakeEdit', input: { file_path: 'slow.txt' } }] });
       const answer = async (callId: string): Promise<void> => {
         const list = await waitFor(() => session.pendingApprovals(), (requests) => requests.some((r) => r.callId === callId), { what: `the approval of ${callId}` });
         const request = list.find((r) => r.callId === callId) as ApprovalRequest;
@@ -250,14 +250,14 @@ describe('durable approvals on a real server', () => {
       });
     const result = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: 'cli.txt' } }] });
+      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: 'cli.txt' } }] });
       await pending(session);
       const listed = JSON.parse((await cli('pending', '--session', session.sessionId, '--json')).stdout) as ApprovalRequest[];
       expect(listed).toHaveLength(1);
       await cli('deny', listed[0]?.requestId ?? '', '--session', session.sessionId, '--reason', 'from the CLI');
       return turn;
     });
-    expect(result.results[0]).toMatchObject({ status: 'denied', modelContent: 'The user denied permission to use Edit. Reason: from the CLI' });
+    expect(result.results[0]).toMatchObject({ status: 'denied', modelContent: 'The user denied permission to use FakeEdit. Reason: from the CLI' });
     await expect(cli('approve', '--session', 'x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('approve needs the request id') });
   });
 
@@ -265,7 +265,7 @@ describe('durable approvals on a real server', () => {
     const session = await harness.startSession({ cwd });
     const target = path.join(cwd, `${uniqueName('restart')}.txt`);
     const first = await harness.startWorker();
-    const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: target, text: 'once\n' } }] });
+    const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }] });
     const [request] = (await pending(session)) as [ApprovalRequest];
     first.worker.shutdown();
     await first.done;

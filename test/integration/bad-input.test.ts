@@ -12,7 +12,7 @@ import { testTools } from '../support/test-tools.js';
 // rejection (the update validator's message) or a result per call, the session keeps answering, and no history
 // holds a WorkflowTaskFailed. Runs are seeded (fast-check prints the seed and the shrunk counterexample on failure).
 
-const knownTools = ['Sleep', 'Edit', 'Read', 'BigOutput', 'BadOutput', 'Bash'];
+const knownTools = ['Sleep', 'FakeEdit', 'Read', 'BigOutput', 'BadOutput', 'FakeShell'];
 const oddStrings = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 12 }),
   fc.constantFrom('', ' ', '\u0000', '\u202e', '𝔘𝔫𝔦', '../../etc/passwd', 'a'.repeat(300), '\ud800', 'Sleep\n', 'mcp__x__y'),

@@ -25,7 +25,9 @@ describe('Bash interrupted through a session escalates SIGTERM to SIGKILL (real 
     ].join('\n');
     const log = async (): Promise<string[]> => (await readFile(path.join(cwd, 'signals.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
     const outcome = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
+      // Outside the OS sandbox: there SIGTERM reaches the command's own process group, whose host pid the test follows.
+      // In the sandbox the group signal ends bubblewrap, and its pid namespace dies at once (sandbox.test.ts).
+      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'off' } });
       const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'stubborn', name: 'Bash', input: { command } }] });
       await waitFor(log, (lines) => lines.includes('tick'), { what: 'the command to run', timeoutMs: 60_000 });
       await session.interrupt('stop it');

@@ -28,7 +28,8 @@ describe('Bash through a session (real server, real processes)', () => {
 
   it('interrupt during `sleep 100` leaves no process behind, and a block tool beside it completes', async () => {
     const outcome = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
+      // Outside the OS sandbox: the test follows the child by its host pid (sandbox.test.ts covers the sandboxed kill).
+      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'off' } });
       const turn = session.executeTurn({
         turnId: 't',
         calls: [{ id: 'sleep', name: 'Bash', input: { command: 'sleep 100 & echo "pid=$!"; wait' } }],

@@ -1,14 +1,17 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SessionEvent } from '../../src/contracts/events.js';
 import type { TurnResult } from '../../src/contracts/tool-result.js';
 import { TEMPORAL_CLI_VERSION, cachedBinaryPath } from '../../src/server/temporal-binary.js';
+import { SwitchyardClient } from '../../src/client/switchyard-client.js';
 import { killCli, runCli, startCli } from '../support/cli-process.js';
 import type { CliProcess } from '../support/cli-process.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { freePort } from '../support/free-port.js';
 import { waitFor } from '../support/wait-for.js';
 import { texts } from '../../src/contracts/texts.js';
 
@@ -196,12 +199,12 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
     });
   });
 
-  it('`switchyard dev` with TEMPORAL_ADDRESS set starts no server: its worker joins that cluster and serves turns', async () => {
+  it('`switchyard dev --existing-server` starts no server: its worker joins the TEMPORAL_ADDRESS cluster and serves turns', async () => {
     const devCwd = await scratchDir();
     await writeFile(path.join(devCwd, 'dev-notes.txt'), 'served by dev\n');
     const env = { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-dev') };
-    const dev = start(['dev', '--cwd', devCwd, '--headless'], env);
-    await dev.waitForLog((line) => line.msg === 'TEMPORAL_ADDRESS is set: using that cluster, no embedded server' && line.address === harness.address, 'the no-server notice');
+    const dev = start(['dev', '--existing-server', '--console-port', String(await freePort()), '--cwd', devCwd], env);
+    await dev.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('--existing-server: ') && line.address === harness.address, 'the no-server notice');
     await workerStarted(dev, env.SWITCHYARD_TASK_QUEUE);
     // No `temporal` server process below it.
     const below = await Promise.all((await descendants(dev.child.pid ?? 0)).map(commandName));
@@ -211,6 +214,74 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
     expect((JSON.parse(turn.stdout) as TurnResult).results[0]).toMatchObject({ status: 'success', modelContent: '     1\tserved by dev' });
     dev.child.kill('SIGINT');
     expect((await dev.exited).code).toBe(0);
+  });
+
+  /** Pids of the processes whose command line contains `text` (arguments joined by NUL). */
+  const processesWith = async (text: string): Promise<number[]> => {
+    const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
+    const matching = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(text) ? pid : undefined)));
+    return matching.filter((pid): pid is number => pid !== undefined && pid !== process.pid);
+  };
+
+  /**
+   * Starts `dev` on free ports with its own server, and a background Bash task through it. Returns the task's marker
+   * (in its wrapper shell's command line) and what finds the server process (`start-dev --port N`).
+   */
+  const devWithBackgroundTask = async (extra: string[], options: { viaShell?: boolean } = {}) => {
+    const port = await freePort();
+    // The private HOME has no cached `temporal` binary: use the suite's.
+    const env = { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-devbg'), npm_command: 'run-script', TEMPORAL_CLI_PATH: inject('temporalBinaryPath') };
+    const dev = startCli(['dev', '--headless', '--port', String(port), '--console-port', String(await freePort()), '--cwd', cwd, ...extra], env, options);
+    started.push(dev);
+    // A dev server and a workflow bundle from the sources: slow on a loaded machine.
+    await dev.waitForLog((line) => line.msg === 'worker started' && line.taskQueue === env.SWITCHYARD_TASK_QUEUE, 'the worker to start', 400_000);
+    const marker = uniqueName('bgmark');
+    const client = await SwitchyardClient.connect({ address: `127.0.0.1:${port}`, namespace: 'default', taskQueue: env.SWITCHYARD_TASK_QUEUE });
+    const session = await client.startSession(uniqueName('devbg'), { cwd, permissionMode: 'bypassPermissions' });
+    const turn = await session.executeTurn({ turnId: 't1', calls: [{ id: 'b', name: 'Bash', input: { command: `sleep 600 && echo ${marker}`, run_in_background: true } }] });
+    expect(turn.results[0]?.status).toBe('success');
+    await client.client.connection.close();
+    expect(await processesWith(marker)).not.toEqual([]);
+    return { dev, marker, server: `start-dev\0--port\0${port}\0` };
+  };
+
+  it('`dev` starts its own server even with TEMPORAL_ADDRESS set, saying so; when npm (its parent) goes, it stops the server and the background tasks its worker started', { timeout: 900_000 }, async () => {
+    const { dev, marker, server } = await devWithBackgroundTask([], { viaShell: true });
+    expect(dev.logs().some((line) => typeof line.msg === 'string' && line.msg.startsWith(`TEMPORAL_ADDRESS is set (${harness.address}) but \`dev\` starts its own server`))).toBe(true);
+    expect(await processesWith(server)).not.toEqual([]);
+    const devProcess = (await descendants(dev.child.pid ?? 0)).filter(Boolean);
+    // npm forwards SIGTERM to its shell only; the shell dies and passes nothing on (SIGKILL stands for that here).
+    dev.child.kill('SIGKILL');
+    await dev.exited;
+    await waitFor(() => Promise.all(devProcess.map(commandName)), (left) => left.every((name) => name !== 'node'), { what: 'dev to exit', timeoutMs: 300_000 });
+    expect(await processesWith(server)).toEqual([]);
+    expect(await processesWith(marker)).toEqual([]);
+    const log = dev.output();
+    expect(log).toContain('is gone: stopping as on SIGTERM');
+    expect(log).toContain('stopped 1 background task(s) this worker started (the in-memory server forgets their sessions)');
+    expect(log).toContain('dev server stopped');
+  });
+
+  it('`dev --db-file` stopped by SIGTERM keeps its background tasks running and says how to stop them', { timeout: 900_000 }, async () => {
+    const dbFile = path.join(await scratchDir(), 'dev.db');
+    const { dev, marker } = await devWithBackgroundTask(['--db-file', dbFile]);
+    dev.child.kill('SIGTERM');
+    expect((await dev.exited).code).toBe(0);
+    const kept = await processesWith(marker);
+    try {
+      expect(kept).not.toEqual([]);
+      const notice = dev.logs().find((line) => typeof line.msg === 'string' && line.msg.startsWith('1 background task(s) keep running'));
+      expect(notice?.msg).toContain(`their sessions are kept in ${dbFile}`);
+      expect(notice?.msg).toMatch(/kill -- -\d+/);
+    } finally {
+      for (const pid of kept) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // not a group leader, or already gone
+        }
+      }
+    }
   });
 
   describe('help, usage errors, signals and an unreachable server', () => {
@@ -229,13 +300,29 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
     });
 
     it('a usage error exits 2 at once, with no hang (`worker --bogus` used to hang, ignoring SIGTERM)', async () => {
-      for (const args of [['worker', '--bogus'], ['dev', '--bogus'], ['pending', '--bogus'], ['run'], ['approve'], ['worker', '--cwd', '/no/such/dir'], ['nonsense']]) {
+      for (const args of [['worker', '--bogus'], ['dev', '--bogus'], ['dev', '--existing-server', '--db-file', 'x.db'], ['deny', 'abcd1234'], ['deny', 'abcd1234', '--reason', ' '], ['pending', '--bogus'], ['run'], ['approve'], ['worker', '--cwd', '/no/such/dir'], ['nonsense']]) {
         const cli = start(args);
         const exited = await Promise.race([cli.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 60_000))]);
         expect(exited, args.join(' ')).toBeDefined();
         expect(exited?.code, args.join(' ')).toBe(2);
         expect(cli.output(), args.join(' ')).toMatch(/^switchyard: .*\nRun `switchyard( \S+)? (--)?help` for usage\.\n$/);
       }
+    });
+
+    it('`help --help` exits 0; a missing artifact exits 5; output piped into a reader that closes early ends quietly (exit 0)', async () => {
+      expect((await runCli(['help', '--help'], baseEnv)).stdout).toContain('Exit codes:');
+      const missing = (await runCli(['artifact', 'switchyard-artifact://no-session/no-such-artifact'], baseEnv).catch((error: unknown) => error)) as { code: number; stderr: string };
+      expect(missing.code).toBe(5);
+      expect(missing.stderr).toMatch(/^switchyard: no stored output switchyard-artifact:\/\/no-session\/no-such-artifact under /);
+      // `switchyard help | head -0`: the reader is gone before the command writes; the write meets EPIPE.
+      const child = spawn(process.execPath, ['bin/switchyard.js', 'help', 'dev'], { env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     });
 
     it('SIGTERM stops a running worker cleanly (exit 0)', async () => {

@@ -1,10 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
@@ -15,18 +13,10 @@ import { startConsole } from '../../src/console/console-server.js';
 import type { RunningConsole } from '../../src/console/console-server.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { launchTestBrowser } from '../support/test-browser.js';
 
 // Screenshots for the README are written only when asked: SWITCHYARD_CONSOLE_SCREENSHOTS=docs npx vitest run ...
 const screenshotDir = process.env.SWITCHYARD_CONSOLE_SCREENSHOTS;
-
-/** Debian's Chromium (`apt-get install chromium`); a browser is never downloaded. */
-function chromiumPath(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('The console tests drive Debian\'s Chromium: install it with `apt-get install -y chromium` (.ci/run does).');
-  }
-}
 
 describe('approval console in a real browser', () => {
   let harness: Harness;
@@ -49,7 +39,7 @@ describe('approval console in a real browser', () => {
       temporalUiUrl: 'http://127.0.0.1:8233',
       artifacts: new FileArtifactStore(harness.dataDir),
     });
-    browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--headless', '--disable-background-networking'] });
+    browser = await launchTestBrowser();
     context = await browser.newContext({ viewport: { width: 1180, height: 900 } });
   });
 

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/contracts/events.js';
 import { killCli, startCli } from '../support/cli-process.js';
@@ -20,6 +22,8 @@ async function blockingSettingsDir(dir: string, matcher: string, reason: string)
   await writeFile(path.join(dir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher, hooks: [hook] }] } }));
   return dir;
 }
+
+const execFileAsync = promisify(execFile);
 
 const groupsOf = (events: SessionEvent[], turnId: string): string[][] | undefined => {
   const scheduled = events.find((event) => event.type === 'ToolCallScheduled' && event.turnId === turnId && event.groups !== undefined);
@@ -92,6 +96,49 @@ describe('environment variables of a worker (worker processes, real server)', { 
         ['grep', 'denied', 'blocked by the user settings hook'],
         ['read', 'success', '     1\ta'],
       ]);
+    });
+  });
+
+  describe('SwitchyardClient.connect() and `switchyard worker` take address, namespace and task queue from the same environment', () => {
+    let cli: CliProcess | undefined;
+    afterAll(async () => {
+      if (cli !== undefined) await killCli(cli);
+    });
+
+    it('a client connected with no options starts its sessions on the queue the worker polls (SWITCHYARD_TASK_QUEUE), empty values unset', async () => {
+      const taskQueue = uniqueName('env-queue');
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        HOME: await scratchDir('switchyard-home-'),
+        TEMPORAL_ADDRESS: harness.address,
+        TEMPORAL_NAMESPACE: harness.namespace,
+        SWITCHYARD_TASK_QUEUE: taskQueue,
+        SWITCHYARD_DATA_DIR: harness.dataDir,
+        SWITCHYARD_LOG_FORMAT: 'json',
+        // Empty is unset for both sides.
+        SWITCHYARD_WORKER_ROLE: '',
+        SWITCHYARD_USER_SETTINGS_DIR: '',
+      };
+      cli = startCli(['worker', '--cwd', cwd], env);
+      await cli.waitForLog((line) => line.msg === 'worker started' && line.taskQueue === taskQueue, 'the worker to start');
+      // A separate process, as a user's agent is: SwitchyardClient.connect() with no options at all.
+      const script = `
+        import { SwitchyardClient } from ${JSON.stringify(path.resolve('src/index.ts'))};
+        const client = await SwitchyardClient.connect();
+        console.log(JSON.stringify({ taskQueue: client.taskQueue, namespace: client.client.options.namespace }));
+        const turn = await client.executeTurnWithStart(process.env.SESSION, { turnId: 't', calls: [{ id: 'read', name: 'Read', input: { file_path: 'a.txt' } }] }, { cwd: process.env.SESSION_CWD });
+        const description = await client.client.workflow.getHandle(process.env.SESSION).describe();
+        console.log(JSON.stringify({ result: turn.results[0], workflowTaskQueue: description.taskQueue }));
+        await client.client.connection.close();
+      `;
+      const session = uniqueName('env-connect');
+      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...env, SESSION: session, SESSION_CWD: cwd }, timeout: 90_000 });
+      const [connected, ran] = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(connected).toEqual({ taskQueue, namespace: harness.namespace });
+      expect(ran).toMatchObject({ result: { callId: 'read', status: 'success', modelContent: '     1\ta' }, workflowTaskQueue: taskQueue });
     });
   });
 

@@ -15,9 +15,9 @@ describe('PostToolUse and PostToolUseFailure hooks on a real server', () => {
       tools: testTools(),
       defaultCwd: cwd,
       hooks: {
-        preToolUse: [{ matcher: 'WebFetch', run: () => ({ additionalContext: 'pre: fetched pages may be stale' }) }],
+        preToolUse: [{ matcher: 'FakeFetch', run: () => ({ additionalContext: 'pre: fetched pages may be stale' }) }],
         postToolUse: [
-          { matcher: 'WebFetch', run: (input) => ({ additionalContext: `post: saw ${input.toolResponse.content.length} chars` }) },
+          { matcher: 'FakeFetch', run: (input) => ({ additionalContext: `post: saw ${input.toolResponse.content.length} chars` }) },
           { matcher: 'Sleep', run: (input) => ((input.toolInput as { label?: string }).label === 'stop' ? { continue: false, stopReason: 'post hook said stop' } : undefined) },
           { matcher: 'Refuse', run: () => ({ additionalContext: 'never: Refuse fails' }) },
           { matcher: 'Slow', run: () => { throw new Error('broken hook'); } },
@@ -41,10 +41,10 @@ describe('PostToolUse and PostToolUseFailure hooks on a real server', () => {
       return session.executeTurn({
         turnId: 't',
         calls: [
-          { id: 'fetch', name: 'WebFetch', input: { url: 'https://example.com' } },
+          { id: 'fetch', name: 'FakeFetch', input: { url: 'https://example.com' } },
           { id: 'stopper', name: 'Sleep', input: { ms: 1, label: 'stop' } },
           { id: 'skipped', name: 'Sleep', input: { ms: 1 } },
-          { id: 'hidden', name: 'Edit', input: { file_path: 'never.txt' } },
+          { id: 'hidden', name: 'FakeEdit', input: { file_path: 'never.txt' } },
         ],
       });
     });

@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathSegment } from '../../src/artifacts/file-artifact-store.js';
-import { toAnthropicToolResultsWithImages, toOpenAIMessagesWithImages } from '../../src/client/model-format.js';
+import { toAnthropicToolResultsWithImages, toOpenAIMessagesWithImages } from 'temporal-switchyard';
 import { LIMITS } from '../../src/contracts/defaults.js';
 import type { ContentBlock, ToolResult } from '../../src/contracts/tool-result.js';
 import { builtinTools } from '../../src/tools/builtin.js';

@@ -99,6 +99,124 @@ export const mode: SessionOptions = { permissionMode: 'yolo' };
 export const noConnection = () => createSwitchyardWorker({});
 `;
 
+/** What the README's ```ts blocks import from the package: per entry point, the value names and the type-only names. */
+async function readmeImports(): Promise<Map<string, { values: Set<string>; types: Set<string> }>> {
+  const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
+  const imports = new Map<string, { values: Set<string>; types: Set<string> }>();
+  for (const [, block = ''] of readme.matchAll(/^```ts(?: fragment)?\n([\s\S]*?)^```$/gm)) {
+    for (const [, typeOnly, names = '', specifier = ''] of block.matchAll(/^import (type )?\{([^}]*)\} from '(temporal-switchyard(?:\/[a-z-]+)?)';$/gm)) {
+      const entry = imports.get(specifier) ?? { values: new Set<string>(), types: new Set<string>() };
+      imports.set(specifier, entry);
+      for (const name of names.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+        if (typeOnly !== undefined || name.startsWith('type ')) entry.types.add(name.replace(/^type /, ''));
+        else entry.values.add(name);
+      }
+    }
+  }
+  return imports;
+}
+
+/** The TypeScript errors of one file of the consumer project, checked against the installed package's .d.ts. */
+async function typeCheck(project: string, file: string): Promise<string> {
+  const config = path.join(project, `tsconfig.${file}.json`);
+  await writeFile(
+    config,
+    JSON.stringify({
+      // skipLibCheck as most projects set it (checking every dependency's .d.ts triples the time); the
+      // expected-error lines of consumer.ts prove the shipped types are precise rather than any.
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: true },
+      files: [file],
+    }),
+  );
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const output = await run(process.execPath, [tsc, '-p', config], { cwd: project }).then(
+    () => '',
+    (error: { stdout: string }) => error.stdout,
+  );
+  return output.split('\n').filter((line) => /error TS\d+/.test(line)).join('\n');
+}
+
+/**
+ * Every README loop under plain node, from the installed package: the built-in Read tool exported to each API, a
+ * model reply in each API's shape read back into Switchyard calls, a real turn on a real session, and the results in
+ * the API's shape; the three stream assemblers fed each API's event stream through `serverSentEvents`, on streaming
+ * turns.
+ */
+const loopsScript = `
+import {
+  SwitchyardClient, anthropicToolStream, callsFromAiSdk, callsFromAnthropic, callsFromGemini, callsFromOpenAI, callsFromOpenAIResponses,
+  openAIChatToolStream, openAIResponsesToolStream, serverSentEvents, toAiSdkToolResults, toAiSdkTools, toAnthropicToolResults,
+  toAnthropicTools, toGeminiFunctionResponses, toGeminiTools, toOpenAIChatTools, toOpenAIResponsesOutputs, toOpenAIResponsesTools,
+  toOpenAIToolMessages,
+} from 'temporal-switchyard';
+import { NativeConnection, builtinTools, createSwitchyardWorker } from 'temporal-switchyard/worker';
+
+const { TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, TASK_QUEUE: taskQueue, SESSION: sessionId, DATA_DIR: dataDir } = process.env;
+const tools = builtinTools().filter((tool) => tool.name === 'Read');
+const args = JSON.stringify({ file_path: new URL('./package.json', import.meta.url).pathname, limit: 2 });
+/** A text/event-stream body as fetch gives it. */
+const sse = (events) => new Response(events.map((data) => 'data: ' + JSON.stringify(data) + '\\n\\n').join('')).body;
+const connection = await NativeConnection.connect({ address });
+const worker = await createSwitchyardWorker({ connection, namespace, taskQueue, tools, dataDir, userSettingsDir: false });
+const client = await SwitchyardClient.connect({ address, namespace, taskQueue });
+const loops = await worker.runUntil(async () => {
+  const session = await client.startSession(sessionId, { cwd: process.cwd() });
+  const exported = {
+    anthropic: toAnthropicTools(tools)[0].name,
+    chat: toOpenAIChatTools(tools)[0].function.name,
+    responses: toOpenAIResponsesTools(tools)[0].name,
+    gemini: toGeminiTools(tools)[0].functionDeclarations[0].name,
+    aiSdk: Object.keys(toAiSdkTools(tools)),
+  };
+  const results = {};
+  let turn = await session.executeTurn({ turnId: 'anthropic', calls: callsFromAnthropic([{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: JSON.parse(args) }], { tools }) });
+  results.anthropic = toAnthropicToolResults(turn);
+  turn = await session.executeTurn({ turnId: 'chat', calls: callsFromOpenAI([{ id: 'call_1', function: { name: 'Read', arguments: args } }], { tools }) });
+  results.chat = toOpenAIToolMessages(turn);
+  turn = await session.executeTurn({ turnId: 'responses', calls: callsFromOpenAIResponses([{ type: 'function_call', id: 'fc_1', call_id: 'call_r', name: 'Read', arguments: args }], { tools }) });
+  results.responses = toOpenAIResponsesOutputs(turn);
+  const parts = [{ functionCall: { id: 'g1', name: 'Read', args: JSON.parse(args) } }];
+  turn = await session.executeTurn({ turnId: 'gemini', calls: callsFromGemini(parts, { tools }) });
+  results.gemini = toGeminiFunctionResponses(turn, { functionCalls: parts });
+  const toolCalls = [{ type: 'tool-call', toolCallId: 'ai_1', toolName: 'Read', input: JSON.parse(args) }];
+  turn = await session.executeTurn({ turnId: 'ai-sdk', calls: callsFromAiSdk(toolCalls, { tools }) });
+  results.aiSdk = toAiSdkToolResults(turn, { toolCalls });
+
+  const anthropic = anthropicToolStream({ turn: session.streamTurn('anthropic-stream'), tools });
+  for await (const { data } of serverSentEvents(sse([
+    { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [] } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_s', name: 'Read', input: {} } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: args.slice(0, 10) } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: args.slice(10) } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
+    { type: 'message_stop' },
+  ]))) await anthropic.push(JSON.parse(data));
+  results.anthropicStream = toAnthropicToolResults(await anthropic.results());
+
+  const chat = openAIChatToolStream({ turn: session.streamTurn('chat-stream'), tools });
+  for await (const { data } of serverSentEvents(sse([
+    { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_s', type: 'function', function: { name: 'Read', arguments: '' } }] } }] },
+    { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args } }] } }] },
+    { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+  ]))) await chat.push(JSON.parse(data));
+  results.chatStream = toOpenAIToolMessages(await chat.results());
+
+  const responses = openAIResponsesToolStream({ turn: session.streamTurn('responses-stream'), tools });
+  for await (const { data } of serverSentEvents(sse([
+    { type: 'response.output_item.added', output_index: 0, item: { type: 'function_call', id: 'fc_s', call_id: 'call_rs', name: 'Read', arguments: '' } },
+    { type: 'response.function_call_arguments.delta', item_id: 'fc_s', delta: args },
+    { type: 'response.function_call_arguments.done', item_id: 'fc_s', arguments: args },
+    { type: 'response.completed', response: { status: 'completed' } },
+  ]))) await responses.push(JSON.parse(data));
+  results.responsesStream = toOpenAIResponsesOutputs(await responses.results());
+  return { exported, results };
+});
+await client.client.connection.close();
+await connection.close();
+console.log(JSON.stringify({ loops }));
+`;
+
 describe('the packed package, installed into an empty project', { timeout: 300_000 }, () => {
   let project: string;
 
@@ -158,6 +276,70 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
     expect(Object.keys(out.tools[0]?.input_schema.properties ?? {})).toEqual(['text']);
   });
 
+  it("exports every name the README's code blocks import, under plain node and to TypeScript", async () => {
+    const imports = await readmeImports();
+    expect([...imports.keys()].sort()).toEqual(['temporal-switchyard', 'temporal-switchyard/worker', 'temporal-switchyard/workflows']);
+    const rootValues = [...(imports.get('temporal-switchyard')?.values ?? [])];
+    // The loops of "Use it from your agent loop" are among them.
+    for (const name of ['callsFromOpenAIResponses', 'toOpenAIResponsesOutputs', 'toGeminiTools', 'callsFromGemini', 'toGeminiFunctionResponses', 'toAiSdkTools', 'callsFromAiSdk', 'toAiSdkToolResults', 'anthropicToolStream', 'openAIChatToolStream', 'openAIResponsesToolStream', 'serverSentEvents']) {
+      expect(rootValues).toContain(name);
+    }
+    // Values: plain node imports each entry point and finds each name defined.
+    const entries = [...imports].map(([specifier, { values }]) => [specifier, [...values]] as const);
+    const script = `
+      const entries = ${JSON.stringify(entries)};
+      const missing = [];
+      for (const [specifier, names] of entries) {
+        const module = await import(specifier);
+        for (const name of names) if (module[name] === undefined) missing.push(specifier + ': ' + name);
+      }
+      console.log(JSON.stringify({ missing, count: entries.reduce((sum, [, names]) => sum + names.length, 0) }));
+    `;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
+    const answer = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { missing: string[]; count: number };
+    expect(answer.missing).toEqual([]);
+    expect(answer.count).toBe(entries.reduce((sum, [, names]) => sum + names.length, 0));
+    expect(answer.count).toBeGreaterThanOrEqual(25);
+    // Types (and the values as TypeScript sees them): the same imports type-checked against the shipped .d.ts.
+    const alias = (specifier: string): string => specifier.replace(/\W/g, '_');
+    const lines = [...imports].flatMap(([specifier, { values, types }]) => [
+      ...(values.size === 0 ? [] : [`import { ${[...values].join(', ')} } from '${specifier}';`, `export const values_${alias(specifier)} = [${[...values].join(', ')}];`]),
+      ...(types.size === 0 ? [] : [`import type { ${[...types].join(', ')} } from '${specifier}';`, `export type Types_${alias(specifier)} = [${[...types].join(', ')}];`]),
+    ]);
+    await writeFile(path.join(project, 'readme-imports.ts'), `${lines.join('\n')}\n`);
+    expect(await typeCheck(project, 'readme-imports.ts')).toBe('');
+  });
+
+  it('runs every README loop (Anthropic, Chat, Responses, Gemini, AI SDK, the three stream assemblers) under plain node', async () => {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', loopsScript], {
+      cwd: project,
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+        TASK_QUEUE: uniqueName('package-loops-tq'),
+        SESSION: uniqueName('package-loops'),
+        DATA_DIR: await scratchDir('switchyard-package-data-'),
+      },
+    });
+    const { loops } = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{"loops"')) ?? '{}') as {
+      loops: { exported: Record<string, unknown>; results: Record<string, unknown> };
+    };
+    expect(loops.exported).toEqual({ anthropic: 'Read', chat: 'Read', responses: 'Read', gemini: 'Read', aiSdk: ['Read'] });
+    // package.json's first lines, in each API's result shape, keyed by the id the model sent.
+    const read: unknown = expect.stringContaining('"name":"consumer"');
+    expect(loops.results).toMatchObject({
+      anthropic: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: read }],
+      chat: [{ role: 'tool', tool_call_id: 'call_1', content: read }],
+      responses: [{ type: 'function_call_output', call_id: 'call_r', output: read }],
+      gemini: [{ functionResponse: { id: 'g1', name: 'Read', response: { output: read } } }],
+      aiSdk: [{ type: 'tool-result', toolCallId: 'ai_1', toolName: 'Read', output: { type: 'text', value: read } }],
+      anthropicStream: [{ type: 'tool_result', tool_use_id: 'toolu_s', content: read }],
+      chatStream: [{ role: 'tool', tool_call_id: 'call_s', content: read }],
+      responsesStream: [{ type: 'function_call_output', call_id: 'call_rs', output: read }],
+    });
+  });
+
   it('runs the switchyard command from node_modules/.bin with plain node', async () => {
     const { stdout } = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['help'], { cwd: project });
     expect(stdout).toContain('Usage: switchyard <command>');
@@ -179,21 +361,6 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
 
   it('type-checks a TypeScript consumer against the shipped .d.ts', async () => {
     await writeFile(path.join(project, 'consumer.ts'), consumerSource);
-    await writeFile(
-      path.join(project, 'tsconfig.json'),
-      JSON.stringify({
-        // skipLibCheck as most projects set it (checking every dependency's .d.ts triples the time); the
-        // expected-error lines of consumer.ts prove the shipped types are precise rather than any.
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: true },
-        files: ['consumer.ts'],
-      }),
-    );
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    const output = await run(process.execPath, [tsc, '-p', project], { cwd: project }).then(
-      () => '',
-      (error: { stdout: string }) => error.stdout,
-    );
-    const result = output.split('\n').filter((line) => /error TS\d+/.test(line)).join('\n');
-    expect(result).toBe('');
+    expect(await typeCheck(project, 'consumer.ts')).toBe('');
   });
 });

@@ -40,13 +40,13 @@ describe('replay of recorded session histories', () => {
   };
 
   const scenarios: Record<string, { options: SessionOptions; run: (session: SessionHandle) => Promise<void> }> = {
-    'grouping-stop-and-errors': { options: { rules: { allow: ['Bash'] } }, run: async (session) => {
+    'grouping-stop-and-errors': { options: { rules: { allow: ['FakeShell'] } }, run: async (session) => {
       await session.executeTurn({
         turnId: 't1',
         calls: [
           { id: 'a', name: 'Sleep', input: { ms: 1 } },
           { id: 'b', name: 'Nope', input: {} },
-          { id: 'c', name: 'Bash', input: { command: 'fail' } },
+          { id: 'c', name: 'FakeShell', input: { command: 'fail' } },
           { id: 'd', name: 'submit_result', input: { result: 1 } },
           { id: 'e', name: 'Sleep', input: { ms: 1 } },
         ],
@@ -55,18 +55,18 @@ describe('replay of recorded session histories', () => {
     'streaming-turn': { options: { permissionMode: 'bypassPermissions' }, run: async (session) => {
       const turn = session.streamTurn('s');
       await turn.add({ id: 'a', name: 'Sleep', input: { ms: 300 } }, { id: 'b', name: 'Sleep', input: { ms: 10 } });
-      await turn.add({ id: 'c', name: 'Edit', input: { file_path: 'streamed.txt' } }, { id: 'd', name: 'Nope', input: {} });
+      await turn.add({ id: 'c', name: 'FakeEdit', input: { file_path: 'streamed.txt' } }, { id: 'd', name: 'Nope', input: {} });
       await turn.end();
       for await (const result of turn) void result;
     } },
     'approvals-and-interrupt': { options: {}, run: async (session) => {
-      const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'e1', name: 'Edit', input: { file_path: 'replay.txt' } }] });
+      const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'e1', name: 'FakeEdit', input: { file_path: 'replay.txt' } }] });
       await approveNext(session, 'allow_always');
       await first;
-      const second = session.executeTurn({ turnId: 't2', calls: [{ id: 'b', name: 'Bash', input: { command: 'rm x' } }] });
+      const second = session.executeTurn({ turnId: 't2', calls: [{ id: 'b', name: 'FakeShell', input: { command: 'rm x' } }] });
       await approveNext(session, 'deny');
       await second;
-      const third = session.executeTurn({ turnId: 't3', calls: [{ id: 'b', name: 'Bash', input: { command: 'make' } }, { id: 's', name: 'Sleep', input: { ms: 1 } }] });
+      const third = session.executeTurn({ turnId: 't3', calls: [{ id: 'b', name: 'FakeShell', input: { command: 'make' } }, { id: 's', name: 'Sleep', input: { ms: 1 } }] });
       await waitFor(() => session.pendingApprovals(), (list) => list.length > 0);
       await session.interrupt('replay');
       await third;

@@ -42,7 +42,7 @@ describe('a pending approval across a Temporal server restart (dev server with -
       const session = await client.startSession('restart-session', { cwd: dir });
       // Accepted, then the client leaves: the turn lives in history, not in this process.
       await session.workflow.startUpdate(executeTurnUpdate, {
-        args: [{ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: target, text: 'once\n' } }] }],
+        args: [{ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }] }],
         updateId: 't',
         waitForStage: WorkflowUpdateStage.ACCEPTED,
       });
@@ -55,7 +55,7 @@ describe('a pending approval across a Temporal server restart (dev server with -
       const session = client.session('restart-session');
       expect((await session.pendingApprovals()).map((r) => r.requestId)).toEqual([request.requestId]);
       await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
-      return session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'Edit', input: { file_path: target, text: 'once\n' } }] });
+      return session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }] });
     });
     expect(result.results[0]).toMatchObject({ callId: 'e', status: 'success' });
     expect(await readFile(target, 'utf8')).toBe('once\n');

@@ -20,7 +20,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
       hooks: {
         preToolUse: [
           {
-            matcher: 'Bash',
+            matcher: 'FakeShell',
             run: (input) => {
               const command = (input.toolInput as { command: string }).command;
               if (command.startsWith('rm ')) return { permissionDecision: 'deny' };
@@ -44,10 +44,10 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
       const turn = session.executeTurn({
         turnId: 't',
         calls: [
-          { id: 'long', name: 'WebFetch', input: { url: 'https://x.io' } },
+          { id: 'long', name: 'FakeFetch', input: { url: 'https://x.io' } },
           { id: 'block', name: 'BlockingWaitForFile', input: { release_file: blockRelease, label: 'blocked until released' } },
           { id: 'ask', name: 'Sleep', input: { ms: 30_000 } },
-          { id: 'later', name: 'Edit', input: { file_path: 'never.txt' } },
+          { id: 'later', name: 'FakeEdit', input: { file_path: 'never.txt' } },
         ],
       });
       await waitFor(() => session.pendingApprovals(), (list: ApprovalRequest[]) => list.length === 1, { what: 'the pending approval' });
@@ -82,7 +82,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
 
   it('gives every pipeline exit its documented text without failing a workflow task', async () => {
     const { result, history } = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, rules: { deny: ['WebFetch(domain:evil.io)'] } });
+      const session = await harness.startSession({ cwd, rules: { deny: ['FakeFetch(domain:evil.io)'] } });
       const result = await session.executeTurn({
         turnId: 't',
         calls: [
@@ -90,10 +90,10 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
           { id: 'empty', name: '', input: {} },
           { id: 'schema', name: 'Sleep', input: '{"ms": -1}' },
           { id: 'business', name: 'Refuse', input: {} },
-          { id: 'hookdeny', name: 'Bash', input: { command: 'rm -rf /' } },
-          { id: 'ruledeny', name: 'WebFetch', input: { url: 'https://api.evil.io/x' } },
+          { id: 'hookdeny', name: 'FakeShell', input: { command: 'rm -rf /' } },
+          { id: 'ruledeny', name: 'FakeFetch', input: { url: 'https://api.evil.io/x' } },
           { id: 'timeout', name: 'Slow', input: {} },
-          { id: 'hooked', name: 'Bash', input: { command: 'hooked' } },
+          { id: 'hooked', name: 'FakeShell', input: { command: 'hooked' } },
           { id: 'schema-out', name: 'BadOutput', input: {} },
         ],
       });
@@ -105,7 +105,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
     expect(byId.schema?.modelContent).toMatch(/^<tool_use_error>InputValidationError: ms: .+<\/tool_use_error>$/);
     expect(byId.business).toMatchObject({ status: 'error', modelContent: '<tool_use_error>nothing to do here</tool_use_error>' });
     expect(byId.hookdeny).toMatchObject({ status: 'denied', modelContent: 'Blocked by PreToolUse hook', errorCode: 'hook_blocked' });
-    expect(byId.ruledeny).toMatchObject({ status: 'denied', modelContent: 'Permission to use WebFetch was denied by the rule WebFetch(domain:evil.io).' });
+    expect(byId.ruledeny).toMatchObject({ status: 'denied', modelContent: 'Permission to use FakeFetch was denied by the rule FakeFetch(domain:evil.io).' });
     expect(byId.timeout).toMatchObject({ status: 'error', modelContent: 'Tool execution timed out after 200ms', errorCode: 'timeout' });
     // A hook's allow skipped the default ask, and its context reached the model.
     expect(byId.hooked).toMatchObject({ status: 'success', modelContent: 'ran hooked\n\n[Hook additional context]\n1. checked by the test hook' });
@@ -117,7 +117,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
   it('never runs a call silently when its hook crashes: the normal flow still asks', async () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'dontAsk' });
-      return session.executeTurn({ turnId: 't', calls: [{ id: 'crash', name: 'Bash', input: { command: 'crash' } }] });
+      return session.executeTurn({ turnId: 't', calls: [{ id: 'crash', name: 'FakeShell', input: { command: 'crash' } }] });
     });
     expect(outcome.results[0]).toMatchObject({ status: 'denied' });
     expect(outcome.results[0]?.modelContent).toMatch(/dontAsk/);
@@ -129,20 +129,20 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
       const handle = await harness.client.client.workflow.start('toolSession', {
         workflowId: `bad-rules-${Date.now()}`,
         taskQueue: harness.taskQueue,
-        args: [{ cwd, rules: { deny: ['Bash('] } }],
+        args: [{ cwd, rules: { deny: ['FakeShell('] } }],
       });
       return harness.client.session(handle.workflowId).executeTurn({ turnId: 't', calls: [{ id: 'a', name: 'Sleep', input: { ms: 1 } }] });
     });
     expect(result.results[0]?.status).toBe('error');
-    expect(result.results[0]?.modelContent).toMatch(/^This session's permission rules are invalid, so no tool may run: Invalid permission rule "Bash\("/);
-    await expect(harness.client.startSession('never', { rules: { deny: ['Bash('] } })).rejects.toThrow(/Invalid permission rule/);
+    expect(result.results[0]?.modelContent).toMatch(/^This session's permission rules are invalid, so no tool may run: Invalid permission rule "FakeShell\("/);
+    await expect(harness.client.startSession('never', { rules: { deny: ['FakeShell('] } })).rejects.toThrow(/Invalid permission rule/);
   });
 
   it('continues as new in the middle of a session, keeping remembered approvals and the event cursor', async () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, continueAsNewAfterEvents: 5 });
       const firstRunId = (await session.workflow.describe()).runId;
-      const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'make build' } }] });
+      const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'FakeShell', input: { command: 'make build' } }] });
       const [request] = (await waitFor(() => session.pendingApprovals(), (list) => list.length === 1)) as [ApprovalRequest];
       await session.approve({ requestId: request.requestId, decision: 'allow_always', inputDigest: request.inputDigest });
       await turn;
@@ -150,7 +150,7 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
       // The session continues as new once idle past the threshold.
       await waitFor(async () => (await session.workflow.describe()).runId, (runId) => runId !== firstRunId, { what: 'continue-as-new' });
       const afterRun = await session.events(before.next);
-      const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'b2', name: 'Bash', input: { command: 'make build' } }] });
+      const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'b2', name: 'FakeShell', input: { command: 'make build' } }] });
       const after = await session.events(before.next);
       const all = await session.events(0);
       return { before, afterRun, second, after, all };

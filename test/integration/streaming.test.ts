@@ -50,10 +50,10 @@ describe('streaming turns on a real server', () => {
       await turn.add({ id: 'r2', name: 'WaitForFile', input: { release_file: r2Release, label: 'r2' } });
       // r1 cannot finish until released, so r2 starting now means it runs beside r1.
       await waitFor(started, (ids) => ids.includes('r2'), { what: 'r2 to start beside r1' });
-      await turn.add({ id: 'edit', name: 'Edit', input: { file_path: 'streamed.txt' } });
+      await turn.add({ id: 'edit', name: 'FakeEdit', input: { file_path: 'streamed.txt' } });
       await turn.add({ id: 'r3', name: 'Sleep', input: { ms: 1, label: 'r3' } }, { id: 'r4', name: 'Sleep', input: { ms: 1, label: 'r4' } });
       await turn.end();
-      // Everything after the reads waits for them: the Edit is exclusive, and r3, r4 come after it.
+      // Everything after the reads waits for them: the FakeEdit is exclusive, and r3, r4 come after it.
       const whileReadsRun = { started: await started(), active: await session.activeTurn() };
       await release(r1Release);
       await release(r2Release);
@@ -97,7 +97,7 @@ describe('streaming turns on a real server', () => {
     const calls = [
       { id: 'a', name: 'Sleep', input: { ms: 10, label: 'a' } },
       { id: 'b', name: 'Nope', input: {} },
-      { id: 'c', name: 'Bash', input: { command: 'fail' } },
+      { id: 'c', name: 'FakeShell', input: { command: 'fail' } },
       { id: 'd', name: 'submit_result', input: { result: 'r' } },
       { id: 'e', name: 'Sleep', input: { ms: 10 } },
     ];

@@ -26,13 +26,13 @@ describe('telemetry of a real turn', () => {
     const tracer = provider.getTracer('switchyard-test');
     await harness.withWorker(
       async () => {
-        const session = await harness.startSession({ cwd, rules: { deny: ['Edit'] } });
+        const session = await harness.startSession({ cwd, rules: { deny: ['FakeEdit'] } });
         await session.executeTurn({
           turnId: 't',
           calls: [
             { id: 'ok', name: 'Read', input: { file_path: 'a.txt' } },
             { id: 'ghost', name: 'Hallucinated', input: {} },
-            { id: 'no', name: 'Edit', input: { file_path: 'x.txt' } },
+            { id: 'no', name: 'FakeEdit', input: { file_path: 'x.txt' } },
             { id: 'slow', name: 'Slow', input: {} },
           ],
         });

@@ -1,10 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
@@ -17,19 +15,11 @@ import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { freePort } from '../support/free-port.js';
+import { launchTestBrowser } from '../support/test-browser.js';
 import { waitFor } from '../support/wait-for.js';
 
 // The README's screenshot is written only when asked: SWITCHYARD_WEB_UI_SCREENSHOTS=docs npx vitest run test/integration/web-ui.test.ts
 const screenshotDir = process.env.SWITCHYARD_WEB_UI_SCREENSHOTS;
-
-/** Debian's Chromium (`apt-get install chromium`); a browser is never downloaded. */
-function chromiumPath(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('The Web UI test drives Debian\'s Chromium: install it with `apt-get install -y chromium` (.ci/run does).');
-  }
-}
 
 /** The Web UI renders each markdown field (summary, details, current details) in an iframe of its own. */
 async function markdownFrameTexts(page: Page): Promise<string[]> {
@@ -91,7 +81,7 @@ describe('sessions in the Temporal Web UI', () => {
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     workerDone = worker.run();
-    browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--headless', '--disable-background-networking'] });
+    browser = await launchTestBrowser();
   });
 
   afterAll(async () => {

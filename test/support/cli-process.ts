@@ -21,13 +21,20 @@ export interface CliProcess {
   /** The JSON log lines (pino) written so far. */
   logs(): Array<Record<string, unknown>>;
   /** Resolves with the first JSON log line that `accept` takes. */
-  waitForLog(accept: (line: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
+  waitForLog(accept: (line: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** Resolves when the process exits, with its code (null when a signal ended it) and its stdout. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>;
 }
 
-export function startCli(args: readonly string[], env: NodeJS.ProcessEnv): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `switchyard <args>`; with `viaShell`, as npm runs a script: under `sh -c`, which stays the parent and passes
+ * no signal on (`child` is then the shell).
+ */
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, options: { viaShell?: boolean } = {}): CliProcess {
+  const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
+  const child = options.viaShell === true
+    ? spawn('sh', ['-c', `${[process.execPath, BIN, ...args].map(quote).join(' ')}; exit $?`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let all = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -52,14 +59,14 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv): CliPr
     output: () => all,
     logs,
     exited,
-    async waitForLog(accept, what) {
+    async waitForLog(accept, what, timeoutMs = 120_000) {
       const found = await waitFor(
         async () => {
           if (child.exitCode !== null || child.signalCode !== null) throw new Error(`switchyard ${args.join(' ')} exited while waiting for ${what}:\n${all}`);
           return logs().find(accept);
         },
         (line) => line !== undefined,
-        { what, timeoutMs: 120_000 },
+        { what, timeoutMs },
       );
       return found as Record<string, unknown>;
     },

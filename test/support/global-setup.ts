@@ -6,6 +6,8 @@ import type { TestProject } from 'vitest/node';
 import { startDevServer } from '../../src/server/dev-server.js';
 import type { DevServer } from '../../src/server/dev-server.js';
 import { workflowsPath } from '../../src/worker/create-worker.js';
+import { ensureSystemPackages, machine, testPackages } from '../../scripts/test-prereqs.js';
+import { testBrowserPath } from './test-browser.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,6 +26,10 @@ export async function setup(project: TestProject): Promise<void> {
   const progress = (message: string): void => {
     process.stderr.write(`[switchyard test setup] ${message}\n`);
   };
+  // What `npm test`'s pretest step installs; checked again here for a direct `npx vitest run`.
+  ensureSystemPackages(testPackages, machine);
+  // Unpacked once per machine; done here so that two browser test files never unpack it side by side.
+  const browser = testBrowserPath(progress);
   scratch = await mkdtemp(path.join(os.tmpdir(), 'switchyard-test-'));
   const started = Date.now();
   if (process.env.TEMPORAL_ADDRESS) {
@@ -41,6 +47,7 @@ export async function setup(project: TestProject): Promise<void> {
   const bundlePath = path.join(scratch, 'workflow-bundle.js');
   await writeFile(bundlePath, code);
   project.provide('workflowBundlePath', bundlePath);
+  await browser;
 }
 
 export async function teardown(): Promise<void> {

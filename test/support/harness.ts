@@ -8,6 +8,7 @@ import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { SessionOptions } from '../../src/contracts/session.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import type { SwitchyardHooks } from '../../src/activities/hooks.js';
+import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import type { SwitchyardWorkerOptions } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
@@ -44,6 +45,10 @@ export interface WorkerOverrides {
   localReadOnlyCalls?: boolean | { maxTimeoutMs?: number; budgetMs?: number };
   operatorRules?: SwitchyardWorkerOptions['operatorRules'];
   evaluators?: SwitchyardWorkerOptions['evaluators'];
+  /** The approvers file signed approvals are checked against. */
+  approversFile?: string;
+  /** Default: a `FileArtifactStore` under the harness's data directory. */
+  artifacts?: ArtifactStore;
 }
 
 export interface Harness {
@@ -88,9 +93,11 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       tracer: workerOptions.tracer ?? options.tracer,
       userSettingsDir: workerOptions.userSettingsDir ?? options.userSettingsDir ?? userSettingsDir,
       dataDir,
+      ...((workerOptions.artifacts ?? options.artifacts) === undefined ? {} : { artifacts: workerOptions.artifacts ?? options.artifacts }),
       workflowBundle: { codePath },
       ...((workerOptions.operatorRules ?? options.operatorRules) === undefined ? {} : { operatorRules: workerOptions.operatorRules ?? options.operatorRules }),
       ...((workerOptions.evaluators ?? options.evaluators) === undefined ? {} : { evaluators: workerOptions.evaluators ?? options.evaluators }),
+      ...((workerOptions.approversFile ?? options.approversFile) === undefined ? {} : { approversFile: workerOptions.approversFile ?? options.approversFile }),
       ...((workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls) === undefined ? {} : { localReadOnlyCalls: workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls }),
     });
     const done = worker.run();

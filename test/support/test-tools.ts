@@ -39,9 +39,9 @@ export const blockingSleepTool = defineTool({
 });
 
 /** Appends to a file: exclusive, not idempotent, edits files; for approvals and at-most-once checks. */
-export const editTool = defineTool({
-  name: 'Edit',
-  description: 'Appends text to a file (test stand-in for Edit).',
+export const fakeEditTool = defineTool({
+  name: 'FakeEdit',
+  description: 'Appends text to a file (a stand-in that edits files; not the built-in Edit).',
   inputSchema: z.object({ file_path: z.string(), text: z.string().default('x\n'), delay_ms: z.number().optional() }),
   editsFiles: true,
   ruleKind: 'path',
@@ -60,9 +60,9 @@ export const editTool = defineTool({
   },
 });
 
-export const webFetchTool = defineTool({
-  name: 'WebFetch',
-  description: 'Pretends to fetch a URL.',
+export const fakeFetchTool = defineTool({
+  name: 'FakeFetch',
+  description: 'Pretends to fetch a URL (a stand-in; not the built-in WebFetch).',
   inputSchema: z.object({ url: z.string() }),
   concurrentSafe: true,
   readOnly: true,
@@ -75,8 +75,9 @@ export const webFetchTool = defineTool({
 
 const READ_ONLY_COMMANDS = /^(ls|cat|git (log|status|diff))(\s|$)/;
 
-export const bashTool = defineTool({
-  name: 'Bash',
+/** Not the built-in Bash: its own read-only list (it calls `git log` read-only, which the real classifier does not). */
+export const fakeShellTool = defineTool({
+  name: 'FakeShell',
   description: 'Pretends to run a command; "fail" fails, "throw-classifier" makes the classifier throw.',
   inputSchema: z.object({ command: z.string() }),
   concurrentSafe: (input) => {
@@ -145,11 +146,11 @@ export const slowTool = defineTool({
 });
 
 /** The ledger stand-in under a name of its own, to sit beside the real built-in Edit (the fault runs' tool set). */
-export const ledgerAppendTool: Tool = { ...editTool, name: 'LedgerAppend', description: 'Appends text to a file: not idempotent (test ledger).' };
+export const ledgerAppendTool: Tool = { ...fakeEditTool, name: 'LedgerAppend', description: 'Appends text to a file: not idempotent (test ledger).' };
 
 export function testTools(): Tool[] {
   return [
-    readTool, sleepTool, blockingSleepTool, editTool, webFetchTool, bashTool, submitResultTool, setStateTool, businessFailureTool, slowTool,
+    readTool, sleepTool, blockingSleepTool, fakeEditTool, fakeFetchTool, fakeShellTool, submitResultTool, setStateTool, businessFailureTool, slowTool,
     gatedWorkTool, appendThenWaitTool, bigOutputTool, badOutputTool,
   ];
 }

@@ -2,7 +2,9 @@
 // Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SWITCHYARD_TASK_QUEUE, WORKFLOW_BUNDLE, SWITCHYARD_DATA_DIR,
 // SWITCHYARD_USER_SETTINGS_DIR, SWITCHYARD_TEST_TOOLS (`test`: the stand-ins, the default; `builtin`: the real tools;
 // `faults`: the real tools plus the stand-ins Sleep and LedgerAppend),
-// SWITCHYARD_WORKER_CWD (the worker's default cwd), SWITCHYARD_WORKER_ROLE (read by createSwitchyardWorker).
+// SWITCHYARD_WORKER_CWD (the worker's default cwd), SWITCHYARD_WORKER_ROLE (read by createSwitchyardWorker),
+// SWITCHYARD_APPROVERS_FILE (passed on as `approversFile`, as `switchyard worker` does),
+// SWITCHYARD_TEST_MCP=1 (adds the tools of test/support/mcp-test-server.ts as MCP server `hostile`).
 // Isolated from the developer's machine: without SWITCHYARD_USER_SETTINGS_DIR it reads an empty settings dir, never
 // ~/.switchyard, and without SWITCHYARD_DATA_DIR it stores artifacts in a temporary dir, never under HOME.
 import { mkdtemp } from 'node:fs/promises';
@@ -10,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { builtinTools } from '../../src/tools/builtin.js';
+import { connectMcpTools, mcpServersFromConfig } from '../../src/tools/mcp.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';
@@ -26,17 +29,27 @@ const toolSets = {
 };
 if (!(toolSet in toolSets)) throw new Error(`SWITCHYARD_TEST_TOOLS must be one of ${Object.keys(toolSets).join(', ')}, got "${toolSet}"`);
 
+const mcpTools =
+  env.SWITCHYARD_TEST_MCP === '1'
+    ? (
+        await connectMcpTools(
+          mcpServersFromConfig({ mcpServers: { hostile: { command: process.execPath, args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')], cwd: path.resolve('.') } } }),
+        )
+      ).tools
+    : [];
+
 installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
 const worker = await createSwitchyardWorker({
   connection,
   namespace: env.TEMPORAL_NAMESPACE ?? 'default',
   taskQueue: env.SWITCHYARD_TASK_QUEUE ?? 'switchyard',
-  tools: toolSets[toolSet as keyof typeof toolSets](),
+  tools: [...toolSets[toolSet as keyof typeof toolSets](), ...mcpTools],
   ...(env.SWITCHYARD_WORKER_CWD ? { defaultCwd: env.SWITCHYARD_WORKER_CWD } : {}),
   // Set in the environment, the worker reads these itself (that is what the environment-variable tests check).
   ...(env.SWITCHYARD_USER_SETTINGS_DIR ? {} : { userSettingsDir: await temporaryDir('switchyard-user-') }),
   ...(env.SWITCHYARD_DATA_DIR ? {} : { dataDir: await temporaryDir('switchyard-data-') }),
+  ...(env.SWITCHYARD_APPROVERS_FILE ? { approversFile: env.SWITCHYARD_APPROVERS_FILE } : {}),
   ...(env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: env.WORKFLOW_BUNDLE } } : {}),
 });
 process.stdout.write('worker ready\n');

@@ -33,6 +33,19 @@ describe('applyAggregateBudget', () => {
     expect(outcome.newlyReplaced).toEqual([]);
   });
 
+  it('counts an already-replaced result that comes back with others at its envelope size, and replaces no other for it', () => {
+    const envelope = result('a', 0).replacement?.envelope.length ?? 0;
+    const outcome = applyAggregateBudget({ results: [result('b', 80_000), result('a', 90_000), result('c', 60_000)], budgetChars: 200_000, alreadyReplaced: new Set(['a', 'gone']) });
+    expect([...outcome.replaced]).toEqual(['a']);
+    expect(outcome.newlyReplaced).toEqual([]);
+    expect(outcome.totalChars).toBe(80_000 + envelope + 60_000);
+    // Over budget even so: the next largest is replaced, and the replaced one is not counted twice.
+    const tight = applyAggregateBudget({ results: [result('b', 80_000), result('a', 90_000), result('c', 60_000)], budgetChars: 100_000, alreadyReplaced: new Set(['a']) });
+    expect(tight.newlyReplaced).toEqual(['b']);
+    expect([...tight.replaced].sort()).toEqual(['a', 'b']);
+    expect(tight.totalChars).toBe(2 * envelope + 60_000);
+  });
+
   it('cannot replace results without an envelope, and stops when nothing is left to replace', () => {
     const outcome = applyAggregateBudget({ results: [result('a', 500, false), result('b', 400)], budgetChars: 100, alreadyReplaced: new Set() });
     expect(outcome.newlyReplaced).toEqual(['b']);

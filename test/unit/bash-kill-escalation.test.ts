@@ -25,7 +25,9 @@ async function runInScratch(options: { timeout?: number; signal?: AbortSignal })
   const result = Promise.resolve(
     bashTool.execute(
       { command: TERM_IGNORING_COMMAND, ...(options.timeout === undefined ? {} : { timeout: options.timeout }) },
-      toolContext({ cwd, ...(options.signal === undefined ? {} : { signal: options.signal }) }),
+      // Outside the OS sandbox: this tests the executor's own SIGTERM → SIGKILL escalation on the command's process
+      // group. Inside it, SIGTERM ends the sandbox's namespace (its init dies), so nothing outlives the first signal.
+      toolContext({ cwd, sandbox: { mode: 'off' }, ...(options.signal === undefined ? {} : { signal: options.signal }) }),
     ),
   ).then((output) => (typeof output === 'string' ? { content: output } : output));
   return { cwd, result };

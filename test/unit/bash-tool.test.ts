@@ -8,11 +8,15 @@ import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
 import { processExists } from '../support/processes.js';
 
-async function run(command: string, options: { signal?: AbortSignal; timeout?: number; cwd?: string } = {}): Promise<ToolOutputObject> {
+/**
+ * Runs Bash directly. `unsandboxed`: outside the OS sandbox, for tests that follow a child by its pid (inside the
+ * sandbox pids are those of its own namespace; test/integration/sandbox.test.ts covers what the sandbox kills).
+ */
+async function run(command: string, options: { signal?: AbortSignal; timeout?: number; cwd?: string; unsandboxed?: boolean } = {}): Promise<ToolOutputObject> {
   const cwd = options.cwd ?? (await scratchDir());
   const output = await bashTool.execute(
     { command, ...(options.timeout === undefined ? {} : { timeout: options.timeout }) },
-    toolContext({ cwd, ...(options.signal === undefined ? {} : { signal: options.signal }) }),
+    toolContext({ cwd, ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.unsandboxed === true ? { sandbox: { mode: 'off' } } : {}) }),
   );
   return typeof output === 'string' ? { content: output } : output;
 }
@@ -64,7 +68,7 @@ describe('Bash (real processes)', () => {
   it('kills the whole process tree when cancelled', async () => {
     const cwd = await scratchDir();
     const controller = new AbortController();
-    const pending = run('sleep 100 & echo $! > child.pid; wait', { signal: controller.signal, cwd });
+    const pending = run('sleep 100 & echo $! > child.pid; wait', { signal: controller.signal, cwd, unsandboxed: true });
     let pid = 0;
     for (let i = 0; i < 100 && pid === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -79,7 +83,7 @@ describe('Bash (real processes)', () => {
 
   it('leaves nothing running after the command ends', async () => {
     const cwd = await scratchDir();
-    const output = await run('sleep 100 & echo $!', { cwd });
+    const output = await run('sleep 100 & echo $!', { cwd, unsandboxed: true });
     const pid = Number(output.content.trim());
     for (let i = 0; i < 100 && processExists(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(processExists(pid)).toBe(false);
@@ -151,7 +155,7 @@ describe('Bash spool cap', () => {
   it('kills children that keep writing after the shell is stopped', async () => {
     process.env.SWITCHYARD_BASH_MAX_SPOOL_BYTES = String(1024 * 1024);
     const cwd = await scratchDir();
-    const output = await run('(yes & echo $! > child.pid; wait)', { cwd, timeout: 60_000 });
+    const output = await run('(yes & echo $! > child.pid; wait)', { cwd, timeout: 60_000, unsandboxed: true });
     expect(output.errorCode).toBe('output_limit');
     const pid = Number(await readFile(path.join(cwd, 'child.pid'), 'utf8'));
     for (let i = 0; i < 100 && processExists(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));

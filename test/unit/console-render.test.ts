@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/contracts/events.js';
 import { escapeHtml, html } from '../../src/console/html.js';
-import { describeDecision, renderInput } from '../../src/console/render.js';
+import { describeDecision, renderInput, sandboxBadge } from '../../src/console/render.js';
 import { ConsoleSecurity, hostAllowed } from '../../src/console/security.js';
+import { sha256Hex } from '../../src/console/console-users.js';
 import { buildTurnTimeline } from '../../src/console/timeline.js';
 
 const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
@@ -27,9 +28,17 @@ describe('console rendering', () => {
     expect(renderInput({ toolName: 'WebFetch', input: { url: 'https://example.org:8443/x' } }).html).toContain('<b class="host">example.org:8443</b>');
   });
 
+  it('says loudly when a call ran outside the OS sandbox', () => {
+    expect(sandboxBadge({ sandboxed: false }).html).toBe(' · <span class="badge status-error">not sandboxed</span>');
+    expect(sandboxBadge({ sandboxed: true }).html).toBe(' · <span class="muted">sandboxed</span>');
+    expect(sandboxBadge({}).html).toBe('');
+  });
+
   it('says why a decision was ignored', () => {
-    const base = { seq: 0, at: at(0), requestId: 'r1', decision: 'allow' as const, by: 'ann' };
+    const base = { seq: 0, at: at(0), requestId: 'r1', decision: 'allow' as const, by: 'ann', verified: false, policyVersion: 1 };
     expect(describeDecision({ ...base, outcome: 'accepted' })).toBe('Approve took effect (by ann).');
+    expect(describeDecision({ ...base, verified: true, outcome: 'accepted' })).toBe('Approve took effect (by ann, signature verified).');
+    expect(describeDecision({ ...base, outcome: 'ignored', ignoredBecause: 'expired', detail: 'the grant expired at x' })).toContain('had expired');
     expect(describeDecision({ ...base, outcome: 'ignored', ignoredBecause: 'hook_answered_first', detail: 'a PermissionRequest hook answered first' })).toBe(
       'Approve was ignored: a PermissionRequest hook answered first.',
     );
@@ -62,18 +71,34 @@ describe('console timeline', () => {
 
 describe('console security', () => {
   const request = (headers: Record<string, string>): IncomingMessage => ({ headers }) as unknown as IncomingMessage;
-  const security = new ConsoleSecurity({ token: 'secret-token-123', port: 9 });
+  const security = new ConsoleSecurity({ token: 'secret-token-123', identity: 'ann', port: 9 });
 
   it('needs the token as a cookie (with a browser session) or a bearer header', () => {
     expect(security.authenticate(request({})).kind).toBe('none');
     expect(security.authenticate(request({ authorization: 'Bearer secret-token-123' })).kind).toBe('header');
     expect(security.authenticate(request({ authorization: 'Bearer secret-token-124' })).kind).toBe('none');
     const cookie = 'switchyard_console_9=secret-token-123; switchyard_console_9_session=abcdefghijklmnopqrstuvwx';
-    expect(security.authenticate(request({ cookie }))).toEqual({ kind: 'cookie', browserSession: 'abcdefghijklmnopqrstuvwx' });
+    expect(security.authenticate(request({ cookie }))).toEqual({ kind: 'cookie', browserSession: 'abcdefghijklmnopqrstuvwx', user: 'ann' });
+  });
+
+  it('logs each person in with their own token, and trusts a proxy header only when configured', () => {
+    const logins = [{ user: 'alice', tokenSha256: sha256Hex('alice-token-0123456789') }, { user: 'bob', tokenSha256: sha256Hex('bob-token-0123456789') }];
+    const perPerson = new ConsoleSecurity({ port: 9, logins });
+    expect(perPerson.authenticate(request({ authorization: 'Bearer alice-token-0123456789' }))).toEqual({ kind: 'header', user: 'alice' });
+    expect(perPerson.authenticate(request({ authorization: 'Bearer bob-token-0123456789' }))).toEqual({ kind: 'header', user: 'bob' });
+    // No header is trusted unless configured.
+    expect(perPerson.authenticate(request({ 'x-forwarded-user': 'alice' })).kind).toBe('none');
+    const proxied = new ConsoleSecurity({ port: 9, logins, userHeader: 'X-Forwarded-User' });
+    expect(proxied.authenticate(request({ 'x-forwarded-user': 'alice' }))).toEqual({ kind: 'proxy', user: 'alice' });
+    expect(proxied.authenticate(request({ 'x-forwarded-user': 'mallory' })).kind).toBe('none');
+    const proxyAuth = { kind: 'proxy' as const, user: 'alice' };
+    const json = { 'content-type': 'application/json', host: '127.0.0.1:9' };
+    expect(proxied.refuseStateChange(request(json), proxyAuth)).toMatch(/CSRF/);
+    expect(proxied.refuseStateChange(request({ ...json, 'x-csrf-token': proxied.csrfTokenFor(proxyAuth) }), proxyAuth)).toBeUndefined();
   });
 
   it('refuses cross-site and tokenless state changes', () => {
-    const cookieAuth = { kind: 'cookie' as const, browserSession: 'abcdefghijklmnopqrstuvwx' };
+    const cookieAuth = { kind: 'cookie' as const, browserSession: 'abcdefghijklmnopqrstuvwx', user: 'ann' };
     const csrf = security.csrfToken(cookieAuth.browserSession);
     const json = { 'content-type': 'application/json', host: '127.0.0.1:9' };
     expect(security.refuseStateChange(request({ ...json, 'x-csrf-token': csrf, origin: 'http://127.0.0.1:9', 'sec-fetch-site': 'same-origin' }), cookieAuth)).toBeUndefined();

@@ -94,7 +94,7 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
 
   it('lists the server tools as mcp__<server>__<tool>, with their description and JSON Schema', () => {
     expect(mcp.tools.map((tool) => tool.name).sort()).toEqual(
-      ['crash', 'delete_note', 'fail', 'idempotent_set', 'media', 'read_note', 'screenshot', 'slow', 'stats', 'structured', 'whoami'].map((name) => `mcp__notes__${name}`),
+      ['crash', 'delete_note', 'fail', 'huge', 'idempotent_set', 'imitate', 'match_as', 'media', 'read_note', 'screenshot', 'slow', 'stats', 'structured', 'whoami'].map((name) => `mcp__notes__${name}`),
     );
     const readNote = h.tool('mcp__notes__read_note');
     expect(readNote.description).toBe('Reads a note');

@@ -8,7 +8,7 @@ import {
   toOpenAIMessagesWithImages,
   toOpenAITools,
   toOpenAIToolMessages,
-} from '../../src/client/model-format.js';
+} from 'temporal-switchyard';
 import type { ToolResult } from '../../src/contracts/tool-result.js';
 import { readTool } from '../../src/tools/read.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TURN_REQUEST_BYTES } from '../../src/contracts/defaults.js';
+import { MAX_TURN_REQUEST_BYTES, PAYLOAD_LIMITS } from '../../src/contracts/defaults.js';
 import { oversizeRequestReason } from '../../src/contracts/tool-call.js';
 import { utf8Length } from '../../src/contracts/utf8-length.js';
 
@@ -13,10 +13,14 @@ describe('request size limit (pure, used by the update validators and the client
   it('accepts calls up to the limit and names the limit above it', () => {
     const calls = (label: string) => [{ id: 'a', name: 'Sleep', input: { label } }];
     const overhead = utf8Length(JSON.stringify(calls('')));
-    expect(oversizeRequestReason(calls('x'.repeat(MAX_TURN_REQUEST_BYTES - overhead)), MAX_TURN_REQUEST_BYTES)).toBeUndefined();
-    expect(oversizeRequestReason(calls('x'.repeat(MAX_TURN_REQUEST_BYTES - overhead + 1)), MAX_TURN_REQUEST_BYTES)).toMatch(/over the 1048576-byte limit per request/);
+    // The request limit alone (one call's own limit lifted).
+    const requestOnly = { ...PAYLOAD_LIMITS, callInputBytes: Number.POSITIVE_INFINITY };
+    expect(oversizeRequestReason(calls('x'.repeat(MAX_TURN_REQUEST_BYTES - overhead)), MAX_TURN_REQUEST_BYTES, requestOnly)).toBeUndefined();
+    expect(oversizeRequestReason(calls('x'.repeat(MAX_TURN_REQUEST_BYTES - overhead + 1)), MAX_TURN_REQUEST_BYTES, requestOnly)).toMatch(/over the 1048576-byte limit per request/);
     // Multi-byte characters count as their bytes, not as UTF-16 units.
     expect(oversizeRequestReason(calls('é'.repeat(600_000)), MAX_TURN_REQUEST_BYTES)).toMatch(/1200\d{3} bytes/);
+    // Under the request limit, over one call's.
+    expect(oversizeRequestReason(calls('é'.repeat(140_000)), MAX_TURN_REQUEST_BYTES)).toMatch(/over the 262144-byte limit per call/);
   });
 
   it('reports calls that cannot be serialized instead of throwing', () => {

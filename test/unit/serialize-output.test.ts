@@ -5,6 +5,8 @@ import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
 import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { cutUtf8, serializeOutput } from '../../src/activities/serialize-output.js';
 import type { ResultBudget } from '../../src/tools/define-tool.js';
+import { bashTool } from '../../src/tools/bash.js';
+import { readTool } from '../../src/tools/read.js';
 import { scratchDir } from '../support/scratch.js';
 
 const tool = (budget?: ResultBudget) => ({ name: 'X', ...(budget === undefined ? {} : { resultBudget: budget }) });
@@ -12,8 +14,8 @@ const base = { sessionId: 'sess', callId: 'call1' };
 
 describe('serializeOutput', () => {
   it('replaces an empty output with the documented placeholder', async () => {
-    expect((await serializeOutput({ ...base, tool: { name: 'Bash' }, content: '' })).modelContent).toBe('(Bash completed with no output)');
-    expect((await serializeOutput({ ...base, tool: { name: 'Read' }, content: '  \n' })).modelContent).toBe('(Read completed with no output)');
+    expect((await serializeOutput({ ...base, tool: bashTool, content: '' })).modelContent).toBe('(Bash completed with no output)');
+    expect((await serializeOutput({ ...base, tool: readTool, content: '  \n' })).modelContent).toBe('(Read completed with no output)');
   });
 
   it('passes content within min(maxModelBytes, maxInlineBytes) unchanged', async () => {
@@ -46,7 +48,7 @@ describe('serializeOutput', () => {
     const head = content.slice(0, 2_000);
     const preview = head.slice(0, head.lastIndexOf('\n'));
     expect(result.modelContent).toBe(
-      ['<persisted-output>', `Output too large (${(content.length / 1024).toFixed(1)} KB). Full output saved to: ${file}`, '', 'Preview (first 2.0 KB):', preview, '...', '</persisted-output>'].join('\n'),
+      ['<persisted-output>', `Output too large (${(content.length / 1024).toFixed(1)} KB). Full output saved to: ${artifact}`, '', 'Preview (first 2.0 KB):', preview, '...', '</persisted-output>'].join('\n'),
     );
     expect(result.budget).toMatchObject({ truncated: true, originalBytes: content.length, policy: 'artifact' });
   });
@@ -94,6 +96,41 @@ describe('serializeOutput', () => {
     expect(result.modelContent).toBe(content);
     expect(result.aggregateReplacement?.envelope).toMatch(/^<persisted-output>\nOutput too large \(4\.9 KB\)/);
     expect(await store.read(result.aggregateReplacement?.artifact ?? '')).toBe(content);
+  });
+
+  it('prepares a shorter cut for the aggregate budget when there is no store', async () => {
+    const lines = Array.from({ length: 1_000 }, (_, index) => `line ${index}`).join('\n');
+    const result = await serializeOutput({ ...base, tool: tool(), content: lines });
+    expect(result.modelContent).toBe(lines);
+    const head = lines.slice(0, 2_000);
+    const kept = head.slice(0, head.lastIndexOf('\n'));
+    expect(result.aggregateReplacement).toEqual({ envelope: `${kept}\n[Tool output truncated by the turn's aggregate budget: ${lines.length} bytes, first ${kept.length} bytes kept]` });
+  });
+
+  it('prepares the whole output as an aggregate-budget envelope for a result its own budget truncated', async () => {
+    const store = new FileArtifactStore(await scratchDir());
+    const content = 'z'.repeat(60_000);
+    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 50_000, policy: 'truncate', keep: 'head' }), content, store });
+    expect(result.budget).toMatchObject({ policy: 'truncate', originalBytes: 60_000 });
+    expect(result.aggregateReplacement?.envelope).toMatch(/^<persisted-output>\nOutput too large \(58\.6 KB\)\. Full output saved to: switchyard-artifact:\/\/sess\//);
+    expect(await store.read(result.aggregateReplacement?.artifact ?? '')).toBe(content);
+  });
+
+  it('does not ask a store that just failed again, and cuts shorter for the aggregate budget instead', async () => {
+    let puts = 0;
+    const failing: ArtifactStore = {
+      put: () => {
+        puts += 1;
+        return Promise.reject(new Error('disk full'));
+      },
+      read: () => Promise.reject(new Error('no')),
+      readBytes: () => Promise.reject(new Error('no')),
+      locate: () => '',
+    };
+    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' }), content: 'q'.repeat(40_000), store: failing });
+    expect(puts).toBe(1);
+    expect(result.budget).toMatchObject({ policy: 'truncate', originalBytes: 40_000 });
+    expect(result.aggregateReplacement).toEqual({ envelope: `${'q'.repeat(2_000)}\n[Tool output truncated by the turn's aggregate budget: 40000 bytes, last 2000 bytes kept]` });
   });
 
   it('never splits a multi-byte character', () => {

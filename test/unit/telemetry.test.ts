@@ -7,6 +7,7 @@ import {
   createToolCallTelemetry,
   createTracingFromEnv,
   errorCategoryOf,
+  recordApprovalDecision,
   stageOf,
   type ToolCallTelemetryStart,
 } from '../../src/worker/telemetry.js';
@@ -262,5 +263,34 @@ describe('createTracingFromEnv', () => {
     // A recording span proves a real SDK tracer, not the API's no-op one.
     expect(span?.isRecording()).toBe(true);
     await on.shutdown();
+  });
+});
+
+describe('approval decision telemetry', () => {
+  it('is a pino line and a span whose attributes say who decided what, on which digest, and whether it verified', () => {
+    const { exporter, provider } = memoryTracing();
+    const { logger, lines } = memoryLogger();
+    const at = Date.parse('2026-01-31T12:00:00Z');
+    const base = { sessionId: 's1', requestId: 'r1', callId: 'c1', toolName: 'Bash', inputDigest: 'abc', decision: 'allow', by: 'alice', policyVersion: 1, at };
+    recordApprovalDecision({ tracer: provider.getTracer('test'), logger }, { ...base, verified: true, outcome: 'accepted' });
+    recordApprovalDecision({ logger }, { ...base, by: 'mallory', verified: false, outcome: 'ignored', ignoredBecause: 'unknown_approver' });
+    const span = onlySpan(exporter);
+    expect(span.name).toBe('approval.decision');
+    expect(span.attributes).toMatchObject({
+      'switchyard.session.id': 's1',
+      'switchyard.approval.request_id': 'r1',
+      'gen_ai.tool.call.id': 'c1',
+      'gen_ai.tool.name': 'Bash',
+      'switchyard.approval.input_digest': 'abc',
+      'switchyard.approval.decision': 'allow',
+      'switchyard.approval.by': 'alice',
+      'switchyard.approval.verified': true,
+      'switchyard.approval.outcome': 'accepted',
+      'switchyard.approval.policy_version': 1,
+    });
+    expect(lines()).toMatchObject([
+      { level: 30, event: 'approval.decision', by: 'alice', verified: true, outcome: 'accepted', at: '2026-01-31T12:00:00.000Z' },
+      { level: 40, event: 'approval.decision', by: 'mallory', verified: false, outcome: 'ignored', ignoredBecause: 'unknown_approver' },
+    ]);
   });
 });

@@ -19,14 +19,14 @@ describe('TodoWrite', () => {
     { content: 'Update the docs', status: 'pending' },
   ];
 
-  it('plans an exclusive session-scope call that needs no approval, with a 10 s deadline', async () => {
+  it('plans an exclusive session-scope call that needs no approval, with a 30 s deadline', async () => {
     const plan = await prepare('TodoWrite', { todos });
     expect(plan).toMatchObject({
       kind: 'ready',
       toolName: 'TodoWrite',
       flags: { concurrentSafe: false, readOnly: false, declaredReadOnly: true, destructive: false, sideEffectScope: 'session', idempotent: true },
       summary: 'TodoWrite: 3 todos: 1 completed, 1 in progress, 1 pending',
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
       stopTurnOnSuccess: false,
     });
   });

@@ -16,7 +16,8 @@ export async function artifactCommand(args: string[]): Promise<number> {
   try {
     bytes = await store.readBytes(uri);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    // The store wraps ENOENT ("Artifact not found"), keeping it as the cause.
+    const code = (error as NodeJS.ErrnoException).code ?? ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
     if (code === 'ENOENT') throw new CliError(`no stored output ${uri} under ${store.root} (pruned, or written by a worker with another SWITCHYARD_DATA_DIR)`, ExitCode.notFound);
     throw error;
   }

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../../contracts/defaults.js';
+import { processEnvironment, resolveConnection } from '../../config/environment.js';
+import type { Environment } from '../../config/environment.js';
 import { SwitchyardClient } from '../switchyard-client.js';
 
 /**
@@ -87,13 +88,9 @@ export function parseCommand<const O extends Options>(
 }
 
 /** Where the CLI's client connects, as a person should read it. */
-export function serverAddress(env: NodeJS.ProcessEnv = process.env): { address: string; namespace: string; source: string } {
-  const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
-  return {
-    address,
-    namespace: env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE,
-    source: env.TEMPORAL_ADDRESS ? 'TEMPORAL_ADDRESS' : 'the default; TEMPORAL_ADDRESS is not set',
-  };
+export function serverAddress(env: Environment = processEnvironment()): { address: string; namespace: string; taskQueue: string; source: string } {
+  const { address, namespace, taskQueue, addressSource } = resolveConnection({}, env);
+  return { address, namespace, taskQueue, source: addressSource };
 }
 
 /** One readable line for a server nobody answers at, saying where the CLI looked and what to run. */
@@ -118,7 +115,7 @@ export function isUnreachable(error: unknown): boolean {
 
 /** A connected Switchyard client for one command; an unreachable server becomes exit code 3 with one line. */
 export async function connectClient(): Promise<SwitchyardClient> {
-  const { address, namespace, source } = serverAddress();
+  const { address, namespace, taskQueue, source } = serverAddress();
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout: 5_000 });
@@ -126,7 +123,7 @@ export async function connectClient(): Promise<SwitchyardClient> {
     if (isUnreachable(error)) throw new CliError(unreachableMessage(address, source), ExitCode.unreachable);
     throw error;
   }
-  return new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue: process.env.SWITCHYARD_TASK_QUEUE || DEFAULT_TASK_QUEUE });
+  return new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue });
 }
 
 export async function withClient<T>(body: (client: SwitchyardClient) => Promise<T>): Promise<T> {

@@ -29,6 +29,8 @@ Sessions:
   approve         allow a pending call (--always: remember the rule for the session)
   deny            deny a pending call, with --reason for the model
   interrupt       interrupt a session's running turn
+  audit           every approval decision of the task queue's sessions (who, tool, digest, verified)
+  keys new NAME   an Ed25519 key pair for an approver, and the approvers-file entry
   events          a session's events as JSON lines (--follow: live, with the running calls' progress)
   tasks           a session's background tasks, or stop one
   policy          change a session's rules or mode (set), or see what its shadow rules would change (diff)
@@ -44,7 +46,7 @@ Other:
 Every command takes --help and --json (machine-readable output).
 
 Environment:
-  TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (dev: none set starts an embedded dev server)
+  TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (dev starts its own server unless --existing-server)
   SWITCHYARD_TASK_QUEUE                    task queue of workers and sessions (default ${DEFAULT_TASK_QUEUE})
   SWITCHYARD_DATA_DIR                      stored full outputs and background tasks (default ~/.local/share/switchyard)
   SWITCHYARD_LOG_LEVEL, SWITCHYARD_LOG_FORMAT  worker logs: pino level (default info); json or pretty
@@ -63,15 +65,21 @@ The operator's rules, which no session can loosen, come from the JSON file SWITC
   { "rules": { "allow": [...], "ask": [...], "deny": [...] } }`;
 
 export const COMMAND_HELP: Record<string, string> = {
-  dev: `Usage: switchyard dev [--port N] [--ui-port N] [--db-file FILE] [--headless] [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
+  dev: `Usage: switchyard dev [--port N] [--ui-port N] [--console-port N] [--db-file FILE] [--headless] [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
+       switchyard dev --existing-server [--console-port N] [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
 
 Starts a local Temporal dev server (with its Web UI), the approval console and a Switchyard worker, and prints
-where everything is and how to send a first turn. Ctrl-C stops them all. With TEMPORAL_ADDRESS set, no server is
-started: the worker joins that cluster.
+where everything is and how to send a first turn. It always starts its own server, even with TEMPORAL_ADDRESS set
+(it says so). Ctrl-C or SIGTERM stops everything it started: the worker, its MCP servers, the console, the server,
+and the background Bash tasks its worker started (the in-memory server forgets their sessions); with --db-file the
+state and the background tasks are kept, and it says which.
   --port N            gRPC port of the dev server (default 7233)
-  --ui-port N         Web UI port (default port + 1000, i.e. 8233); the console takes the next one
+  --ui-port N         Web UI port (default port + 1000, i.e. 8233)
+  --console-port N    approval console port (default: the Web UI port + 1)
   --db-file FILE      keep the server's state in this SQLite file across restarts (default: in memory)
   --headless          no Web UI
+  --existing-server   start no server: the worker and the console join the server at TEMPORAL_ADDRESS
+                      (default localhost:7233); --port, --ui-port, --db-file and --headless do not apply
 ${WORKER_OPTIONS}
 `,
   worker: `Usage: switchyard worker [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
@@ -123,27 +131,35 @@ commands that answer it.
   --json         a JSON array of the pending ApprovalRequests, each with its sessionId
 ${CONNECTION}
 `,
-  approve: `Usage: switchyard approve REQUEST [--session ID] [--always] [--by NAME] [--json]
+  approve: `Usage: switchyard approve REQUEST [--session ID] [--always] [--by NAME] [--key FILE [--expires-at ISO]] [--json]
 
 Allows a pending call (the approval signal, with the request's input digest), then waits briefly for the session's
 decision log to say whether it took effect. Find REQUEST with \`switchyard pending\`.
-  REQUEST        the request id (or --request ID)
+  REQUEST        the request id, or its first 4 or more characters as \`pending\` and \`run\` show them
+                 (\`5f0c…\`); or --request ID
   --session ID   the session; default: the one waiting with that request
   --always       allow_always: also remember the rule for the rest of the session
   --reason TEXT  a note kept in the decision log
   --by NAME      who decides (default: your user name)
   --digest HEX   the input digest to approve (default: the pending request's)
+  --key FILE     sign the approval with this Ed25519 private key (\`switchyard keys new\`); --by defaults to the
+                 file's name without .key. Sessions with approvers take only signed approvals
+  --expires-at ISO  when the signed grant stops counting (default: 10 minutes from now)
   --json         the session's decision record as JSON
 ${CONNECTION}
-Exit code 1 when the session ignored the decision (already decided, digest mismatch, ...), 5 when no such request.
+Exit code 1 when the session ignored the decision (already decided, digest mismatch, unsigned, expired, ...), 5
+when no such request.
 `,
-  deny: `Usage: switchyard deny REQUEST --reason TEXT [--session ID] [--by NAME] [--json]
+  deny: `Usage: switchyard deny REQUEST --reason TEXT [--session ID] [--by NAME] [--key FILE [--expires-at ISO]] [--json]
 
 Denies a pending call; the model gets "The user denied permission to use <Tool>. Reason: <TEXT>".
-  REQUEST        the request id (or --request ID)
-  --reason TEXT  why (recommended: the model reads it)
+  REQUEST        the request id, or its first 4 or more characters as \`pending\` and \`run\` show them
+                 (\`5f0c…\`); or --request ID
+  --reason TEXT  why (required: the model reads it)
   --session ID   the session; default: the one waiting with that request
   --by NAME      who decides (default: your user name)
+  --key FILE     sign the denial with this Ed25519 private key (as for approve)
+  --expires-at ISO  when the signed grant stops counting (default: 10 minutes from now)
   --json         the session's decision record as JSON
 ${CONNECTION}
 Exit code 1 when the session ignored the decision, 5 when no such request.
@@ -161,6 +177,23 @@ released or denied. The operator's rules (SWITCHYARD_POLICY_FILE on the worker) 
   --by NAME      who changes it (default: your user name)
 diff: what the session's shadowRules would have decided differently (PolicyShadowDecision events), by change.
 ${CONNECTION}
+`,
+  audit: `Usage: switchyard audit [--session ID] [--since ISO] [--json]
+
+Every approval decision of the task queue's sessions, oldest first: running and closed sessions (while the server
+keeps their history; a worker must be running to answer for them). Each decision says when, which request, call,
+tool and input digest, the decision, who gave it, whether the signature verified, and whether the session took it.
+  --session ID   one session (or give the id as the argument)
+  --since ISO    only decisions at or after this time
+  --json         one JSON object per line: the approvalDecisions entry plus its sessionId
+${CONNECTION}`,
+  keys: `Usage: switchyard keys new NAME [--dir DIR] [--json]
+
+Writes an Ed25519 key pair for the approver NAME: DIR/NAME.key (private, mode 600: give it to NAME only, for
+\`switchyard approve --key\` or the console) and DIR/NAME.pub, and prints the entry to add under "approvers" in the
+worker's SWITCHYARD_APPROVERS_FILE (add "groups": [...] to it as needed). Never overwrites a file.
+  --dir DIR      where to write the files (default: the current directory)
+  --json         the file paths and the entry as one JSON object
 `,
   interrupt: `Usage: switchyard interrupt --session ID [--reason TEXT] [--json]
 

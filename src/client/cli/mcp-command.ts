@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { mcpTokenFromEnv } from '../../config/environment.js';
 import { permissionModes, sessionOptionsSchema } from '../../contracts/session.js';
 import type { PermissionMode, SessionOptions } from '../../contracts/session.js';
 import { formatZodError } from '../../contracts/tool-call.js';
@@ -149,11 +150,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
       closeTransport = () => transport.close();
       process.stderr.write(`switchyard mcp: serving session ${sessionId} (task queue ${switchyard.taskQueue}, cwd ${cwd}) over stdio\n`);
     } else {
-      const token = process.env.SWITCHYARD_MCP_TOKEN || randomBytes(24).toString('base64url');
+      const configuredToken = mcpTokenFromEnv();
+      const token = configuredToken ?? randomBytes(24).toString('base64url');
       const http = await startGatewayHttp(gateway, { port: httpPort, token });
       closeTransport = () => http.close();
       if (values['token-file'] !== undefined) await writeFile(path.resolve(values['token-file']), `${token}\n`, { mode: 0o600 });
-      const shown = process.env.SWITCHYARD_MCP_TOKEN ? '(the token in SWITCHYARD_MCP_TOKEN)' : values['token-file'] !== undefined ? `(token in ${values['token-file']})` : token;
+      const shown = configuredToken !== undefined ? '(the token in SWITCHYARD_MCP_TOKEN)' : values['token-file'] !== undefined ? `(token in ${values['token-file']})` : token;
       process.stderr.write(`switchyard mcp: serving session ${sessionId} (task queue ${switchyard.taskQueue}, cwd ${cwd}) at ${http.url}\n`);
       process.stderr.write(`switchyard mcp: send "Authorization: Bearer ${shown}" with every request\n`);
     }

@@ -1,3 +1,4 @@
+import { userNameFromEnv } from '../../config/environment.js';
 import { permissionModes } from '../../contracts/session.js';
 import type { PermissionMode, PermissionRules } from '../../contracts/session.js';
 import type { SessionEvent } from '../../contracts/events.js';
@@ -48,7 +49,7 @@ async function policySet(args: string[]): Promise<number> {
     ...(Object.keys(rules).length === 0 ? {} : { rules }),
     ...(values.mode === undefined ? {} : { permissionMode: values.mode as PermissionMode }),
     ...(values.reason === undefined ? {} : { reason: values.reason }),
-    by: values.by ?? process.env.USER ?? 'cli',
+    by: values.by ?? userNameFromEnv() ?? 'cli',
   };
   return withClient(async (client) => {
     const result = await client.session(values.session as string).setPolicy(request);

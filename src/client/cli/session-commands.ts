@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { userNameFromEnv } from '../../config/environment.js';
 import type { ApprovalDecisionRecord, ApprovalRequest } from '../../contracts/approval.js';
 import { approvalDecisionsQuery, pendingApprovalsSearchAttribute, pendingApprovalsSearchAttributeKey, toolSessionWorkflowType } from '../../contracts/messages.js';
 import type { ToolCall } from '../../contracts/tool-call.js';
@@ -122,11 +123,37 @@ export async function pendingCommand(args: string[]): Promise<number> {
 const DECISION_WAIT_MS = 10_000;
 
 /** `approve` and `deny`: the approval signal, then the session's own word on whether it took effect. */
+/**
+ * The pending request `given` names: its whole id, or its first characters as `pending` and `run` show them
+ * (`5f0c…`, `5f0c...` or `5f0c`, at least 4 of them); more than one match is a usage error listing them.
+ */
+export function findRequest<T extends { requestId: string; sessionId: string }>(requests: readonly T[], given: string, command = 'approve'): T | undefined {
+  const exact = requests.find((candidate) => candidate.requestId === given);
+  if (exact !== undefined) return exact;
+  const prefix = given.replace(/(?:…|\.\.\.)$/u, '');
+  if (prefix.length < 4) return undefined;
+  const matches = requests.filter((candidate) => candidate.requestId.startsWith(prefix));
+  if (matches.length > 1) {
+    throw new UsageError(`${given} matches ${matches.length} pending requests (${matches.map((match) => `${match.requestId} in ${match.sessionId}`).join(', ')}): give more of the id`, command);
+  }
+  return matches[0];
+}
+
 export async function decideCommand(command: 'approve' | 'deny', args: string[]): Promise<number> {
   const parsed = parseCommand(
     command,
     args,
-    { session: { type: 'string' }, request: { type: 'string' }, always: { type: 'boolean' }, decision: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, digest: { type: 'string' } },
+    {
+      session: { type: 'string' },
+      request: { type: 'string' },
+      always: { type: 'boolean' },
+      decision: { type: 'string' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      digest: { type: 'string' },
+      key: { type: 'string' },
+      'expires-at': { type: 'string' },
+    },
     COMMAND_HELP[command] ?? '',
     { positionals: true },
   );
@@ -135,14 +162,18 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
   if (positionals.length > 1 || (positionals.length === 1 && values.request !== undefined)) throw new UsageError(`${command} takes one request id: REQUEST or --request ID`, command);
   const requestId = values.request ?? positionals[0];
   if (requestId === undefined) throw new UsageError(`${command} needs the request id (see \`switchyard pending\`)`, command);
+  if (command === 'deny' && (values.reason === undefined || values.reason.trim() === '')) {
+    throw new UsageError('deny needs --reason "…": the model reads it as the result of the denied call', command);
+  }
   let decision: 'allow' | 'allow_always' | 'deny' = command === 'deny' ? 'deny' : values.always === true ? 'allow_always' : 'allow';
   if (values.decision !== undefined) {
     // The older spelling, `approve --decision allow|allow_always|deny`, still works.
     if (command === 'deny' || !['allow', 'allow_always', 'deny'].includes(values.decision)) throw new UsageError(`--decision must be allow, allow_always or deny; got "${values.decision}"`, command);
     decision = values.decision as typeof decision;
   }
+  if (values.key === undefined && values['expires-at'] !== undefined) throw new UsageError('--expires-at needs --key (only a signed grant carries an expiry)', command);
   return withClient(async (client) => {
-    const request = (await pendingRequests(client, values.session)).find((candidate) => candidate.requestId === requestId);
+    const request = findRequest(await pendingRequests(client, values.session), requestId, command);
     if (request === undefined) {
       const where = values.session === undefined ? `any session of task queue ${client.taskQueue}` : `session ${values.session}`;
       throw new CliError(`no pending approval ${requestId} in ${where} (already decided? see \`switchyard pending\`)`, ExitCode.notFound);
@@ -150,11 +181,23 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
     const session = client.session(request.sessionId);
     const seen = await decisionLog(session);
     const lastSeq = seen === undefined ? -1 : Math.max(-1, ...seen.map((record) => record.seq));
+    const inputDigest = values.digest ?? request.inputDigest;
+    // --key signs the approval (docs/APPROVALS.md): what sessions with approvers require.
+    const signed = values.key === undefined
+      ? { by: values.by ?? userNameFromEnv() ?? 'cli' }
+      : await (await import('./approver-commands.js')).signedFields({
+        keyFile: values.key,
+        by: values.by,
+        expiresAt: values['expires-at'],
+        sessionId: request.sessionId,
+        signal: { requestId, inputDigest, decision },
+        command,
+      });
     await session.approve({
       requestId,
       decision,
-      inputDigest: values.digest ?? request.inputDigest,
-      by: values.by ?? process.env.USER ?? 'cli',
+      inputDigest,
+      ...signed,
       ...(values.reason === undefined ? {} : { reason: values.reason }),
     });
     const record = seen === undefined ? undefined : await waitForDecision(session, requestId, lastSeq);

@@ -9,10 +9,12 @@ import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../../contracts/defaults.
 import { toolSessionWorkflowType } from '../../contracts/messages.js';
 import { startDevConsole } from '../../console/console-command.js';
 import type { DevServer } from '../../server/dev-server.js';
+import { runningTasksStartedHere } from '../../tools/background-tasks.js';
 import { builtinTools } from '../../tools/builtin.js';
 import type { Tool } from '../../tools/define-tool.js';
 import { connectMcpTools, mcpServersFromConfig } from '../../tools/mcp.js';
-import { NativeConnection, createSwitchyardWorker, namespaceFromEnv, taskQueueFromEnv } from '../../worker/create-worker.js';
+import { addressFromEnv, approversFileFromEnv, envValue, namespaceFromEnv, processEnvironment, taskQueueFromEnv, policyFileFromEnv } from '../../config/environment.js';
+import { NativeConnection, createSwitchyardWorker } from '../../worker/create-worker.js';
 import { createLogger } from '../../worker/logger.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { createTracingFromEnv } from '../../worker/telemetry.js';
@@ -98,7 +100,7 @@ async function workerSetup(command: string, values: { cwd?: string; tools?: stri
   for (const file of toolModules) if (!existsSync(file)) throw new UsageError(`--tools ${file} does not exist`, command);
   const evaluatorModules = (values.evaluator ?? []).map((file) => path.resolve(file));
   for (const file of evaluatorModules) if (!existsSync(file)) throw new UsageError(`--evaluator ${file} does not exist`, command);
-  const policyFile = process.env.SWITCHYARD_POLICY_FILE;
+  const policyFile = policyFileFromEnv();
   const operatorRules = policyFile === undefined || policyFile === '' ? undefined : await loadOperatorPolicy(policyFile, command);
   let mcpConfig: WorkerSetup['mcpConfig'];
   if (values['mcp-config'] !== undefined) {
@@ -146,7 +148,7 @@ async function runWorker(options: {
     if (isUnreachable(error)) throw new CliError(unreachableMessage(options.address, options.addressSource), ExitCode.unreachable);
     throw error;
   }
-  const tracing = createTracingFromEnv(process.env);
+  const tracing = createTracingFromEnv();
   let mcp: Awaited<ReturnType<typeof connectMcpTools>> | undefined;
   try {
     if (setup.mcpConfig !== undefined) {
@@ -171,6 +173,8 @@ async function runWorker(options: {
           defaultCwd: setup.cwd,
           logger,
           tools,
+          // Signed approvals are checked against this file (README "Approvers"; docs/APPROVALS.md).
+          ...(approversFileFromEnv() === undefined ? {} : { approversFile: approversFileFromEnv() }),
           ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
           ...(setup.operatorRules === undefined ? {} : { operatorRules: setup.operatorRules }),
           ...(evaluators.length === 0 ? {} : { evaluators }),
@@ -223,7 +227,15 @@ export function firstTurnHint(options: { address: string; namespace: string; tas
 }
 
 const WORKER_OPTIONS = { cwd: { type: 'string' }, tools: { type: 'string', multiple: true }, 'mcp-config': { type: 'string' }, evaluator: { type: 'string', multiple: true } } as const;
-const DEV_OPTIONS = { ...WORKER_OPTIONS, port: { type: 'string' }, 'ui-port': { type: 'string' }, 'db-file': { type: 'string' }, headless: { type: 'boolean' } } as const;
+const DEV_OPTIONS = {
+  ...WORKER_OPTIONS,
+  port: { type: 'string' },
+  'ui-port': { type: 'string' },
+  'db-file': { type: 'string' },
+  headless: { type: 'boolean' },
+  'existing-server': { type: 'boolean' },
+  'console-port': { type: 'string' },
+} as const;
 
 function parsePort(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -236,12 +248,31 @@ function parsePort(value: string | undefined, name: string): number | undefined 
 export async function workerCommand(command: 'worker' | 'dev', args: string[]): Promise<number> {
   const parsed = command === 'dev' ? parseCommand('dev', args, DEV_OPTIONS, COMMAND_HELP.dev ?? '') : parseCommand('worker', args, WORKER_OPTIONS, COMMAND_HELP.worker ?? '');
   if (parsed === undefined) return ExitCode.ok;
-  const values = parsed.values as { cwd?: string; tools?: string[]; 'mcp-config'?: string; evaluator?: string[]; port?: string; 'ui-port'?: string; 'db-file'?: string; headless?: boolean; json?: boolean };
+  const values = parsed.values as {
+    cwd?: string;
+    tools?: string[];
+    'mcp-config'?: string;
+    evaluator?: string[];
+    port?: string;
+    'ui-port'?: string;
+    'db-file'?: string;
+    headless?: boolean;
+    'existing-server'?: boolean;
+    'console-port'?: string;
+    json?: boolean;
+  };
+  const existingServer = values['existing-server'] === true;
+  if (existingServer) {
+    // The two modes of `dev`: its own server (the default) or the one TEMPORAL_ADDRESS names; the server's options
+    // mean nothing in the second.
+    const serverOnly = (['port', 'ui-port', 'db-file', 'headless'] as const).filter((name) => values[name] !== undefined);
+    if (serverOnly.length > 0) throw new UsageError(`--existing-server starts no server: ${serverOnly.map((name) => `--${name}`).join(', ')} cannot be used with it`, 'dev');
+  }
   const setup = await workerSetup(command, values);
   const port = parsePort(values.port, '--port') ?? 7233;
   const uiPort = parsePort(values['ui-port'], '--ui-port') ?? port + 1000;
-  if (values.json === true) process.env.SWITCHYARD_LOG_FORMAT = 'json';
-  const logger = createLogger();
+  const consolePort = parsePort(values['console-port'], '--console-port') ?? uiPort + 1;
+  const logger = createLogger(values.json === true ? { env: { ...processEnvironment(), SWITCHYARD_LOG_FORMAT: 'json' } } : {});
   installTemporalRuntime(logger);
   // A signal before the worker runs stops the start; once it runs, the Runtime's own handler shuts it down cleanly.
   // A second signal exits at once.
@@ -250,14 +281,38 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
     onStop = resolve;
   });
   const release = onStopSignal((signal) => onStop(signal));
+  // Started by npm (`npm start`, `npm run worker`, `npx …`): npm forwards a signal to its shell, which does not pass
+  // it on, so a SIGTERM to npm would leave this process, its server and its children behind. Stop when npm goes.
+  const unwatch = envValue('npm_command') === undefined ? () => {} : stopWhenParentExits(logger);
   try {
-    if (command === 'worker' || process.env.TEMPORAL_ADDRESS) {
+    if (command === 'worker') {
       const { address, source } = serverAddress();
-      if (command === 'dev') logger.info({ address }, 'TEMPORAL_ADDRESS is set: using that cluster, no embedded server');
       await runWorker({ address, addressSource: source, setup, logger, stop });
       return ExitCode.ok;
     }
-    await dev({ setup, logger, stop, port, uiPort, headless: values.headless === true, ...(values['db-file'] === undefined ? {} : { dbFile: path.resolve(values['db-file']) }) });
+    if (existingServer) {
+      const { address, source } = serverAddress();
+      logger.info({ address, namespace: setup.namespace }, `--existing-server: the worker and the approval console join the server at ${address} (${source}); no server is started`);
+      await devOnExistingServer({ address, addressSource: source, setup, logger, stop, consolePort });
+      return ExitCode.ok;
+    }
+    const { address: ignored } = serverAddress();
+    if (addressFromEnv() !== undefined) {
+      logger.info(
+        { ignored },
+        `TEMPORAL_ADDRESS is set (${ignored}) but \`dev\` starts its own server; to join that server instead run \`${npxCommand} dev --existing-server\` (or \`${npxCommand} worker\`)`,
+      );
+    }
+    await dev({
+      setup,
+      logger,
+      stop,
+      port,
+      uiPort,
+      consolePort,
+      headless: values.headless === true,
+      ...(values['db-file'] === undefined ? {} : { dbFile: path.resolve(values['db-file']) }),
+    });
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof Stopped) {
@@ -266,13 +321,90 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
     }
     throw error;
   } finally {
+    unwatch();
     release();
     // The Runtime keeps the process alive and holds the signal handlers: without this, a failed start would hang.
     await Runtime.instance().shutdown();
   }
 }
 
-async function dev(options: { setup: WorkerSetup; logger: PinoLogger; stop: Promise<NodeJS.Signals>; port: number; uiPort: number; headless: boolean; dbFile?: string }): Promise<void> {
+/**
+ * Checks every second whether the parent process is gone (this process was handed to init or a subreaper) and then
+ * stops as on SIGTERM: the same clean stop of the worker, the server and the children.
+ */
+function stopWhenParentExits(logger: PinoLogger): () => void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    logger.warn({ parent }, `the process that started this one (pid ${parent}, npm) is gone: stopping as on SIGTERM`);
+    process.kill(process.pid, 'SIGTERM');
+  }, 1_000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * What happens to the background tasks this process started when `dev` stops: with the in-memory server nothing
+ * could reach them afterwards, so they are stopped; with `--db-file` their sessions live on in the file, so they are
+ * kept, and the log says so and how to stop them.
+ */
+async function settleBackgroundTasks(logger: PinoLogger, dbFile: string | undefined): Promise<void> {
+  const running = await runningTasksStartedHere();
+  if (running.length === 0) return;
+  const tasks = running.map(({ record }) => ({ sessionId: record.sessionId, taskId: record.taskId, pid: record.pid, command: record.command }));
+  if (dbFile !== undefined) {
+    logger.warn(
+      { tasks },
+      `${running.length} background task(s) keep running: their sessions are kept in ${dbFile}, so TaskStop stops them after the next \`dev --db-file\`; or now: ${tasks.map((task) => `kill -- -${task.pid}`).join('; ')}`,
+    );
+    return;
+  }
+  const stopped = await Promise.all(running.map(({ store, record }) => store.stop(record)));
+  logger.info({ tasks, states: stopped.map((state) => state.status) }, `stopped ${running.length} background task(s) this worker started (the in-memory server forgets their sessions)`);
+}
+
+/** `dev --existing-server`: the worker and the approval console against the server TEMPORAL_ADDRESS names. */
+async function devOnExistingServer(options: { address: string; addressSource: string; setup: WorkerSetup; logger: PinoLogger; stop: Promise<NodeJS.Signals>; consolePort: number }): Promise<void> {
+  const { setup, logger } = options;
+  const approvalConsole = await startDevConsole({ address: options.address, namespace: setup.namespace, port: options.consolePort, onWarning: (message) => logger.warn(message) });
+  try {
+    await runWorker({
+      address: options.address,
+      addressSource: options.addressSource,
+      setup,
+      logger,
+      stop: options.stop,
+      onReady: (_worker, tools) => {
+        const lines = [
+          '',
+          `Temporal server: ${options.address} (namespace ${setup.namespace}; not started by this command: --existing-server)`,
+          ...(approvalConsole === undefined ? [] : [approvalConsole.line]),
+          `Switchyard worker: task queue ${setup.taskQueue}, ${tools.length} tools, sessions default to cwd ${setup.cwd}`,
+          '',
+          firstTurnHint({ address: options.address, namespace: setup.namespace, taskQueue: setup.taskQueue, cwd: setup.cwd }),
+          '',
+          'Press Ctrl-C to stop the worker and the console (the server keeps running).',
+          '',
+        ];
+        process.stderr.write(`${lines.join('\n')}\n`);
+      },
+    });
+  } finally {
+    await approvalConsole?.close();
+  }
+}
+
+async function dev(options: {
+  setup: WorkerSetup;
+  logger: PinoLogger;
+  stop: Promise<NodeJS.Signals>;
+  port: number;
+  uiPort: number;
+  consolePort: number;
+  headless: boolean;
+  dbFile?: string;
+}): Promise<void> {
   const { setup, logger, port, uiPort } = options;
   const { startDevServer } = await loadDevServer();
   let server: DevServer;
@@ -296,7 +428,7 @@ async function dev(options: { setup: WorkerSetup; logger: PinoLogger; stop: Prom
   const approvalConsole = await startDevConsole({
     address: server.address,
     namespace: setup.namespace,
-    port: uiPort + 1,
+    port: options.consolePort,
     ...(server.uiUrl === undefined ? {} : { temporalUiUrl: server.uiUrl }),
     onWarning: (message) => logger.warn(message),
   });
@@ -318,13 +450,16 @@ async function dev(options: { setup: WorkerSetup; logger: PinoLogger; stop: Prom
           '',
           firstTurnHint({ address: server.address, namespace: server.namespace, taskQueue: setup.taskQueue, cwd: setup.cwd }),
           '',
-          'Press Ctrl-C to stop the worker and the server.',
+          options.dbFile === undefined
+            ? 'Press Ctrl-C to stop the worker, the server and the background tasks it started (the server keeps no state).'
+            : `Press Ctrl-C to stop the worker and the server; the state stays in ${options.dbFile}, and background tasks keep running.`,
           '',
         ];
         process.stderr.write(`${lines.join('\n')}\n`);
       },
     });
   } finally {
+    await settleBackgroundTasks(logger, options.dbFile);
     await approvalConsole?.close();
     await server.stop();
     logger.info('dev server stopped');
