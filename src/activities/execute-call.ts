@@ -147,6 +147,7 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     },
     sessionState: request.sessionState ?? {},
     denyRules: request.session.denyRules ?? [],
+    ...(request.session.readBeforeEdit === true ? { readBeforeEdit: true } : {}),
     ...(request.session.sandbox === undefined ? {} : { sandbox: request.session.sandbox }),
     attempt,
     deadline,

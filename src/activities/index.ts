@@ -28,6 +28,9 @@ import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
 import { backgroundTaskStore } from '../tools/background-tasks.js';
 import { prepareCall } from './prepare-call.js';
+import type { PermissionRules } from '../contracts/session.js';
+import type { ApprovalEvaluator, EvaluationRequest, EvaluationResult } from '../contracts/policy.js';
+import { runApprovalEvaluator } from './approval-evaluator.js';
 import { createVerifyApproval } from './verify-approval.js';
 
 export interface ActivityDependencies {
@@ -66,6 +69,10 @@ export interface ActivityDependencies {
    * this worker lacks while other workers on the queue offer different tools fails retryably, naming both.
    */
   workerIdentity?: string;
+  /** The operator's rules (the worker's policy file): a tier above every session's rules. */
+  operatorRules?: PermissionRules;
+  /** Approval evaluators sessions may pick by name (`SessionOptions.approvalEvaluator`). */
+  evaluators?: readonly ApprovalEvaluator[];
   /** The approvers file signed approvals are checked against (`SWITCHYARD_APPROVERS_FILE`); none: no signature verifies. */
   approversFile?: string;
 }
@@ -190,7 +197,9 @@ export function createActivities(dependencies: ActivityDependencies) {
     const prepared = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
     await failOnToolMismatch(prepared);
     const plans = withinPreparedBudget(prepared.map((plan, index) => compactPlan(plan, { sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]) })));
-    return untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+    const result: PreparedCalls = untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+    if (dependencies.operatorRules !== undefined) result.operatorRules = dependencies.operatorRules;
+    return result;
   };
   /**
    * A call naming a tool this worker lacks is `Tool not found` only when every live worker on the queue offers the same
@@ -270,6 +279,16 @@ export function createActivities(dependencies: ActivityDependencies) {
           ...(state.exitCode === undefined ? {} : { exitCode: state.exitCode }),
         })),
       };
+    },
+    /** Asks the session's approval evaluator about a waiting call (an error or a timeout leaves it to the human). */
+    async runApprovalEvaluator(input: { evaluator: string; request: EvaluationRequest }): Promise<EvaluationResult> {
+      // Heartbeats carry the cancellation (the human decided first, or an interrupt) and notice a lost worker.
+      const { signal, stopHeartbeats } = cancellationOf({ heartbeatEveryMs: HOOK_HEARTBEAT_INTERVAL_MS });
+      try {
+        return await runApprovalEvaluator({ evaluators: dependencies.evaluators ?? [], ...input, signal });
+      } finally {
+        stopHeartbeats();
+      }
     },
     /** Checks a signed approval against the approvers file; returns the verdict only (docs/APPROVALS.md). */
     verifyApproval: createVerifyApproval(dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile }),

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   audit: async (args) => (await import('./cli/approver-commands.js')).auditCommand(args),
   interrupt: async (args) => (await import('./cli/session-commands.js')).interruptCommand(args),
   events: async (args) => (await import('./cli/session-commands.js')).eventsCommand(args),
+  policy: async (args) => (await import('./cli/policy-commands.js')).policyCommand(args),
   tasks: async (args) => (await import('./cli/session-commands.js')).tasksCommand(args),
   artifact: async (args) => (await import('./cli/artifact-commands.js')).artifactCommand(args),
   artifacts: async (args) => (await import('./cli/artifact-commands.js')).artifactsCommand(args),

@@ -24,9 +24,12 @@ import {
   interruptSignal,
   pendingApprovalsQuery,
   pendingClientCallsQuery,
+  setPolicyUpdate,
   submitToolResultUpdate,
   toolSessionWorkflowType,
 } from '../contracts/messages.js';
+import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
+import { invalidRule } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
 import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from '../contracts/client-tools.js';
 import { sessionOptionsSchema } from '../contracts/session.js';
@@ -45,6 +48,8 @@ export function validateSessionOptions(options: SessionOptions): SessionOptions 
   for (const list of [options.rules?.allow, options.rules?.ask, options.rules?.deny]) {
     for (const rule of list ?? []) parseRule(rule);
   }
+  const badShadow = invalidRule(options.shadowRules) ?? invalidRule({ allow: (options.limits ?? []).map((limit) => limit.rule) });
+  if (badShadow !== undefined) throw new TypeError(`Invalid session options: ${badShadow}`);
   return options;
 }
 import type { ToolCall } from '../contracts/tool-call.js';
@@ -160,6 +165,15 @@ export class SessionHandle {
 
   approve(approval: ApprovalSignal): Promise<void> {
     return this.workflow.signal(approvalSignal, approval);
+  }
+
+  /**
+   * Changes the session's rules and/or permission mode (update `setPolicy`): each rule list given replaces the
+   * session's list of that kind. Waiting calls are decided again at once; the answer names those released or denied.
+   * Rejected, with nothing applied, when a rule does not parse.
+   */
+  setPolicy(request: SetPolicyRequest): Promise<SetPolicyResult> {
+    return this.workflow.executeUpdate(setPolicyUpdate, { args: [request] });
   }
 
   interrupt(reason?: string): Promise<void> {

@@ -63,6 +63,7 @@ export const configurationVariables: readonly ConfigurationVariable[] = [
   { name: 'SWITCHYARD_CONSOLE_USERS_FILE' },
   { name: 'SWITCHYARD_CONSOLE_USER_HEADER' },
   { name: 'SWITCHYARD_SANDBOX' },
+  { name: 'SWITCHYARD_POLICY_FILE' },
   { name: 'SWITCHYARD_BWRAP' },
   { name: 'SWITCHYARD_SANDBOX_MEMORY_BYTES' },
   { name: 'SWITCHYARD_SANDBOX_MAX_PROCESSES' },
@@ -274,6 +275,11 @@ export function consoleUserHeaderFromEnv(env: Environment = process.env): string
 /** `SWITCHYARD_APPROVERS_FILE`: the worker's approvers (names → Ed25519 public keys and groups). */
 export function approversFileFromEnv(env: Environment = process.env): string | undefined {
   return envValue('SWITCHYARD_APPROVERS_FILE', env);
+}
+
+/** `SWITCHYARD_POLICY_FILE`: the operator's rules, a tier no session can loosen. */
+export function policyFileFromEnv(env: Environment = process.env): string | undefined {
+  return envValue('SWITCHYARD_POLICY_FILE', env);
 }
 
 /** The OS user's name from `USER`, for who decided when nothing else says. */

@@ -106,6 +106,8 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
       case 'ApprovalIgnored':
       case 'BackgroundTaskStarted':
       case 'BackgroundTaskEnded':
+      case 'PolicyChanged':
+      case 'PolicyShadowDecision':
       case 'ToolCallResultReplaced':
         break;
       default: {

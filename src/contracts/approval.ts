@@ -80,7 +80,7 @@ export interface ApprovalDecisionRecord {
   expiresAt?: string;
   reason?: string;
   outcome: 'accepted' | 'ignored';
-  /** Version of the session's permission policy the decision was made under (`INITIAL_POLICY_VERSION` today). */
+  /** Version of the session's permission policy the decision was made under (1 until a `setPolicy` changes it). */
   policyVersion: number;
   /** Why it was ignored (only for `ignored`). */
   ignoredBecause?: ApprovalIgnoredReason;

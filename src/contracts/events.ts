@@ -25,16 +25,37 @@ export type SessionEvent =
        */
       groups?: string[][];
     })
-  | (EventBase & { type: 'PermissionRequested'; callId: string; requestId: string; toolName: string; reason?: string })
+  | (EventBase & { type: 'PermissionRequested'; callId: string; requestId: string; toolName: string; reason?: string; policyVersion?: number })
   | (EventBase & {
       type: 'PermissionResolved';
       callId: string;
       requestId?: string;
       decision: ApprovalDecision | 'allow';
-      source: 'rule' | 'mode' | 'hook' | 'user' | 'remembered' | 'tool';
+      source: 'rule' | 'mode' | 'hook' | 'user' | 'remembered' | 'tool' | 'policy' | 'evaluator';
       by?: string;
+      /** The session policy's version the decision was made under. */
+      policyVersion?: number;
     })
-  | (EventBase & { type: 'PermissionDenied'; callId: string; requestId?: string; reason: string; source: string })
+  | (EventBase & { type: 'PermissionDenied'; callId: string; requestId?: string; reason: string; source: string; by?: string; policyVersion?: number })
+  | (EventBase & {
+      /** A `setPolicy` update changed the session's rules or mode; `released`/`denied`: waiting calls it decided. */
+      type: 'PolicyChanged';
+      policyVersion: number;
+      by?: string;
+      reason?: string;
+      released: string[];
+      denied: string[];
+    })
+  | (EventBase & {
+      /** The shadow rules would have decided this call differently; nothing was enforced from them. */
+      type: 'PolicyShadowDecision';
+      callId: string;
+      toolName: string;
+      enforced: 'allow' | 'ask' | 'deny';
+      shadow: 'allow' | 'ask' | 'deny';
+      shadowReason: string;
+      policyVersion: number;
+    })
   | (EventBase & {
       type: 'ToolCallStarted';
       callId: string;

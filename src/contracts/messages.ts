@@ -4,6 +4,7 @@ import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from './
 import type { BackgroundTaskView } from './background-tasks.js';
 import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from './client-tools.js';
 import type { EventsPage } from './events.js';
+import type { SetPolicyRequest, SetPolicyResult } from './policy.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from './tool-call.js';
 import type { ActiveTurnView, AddCallsResult, AwaitResultsResult, TurnResult } from './tool-result.js';
 
@@ -18,6 +19,12 @@ export const addCallsUpdate = defineUpdate<AddCallsResult, [AddCallsRequest]>('a
 
 /** Streaming turns: long-polls the next results in call order. */
 export const awaitResultsUpdate = defineUpdate<AwaitResultsResult, [AwaitResultsRequest]>('awaitResults');
+
+/**
+ * Changes the session's rules and/or permission mode; waiting calls are decided again at once. An update, not a
+ * signal, because the caller learns the new version and which waiting calls it released or denied.
+ */
+export const setPolicyUpdate = defineUpdate<SetPolicyResult, [SetPolicyRequest]>('setPolicy');
 
 /** The running turn and whether everything executing is interruptible; null when idle. Not in wire contract v1. */
 export const activeTurnQuery = defineQuery<ActiveTurnView | null>('activeTurn');

@@ -16,7 +16,7 @@ import type { ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
-import type { SandboxOptions } from './session.js';
+import type { PermissionRules, SandboxOptions } from './session.js';
 
 /** The session facts every activity of a session needs. */
 export interface SessionContext {
@@ -31,6 +31,8 @@ export interface SessionContext {
   sessionHooks?: Record<string, unknown>;
   /** Hooks from settings files inside the workspace load only when true (`SessionOptions.trustWorkspaceSettings`). */
   trustWorkspaceSettings?: boolean;
+  /** Edit and Write refuse an existing file the session has not read since it changed (`SessionOptions.readBeforeEdit`). */
+  readBeforeEdit?: boolean;
   /** The session's sandbox options as given (`SessionOptions.sandbox`); the worker resolves the defaults. */
   sandbox?: SandboxOptions;
   /** The session's client tools (`SessionOptions.clientTools`), which Plan and Prepare look up beside the worker's. */
@@ -84,6 +86,8 @@ export interface PreparedCalls {
   cwd: string;
   /** Hook settings files inside the workspace that were not loaded because the workspace is not trusted. */
   untrustedSettings?: string[];
+  /** The operator's rules (the worker's policy file), recorded with the calls they judge. */
+  operatorRules?: PermissionRules;
 }
 
 /**

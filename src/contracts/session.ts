@@ -11,6 +11,13 @@ export const permissionRulesSchema = z.strictObject({
 });
 export type PermissionRules = z.infer<typeof permissionRulesSchema>;
 
+/** A count limit: at most `max` calls matching `rule` per session or per turn. */
+export const callLimitSchema = z.strictObject({
+  rule: z.string().min(1),
+  max: z.number().int().min(0),
+  per: z.enum(['session', 'turn']),
+});
+export type CallLimit = z.infer<typeof callLimitSchema>;
 export const sandboxModes = ['auto', 'required', 'off'] as const;
 export type SandboxMode = (typeof sandboxModes)[number];
 
@@ -96,5 +103,16 @@ export const sessionOptionsSchema = z.object({
   clientTools: z.array(clientToolSpecSchema).max(128).optional(),
   /** A parked client call not answered within this long ends as an error; default: wait until answered or interrupted. */
   clientToolTimeoutMs: z.number().int().positive().optional(),
+  /**
+   * Rules evaluated beside `rules` and never enforced: where they would decide a call differently, a
+   * `PolicyShadowDecision` event says so (`switchyard policy diff`).
+   */
+  shadowRules: permissionRulesSchema.optional(),
+  /** At most `max` calls matching `rule` per session or per turn; the next is denied. Calls still running count. */
+  limits: z.array(callLimitSchema).max(100).optional(),
+  /** Edit or Write of an existing file the session has not read (or written) since it last changed fails. Default false. */
+  readBeforeEdit: z.boolean().optional(),
+  /** Name of an approval evaluator registered on the worker: it decides waiting calls beside the human. */
+  approvalEvaluator: z.string().min(1).optional(),
 });
 export type SessionOptions = z.infer<typeof sessionOptionsSchema>;

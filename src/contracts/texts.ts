@@ -27,6 +27,8 @@ export const texts = {
     `Permission to use ${toolName} was denied: no approval arrived within ${ms}ms (approvalTimeoutMs).`,
   invalidSessionRules: (message: string) =>
     `This session's permission rules are invalid, so no tool may run: ${message}. Start a new session with valid rules.`,
+  /** Edit or Write of a file the session has not read since it changed (`SessionOptions.readBeforeEdit`). */
+  fileNotReadYet: 'File has not been read yet. Read it first before writing to it.',
   siblingErrored: (description: string) => `Cancelled: parallel tool call ${description} errored`,
   clientToolTimedOut: (toolName: string, ms: number) =>
     `${toolName} got no result from the client within ${ms}ms (clientToolTimeoutMs); it may still run on the client.`,

@@ -69,6 +69,8 @@ export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRul
    * `readsSessionState` (so state does not ride along in every activity input).
    */
   sessionState: Readonly<Record<string, unknown>>;
+  /** Edit and Write refuse an existing file the session has not read since it changed (`SessionOptions.readBeforeEdit`). */
+  readBeforeEdit?: boolean;
   /** 1 on the first attempt; higher when an idempotent call is retried after a lost worker. */
   attempt: number;
   /** The call's deadline: `remainingMs()` is undefined for tools without one. Retries keep the remaining budget. */

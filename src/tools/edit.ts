@@ -24,6 +24,7 @@ import type { ConfinedFile } from './file-write-guard.js';
 import { checkToolPath, filePathToolFields, realPathAsSeenByRules, resolveToolPath } from './paths.js';
 import { MAX_DIFF_SOURCE_BYTES, approvalPreview, readExistingFile, readOpenFile } from './write.js';
 import type { ExistingFile } from './write.js';
+import { fileReadRecord, requireReadBeforeEdit } from './read-before-edit.js';
 
 const QUOTED_STRING_CHARS = 200;
 
@@ -122,6 +123,8 @@ export const editTool = defineTool({
   sideEffectScope: 'workspace',
   idempotent: false,
   editsFiles: true,
+  // Read before edit checks the session's record of the file (`read-before-edit.ts`).
+  readsSessionState: true,
   timeout: { defaultMs: TOOL_TIMEOUTS.other.defaultMs },
   resultBudget: RESULT_BUDGETS.Edit,
   ...filePathToolFields,
@@ -150,6 +153,7 @@ export const editTool = defineTool({
   permissionFacts: (input, context) => protectedWriteFacts({ cwd: context.cwd, absolutePath: input.file_path }),
   async execute(input, context) {
     const filePath = input.file_path;
+    await requireReadBeforeEdit(context, filePath);
     const file = await openConfinedFile({ cwd: context.cwd, filePath, toolName: 'Edit', denyRules: context.denyRules });
     const { created, before, plan } = await applyEdit({ file, filePath, input, signal: context.signal }).finally(() => file.close());
     const display = createFileDiff({ filePath, before, after: plan.after });
@@ -163,11 +167,13 @@ export const editTool = defineTool({
       userModified: false,
       replaceAll: input.replace_all === true,
     };
-    if (created) return { content: `File created successfully at: ${filePath}`, display, hookResponse };
+    const sessionState = await fileReadRecord(context, filePath);
+    const recorded = sessionState === undefined ? {} : { sessionState };
+    if (created) return { content: `File created successfully at: ${filePath}`, display, hookResponse, ...recorded };
     const content =
       input.replace_all === true
         ? `The file ${filePath} has been updated. Replaced ${plan.replacements} occurrence${plan.replacements === 1 ? '' : 's'} of old_string.`
         : `The file ${filePath} has been updated.`;
-    return { content, display, hookResponse };
+    return { content, display, hookResponse, ...recorded };
   },
 });

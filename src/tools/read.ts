@@ -26,6 +26,7 @@ import { resolveLimit } from './limits.js';
 import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from './paths.js';
 import { artifactReferenceProblem, isArtifactReference, openArtifact } from './read-artifact.js';
 import { NotARegularFileError, openRegularFile, scanTextLines } from './text-lines.js';
+import { fileReadRecord } from './read-before-edit.js';
 
 const DEFAULT_LINE_LIMIT = 2_000;
 const MAX_LINE_CHARS = 2_000;
@@ -158,7 +159,10 @@ export const readTool = defineTool({
     }
     try {
       const image = await sniffImage(handle);
-      if (image !== undefined) return await readImage(handle, image);
+      if (image !== undefined) {
+        const sessionState = await fileReadRecord(context, input.file_path);
+        return { ...(await readImage(handle, image)), ...(sessionState === undefined ? {} : { sessionState }) };
+      }
       // Checked again on the open file: it may have grown or been replaced since validation.
       const oversize = oversizeReason(input, (await handle.stat()).size);
       if (oversize !== undefined) throw new ToolUseError(oversize, 'file_too_large');
@@ -198,7 +202,8 @@ export const readTool = defineTool({
       // Claude Code's Read output for PostToolUse hooks (`tool_response.file.content`): the lines without numbers.
       const file: Record<string, unknown> = { filePath: input.file_path, content: lines.join('\n'), numLines: lines.length, startLine: first };
       if (!outcome.stopped) file.totalLines = outcome.lineCount;
-      return { content: formatted.join('\n'), hookResponse: { type: 'text', file } };
+      const sessionState = await fileReadRecord(context, input.file_path);
+      return { content: formatted.join('\n'), hookResponse: { type: 'text', file }, ...(sessionState === undefined ? {} : { sessionState }) };
     } finally {
       await handle.close();
     }

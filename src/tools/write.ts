@@ -28,6 +28,7 @@ import type { FileDiffDisplay } from './file-diff.js';
 import { openConfinedFile, protectedWriteFacts } from './file-write-guard.js';
 import type { ConfinedFile } from './file-write-guard.js';
 import { checkToolPath, filePathToolFields, realPathAsSeenByRules, resolveToolPath } from './paths.js';
+import { fileReadRecord, requireReadBeforeEdit } from './read-before-edit.js';
 
 /** Largest existing file read for a diff (Write) or edited at all (Edit). */
 export const MAX_DIFF_SOURCE_BYTES = 10 * 1024 * 1024;
@@ -112,6 +113,8 @@ export const writeTool = defineTool({
   sideEffectScope: 'workspace',
   idempotent: false,
   editsFiles: true,
+  // Read before edit checks the session's record of the file (`read-before-edit.ts`).
+  readsSessionState: true,
   timeout: { defaultMs: TOOL_TIMEOUTS.other.defaultMs },
   resultBudget: RESULT_BUDGETS.Write,
   ...filePathToolFields,
@@ -136,6 +139,7 @@ export const writeTool = defineTool({
   permissionFacts: (input, context) => protectedWriteFacts({ cwd: context.cwd, absolutePath: input.file_path }),
   async execute(input, context) {
     const filePath = input.file_path;
+    await requireReadBeforeEdit(context, filePath);
     const file = await openConfinedFile({ cwd: context.cwd, filePath, toolName: 'Write', denyRules: context.denyRules });
     const existing = await replaceContent({ file, content: input.content, signal: context.signal }).finally(() => file.close());
     const note = describeUndiffable(filePath, existing);
@@ -152,6 +156,7 @@ export const writeTool = defineTool({
       structuredPatch: display.type === 'file_diff' ? display.hunks : [],
       originalFile: existing.kind === 'text' ? existing.text : null,
     };
-    return { content, display, hookResponse };
+    const sessionState = await fileReadRecord(context, filePath);
+    return { content, display, hookResponse, ...(sessionState === undefined ? {} : { sessionState }) };
   },
 });

@@ -23,6 +23,7 @@ import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { workerIdentity } from '../activities/tool-mismatch.js';
+import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
 import { loadApproversFile } from '../activities/approval-signature.js';
 import { createVerifyApproval } from '../activities/verify-approval.js';
 
@@ -50,6 +51,13 @@ function defaultWorkflowBundle(): Pick<WorkerOptions, 'workflowBundle' | 'workfl
 }
 
 export interface SwitchyardWorkerOptions {
+  /**
+   * The operator's rules, a tier above every session's rules: their deny and ask hold whatever a session's rules,
+   * mode or `setPolicy` say (the CLI reads them from the file `SWITCHYARD_POLICY_FILE` names).
+   */
+  operatorRules?: PermissionRules;
+  /** Approval evaluators sessions pick by name with `SessionOptions.approvalEvaluator` (CLI: `--evaluator MODULE`). */
+  evaluators?: readonly ApprovalEvaluator[];
   connection: NativeConnection;
   /** Default `TEMPORAL_NAMESPACE` or `default`. */
   namespace?: string;
@@ -262,6 +270,8 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     ...(options.approversFile === undefined ? {} : { approversFile: options.approversFile }),
     ...(logger === undefined ? {} : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.operatorRules === undefined ? {} : { operatorRules: options.operatorRules }),
+    ...(options.evaluators === undefined ? {} : { evaluators: options.evaluators }),
     ...(options.userSettingsDir !== undefined ? { userSettingsDir: options.userSettingsDir } : userSettings === undefined ? {} : { userSettingsDir: userSettings }),
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;

@@ -9,6 +9,8 @@ import { formatZodError } from '../contracts/tool-call.js';
 import { toolQueue } from './activity-routing.js';
 import type { SessionState } from './session-state.js';
 import type { PermissionRequestBehavior } from '../contracts/hook-settings.js';
+import type { PermissionDecision } from './decide-permission.js';
+import { runEvaluator } from './approval-evaluator.js';
 
 /** How soon a lost worker, or a cancellation, reaches the hooks' activity when the session sets no `heartbeatTimeoutMs`. */
 const DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS = 10_000;
@@ -43,15 +45,19 @@ export type ApprovalOutcome =
   | { kind: 'decided'; signal: ApprovalSignal; waitMs: number }
   | { kind: 'hook'; behavior: PermissionRequestBehavior; message?: string; waitMs: number }
   | { kind: 'timeout'; waitMs: number }
-  | { kind: 'cancelled'; waitMs: number };
+  | { kind: 'cancelled'; waitMs: number }
+  /** A `setPolicy` change (`by`) or the session's approval evaluator (`by: 'evaluator:<name>'`) decided. */
+  | { kind: 'policy' | 'evaluator'; behavior: 'allow' | 'deny'; reason: string; by: string; waitMs: number };
 
 /** How a request that is no longer pending ended, for the decision log's detail. */
-type Ending = 'signal' | 'hook' | 'timeout' | 'cancelled';
+type Ending = 'signal' | 'hook' | 'timeout' | 'cancelled' | 'policy' | 'evaluator';
 const ENDINGS: Record<Ending, string> = {
   signal: 'an earlier approval signal decided it',
   hook: 'a PermissionRequest hook answered first',
   timeout: 'the approval timed out',
   cancelled: 'the turn was interrupted',
+  policy: 'a policy change decided it',
+  evaluator: 'the approval evaluator decided first',
 };
 /** Ended requests remembered (this run only) to say how they ended. */
 const ENDINGS_RETAINED = 200;
@@ -60,6 +66,10 @@ interface PendingApproval {
   request: ApprovalRequest;
   decision?: ApprovalSignal;
   hookDecision?: { behavior: PermissionRequestBehavior; message?: string };
+  /** A policy change or the approval evaluator decided. */
+  ruling?: { kind: 'policy' | 'evaluator'; behavior: 'allow' | 'deny'; reason: string; by: string };
+  /** The permission decision again, under the session's current policy (after `setPolicy`). */
+  redecide?: () => PermissionDecision;
 }
 
 /**
@@ -130,10 +140,45 @@ export class ApprovalBroker {
     this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'accepted', verified: check.verified });
   }
 
+  /**
+   * After a policy change: decides every waiting call again under the new policy. A call now allowed is released, one
+   * now denied is denied; one that still asks keeps waiting. Returns their call ids.
+   */
+  reconsider(by: string): { released: string[]; denied: string[] } {
+    const released: string[] = [];
+    const denied: string[] = [];
+    for (const entry of this.#pending.values()) {
+      if (entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined || entry.redecide === undefined) continue;
+      const decision = entry.redecide();
+      if (decision.behavior === 'ask') continue;
+      this.#rule(entry, { kind: 'policy', behavior: decision.behavior, reason: decision.reason, by });
+      (decision.behavior === 'allow' ? released : denied).push(entry.request.callId);
+    }
+    return { released, denied };
+  }
+
+  /** A policy change's or the evaluator's decision on a waiting call, entered in the decision log. */
+  #rule(entry: PendingApproval, ruling: NonNullable<PendingApproval['ruling']>): void {
+    entry.ruling = ruling;
+    const { request } = entry;
+    this.#state.recordApprovalDecision({
+      requestId: request.requestId,
+      decision: ruling.behavior,
+      by: ruling.by,
+      reason: ruling.reason,
+      outcome: 'accepted',
+      callId: request.callId,
+      toolName: request.toolName,
+      turnId: request.turnId,
+      inputDigest: request.inputDigest,
+      verified: false,
+    });
+  }
+
   /** The request's entry while it still waits for an answer. */
   #pendingEntry(requestId: string): PendingApproval | undefined {
     const entry = this.#pending.get(requestId);
-    return entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined ? undefined : entry;
+    return entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined ? undefined : entry;
   }
 
   /** A signal for a request that is not waiting (any more, or never was): ignored, saying how the request ended. */
@@ -142,7 +187,8 @@ export class ApprovalBroker {
     const ended = this.#ended.get(signal.requestId);
     const hookFirst = entry?.hookDecision !== undefined || ended?.how === 'hook';
     const known = entry !== undefined || ended !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
-    const detail = hookFirst ? 'a PermissionRequest hook answered first' : ended === undefined ? undefined : ENDINGS[ended.how];
+    const ruling = entry?.ruling === undefined ? undefined : ENDINGS[entry.ruling.kind];
+    const detail = hookFirst ? 'a PermissionRequest hook answered first' : (ruling ?? (ended === undefined ? undefined : ENDINGS[ended.how]));
     const request = entry?.request ?? ended?.request;
     this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown', ...(detail === undefined ? {} : { detail }) });
     this.#state.recordApprovalDecision({
@@ -189,7 +235,7 @@ export class ApprovalBroker {
   }
 
   /** Waits for a decision on one call (or the approval timeout, or an interrupt of the turn's scope). */
-  async request(options: { turnId: string; cwd: string; plan: ReadyCallPlan; reason: string }): Promise<ApprovalOutcome> {
+  async request(options: { turnId: string; cwd: string; plan: ReadyCallPlan; reason: string; redecide?: () => PermissionDecision }): Promise<ApprovalOutcome> {
     const { turnId, cwd, plan, reason } = options;
     const requestId = uuid4();
     const request: ApprovalRequest = {
@@ -205,9 +251,9 @@ export class ApprovalBroker {
     };
     if (this.#state.options.approvers !== undefined) request.approvers = [...this.#state.options.approvers];
     if (plan.approval?.preview !== undefined) request.preview = plan.approval.preview;
-    const entry: PendingApproval = { request };
+    const entry: PendingApproval = { request, ...(options.redecide === undefined ? {} : { redecide: options.redecide }) };
     this.#pending.set(requestId, entry);
-    this.#state.emit({ type: 'PermissionRequested', turnId, callId: plan.callId, requestId, toolName: plan.toolName, reason });
+    this.#state.emit({ type: 'PermissionRequested', turnId, callId: plan.callId, requestId, toolName: plan.toolName, reason, policyVersion: this.#state.policy.version });
     this.#onChange();
     const startedAt = Date.now();
     const waitMs = (): number => Date.now() - startedAt;
@@ -238,7 +284,21 @@ export class ApprovalBroker {
           () => undefined,
         );
     }
-    const decided = (): boolean => entry.decision !== undefined || entry.hookDecision !== undefined;
+    // Like a PermissionRequest hook, an evaluator never answers a strong ask (a protected path): that is for humans.
+    const evaluatorName = plan.permission?.strongAsk === undefined ? this.#state.options.approvalEvaluator : undefined;
+    const evaluatorScope = new CancellationScope();
+    if (evaluatorName !== undefined) {
+      evaluatorScope
+        .run(() => runEvaluator({ state: this.#state, name: evaluatorName, request, cwd }))
+        .then(
+          (answer) => {
+            if (answer === undefined || entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined) return;
+            this.#rule(entry, { kind: 'evaluator', behavior: answer.decision, reason: answer.reason, by: `evaluator:${evaluatorName}` });
+          },
+          () => undefined,
+        );
+    }
+    const decided = (): boolean => entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined;
     let how: Ending = 'cancelled';
     try {
       const timeoutMs = this.#state.options.approvalTimeoutMs;
@@ -247,7 +307,8 @@ export class ApprovalBroker {
         how = 'timeout';
         return { kind: 'timeout', waitMs: waitMs() };
       }
-      how = entry.hookDecision !== undefined ? 'hook' : 'signal';
+      how = entry.hookDecision !== undefined ? 'hook' : (entry.ruling?.kind ?? 'signal');
+      if (entry.ruling !== undefined) return { ...entry.ruling, waitMs: waitMs() };
       if (entry.hookDecision !== undefined) {
         const { behavior, message } = entry.hookDecision;
         return message === undefined ? { kind: 'hook', behavior, waitMs: waitMs() } : { kind: 'hook', behavior, message, waitMs: waitMs() };
@@ -260,6 +321,7 @@ export class ApprovalBroker {
       throw error;
     } finally {
       if (hooksMayAnswer) hookScope.cancel();
+      if (evaluatorName !== undefined) evaluatorScope.cancel();
       this.#pending.delete(requestId);
       this.#ended.set(requestId, { how, request });
       if (this.#ended.size > ENDINGS_RETAINED) this.#ended.delete(this.#ended.keys().next().value ?? '');

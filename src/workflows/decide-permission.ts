@@ -30,6 +30,11 @@ export interface PermissionInput {
   toolNarrowedToAllow?: boolean;
   /** What the tool found about this call (`ToolDefinition.permissionFacts`). */
   facts?: PermissionFacts;
+  /**
+   * The operator's rules (the worker's policy file), a tier above `rules`: they join the session's lists, so their
+   * deny and ask win over any session allow, and their ask holds even in `bypassPermissions` mode.
+   */
+  operator?: { allow: readonly ParsedRule[]; ask: readonly ParsedRule[]; deny: readonly ParsedRule[] };
 }
 
 /**
@@ -51,7 +56,8 @@ export interface PermissionInput {
  * `facts.readPaths` (one read confinement for every tool): a `Read(...)` deny (ask) rule that reaches one denies
  * (asks), and a read outside cwd that no `Read(...)` allow rule names is not allowed for being read-only.
  */
-export function decidePermission(input: PermissionInput): PermissionDecision {
+export function decidePermission(given: PermissionInput): PermissionDecision {
+  const input = withOperatorRules(given);
   const { subject, mode, hook } = input;
   const reads = readFindings(input);
   const denied = denyReason(input, reads);
@@ -61,7 +67,11 @@ export function decidePermission(input: PermissionInput): PermissionDecision {
   if (mode === 'plan' && !isReadOnly(input)) {
     return { behavior: 'deny', source: 'mode', reason: `${subject.toolName} was denied: the session is in plan mode, which allows only read-only tools.` };
   }
-  if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' };
+  if (mode === 'bypassPermissions') {
+    const operatorAsk = given.operator === undefined ? undefined : findRuleForAnySpelling(given.operator.ask, input);
+    if (operatorAsk !== undefined) return { behavior: 'ask', source: 'rule', reason: `The rule ${operatorAsk.rule.source} requires approval.` };
+    return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' };
+  }
 
   let decision = baseDecision(input, reads);
   if (decision.behavior === 'allow' && hook?.decision === 'ask') {
@@ -71,6 +81,18 @@ export function decidePermission(input: PermissionInput): PermissionDecision {
     return { behavior: 'deny', source: 'mode', reason: `${subject.toolName} needs approval, but the session's permission mode is dontAsk, so it was denied.` };
   }
   return decision;
+}
+
+/** The session's rules joined with the operator's (operator rules first, so a reason names them). */
+function withOperatorRules(input: PermissionInput): PermissionInput {
+  const { operator, rules } = input;
+  if (operator === undefined) return input;
+  return { ...input, rules: { allow: [...operator.allow, ...rules.allow], ask: [...operator.ask, ...rules.ask], deny: [...operator.deny, ...rules.deny] } };
+}
+
+/** Whether a rule matches the call itself or, for a shell command, any of its spellings (what limits count). */
+export function ruleMatchesCall(rule: ParsedRule, input: Pick<PermissionInput, 'subject' | 'facts'>): boolean {
+  return findRuleForAnySpelling([rule], input) !== undefined;
 }
 
 function readFindings(input: PermissionInput): ReadPathFindings {
@@ -106,7 +128,7 @@ function findAllowRule(rules: readonly ParsedRule[], input: PermissionInput): Pa
 }
 
 /** The first rule matching the call itself or, for a shell command, any of its spellings. */
-function findRuleForAnySpelling(rules: readonly ParsedRule[], input: PermissionInput, options: { beneath?: boolean } = {}): { rule: ParsedRule; spelling?: string } | undefined {
+function findRuleForAnySpelling(rules: readonly ParsedRule[], input: Pick<PermissionInput, 'subject' | 'facts'>, options: { beneath?: boolean } = {}): { rule: ParsedRule; spelling?: string } | undefined {
   const whole = findMatchingRule(rules, input.subject, options);
   if (whole !== undefined) return { rule: whole };
   const commands = input.facts?.commands;

@@ -17,6 +17,9 @@ import type { CallClock, CallCompletion, UntimedResult } from './results.js';
 import { finishResult } from './results.js';
 import type { SessionState } from './session-state.js';
 import type { SiblingGroup } from './sibling-group.js';
+import type { ParsedRules } from './session-policy.js';
+import type { PermissionInput } from './decide-permission.js';
+import { ruleMatchesCall } from './decide-permission.js';
 
 /** A lost worker is noticed within this long, unless the session sets `heartbeatTimeoutMs`. */
 const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
@@ -52,6 +55,8 @@ export interface CallRun {
   executing: Map<string, InterruptBehavior>;
   /** When set, short read-only calls run as local activities (the workflow's worker hosts the tools). */
   localCalls?: LocalCallsPolicy;
+  /** The operator's rules (the worker's policy file) as Prepare recorded them. */
+  operator?: ParsedRules;
 }
 
 type Authorization =
@@ -83,21 +88,23 @@ function finish(run: CallRun, result: UntimedResult, permission: ToolCallTelemet
   return finishResult({ state: run.state, clock: run.clock, result, permission });
 }
 
-function denied(run: CallRun, options: { reason: string; source: string; permissionWaitMs: number; requestId?: string }): Authorization {
+function denied(run: CallRun, options: { reason: string; source: string; permissionWaitMs: number; requestId?: string; by?: string }): Authorization {
   const { plan, turn } = run;
   const requestId = options.requestId === undefined ? {} : { requestId: options.requestId };
-  run.state.emit({ type: 'PermissionDenied', turnId: turn.turnId, callId: plan.callId, reason: options.reason, source: options.source, ...requestId });
+  const by = options.by === undefined ? {} : { by: options.by };
+  const policyVersion = run.state.policy.version;
+  run.state.emit({ type: 'PermissionDenied', turnId: turn.turnId, callId: plan.callId, reason: options.reason, source: options.source, ...requestId, ...by, policyVersion });
   const errorCode = options.source === 'hook' ? errorCodes.hookBlocked : errorCodes.permissionDenied;
   const result = finish(run, { ...base(plan), status: 'denied', modelContent: options.reason, isError: true, errorCode, timings: { permissionWaitMs: options.permissionWaitMs } }, 'denied');
   return { kind: 'refused', result };
 }
 
-/** The permission decision chain, then — when it asks — the approval broker. */
-async function authorizeCall(run: CallRun): Promise<Authorization> {
-  const { state, plan, turn } = run;
-  const decision = decidePermission({
+/** The decision chain's input for this call, under the session's policy as it stands now. */
+function permissionInput(run: CallRun): PermissionInput {
+  const { state, plan } = run;
+  return {
     subject: { toolName: plan.toolName, contentKind: plan.ruleKind, cwd: run.cwd, ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }) },
-    mode: state.options.permissionMode ?? 'default',
+    mode: state.policy.permissionMode,
     rules: state.rules,
     remembered: state.remembered,
     readOnly: plan.flags.declaredReadOnly,
@@ -106,21 +113,37 @@ async function authorizeCall(run: CallRun): Promise<Authorization> {
     ...(plan.hook?.decision === undefined ? {} : { hook: { decision: plan.hook.decision, ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }) } }),
     ...(plan.approval?.narrowToAllow === true ? { toolNarrowedToAllow: true } : {}),
     ...(plan.permission === undefined ? {} : { facts: plan.permission }),
-  });
-  switch (decision.behavior) {
-    case 'deny':
-      return denied(run, { reason: decision.reason, source: decision.source, permissionWaitMs: 0 });
-    case 'allow':
-      return { kind: 'authorized', permission: 'none_needed', permissionWaitMs: 0 };
-    case 'ask':
-      break;
-    default: {
-      const exhaustive: never = decision;
-      return exhaustive;
+    ...(run.operator === undefined ? {} : { operator: run.operator }),
+  };
+}
+
+/** The permission decision chain, the count limits, then — when it asks — the approval broker. */
+async function authorizeCall(run: CallRun): Promise<Authorization> {
+  const { state, plan, turn } = run;
+  const input = permissionInput(run);
+  const decision = decidePermission(input);
+  const shadow = state.policy.shadow;
+  if (shadow !== undefined) {
+    const would = decidePermission({ ...input, rules: shadow });
+    if (would.behavior !== decision.behavior) {
+      state.emit({ type: 'PolicyShadowDecision', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, enforced: decision.behavior, shadow: would.behavior, shadowReason: would.reason, policyVersion: state.policy.version });
     }
   }
-  const outcome = await run.broker.request({ turnId: turn.turnId, cwd: run.cwd, plan, reason: decision.reason });
+  if (decision.behavior === 'deny') return denied(run, { reason: decision.reason, source: decision.source, permissionWaitMs: 0 });
+  const limits = state.policy.limits.length === 0 ? { taken: [] } : state.policy.takeLimits(turn.turnId, (rule) => ruleMatchesCall(rule, input));
+  if ('denied' in limits) return denied(run, { reason: limits.denied, source: 'limit', permissionWaitMs: 0 });
+  if (decision.behavior === 'allow') return { kind: 'authorized', permission: 'none_needed', permissionWaitMs: 0 };
+  const authorization = await awaitApproval(run, decision.reason);
+  if (authorization.kind === 'refused') state.policy.returnLimits(turn.turnId, limits.taken);
+  return authorization;
+}
+
+/** The approval broker's outcome for a call that asks, as an authorization. */
+async function awaitApproval(run: CallRun, reason: string): Promise<Authorization> {
+  const { state, plan, turn } = run;
+  const outcome = await run.broker.request({ turnId: turn.turnId, cwd: run.cwd, plan, reason, redecide: () => decidePermission(permissionInput(run)) });
   const permissionWaitMs = outcome.waitMs;
+  const policyVersion = state.policy.version;
   switch (outcome.kind) {
     case 'cancelled': {
       const modelContent = texts.rejectMessage;
@@ -131,7 +154,12 @@ async function authorizeCall(run: CallRun): Promise<Authorization> {
       if (outcome.behavior === 'deny') {
         return denied(run, { reason: outcome.message ?? `A PermissionRequest hook denied permission to use ${plan.toolName}.`, source: 'hook', permissionWaitMs });
       }
-      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, decision: 'allow', source: 'hook' });
+      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, decision: 'allow', source: 'hook', policyVersion });
+      return { kind: 'authorized', permission: 'approved', permissionWaitMs };
+    case 'policy':
+    case 'evaluator':
+      if (outcome.behavior === 'deny') return denied(run, { reason: outcome.reason, source: outcome.kind, permissionWaitMs, by: outcome.by });
+      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, decision: 'allow', source: outcome.kind, by: outcome.by, policyVersion });
       return { kind: 'authorized', permission: 'approved', permissionWaitMs };
     case 'timeout':
       return denied(run, { reason: texts.approvalTimedOut(plan.toolName, state.options.approvalTimeoutMs ?? 0), source: 'timeout', permissionWaitMs });
@@ -141,7 +169,7 @@ async function authorizeCall(run: CallRun): Promise<Authorization> {
         return denied(run, { reason: texts.approvalDenied(plan.toolName, signal.reason), source: 'user', permissionWaitMs, requestId: signal.requestId });
       }
       const by = signal.by === undefined ? {} : { by: signal.by };
-      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, requestId: signal.requestId, decision: signal.decision, source: 'user', ...by });
+      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, requestId: signal.requestId, decision: signal.decision, source: 'user', ...by, policyVersion });
       const authorized: Authorization = { kind: 'authorized', permission: 'approved', permissionWaitMs };
       return signal.decision === 'allow_always' ? { ...authorized, rememberRule: plan.rememberRule } : authorized;
     }

@@ -18,6 +18,7 @@ import type { CallCompletion } from './results.js';
 import { endedResult, skippedReason, withHookContext, withTextForm } from './results.js';
 import { inReleasedScope } from './released-scope.js';
 import { batchLocalCalls, runCall } from './run-call.js';
+import { OPERATOR_RULE_LABEL, parseRules } from './session-policy.js';
 import { completedPrefix, startableCalls } from './schedule-calls.js';
 import type { OpenGroup, TurnCall } from './schedule-calls.js';
 import type { SessionChanges, SessionState } from './session-state.js';
@@ -281,6 +282,7 @@ export class Scheduler {
     this.#state.reportUntrustedSettings(turn.turnId, prepared.untrustedSettings);
     const ready = prepared.plans.filter((plan): plan is ReadyCallPlan => plan.kind !== 'rejected');
     const localCalls = batchLocalCalls(ready, turn.localCalls);
+    const operator = prepared.operatorRules === undefined ? undefined : parseRules(prepared.operatorRules, () => undefined, OPERATOR_RULE_LABEL);
     await Promise.all(
       toPrepare.map(async (entry, offset) => {
         const plan = prepared.plans[offset];
@@ -299,6 +301,7 @@ export class Scheduler {
           siblings,
           executing: this.executing,
           ...(localCalls === undefined ? {} : { localCalls }),
+          ...(operator === undefined ? {} : { operator }),
         });
         this.#complete(turn, entry, completion);
       }),

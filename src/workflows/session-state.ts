@@ -14,6 +14,8 @@ import type { BackgroundTaskView } from '../contracts/background-tasks.js';
 import { ClientCallBoard } from './client-calls.js';
 import { BackgroundTaskLedger } from './background-task-ledger.js';
 import { EventLog } from './event-log.js';
+import { PolicyState } from './session-policy.js';
+import type { CarriedPolicy } from './session-policy.js';
 
 const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 
@@ -47,6 +49,8 @@ export interface CarriedSessionState {
   backgroundTasks?: BackgroundTaskView[];
   /** What the session did with each `approval` signal, newest last (bounded). */
   approvalDecisions?: Array<Omit<ApprovalDecisionRecord, 'verified' | 'policyVersion'> & Partial<Pick<ApprovalDecisionRecord, 'verified' | 'policyVersion'>>>;
+  /** The session's policy when `setPolicy` changed it, and its session-wide limit counts. */
+  policy?: CarriedPolicy;
 }
 
 /** What one finished call asks the session to change (its context modifier). */
@@ -69,7 +73,8 @@ export class SessionState {
   readonly options: SessionOptions;
   readonly sessionId: string;
   readonly events: EventLog;
-  readonly rules: SessionRules;
+  /** The session's own policy tier (rules, mode, version), shadow rules and limits. */
+  readonly policy: PolicyState;
   /** A start-input rule that does not parse: every call becomes an error instead of a failed workflow task. */
   readonly ruleError: string | undefined;
   readonly remembered: ParsedRule[];
@@ -105,9 +110,14 @@ export class SessionState {
           return [];
         }
       });
-    this.rules = { allow: parse(options.rules?.allow), ask: parse(options.rules?.ask), deny: parse(options.rules?.deny) };
+    this.policy = new PolicyState(options, carried?.policy);
     this.remembered = parse(carried?.rememberedRules);
-    this.ruleError = ruleError;
+    this.ruleError = this.policy.ruleError ?? ruleError;
+  }
+
+  /** The session's rules as they stand (`setPolicy` replaces them). */
+  get rules(): SessionRules {
+    return this.policy.rules;
   }
 
   /** Calls of this run whose process ran outside the OS sandbox (the worker had none), for the Web UI details. */
@@ -130,8 +140,10 @@ export class SessionState {
     const { options } = this;
     const context: SessionContext = { sessionId: this.sessionId };
     if (options.cwd !== undefined) context.cwd = options.cwd;
-    if (options.rules?.allow !== undefined) context.allowRules = options.rules.allow;
-    if (options.rules?.deny !== undefined) context.denyRules = options.rules.deny;
+    const rules = this.policy.ruleTexts;
+    if (rules.allow !== undefined) context.allowRules = rules.allow;
+    if (rules.deny !== undefined) context.denyRules = rules.deny;
+    if (options.readBeforeEdit === true) context.readBeforeEdit = true;
     if (options.hooks !== undefined) context.sessionHooks = options.hooks;
     if (options.trustWorkspaceSettings === true) context.trustWorkspaceSettings = true;
     if (options.sandbox !== undefined) context.sandbox = options.sandbox;
@@ -165,7 +177,7 @@ export class SessionState {
   recordApprovalDecision(record: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion'> & { verified?: boolean }): void {
     const seq = (this.approvalDecisions.at(-1)?.seq ?? -1) + 1;
     const now = Date.now();
-    const entry: ApprovalDecisionRecord = { seq, at: new Date(now).toISOString(), ...record, verified: record.verified ?? false, policyVersion: INITIAL_POLICY_VERSION };
+    const entry: ApprovalDecisionRecord = { seq, at: new Date(now).toISOString(), ...record, verified: record.verified ?? false, policyVersion: this.policy.version };
     this.approvalDecisions.push(entry);
     if (this.approvalDecisions.length > APPROVAL_DECISIONS_RETAINED) this.approvalDecisions.shift();
     switchyardTelemetry.approvalDecision({
@@ -211,6 +223,7 @@ export class SessionState {
       reportedUntrustedSettings: [...this.reportedUntrustedSettings],
       backgroundTasks: this.backgroundTasks.carry(),
       approvalDecisions: this.approvalDecisions.slice(-APPROVAL_DECISIONS_RETAINED),
+      ...(Object.keys(this.policy.carry()).length === 0 ? {} : { policy: this.policy.carry() }),
     };
   }
 }

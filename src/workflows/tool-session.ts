@@ -2,7 +2,9 @@ import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCan
 import type { Activities } from '../activities/index.js';
 import { DEFAULT_CONTINUE_AS_NEW_EVENTS, DEFAULT_MAX_CALLS_PER_TURN, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
-import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate } from '../contracts/messages.js';
+import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
+import { invalidRule, setPolicyRequestSchema } from '../contracts/policy.js';
+import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
@@ -159,6 +161,28 @@ function installHandlers(executor: ToolExecutor): void {
         if (!streaming.has(request.turnId) && !state.completedTurns.has(request.turnId)) {
           throw new Error(`Unknown turn "${request.turnId}": open a streaming turn with addCalls first`);
         }
+      },
+    },
+  );
+
+  // An update, not a signal: the caller learns the new version and what it released; the validator keeps bad rules
+  // out of history, so a rejected change applies nothing.
+  setHandler(
+    setPolicyUpdate,
+    (request: SetPolicyRequest): SetPolicyResult => {
+      const policyVersion = state.policy.update(request);
+      const { released, denied } = executor.broker.reconsider(request.by ?? 'setPolicy');
+      const by = request.by === undefined ? {} : { by: request.by };
+      const reason = request.reason === undefined ? {} : { reason: request.reason };
+      state.emit({ type: 'PolicyChanged', turnId: queue.current?.turnId ?? '', policyVersion, ...by, ...reason, released, denied });
+      return { policyVersion, released, denied };
+    },
+    {
+      validator: (request) => {
+        const parsed = setPolicyRequestSchema.safeParse(request);
+        if (!parsed.success) throw new Error(`Invalid setPolicy request: ${formatZodError(parsed.error)}`);
+        const bad = invalidRule(parsed.data.rules);
+        if (bad !== undefined) throw new Error(`Invalid setPolicy request: ${bad}`);
       },
     },
   );

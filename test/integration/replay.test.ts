@@ -12,6 +12,7 @@ import type { SessionOptions } from '../../src/contracts/session.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { testTools } from '../support/test-tools.js';
+import { ruleBasedEvaluator } from '../../examples/evaluators/rule-based.js';
 import { waitFor } from '../support/wait-for.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));
@@ -29,7 +30,7 @@ describe('replay of recorded session histories', () => {
   let cwd: string;
   beforeAll(async () => {
     cwd = await scratchDir();
-    harness = await createHarness({ tools: testTools(), defaultCwd: cwd });
+    harness = await createHarness({ tools: testTools(), defaultCwd: cwd, evaluators: [ruleBasedEvaluator] });
   });
   afterAll(async () => harness.close());
 
@@ -70,6 +71,25 @@ describe('replay of recorded session histories', () => {
       await session.interrupt('replay');
       await third;
     } },
+    'policy-set-shadow-and-limits': {
+      options: { limits: [{ rule: 'Bash', max: 1, per: 'session' }], shadowRules: { deny: ['Sleep'] } },
+      run: async (session) => {
+        const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'make' } }, { id: 's', name: 'Sleep', input: { ms: 1 } }] });
+        await waitFor(() => session.pendingApprovals(), (list) => list.length > 0);
+        await session.setPolicy({ rules: { allow: ['Bash'] }, by: 'replay', reason: 'recorded' });
+        await first;
+        await session.executeTurn({ turnId: 't2', calls: [{ id: 'b2', name: 'Bash', input: { command: 'make' } }] });
+      },
+    },
+    'approval-evaluator': {
+      options: { approvalEvaluator: 'rule-based' },
+      run: async (session) => {
+        await session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch evaluated.txt' } }, { id: 'b2', name: 'Bash', input: { command: 'rm evaluated.txt' } }] });
+        const escalated = session.executeTurn({ turnId: 't2', calls: [{ id: 'b3', name: 'Bash', input: { command: 'make' } }] });
+        await approveNext(session, 'allow');
+        await escalated;
+      },
+    },
   };
 
   if (recording) {

@@ -10,6 +10,7 @@ import type { Tool } from '../../src/tools/define-tool.js';
 import type { SwitchyardHooks } from '../../src/activities/hooks.js';
 import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
+import type { SwitchyardWorkerOptions } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';
 
@@ -42,6 +43,8 @@ export interface WorkerOverrides {
   /** Default: a private empty directory, so a developer's ~/.switchyard never leaks into tests. */
   userSettingsDir?: string | false;
   localReadOnlyCalls?: boolean | { maxTimeoutMs?: number; budgetMs?: number };
+  operatorRules?: SwitchyardWorkerOptions['operatorRules'];
+  evaluators?: SwitchyardWorkerOptions['evaluators'];
   /** The approvers file signed approvals are checked against. */
   approversFile?: string;
   /** Default: a `FileArtifactStore` under the harness's data directory. */
@@ -92,6 +95,8 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       dataDir,
       ...((workerOptions.artifacts ?? options.artifacts) === undefined ? {} : { artifacts: workerOptions.artifacts ?? options.artifacts }),
       workflowBundle: { codePath },
+      ...((workerOptions.operatorRules ?? options.operatorRules) === undefined ? {} : { operatorRules: workerOptions.operatorRules ?? options.operatorRules }),
+      ...((workerOptions.evaluators ?? options.evaluators) === undefined ? {} : { evaluators: workerOptions.evaluators ?? options.evaluators }),
       ...((workerOptions.approversFile ?? options.approversFile) === undefined ? {} : { approversFile: workerOptions.approversFile ?? options.approversFile }),
       ...((workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls) === undefined ? {} : { localReadOnlyCalls: workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls }),
     });

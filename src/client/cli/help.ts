@@ -33,6 +33,7 @@ Sessions:
   keys new NAME   an Ed25519 key pair for an approver, and the approvers-file entry
   events          a session's events as JSON lines (--follow: live, with the running calls' progress)
   tasks           a session's background tasks, or stop one
+  policy          change a session's rules or mode (set), or see what its shadow rules would change (diff)
   console         the approval console, a web page (dev starts one)
   mcp             an MCP server whose tools run as calls of a session, with durable approvals
 Stored outputs:
@@ -57,7 +58,11 @@ const WORKER_OPTIONS = `  --cwd DIR           working directory of sessions that
   --tools MODULE      a JavaScript or TypeScript module whose exported defineTool tools this worker offers too
                       (repeatable); every worker on a task queue must offer the same tools
   --mcp-config FILE   MCP servers whose tools this worker offers, in Claude Code's .mcp.json shape
-  --json              log JSON lines (same as SWITCHYARD_LOG_FORMAT=json)`;
+  --evaluator MODULE  a module whose default export lists approval evaluators ({ name, evaluate }) sessions may
+                      pick with approvalEvaluator (repeatable)
+  --json              log JSON lines (same as SWITCHYARD_LOG_FORMAT=json)
+The operator's rules, which no session can loosen, come from the JSON file SWITCHYARD_POLICY_FILE names:
+  { "rules": { "allow": [...], "ask": [...], "deny": [...] } }`;
 
 export const COMMAND_HELP: Record<string, string> = {
   dev: `Usage: switchyard dev [--port N] [--ui-port N] [--console-port N] [--db-file FILE] [--headless] [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
@@ -158,6 +163,20 @@ Denies a pending call; the model gets "The user denied permission to use <Tool>.
   --json         the session's decision record as JSON
 ${CONNECTION}
 Exit code 1 when the session ignored the decision, 5 when no such request.
+`,
+  policy: `Usage: switchyard policy set --session ID [--allow RULE]... [--ask RULE]... [--deny RULE]... [--mode MODE]
+                                [--reason TEXT] [--by NAME] [--json]
+       switchyard policy diff --session ID [--json]
+
+set: changes the session's rules and/or permission mode at once (update setPolicy). Each list given replaces the
+session's list of that kind; a list left out is kept. Calls waiting for approval are decided again: printed as
+released or denied. The operator's rules (SWITCHYARD_POLICY_FILE on the worker) still hold.
+  --allow/--ask/--deny RULE  a rule in Claude Code's syntax, e.g. 'Bash(touch:*)' (repeatable)
+  --mode MODE    default, acceptEdits, plan, bypassPermissions or dontAsk
+  --reason TEXT  kept in the PolicyChanged event
+  --by NAME      who changes it (default: your user name)
+diff: what the session's shadowRules would have decided differently (PolicyShadowDecision events), by change.
+${CONNECTION}
 `,
   audit: `Usage: switchyard audit [--session ID] [--since ISO] [--json]
 

@@ -13,13 +13,15 @@ import { runningTasksStartedHere } from '../../tools/background-tasks.js';
 import { builtinTools } from '../../tools/builtin.js';
 import type { Tool } from '../../tools/define-tool.js';
 import { connectMcpTools, mcpServersFromConfig } from '../../tools/mcp.js';
-import { addressFromEnv, approversFileFromEnv, envValue, namespaceFromEnv, processEnvironment, taskQueueFromEnv } from '../../config/environment.js';
+import { addressFromEnv, approversFileFromEnv, envValue, namespaceFromEnv, processEnvironment, taskQueueFromEnv, policyFileFromEnv } from '../../config/environment.js';
 import { NativeConnection, createSwitchyardWorker } from '../../worker/create-worker.js';
 import { createLogger } from '../../worker/logger.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { createTracingFromEnv } from '../../worker/telemetry.js';
 import { CliError, ExitCode, UsageError, isUnreachable, npxCommand, onStopSignal, parseCommand, serverAddress, unreachableMessage } from './common.js';
 import { COMMAND_HELP } from './help.js';
+import { loadEvaluatorModule, loadOperatorPolicy } from './policy-loading.js';
+import type { PermissionRules } from '../../contracts/policy.js';
 
 /**
  * The dev server module, loaded only by `dev`: it needs `@temporalio/testing`, an optional dependency that library
@@ -82,16 +84,24 @@ interface WorkerSetup {
   taskQueue: string;
   toolModules: string[];
   mcpConfig?: { file: string; config: unknown };
+  /** `--evaluator` modules (approval evaluators). */
+  evaluatorModules: string[];
+  /** The operator's rules from `SWITCHYARD_POLICY_FILE`. */
+  operatorRules?: PermissionRules;
 }
 
 /** Checks every argument before anything starts: a bad one is a usage error (exit 2) and nothing runs. */
-async function workerSetup(command: string, values: { cwd?: string; tools?: string[]; 'mcp-config'?: string }): Promise<WorkerSetup> {
+async function workerSetup(command: string, values: { cwd?: string; tools?: string[]; 'mcp-config'?: string; evaluator?: string[] }): Promise<WorkerSetup> {
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const cwdStat = await stat(cwd).catch(() => undefined);
   if (cwdStat === undefined) throw new UsageError(`--cwd ${cwd} does not exist`, command);
   if (!cwdStat.isDirectory()) throw new UsageError(`--cwd ${cwd} is not a directory`, command);
   const toolModules = (values.tools ?? []).map((file) => path.resolve(file));
   for (const file of toolModules) if (!existsSync(file)) throw new UsageError(`--tools ${file} does not exist`, command);
+  const evaluatorModules = (values.evaluator ?? []).map((file) => path.resolve(file));
+  for (const file of evaluatorModules) if (!existsSync(file)) throw new UsageError(`--evaluator ${file} does not exist`, command);
+  const policyFile = policyFileFromEnv();
+  const operatorRules = policyFile === undefined || policyFile === '' ? undefined : await loadOperatorPolicy(policyFile, command);
   let mcpConfig: WorkerSetup['mcpConfig'];
   if (values['mcp-config'] !== undefined) {
     const file = path.resolve(values['mcp-config']);
@@ -107,7 +117,15 @@ async function workerSetup(command: string, values: { cwd?: string; tools?: stri
       throw new UsageError(`--mcp-config ${file} is not valid JSON: ${(error as Error).message}`, command);
     }
   }
-  return { cwd, namespace: namespaceFromEnv(), taskQueue: taskQueueFromEnv(), toolModules, ...(mcpConfig === undefined ? {} : { mcpConfig }) };
+  return {
+    cwd,
+    namespace: namespaceFromEnv(),
+    taskQueue: taskQueueFromEnv(),
+    toolModules,
+    evaluatorModules,
+    ...(mcpConfig === undefined ? {} : { mcpConfig }),
+    ...(operatorRules === undefined ? {} : { operatorRules }),
+  };
 }
 
 /** Runs the worker until SIGINT/SIGTERM; the Temporal Runtime turns those signals into a clean shutdown. */
@@ -122,6 +140,7 @@ async function runWorker(options: {
 }): Promise<void> {
   const { setup, logger } = options;
   const customTools = (await Promise.all(setup.toolModules.map(loadToolModule))).flat();
+  const evaluators = (await Promise.all(setup.evaluatorModules.map(loadEvaluatorModule))).flat();
   let connection: NativeConnection;
   try {
     connection = await unlessStopped(NativeConnection.connect({ address: options.address }), options.stop, (late) => late.close());
@@ -157,6 +176,8 @@ async function runWorker(options: {
           // Signed approvals are checked against this file (README "Approvers"; docs/APPROVALS.md).
           ...(approversFileFromEnv() === undefined ? {} : { approversFile: approversFileFromEnv() }),
           ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
+          ...(setup.operatorRules === undefined ? {} : { operatorRules: setup.operatorRules }),
+          ...(evaluators.length === 0 ? {} : { evaluators }),
         }),
         options.stop,
       );
@@ -205,7 +226,7 @@ export function firstTurnHint(options: { address: string; namespace: string; tas
   ].join('\n');
 }
 
-const WORKER_OPTIONS = { cwd: { type: 'string' }, tools: { type: 'string', multiple: true }, 'mcp-config': { type: 'string' } } as const;
+const WORKER_OPTIONS = { cwd: { type: 'string' }, tools: { type: 'string', multiple: true }, 'mcp-config': { type: 'string' }, evaluator: { type: 'string', multiple: true } } as const;
 const DEV_OPTIONS = {
   ...WORKER_OPTIONS,
   port: { type: 'string' },
@@ -231,6 +252,7 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
     cwd?: string;
     tools?: string[];
     'mcp-config'?: string;
+    evaluator?: string[];
     port?: string;
     'ui-port'?: string;
     'db-file'?: string;

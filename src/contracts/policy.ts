@@ -1,0 +1,85 @@
+/**
+ * A session's policy as it changes while the session runs: the `setPolicy` update, the operator's rules from the
+ * worker's policy file, history-aware limits and approval evaluators (docs/SEMANTICS.md, Policy). Pure, so the
+ * workflow, the worker and the client share one definition.
+ */
+import { z } from 'zod';
+import { parseRule } from './permission-rules.js';
+import { permissionModes, permissionRulesSchema } from './session.js';
+import type { CallLimit, PermissionMode, PermissionRules } from './session.js';
+
+export type { CallLimit };
+
+export type { PermissionRules };
+
+/** The first rule of a rule set that does not parse, as a message; undefined when all parse. */
+export function invalidRule(rules: PermissionRules | undefined): string | undefined {
+  for (const list of [rules?.allow, rules?.ask, rules?.deny]) {
+    for (const rule of list ?? []) {
+      try {
+        parseRule(rule);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Payload of the `setPolicy` update. */
+export const setPolicyRequestSchema = z.strictObject({
+  /** Each list given replaces the session's list of that kind; a list left out is kept. */
+  rules: permissionRulesSchema.optional(),
+  permissionMode: z.enum(permissionModes).optional(),
+  reason: z.string().max(2_000).optional(),
+  by: z.string().max(200).optional(),
+});
+export type SetPolicyRequest = z.infer<typeof setPolicyRequestSchema>;
+
+/** What `setPolicy` did: the new version, and the waiting calls it released or denied (call ids). */
+export interface SetPolicyResult {
+  policyVersion: number;
+  released: string[];
+  denied: string[];
+}
+
+/** The session's own policy tier as it stands (carried across continue-as-new). */
+export interface SessionPolicy {
+  version: number;
+  rules: PermissionRules;
+  permissionMode?: PermissionMode;
+}
+
+/** The operator's policy file (`SWITCHYARD_POLICY_FILE`): rules no session can loosen. */
+export const operatorPolicyFileSchema = z.strictObject({ rules: permissionRulesSchema });
+
+/** What an approval evaluator is asked about one waiting call. */
+export interface EvaluationRequest {
+  sessionId: string;
+  turnId: string;
+  callId: string;
+  toolName: string;
+  input: unknown;
+  /** Why the call needs approval (the rule that asked, or the mode). */
+  reason: string;
+  cwd: string;
+  /** The session's recent calls, oldest first: tool, status, and the start of the error when it failed. */
+  recentHistory: Array<{ toolName: string; callId: string; status: string; message?: string }>;
+}
+
+export const evaluatorDecisions = ['allow', 'deny', 'escalate'] as const;
+export type EvaluatorDecision = (typeof evaluatorDecisions)[number];
+
+export interface EvaluationResult {
+  decision: EvaluatorDecision;
+  reason: string;
+}
+
+/** An approval evaluator: registered on the worker, picked by `SessionOptions.approvalEvaluator`. */
+export interface ApprovalEvaluator {
+  name: string;
+  /** `signal` aborts once the call no longer waits (the human answered first, the turn was interrupted). */
+  evaluate(request: EvaluationRequest, options: { signal: AbortSignal }): Promise<EvaluationResult>;
+}
+
+export const evaluationResultSchema = z.object({ decision: z.enum(evaluatorDecisions), reason: z.string() });
