@@ -157,6 +157,9 @@ const rows: Row[] = [
 
   // ── Item 1: any part matching a deny rule denies the call; normalised before matching ─────────────────────────
   { command: 'rm -rf x', deny: denyRm, expected: 'deny' },
+  // The script a shell runs is named by an expansion: which file runs cannot be known, so a deny rule fails closed.
+  { command: 'npm test | sh $(npm test)', allow: ['Bash'], deny: denyRm, expected: 'deny' },
+  { command: 'sh "$(cat name.txt)"', allow: ['Bash'], deny: denyRm, expected: 'deny' },
   { command: 'true && rm -rf x', deny: denyRm, expected: 'deny' },
   { command: '\\rm -rf x', deny: denyRm, expected: 'deny' },
   { command: "'rm' -rf x", deny: denyRm, expected: 'deny' },
@@ -450,7 +453,9 @@ describe('compositions (fast-check)', () => {
         const { behavior } = await decide({ command, allow: ['Bash'], deny: denyRm, expected: 'deny' });
         // A shell that runs what is piped into it cannot be checked: it fails closed while a deny rule is in force.
         const pipedIntoShell = /(^|[^|])\| sh( |\)|`|$)/.test(command);
-        expect(behavior, command).toBe(leaves(node).includes('rm -rf x') || pipedIntoShell ? 'deny' : 'allow');
+        // Nor can a shell whose script file is named by an expansion (`sh $(…)`).
+        const shellRunsExpansion = /(^|[^\w-])sh (\$\(|`)/.test(command);
+        expect(behavior, command).toBe(leaves(node).includes('rm -rf x') || pipedIntoShell || shellRunsExpansion ? 'deny' : 'allow');
       }),
       { numRuns: 300 },
     );

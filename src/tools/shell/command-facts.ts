@@ -482,6 +482,17 @@ function readsScriptFromInput(words: readonly WordToken[]): boolean {
   return true;
 }
 
+/** The script-file operand of a shell run without `-c` (`sh script.sh args`): the first word after its options. */
+function scriptFileWord(words: readonly WordToken[]): WordToken | undefined {
+  for (let k = 1; k < words.length; k += 1) {
+    const value = words[k]?.value ?? '';
+    if (value === '--' || value === '-') return words[k + 1];
+    if (!/^[-+]/.test(value)) return words[k];
+    if (['-o', '+o', '-O', '+O', '--rcfile', '--init-file'].includes(value)) k += 1;
+  }
+  return undefined;
+}
+
 /** The value of a short option (`-c x`, `-qc x`, `-cx`) or long option (`--command x`, `--command=x`). */
 function clusterValue(words: readonly WordToken[], letter: string, long: string): string | undefined {
   for (let k = 1; k < words.length; k += 1) {
@@ -663,6 +674,10 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
         else if (input !== undefined || command.before === '|' || command.before === '|&' || command.redirects.some(({ token }) => token.op === '<' || token.op === '<&')) {
           markUnanalysed(out, `\`${name}\` runs commands from its input, which cannot be checked`);
         }
+      }
+      if (script === undefined && name !== 'su' && !readsScriptFromInput(words) && scriptFileWord(words)?.unsafe !== undefined) {
+        // `sh $(…)`: the script file's name is an expansion, so not even which file runs can be known.
+        markUnanalysed(out, `\`${name}\` runs a script whose name is an expansion, which cannot be checked`);
       }
       break;
     }
