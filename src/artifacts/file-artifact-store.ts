@@ -3,21 +3,14 @@ import { copyFile, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile 
 import path from 'node:path';
 import { ARTIFACT_URI_SCHEME } from '../contracts/artifact-store.js';
 import type { ArtifactPutOptions, ArtifactStore, StoredArtifact } from '../contracts/artifact-store.js';
+import { pathSegment } from './path-segment.js';
+import { diskQuotaText } from './session-disk.js';
+import type { SessionDiskQuota } from './session-disk.js';
 
 export { dataDirFromEnv } from '../config/environment.js';
+export { pathSegment } from './path-segment.js';
 
 const SAFE_SEGMENT = /^[A-Za-z0-9._~%-]+$/;
-
-/**
- * An id as one path segment: `encodeURIComponent`, plus `!'()*` (which it leaves alone and URIs here refuse) and a
- * leading `.` (so `.` and `..` cannot name the root or its parent) percent-encoded. Injective, so no two ids share a
- * segment; ordinary ids keep the name they always had, so existing URIs still resolve.
- */
-export function pathSegment(id: string): string {
-  if (id === '') throw new Error('An artifact session id or call id must not be empty');
-  const percent = (character: string): string => `%${character.charCodeAt(0).toString(16).toUpperCase()}`;
-  return encodeURIComponent(id).replace(/[!'()*]/g, percent).replace(/^\./, percent);
-}
 
 /** What `prune` removed (or, on a dry run, would remove). */
 export interface PruneReport {
@@ -40,11 +33,20 @@ async function directoryBytes(dir: string): Promise<number> {
 export class FileArtifactStore implements ArtifactStore {
   readonly root: string;
 
-  constructor(dataDir: string) {
+  /** The per-session disk quota a store checks before it writes (see session-disk.ts); none when absent. */
+  readonly quota: SessionDiskQuota | undefined;
+
+  constructor(dataDir: string, options: { quota?: SessionDiskQuota } = {}) {
     this.root = path.join(dataDir, 'artifacts');
+    this.quota = options.quota;
   }
 
   async put(options: ArtifactPutOptions): Promise<StoredArtifact> {
+    if (this.quota !== undefined) {
+      const neededBytes = 'content' in options ? Buffer.byteLength(options.content, 'utf8') : 'data' in options ? options.data.byteLength : (await stat(options.file)).size;
+      const usedBytes = await this.quota.usedBytes(options.sessionId);
+      if (usedBytes + neededBytes > this.quota.limitBytes) throw new Error(diskQuotaText({ limitBytes: this.quota.limitBytes, usedBytes, neededBytes }));
+    }
     const session = pathSegment(options.sessionId);
     const id = `${pathSegment(options.callId)}-tool-result-${randomUUID()}`;
     const dir = path.join(this.root, session);

@@ -69,6 +69,7 @@ export const configurationVariables: readonly ConfigurationVariable[] = [
   { name: 'SWITCHYARD_SANDBOX_MAX_PROCESSES' },
   { name: 'SWITCHYARD_SANDBOX_MAX_FILE_BYTES' },
   { name: 'SWITCHYARD_SANDBOX_CPU_SECONDS' },
+  { name: 'SWITCHYARD_SESSION_DISK_BYTES' },
 ];
 
 // ---- Connection: address, namespace and task queue, the same for the client, the worker and the CLI ----
@@ -215,6 +216,18 @@ export function bashSpoolBytesFromEnv(env: Environment = process.env): number {
   if (raw === undefined) return BASH_LIMITS.spoolBytes;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`SWITCHYARD_BASH_MAX_SPOOL_BYTES must be a positive integer number of bytes, got "${raw}"`);
+  return value;
+}
+
+/** The default disk quota of one session (stored outputs and background output together): 1 GiB. */
+export const DEFAULT_SESSION_DISK_BYTES = 1024 * 1024 * 1024;
+
+/** `SWITCHYARD_SESSION_DISK_BYTES`, else 1 GiB; `0` turns the quota off. */
+export function sessionDiskBytesFromEnv(env: Environment = process.env): number {
+  const raw = envValue('SWITCHYARD_SESSION_DISK_BYTES', env);
+  if (raw === undefined) return DEFAULT_SESSION_DISK_BYTES;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`SWITCHYARD_SESSION_DISK_BYTES must be a non-negative integer number of bytes (0: no quota), got "${raw}"`);
   return value;
 }
 

@@ -47,8 +47,14 @@ export interface CallCgroup {
  */
 const SWEEP_MIN_AGE_MS = 10 * 60_000;
 
+/** How often this worker looks for stale cgroups (a look lists the parent folder; once a minute is plenty). */
+const SWEEP_EVERY_MS = 60_000;
+let lastSweep = 0;
+
 /** Removes the empty cgroups that earlier calls left (background tasks that have ended), old enough to be unused. */
 async function sweep(): Promise<void> {
+  if (Date.now() - lastSweep < SWEEP_EVERY_MS) return;
+  lastSweep = Date.now();
   const entries = await readdir(GROUP_PARENT, { withFileTypes: true }).catch(() => []);
   const now = Date.now();
   const stale = entries.filter((entry) => {

@@ -11,7 +11,7 @@ import { GlobSyntaxError, compileGlob, isGlobPattern } from '../contracts/glob-m
 import { parseRule } from '../contracts/permission-rules.js';
 import type { SandboxOptions } from '../contracts/session.js';
 import { BackgroundTaskStore } from '../tools/background-task-store.js';
-import { protectedPathMatch } from '../tools/protected-paths.js';
+import { mayNameProtectedPath, protectedPathMatch } from '../tools/protected-paths.js';
 import type { BubblewrapPlan, SandboxPath, SandboxPathKind } from './bubblewrap-arguments.js';
 
 /** Credential locations in the worker user's home directory: never readable inside the sandbox. */
@@ -89,9 +89,10 @@ async function walk(options: {
   let level = [options.root];
   for (let depth = 1; depth <= options.maxDepth && level.length > 0; depth++) {
     const next: string[] = [];
-    for (const directory of level) {
-      const entries = await readdir(directory, { withFileTypes: true }).catch(() => [] as Dirent[]);
-      for (const entry of entries) {
+    // One level's folders are listed at once (the listing is the walk's cost), then visited in order.
+    const listings = await Promise.all(level.map((directory) => readdir(directory, { withFileTypes: true }).catch(() => [] as Dirent[])));
+    for (const [index, directory] of level.entries()) {
+      for (const entry of listings[index] ?? []) {
         seen += 1;
         if (seen > options.maxEntries) return { capped: true };
         const absolute = path.join(directory, entry.name);
@@ -109,6 +110,9 @@ async function walk(options: {
  */
 async function protectedInside(cwd: string, home: string, notes: string[]): Promise<string[]> {
   const found: string[] = [];
+  // Below a root whose children are not all protected, only an entry's own name can make it protected: skip the
+  // full match for names that cannot (the walk's cost in a large workspace).
+  const everyChildProtected = protectedPathMatch({ absolutePath: path.join(cwd, 'switchyard-unprotected-probe'), cwd, home }) !== undefined;
   const { capped } = await walk({
     root: cwd,
     maxDepth: SANDBOX_WALK_LIMITS.protectedDepth,
@@ -119,7 +123,7 @@ async function protectedInside(cwd: string, home: string, notes: string[]): Prom
         found.push(path.join(absolute, 'config'), path.join(absolute, 'hooks'));
         return false;
       }
-      if (protectedPathMatch({ absolutePath: absolute, cwd, home }) !== undefined) {
+      if ((everyChildProtected || mayNameProtectedPath(entry.name)) && protectedPathMatch({ absolutePath: absolute, cwd, home }) !== undefined) {
         found.push(absolute);
         return false;
       }

@@ -92,7 +92,8 @@ export function backgroundStatusText(options: { taskId: string; state: Backgroun
     case 'killed':
       if (options.stopRequested) return `Task ${taskId} was stopped (killed).`;
       if (state.outputLimitBytes !== undefined) {
-        return `Task ${taskId} was stopped: its output passed the limit of ${state.outputLimitBytes} bytes for one Bash command (SWITCHYARD_BASH_MAX_SPOOL_BYTES).`;
+        // The limit a task starts with is the spool limit, or less when its session's disk quota had less left.
+        return `Task ${taskId} was stopped: its output passed the limit of ${state.outputLimitBytes} bytes (SWITCHYARD_BASH_MAX_SPOOL_BYTES for one Bash command, or what was left of the session's disk quota, SWITCHYARD_SESSION_DISK_BYTES, when it started).`;
       }
       return `Task ${taskId} ended without an exit code (killed by a signal, or its host restarted).`;
     default: {

@@ -6,17 +6,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { bashSpoolBytesFromEnv, bashTimeoutsFromEnv } from '../config/environment.js';
+import { DISK_QUOTA_EXCEEDED, diskQuotaText, sessionDiskQuota } from '../artifacts/session-disk.js';
+import { bashSpoolBytesFromEnv, bashTimeoutsFromEnv, sessionDiskBytesFromEnv } from '../config/environment.js';
 import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
 import { bashGlobMatches } from '../contracts/permission-rules.js';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { startBackgroundCommand } from './background-tasks.js';
 import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './shell/index.js';
-import { defineTool } from './define-tool.js';
+import { ToolUseError, defineTool } from './define-tool.js';
 import { prepareSandboxLaunch, sandboxAllowsWithoutAsking } from '../sandbox/sandboxed-launch.js';
 import type { SandboxLaunch } from '../sandbox/sandboxed-launch.js';
 import { childEnvironment } from './environment-policy.js';
-import type { ToolOutputObject } from './define-tool.js';
+import type { ToolExecutionContext, ToolOutputObject } from './define-tool.js';
 
 /** Bytes of each stream's tail kept in memory for the display; the whole output goes to a spool file. */
 const DISPLAY_TAIL_BYTES = 150_000;
@@ -27,6 +28,20 @@ const KILL_GRACE_MS = 2_000;
 
 /** `SWITCHYARD_BASH_MAX_SPOOL_BYTES`, else `BASH_LIMITS.spoolBytes`; read per call, so a worker's env change applies. */
 const spoolLimitBytes = (): number => bashSpoolBytesFromEnv();
+
+/**
+ * The output a background task may write: the spool limit, or less when the session's disk quota has less left
+ * (see session-disk.ts); a session whose quota is used up starts no task.
+ */
+async function backgroundOutputAllowance(context: ToolExecutionContext): Promise<number> {
+  const limit = spoolLimitBytes();
+  const quota = context.dataDir === undefined ? undefined : sessionDiskQuota({ dataDir: context.dataDir, limitBytes: sessionDiskBytesFromEnv() });
+  if (quota === undefined) return limit;
+  const usedBytes = await quota.usedBytes(context.sessionId);
+  const remaining = quota.limitBytes - usedBytes;
+  if (remaining <= 0) throw new ToolUseError(`${diskQuotaText({ limitBytes: quota.limitBytes, usedBytes })} The background task did not start.`, DISK_QUOTA_EXCEEDED);
+  return Math.min(limit, remaining);
+}
 
 /**
  * The command itself, never the model's `description`: that is the model's claim about the command, and the Web UI
@@ -196,12 +211,13 @@ export const bashTool = defineTool({
     if (input.run_in_background === true) {
       // Detached from this worker, output to a file under the data dir: see background-tasks.ts.
       const launch = await prepareSandboxLaunch({ context });
+      const maxOutputBytes = await backgroundOutputAllowance(context);
       const background = await startBackgroundCommand({
         command: input.command,
         ...(input.description === undefined ? {} : { description: input.description }),
         context,
         env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId, ...(launch.sandboxed ? launch.env : {}) },
-        maxOutputBytes: spoolLimitBytes(),
+        maxOutputBytes,
         ...(launch.sandboxed ? { argv: launch.argv(['/bin/bash', '-c', input.command]) } : {}),
       });
       return { ...background, ...sandboxFields(launch) };

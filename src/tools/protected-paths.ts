@@ -84,6 +84,25 @@ function segmentsBelow(root: string, absolutePath: string): string[] | undefined
   return relative.split(path.sep).filter((segment) => segment !== '');
 }
 
+/** Every normalised name that can be the last segment of a protected path (see `mayNameProtectedPath`). */
+const PROTECTED_NAMES: ReadonlySet<string> = new Set([
+  ...PROTECTED_DIRECTORIES.keys(),
+  ...PROTECTED_FILES.keys(),
+  ...[...PROTECTED_TAILS.keys()].map((tail) => tail.split('/').at(-1) ?? tail),
+  ...GIT_HOOKS,
+  ...[...PROTECTED_HOME_PREFIXES.keys()].flatMap((prefix) => prefix.split('/')),
+]);
+
+/**
+ * A quick filter for walks that descend from a folder whose own path is not protected: a path whose parent is not
+ * protected can be protected only through its last segment, so when this answers false for that segment
+ * `protectedPathMatch` answers undefined. (It does not hold when every child of the walk's root is protected, e.g. a
+ * root inside `~/.config/git`; ask `protectedPathMatch` for one made-up child first.)
+ */
+export function mayNameProtectedPath(name: string): boolean {
+  return PROTECTED_NAMES.has(normalizeSegment(name));
+}
+
 /**
  * Why writing `absolutePath` (absolute, already resolved) is a protected write, or undefined. Lexical only: call it
  * with the real path too.

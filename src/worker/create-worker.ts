@@ -9,7 +9,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
-import { dataDirFromEnv, resolveConnection, switchFromEnv, userSettingsDirFromEnv, workerRoleFromEnv } from '../config/environment.js';
+import { dataDirFromEnv, resolveConnection, sessionDiskBytesFromEnv, switchFromEnv, userSettingsDirFromEnv, workerRoleFromEnv } from '../config/environment.js';
+import { sessionDiskQuota } from '../artifacts/session-disk.js';
 import type { WorkerRole } from '../config/environment.js';
 import { probeSandboxStartupLine } from '../sandbox/sandbox-report.js';
 import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stageOf } from './telemetry.js';
@@ -264,7 +265,8 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     registry,
     workerIdentity: identity,
     pendingApprovalsSearchAttribute: pendingApprovals,
-    artifacts: options.artifacts ?? new FileArtifactStore(dataDir),
+    // The default store checks each session's disk quota (SWITCHYARD_SESSION_DISK_BYTES) before it writes.
+    artifacts: options.artifacts ?? new FileArtifactStore(dataDir, { quota: sessionDiskQuota({ dataDir, limitBytes: sessionDiskBytesFromEnv() }) }),
     dataDir,
     ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
     ...(options.approversFile === undefined ? {} : { approversFile: options.approversFile }),

@@ -205,7 +205,7 @@ describe('Bash run_in_background, TaskOutput and TaskStop (tools)', () => {
     started.push((await new BackgroundTaskStore(dataDir).get('tools', taskId)) as BackgroundTaskRecord);
     const read = (await taskOutputTool.execute({ task_id: taskId, timeout: 10_000 }, { ...context, callId: 'read' })) as ToolOutputObject;
     expect(read.content).toBe(
-      `${'spam\n'.repeat(10_000)}Task ${taskId} was stopped: its output passed the limit of 50000 bytes for one Bash command (SWITCHYARD_BASH_MAX_SPOOL_BYTES).`,
+      `${'spam\n'.repeat(10_000)}Task ${taskId} was stopped: its output passed the limit of 50000 bytes (SWITCHYARD_BASH_MAX_SPOOL_BYTES for one Bash command, or what was left of the session's disk quota, SWITCHYARD_SESSION_DISK_BYTES, when it started).`,
     );
     expect(read.backgroundTask).toEqual({ kind: 'observed', taskId, status: 'killed', exitCode: null });
   }, 20_000);

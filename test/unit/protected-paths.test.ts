@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRule } from '../../src/contracts/permission-rules.js';
 import type { PermissionMode } from '../../src/contracts/session.js';
-import { protectedPathMatch } from '../../src/tools/protected-paths.js';
+import fc from 'fast-check';
+import { mayNameProtectedPath, protectedPathMatch } from '../../src/tools/protected-paths.js';
 import { editTool } from '../../src/tools/edit.js';
 import { writeTool } from '../../src/tools/write.js';
 import { decidePermission } from '../../src/workflows/decide-permission.js';
@@ -76,6 +77,27 @@ describe('protectedPathMatch (pure: one lexical absolute path)', () => {
   it.each(rows)('%s: %s', (absolutePath, expected) => {
     const cwdHere = absolutePath.startsWith('/srv/') ? '/srv/.git/worktrees/w' : cwd;
     expect(protectedPathMatch({ absolutePath, cwd: cwdHere, home }) !== undefined).toBe(expected);
+  });
+
+  it('the walk filter never hides a protected path: below an unprotected folder, a protected path has a name it admits', () => {
+    const protectedNames = rows.filter(([, isProtected]) => isProtected).map(([absolutePath]) => path.basename(absolutePath));
+    const spellings = protectedNames.flatMap((name) => [name, name.toUpperCase(), `${name}.`, `${name} `]);
+    const name = fc.oneof(fc.constantFrom(...spellings, 'hooks', 'src', '.config', 'git', 'fish', '.cargo'), fc.stringMatching(/^[.a-zA-Z -]{1,12}$/));
+    const roots = ['/work/repo', '/home/dev', '/home/dev/.config', '/home/dev/.cargo'];
+    fc.assert(
+      fc.property(fc.constantFrom(...roots), fc.array(name, { minLength: 1, maxLength: 4 }), (root, segments) => {
+        const walked = [root];
+        for (const segment of segments) {
+          const parent = walked.at(-1) ?? root;
+          // The walk stops at a protected folder, so it only ever asks about children of unprotected ones.
+          if (parent !== root && protectedPathMatch({ absolutePath: parent, cwd: root, home }) !== undefined) return;
+          const child = path.join(parent, segment);
+          if (protectedPathMatch({ absolutePath: child, cwd: root, home }) !== undefined) expect(mayNameProtectedPath(segment)).toBe(true);
+          walked.push(child);
+        }
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   it('says what the path is and why writing it is not a plain edit', () => {
