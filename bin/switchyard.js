@@ -24,6 +24,8 @@ async function loadCli() {
 
 const { main } = await loadCli();
 const code = await main(process.argv.slice(2));
-// A failure can come after the Temporal Runtime is installed (`dev` whose server does not start), whose native
-// handles and signal hooks would keep the process alive: a failed command exits now. Success ends on its own.
-if (code !== 0) process.exit(code);
+// The command is done: exit once what it wrote has been handed to the OS. Left alone, a timer of a library (a gRPC
+// retry of a last query, the Temporal Runtime's native handles and signal hooks) could keep the process alive, or
+// throw after the command has printed its result.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', () => resolve()))));
+process.exit(code);

@@ -111,9 +111,11 @@ export async function runCommand(args: string[]): Promise<number> {
     });
     const view = new StatusView(calls, sessionId, process.stderr.isTTY === true);
     const states = new Map<string, CallState>();
+    let finished = false;
+    const watching = watch(client.session(sessionId), { turnId, states, view, done: () => settled || stopping || finished });
     try {
       const outcome = await Promise.race([
-        watch(client.session(sessionId), { turnId, states, view, done: () => settled || stopping }).then(() => turn),
+        watching.then(() => turn),
         detached,
         turn, // a rejected turn ends the watch at once
       ]);
@@ -132,6 +134,10 @@ export async function runCommand(args: string[]): Promise<number> {
       return turnSucceeded(result) ? ExitCode.ok : ExitCode.callsFailed;
     } finally {
       release();
+      // The watch's last query must end before the connection closes: a query the client is retrying would
+      // otherwise fire on a closed channel and throw from a timer.
+      finished = true;
+      await watching;
     }
   });
 }
