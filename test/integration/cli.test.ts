@@ -140,6 +140,8 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
       const listed = await runCli(['sessions'], baseEnv);
       expect(listed.stdout).toMatch(new RegExp(`${sessionId}\\s+running\\s+1\\s`));
       await waitFor(async () => run.output(), (text) => text.includes('b1 Bash: waiting for approval'), { what: 'run to show the wait', timeoutMs: 60_000 });
+      // The approve command on a line of its own, whole, ready to copy.
+      expect(run.output()).toContain(`\n  approve: switchyard approve ${request.requestId} --session ${sessionId}\n`);
 
       const approve = await runCli(['approve', request.requestId], baseEnv);
       expect(approve.stderr).toContain('allowed: Bash ($ echo approved > approved.txt && echo wrote it)');

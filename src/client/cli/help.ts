@@ -222,11 +222,13 @@ an image artifact can be redirected to a file. Reads the file store under SWITCH
   artifacts: `Usage: switchyard artifacts prune [--older-than AGE] [--dry-run] [--json]
 
 Deletes the stored full outputs of sessions that stored none for longer than AGE, from the file store under
-SWITCHYARD_DATA_DIR (default ~/.local/share/switchyard). Their switchyard-artifact:// URIs stop resolving. Run it
-from cron.
+SWITCHYARD_DATA_DIR (default ~/.local/share/switchyard). Their switchyard-artifact:// URIs stop resolving. It also
+deletes the output of background Bash tasks that have ended (exited or killed) and wrote nothing for longer than
+AGE; a running task is never touched. Run it from cron.
   --older-than AGE  30m, 12h, 7d, 2w... (default ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
   --dry-run         only list what would be deleted
-  --json            { removed: [{ session, bytes, lastModified }], kept }
+  --json            { removed: [{ session, bytes, lastModified }], kept,
+                      background: { removed: [{ session, taskId, bytes, lastModified }], kept } }
 `,
   tasks: `Usage: switchyard tasks SESSION [--stop TASK_ID] [--json]
 
