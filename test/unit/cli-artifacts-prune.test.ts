@@ -82,3 +82,14 @@ describe('switchyard artifacts prune (the real command)', () => {
     await expect(stat(path.join(dataDir, 'artifacts', 'idle'))).resolves.toBeDefined();
   }, 60_000);
 });
+
+describe('switchyard artifact (the real command, no server needed)', () => {
+  it('a malformed URI is a usage error (exit 2), a well-formed one that is not stored is not found (exit 5)', async () => {
+    const env = { ...process.env, SWITCHYARD_DATA_DIR: await scratchDir('switchyard-artifact-') };
+    const malformed = (await runCli(['artifact', 'switchyard-artifact://../etc'], env).catch((error: unknown) => error)) as { code: number; stderr: string };
+    expect(malformed).toMatchObject({ code: 2 });
+    expect(malformed.stderr).toContain('Not a Switchyard artifact URI');
+    const missing = (await runCli(['artifact', 'switchyard-artifact://no-session/no-such-artifact'], env).catch((error: unknown) => error)) as { code: number };
+    expect(missing).toMatchObject({ code: 5 });
+  }, 60_000);
+});

@@ -13,6 +13,12 @@ export async function artifactCommand(args: string[]): Promise<number> {
   const [uri, ...extra] = parsed.positionals;
   if (uri === undefined || extra.length > 0) throw new UsageError('artifact needs exactly one URI: switchyard artifact switchyard-artifact://<session>/<id>', 'artifact');
   const store = new FileArtifactStore(dataDirFromEnv());
+  // A malformed URI is a mistake in the command line (exit 2), not a missing output (exit 5).
+  try {
+    store.locate(uri);
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'artifact');
+  }
   let bytes: Uint8Array;
   try {
     bytes = await store.readBytes(uri);
