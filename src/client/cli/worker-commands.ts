@@ -411,6 +411,8 @@ async function dev(options: {
         uiPort,
         namespace: setup.namespace,
         ...(options.dbFile === undefined ? {} : { dbFilename: options.dbFile }),
+        // Out of the terminal's process group: Ctrl-C reaches dev alone, which stops the worker before the server.
+        ownSession: true,
         onProgress: (message) => logger.info(message),
       }),
       options.stop,
