@@ -3,6 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { processEnvironment } from '../config/environment.js';
 import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttributeKey } from '../contracts/messages.js';
 import { findTemporalBinary } from './temporal-binary.js';
@@ -108,7 +109,7 @@ async function createWithRetries(create: () => Promise<TestWorkflowEnvironment>,
 /** `setsid` from util-linux, when this machine has it. */
 function setsidCommand(): string | undefined {
   if (process.platform !== 'linux') return undefined;
-  for (const directory of ['/usr/bin', '/bin', ...(process.env.PATH ?? '').split(path.delimiter)]) {
+  for (const directory of ['/usr/bin', '/bin', ...(processEnvironment().PATH ?? '').split(path.delimiter)]) {
     const candidate = path.join(directory, 'setsid');
     try {
       accessSync(candidate, constants.X_OK);

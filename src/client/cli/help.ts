@@ -56,7 +56,7 @@ ${EXIT_CODES}`;
 
 const WORKER_OPTIONS = `  --cwd DIR           working directory of sessions that name none (default: the current directory); must exist
   --tools MODULE      a JavaScript or TypeScript module whose exported defineTool tools this worker offers too
-                      (repeatable; a .ts module needs tsx installed); every worker on a task queue must offer
+                      (repeatable; a TypeScript module needs tsx installed); every worker on a task queue must offer
                       the same tools
   --mcp-config FILE   MCP servers whose tools this worker offers, in Claude Code's .mcp.json shape
   --evaluator MODULE  a module whose default export lists approval evaluators ({ name, evaluate }) sessions may
