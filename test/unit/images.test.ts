@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { storeImages } from '../../src/activities/store-images.js';
 import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
-import { main } from '../../src/client/cli.js';
+import { main } from '../../src/cli/main.js';
 import { LIMITS } from '../../src/contracts/defaults.js';
 import { detectImageMediaType } from '../../src/tools/image-media-type.js';
 import { formatMcpResult } from '../../src/tools/mcp.js';

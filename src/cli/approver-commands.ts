@@ -1,10 +1,10 @@
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { generateApproverKeyPair, signApproval } from '../../activities/approval-signature.js';
-import { approvalSigningPayload } from '../../contracts/approval.js';
-import type { ApprovalDecisionRecord, ApprovalSignal } from '../../contracts/approval.js';
-import { approvalDecisionsQuery } from '../../contracts/messages.js';
-import type { SwitchyardClient } from '../switchyard-client.js';
+import { generateApproverKeyPair, signApproval } from '../activities/approval-signature.js';
+import { approvalSigningPayload } from '../contracts/approval.js';
+import type { ApprovalDecisionRecord, ApprovalSignal } from '../contracts/approval.js';
+import { approvalDecisionsQuery } from '../contracts/messages.js';
+import type { SwitchyardClient } from '../client/switchyard-client.js';
 import { CliError, ExitCode, UsageError, isNotFound, parseCommand, sessionArgument, withClient } from './common.js';
 import { COMMAND_HELP } from './help.js';
 import { listSessions } from './session-commands.js';

@@ -3,10 +3,10 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { addressFromEnv, consoleIdentityFromEnv, consoleUserHeaderFromEnv, consoleUsersFileFromEnv, processEnvironment, resolveConnection, userNameFromEnv } from '../config/environment.js';
 import type { Environment } from '../config/environment.js';
-import { DEFAULT_CONSOLE_PORT, startConsole } from './console-server.js';
-import type { RunningConsole } from './console-server.js';
-import { loadConsoleUsers } from './console-users.js';
-import type { ConsoleUser } from './console-users.js';
+import { DEFAULT_CONSOLE_PORT, startConsole } from '../console/console-server.js';
+import type { RunningConsole } from '../console/console-server.js';
+import { loadConsoleUsers } from '../console/console-users.js';
+import type { ConsoleUser } from '../console/console-users.js';
 
 export const CONSOLE_USAGE = `Usage: switchyard console [--port N] [--host ADDRESS] [--identity NAME] [--users FILE] [--user-header NAME] [--temporal-ui URL]
 

@@ -1,4 +1,4 @@
-import { ARTIFACT_RETENTION, DEFAULT_TASK_QUEUE } from '../../contracts/defaults.js';
+import { ARTIFACT_RETENTION, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { formatDuration } from './common.js';
 
 const CONNECTION = `Connects to TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default"), task

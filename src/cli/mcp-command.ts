@@ -2,15 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { mcpTokenFromEnv } from '../../config/environment.js';
-import { permissionModes, sessionOptionsSchema } from '../../contracts/session.js';
-import type { PermissionMode, SessionOptions } from '../../contracts/session.js';
-import { formatZodError } from '../../contracts/tool-call.js';
-import { SwitchyardGateway } from '../../gateway/mcp-gateway.js';
-import { startGatewayHttp } from '../../gateway/http-transport.js';
-import { builtinTools } from '../../tools/builtin.js';
-import type { Tool } from '../../tools/define-tool.js';
-import { validateSessionOptions } from '../switchyard-client.js';
+import { mcpTokenFromEnv } from '../config/environment.js';
+import { permissionModes, sessionOptionsSchema } from '../contracts/session.js';
+import type { PermissionMode, SessionOptions } from '../contracts/session.js';
+import { formatZodError } from '../contracts/tool-call.js';
+import { SwitchyardGateway } from '../gateway/mcp-gateway.js';
+import { startGatewayHttp } from '../gateway/http-transport.js';
+import { builtinTools } from '../tools/builtin.js';
+import type { Tool } from '../tools/define-tool.js';
+import { validateSessionOptions } from '../client/switchyard-client.js';
 import { ExitCode, UsageError, connectClient, onStopSignal, parseCommand } from './common.js';
 import { COMMAND_HELP } from './help.js';
 
@@ -95,7 +95,7 @@ async function gatewayTools(values: { tools?: string[]; 'mcp-config'?: string })
   }
   if (values['mcp-config'] === undefined) return { tools, close: async () => {} };
   const file = path.resolve(values['mcp-config']);
-  const { connectMcpTools, mcpServersFromConfig } = await import('../../tools/mcp.js');
+  const { connectMcpTools, mcpServersFromConfig } = await import('../tools/mcp.js');
   let servers;
   try {
     servers = mcpServersFromConfig(await readJsonFile(file, '--mcp-config'), { source: file });

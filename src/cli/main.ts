@@ -1,33 +1,33 @@
-import { CliError, ExitCode, UsageError, describeError, isNotFound, isUnreachable, serverAddress, unreachableMessage } from './cli/common.js';
-import { COMMAND_HELP, OVERVIEW } from './cli/help.js';
+import { CliError, ExitCode, UsageError, describeError, isNotFound, isUnreachable, serverAddress, unreachableMessage } from './common.js';
+import { COMMAND_HELP, OVERVIEW } from './help.js';
 
-export { ExitCode } from './cli/common.js';
+export { ExitCode } from './common.js';
 
 /**
  * The commands, each loaded on first use: `switchyard pending` does not load the worker, the bundler or the console.
  * Each returns its exit code (see `ExitCode`).
  */
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  dev: async (args) => (await import('./cli/worker-commands.js')).workerCommand('dev', args),
-  worker: async (args) => (await import('./cli/worker-commands.js')).workerCommand('worker', args),
-  sessions: async (args) => (await import('./cli/session-commands.js')).sessionsCommand(args),
-  run: async (args) => (await import('./cli/run-command.js')).runCommand(args),
-  turn: async (args) => (await import('./cli/session-commands.js')).turnCommand(args),
-  pending: async (args) => (await import('./cli/session-commands.js')).pendingCommand(args),
-  approve: async (args) => (await import('./cli/session-commands.js')).decideCommand('approve', args),
-  deny: async (args) => (await import('./cli/session-commands.js')).decideCommand('deny', args),
-  keys: async (args) => (await import('./cli/approver-commands.js')).keysCommand(args),
-  audit: async (args) => (await import('./cli/approver-commands.js')).auditCommand(args),
-  interrupt: async (args) => (await import('./cli/session-commands.js')).interruptCommand(args),
-  events: async (args) => (await import('./cli/session-commands.js')).eventsCommand(args),
-  policy: async (args) => (await import('./cli/policy-commands.js')).policyCommand(args),
-  tasks: async (args) => (await import('./cli/session-commands.js')).tasksCommand(args),
-  artifact: async (args) => (await import('./cli/artifact-commands.js')).artifactCommand(args),
-  artifacts: async (args) => (await import('./cli/artifact-commands.js')).artifactsCommand(args),
-  mcp: async (args) => (await import('./cli/mcp-command.js')).mcpCommand(args),
-  'temporal-path': async (args) => (await import('./cli/artifact-commands.js')).temporalPathCommand(args),
+  dev: async (args) => (await import('./worker-commands.js')).workerCommand('dev', args),
+  worker: async (args) => (await import('./worker-commands.js')).workerCommand('worker', args),
+  sessions: async (args) => (await import('./session-commands.js')).sessionsCommand(args),
+  run: async (args) => (await import('./run-command.js')).runCommand(args),
+  turn: async (args) => (await import('./session-commands.js')).turnCommand(args),
+  pending: async (args) => (await import('./session-commands.js')).pendingCommand(args),
+  approve: async (args) => (await import('./session-commands.js')).decideCommand('approve', args),
+  deny: async (args) => (await import('./session-commands.js')).decideCommand('deny', args),
+  keys: async (args) => (await import('./approver-commands.js')).keysCommand(args),
+  audit: async (args) => (await import('./approver-commands.js')).auditCommand(args),
+  interrupt: async (args) => (await import('./session-commands.js')).interruptCommand(args),
+  events: async (args) => (await import('./session-commands.js')).eventsCommand(args),
+  policy: async (args) => (await import('./policy-commands.js')).policyCommand(args),
+  tasks: async (args) => (await import('./session-commands.js')).tasksCommand(args),
+  artifact: async (args) => (await import('./artifact-commands.js')).artifactCommand(args),
+  artifacts: async (args) => (await import('./artifact-commands.js')).artifactsCommand(args),
+  mcp: async (args) => (await import('./mcp-command.js')).mcpCommand(args),
+  'temporal-path': async (args) => (await import('./artifact-commands.js')).temporalPathCommand(args),
   console: async (args) => {
-    const { ConsoleUsageError, runConsoleCommand } = await import('../console/console-command.js');
+    const { ConsoleUsageError, runConsoleCommand } = await import('./console-command.js');
     try {
       // --json is accepted everywhere; the console is a web server and prints the same either way.
       return await runConsoleCommand(args.filter((arg) => arg !== '--json'));

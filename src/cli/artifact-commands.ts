@@ -1,7 +1,7 @@
-import { FileArtifactStore, dataDirFromEnv } from '../../artifacts/file-artifact-store.js';
-import { ARTIFACT_RETENTION } from '../../contracts/defaults.js';
-import { formatBytes } from '../../contracts/persisted-output.js';
-import { findTemporalBinary } from '../../server/temporal-binary.js';
+import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { ARTIFACT_RETENTION } from '../contracts/defaults.js';
+import { formatBytes } from '../contracts/persisted-output.js';
+import { findTemporalBinary } from '../server/temporal-binary.js';
 import { CliError, ExitCode, UsageError, formatDuration, parseCommand, parseDuration, writeJson } from './common.js';
 import { COMMAND_HELP } from './help.js';
 

@@ -5,31 +5,31 @@ import { pathToFileURL } from 'node:url';
 import { Runtime } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
-import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../../contracts/defaults.js';
-import { toolSessionWorkflowType } from '../../contracts/messages.js';
-import { startDevConsole } from '../../console/console-command.js';
-import type { DevServer } from '../../server/dev-server.js';
-import { runningTasksStartedHere } from '../../tools/background-tasks.js';
-import { builtinTools } from '../../tools/builtin.js';
-import type { Tool } from '../../tools/define-tool.js';
-import { connectMcpTools, mcpServersFromConfig } from '../../tools/mcp.js';
-import { addressFromEnv, approversFileFromEnv, envValue, namespaceFromEnv, processEnvironment, taskQueueFromEnv, policyFileFromEnv } from '../../config/environment.js';
-import { NativeConnection, createSwitchyardWorker } from '../../worker/create-worker.js';
-import { createLogger } from '../../worker/logger.js';
-import { installTemporalRuntime } from '../../worker/runtime.js';
-import { createTracingFromEnv } from '../../worker/telemetry.js';
+import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { toolSessionWorkflowType } from '../contracts/messages.js';
+import { startDevConsole } from './console-command.js';
+import type { DevServer } from '../server/dev-server.js';
+import { runningTasksStartedHere } from '../tools/background-tasks.js';
+import { builtinTools } from '../tools/builtin.js';
+import type { Tool } from '../tools/define-tool.js';
+import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';
+import { addressFromEnv, approversFileFromEnv, envValue, namespaceFromEnv, processEnvironment, taskQueueFromEnv, policyFileFromEnv } from '../config/environment.js';
+import { NativeConnection, createSwitchyardWorker } from '../worker/create-worker.js';
+import { createLogger } from '../worker/logger.js';
+import { installTemporalRuntime } from '../worker/runtime.js';
+import { createTracingFromEnv } from '../worker/telemetry.js';
 import { CliError, ExitCode, UsageError, isUnreachable, npxCommand, onStopSignal, parseCommand, serverAddress, unreachableMessage } from './common.js';
 import { COMMAND_HELP } from './help.js';
 import { loadEvaluatorModule, loadOperatorPolicy } from './policy-loading.js';
-import type { PermissionRules } from '../../contracts/policy.js';
+import type { PermissionRules } from '../contracts/policy.js';
 
 /**
  * The dev server module, loaded only by `dev`: it needs `@temporalio/testing`, an optional dependency that library
  * users (client and worker only) may leave out with `npm install --omit=optional`.
  */
-async function loadDevServer(): Promise<typeof import('../../server/dev-server.js')> {
+async function loadDevServer(): Promise<typeof import('../server/dev-server.js')> {
   try {
-    return await import('../../server/dev-server.js');
+    return await import('../server/dev-server.js');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('@temporalio/testing')) {
       throw new Error('`switchyard dev` needs the optional dependency @temporalio/testing; install it (npm install @temporalio/testing@1.24.0) or point TEMPORAL_ADDRESS at a running server', { cause: error });

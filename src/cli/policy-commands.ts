@@ -1,9 +1,9 @@
-import { userNameFromEnv } from '../../config/environment.js';
-import { permissionModes } from '../../contracts/session.js';
-import type { PermissionMode, PermissionRules } from '../../contracts/session.js';
-import type { SessionEvent } from '../../contracts/events.js';
-import type { SetPolicyRequest } from '../../contracts/policy.js';
-import { invalidRule } from '../../contracts/policy.js';
+import { userNameFromEnv } from '../config/environment.js';
+import { permissionModes } from '../contracts/session.js';
+import type { PermissionMode, PermissionRules } from '../contracts/session.js';
+import type { SessionEvent } from '../contracts/events.js';
+import type { SetPolicyRequest } from '../contracts/policy.js';
+import { invalidRule } from '../contracts/policy.js';
 import { ExitCode, UsageError, parseCommand, withClient, writeJson } from './common.js';
 import { COMMAND_HELP } from './help.js';
 

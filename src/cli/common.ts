@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { processEnvironment, resolveConnection } from '../../config/environment.js';
-import type { Environment } from '../../config/environment.js';
-import { SwitchyardClient } from '../switchyard-client.js';
+import { processEnvironment, resolveConnection } from '../config/environment.js';
+import type { Environment } from '../config/environment.js';
+import { SwitchyardClient } from '../client/switchyard-client.js';
 
 /**
  * How to run this CLI again: in a clone (the sources, through tsx) `npx switchyard` is the clone's own bin; anywhere

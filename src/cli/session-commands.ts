@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { userNameFromEnv } from '../../config/environment.js';
-import type { ApprovalDecisionRecord, ApprovalRequest } from '../../contracts/approval.js';
-import { approvalDecisionsQuery, pendingApprovalsSearchAttribute, pendingApprovalsSearchAttributeKey, toolSessionWorkflowType } from '../../contracts/messages.js';
-import type { ToolCall } from '../../contracts/tool-call.js';
-import type { TurnResult } from '../../contracts/tool-result.js';
-import type { SessionHandle, SwitchyardClient } from '../switchyard-client.js';
+import { userNameFromEnv } from '../config/environment.js';
+import type { ApprovalDecisionRecord, ApprovalRequest } from '../contracts/approval.js';
+import { approvalDecisionsQuery, pendingApprovalsSearchAttribute, pendingApprovalsSearchAttributeKey, toolSessionWorkflowType } from '../contracts/messages.js';
+import type { ToolCall } from '../contracts/tool-call.js';
+import type { TurnResult } from '../contracts/tool-result.js';
+import type { SessionHandle, SwitchyardClient } from '../client/switchyard-client.js';
 import { CliError, ExitCode, UsageError, formatElapsed, isNotFound, onStopSignal, parseCommand, sessionArgument, withClient, writeJson } from './common.js';
 import { COMMAND_HELP } from './help.js';
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { invalidRule, operatorPolicyFileSchema } from '../../contracts/policy.js';
-import type { ApprovalEvaluator, PermissionRules } from '../../contracts/policy.js';
-import { formatZodError } from '../../contracts/tool-call.js';
+import { invalidRule, operatorPolicyFileSchema } from '../contracts/policy.js';
+import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
+import { formatZodError } from '../contracts/tool-call.js';
 import { UsageError } from './common.js';
 
 /**

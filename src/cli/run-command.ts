@@ -1,10 +1,10 @@
 import path from 'node:path';
-import type { ApprovalRequest } from '../../contracts/approval.js';
-import type { SessionEvent } from '../../contracts/events.js';
-import type { ToolProgress } from '../../contracts/progress.js';
-import type { ToolCall } from '../../contracts/tool-call.js';
-import type { TurnResult } from '../../contracts/tool-result.js';
-import type { SessionHandle } from '../switchyard-client.js';
+import type { ApprovalRequest } from '../contracts/approval.js';
+import type { SessionEvent } from '../contracts/events.js';
+import type { ToolProgress } from '../contracts/progress.js';
+import type { ToolCall } from '../contracts/tool-call.js';
+import type { TurnResult } from '../contracts/tool-result.js';
+import type { SessionHandle } from '../client/switchyard-client.js';
 import { ExitCode, UsageError, formatElapsed, onStopSignal, parseCommand, withClient, writeJson } from './common.js';
 import { COMMAND_HELP } from './help.js';
 import { describeRequest, readCalls, turnSucceeded } from './session-commands.js';
