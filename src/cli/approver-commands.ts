@@ -7,7 +7,7 @@ import { approvalDecisionsQuery } from '../contracts/messages.js';
 import type { SwitchyardClient } from '../client/switchyard-client.js';
 import { CliError, ExitCode, UsageError, isNotFound, parseCommand, sessionArgument, withClient } from './common.js';
 import { COMMAND_HELP } from './help.js';
-import { listSessions } from './session-commands.js';
+import { listSessions } from './session-listing.js';
 
 /** How long a grant signed by `approve|deny --key` counts when no `--expires-at` is given. */
 export const DEFAULT_SIGNED_GRANT_MS = 10 * 60_000;
