@@ -95,7 +95,7 @@ async function gatewayTools(values: { tools?: string[]; 'mcp-config'?: string })
   }
   if (values['mcp-config'] === undefined) return { tools, close: async () => {} };
   const file = path.resolve(values['mcp-config']);
-  const { connectMcpTools, mcpServersFromConfig } = await import('../tools/mcp.js');
+  const { connectMcpTools, mcpServersFromConfig } = await import('../tools/mcp/mcp.js');
   let servers;
   try {
     servers = mcpServersFromConfig(await readJsonFile(file, '--mcp-config'), { source: file });

@@ -9,10 +9,10 @@ import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js'
 import { toolSessionWorkflowType } from '../contracts/messages.js';
 import { startDevConsole } from './console-command.js';
 import type { DevServer } from '../server/dev-server.js';
-import { runningTasksStartedHere } from '../tools/background-tasks.js';
+import { runningTasksStartedHere } from '../tools/background/background-tasks.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
-import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp.js';
+import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp/mcp.js';
 import { addressFromEnv, approversFileFromEnv, envValue, namespaceFromEnv, processEnvironment, taskQueueFromEnv, policyFileFromEnv } from '../config/environment.js';
 import { NativeConnection, createSwitchyardWorker } from '../worker/create-worker.js';
 import { createLogger } from '../worker/logger.js';

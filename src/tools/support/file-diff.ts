@@ -17,8 +17,8 @@
  *   cut leaves no change in it), and `truncated` is set whenever a hunk or a line was left out.
  */
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
-import { DISPLAY_LIMITS } from '../contracts/defaults.js';
-import type { DiffHunk, ToolDisplay } from '../contracts/tool-result.js';
+import { DISPLAY_LIMITS } from '../../contracts/defaults.js';
+import type { DiffHunk, ToolDisplay } from '../../contracts/tool-result.js';
 
 export type FileDiffDisplay = Extract<ToolDisplay, { type: 'file_diff' }>;
 

@@ -17,16 +17,16 @@
 import { stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
-import type { ImageMediaType } from '../contracts/tool-result.js';
-import { ToolUseError, defineTool } from './define-tool.js';
-import type { ToolOutputObject } from './define-tool.js';
-import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from './image-media-type.js';
-import { resolveLimit } from './limits.js';
-import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from './paths.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import type { ImageMediaType } from '../../contracts/tool-result.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
+import type { ToolOutputObject } from '../define-tool.js';
+import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from '../support/image-media-type.js';
+import { resolveLimit } from '../limits.js';
+import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from '../paths.js';
 import { artifactReferenceProblem, isArtifactReference, openArtifact } from './read-artifact.js';
-import { NotARegularFileError, openRegularFile, scanTextLines } from './text-lines.js';
-import { fileReadRecord } from './read-before-edit.js';
+import { NotARegularFileError, openRegularFile, scanTextLines } from '../support/text-lines.js';
+import { fileReadRecord } from '../support/read-before-edit.js';
 
 const DEFAULT_LINE_LIMIT = 2_000;
 const MAX_LINE_CHARS = 2_000;

@@ -6,18 +6,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { DISK_QUOTA_EXCEEDED, diskQuotaText, sessionDiskQuota } from '../artifacts/session-disk.js';
-import { bashSpoolBytesFromEnv, bashTimeoutsFromEnv, sessionDiskBytesFromEnv } from '../config/environment.js';
-import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../contracts/defaults.js';
-import { bashGlobMatches } from '../contracts/permission-rules.js';
-import type { PermissionFacts } from '../contracts/call-plan.js';
-import { startBackgroundCommand } from './background-tasks.js';
-import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from './shell/index.js';
-import { ToolUseError, defineTool } from './define-tool.js';
+import { DISK_QUOTA_EXCEEDED, diskQuotaText, sessionDiskQuota } from '../../artifacts/session-disk.js';
+import { bashSpoolBytesFromEnv, bashTimeoutsFromEnv, sessionDiskBytesFromEnv } from '../../config/environment.js';
+import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../../contracts/defaults.js';
+import { bashGlobMatches } from '../../contracts/permission-rules.js';
+import type { PermissionFacts } from '../../contracts/call-plan.js';
+import { startBackgroundCommand } from '../background/background-tasks.js';
+import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from '../shell/index.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
 import { prepareSandboxLaunch, sandboxAllowsWithoutAsking } from '../sandbox/sandboxed-launch.js';
 import type { SandboxLaunch } from '../sandbox/sandboxed-launch.js';
-import { childEnvironment } from './environment-policy.js';
-import type { ToolExecutionContext, ToolOutputObject } from './define-tool.js';
+import { childEnvironment } from '../support/environment-policy.js';
+import { signalProcessGroup } from '../support/signal-process-group.js';
+import type { ToolExecutionContext, ToolOutputObject } from '../define-tool.js';
 
 /** Bytes of each stream's tail kept in memory for the display; the whole output goes to a spool file. */
 const DISPLAY_TAIL_BYTES = 150_000;
@@ -71,15 +72,6 @@ class TailBuffer {
   }
   get truncated(): boolean {
     return this.total > this.limit;
-  }
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
   }
 }
 
@@ -246,8 +238,8 @@ export const bashTool = defineTool({
     });
     let killTimer: NodeJS.Timeout | undefined;
     const terminate = (): void => {
-      killGroup(child.pid, 'SIGTERM');
-      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+      signalProcessGroup(child.pid, 'SIGTERM');
+      killTimer ??= setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
     };
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -307,7 +299,7 @@ export const bashTool = defineTool({
       });
       if (spawnError !== undefined) throw new Error(`Bash could not start /bin/bash in ${context.cwd}: ${spawnError.message}`, { cause: spawnError });
       clearTimeout(timer);
-      killGroup(child.pid, 'SIGKILL');
+      signalProcessGroup(child.pid, 'SIGKILL');
       const result = await child;
       const limitNote = launch.sandboxed ? (await launch.finish()).note : undefined;
       if (spoolError !== undefined) throw new Error(`Could not write the output spool file ${spoolPath}: ${spoolError.message}`, { cause: spoolError });

@@ -1,12 +1,12 @@
 import { appendFile, rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { BACKGROUND_TASK_DEFAULTS } from '../contracts/background-tasks.js';
-import type { BackgroundTaskRecord } from '../contracts/background-tasks.js';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { BACKGROUND_TASK_DEFAULTS } from '../../contracts/background-tasks.js';
+import type { BackgroundTaskRecord } from '../../contracts/background-tasks.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
 import { BackgroundTaskStore } from './background-task-store.js';
 import type { BackgroundTaskState } from './background-task-store.js';
-import { ToolUseError, defineTool } from './define-tool.js';
-import type { ToolExecutionContext, ToolOutputObject } from './define-tool.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
+import type { ToolExecutionContext, ToolOutputObject } from '../define-tool.js';
 
 /** One store per data directory, so per-task locks hold across calls of this worker. */
 const stores = new Map<string, BackgroundTaskStore>();

@@ -5,10 +5,10 @@
  * one, is refused before anything is opened.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { ARTIFACT_URI_SCHEME } from '../contracts/artifact-store.js';
-import type { ArtifactStore } from '../contracts/artifact-store.js';
-import { ToolUseError } from './define-tool.js';
-import { openRegularFile } from './text-lines.js';
+import { ARTIFACT_URI_SCHEME } from '../../contracts/artifact-store.js';
+import type { ArtifactStore } from '../../contracts/artifact-store.js';
+import { ToolUseError } from '../define-tool.js';
+import { openRegularFile } from '../support/text-lines.js';
 
 const ARTIFACT_REFERENCE = /^switchyard-artifact:\/\/([^/]+)\/([^/]+)$/;
 

@@ -15,16 +15,16 @@
  *   opened at execution (`openConfinedFile`), which reads and writes the same open file.
  */
 import { z } from 'zod';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
-import { ToolUseError, defineTool } from './define-tool.js';
-import type { ValidationOutcome } from './define-tool.js';
-import { createFileDiff } from './file-diff.js';
-import { openConfinedFile, protectedWriteFacts } from './file-write-guard.js';
-import type { ConfinedFile } from './file-write-guard.js';
-import { checkToolPath, filePathToolFields, realPathAsSeenByRules, resolveToolPath } from './paths.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
+import type { ValidationOutcome } from '../define-tool.js';
+import { createFileDiff } from '../support/file-diff.js';
+import { openConfinedFile, protectedWriteFacts } from '../support/file-write-guard.js';
+import type { ConfinedFile } from '../support/file-write-guard.js';
+import { checkToolPath, filePathToolFields, realPathAsSeenByRules, resolveToolPath } from '../paths.js';
 import { MAX_DIFF_SOURCE_BYTES, approvalPreview, readExistingFile, readOpenFile } from './write.js';
 import type { ExistingFile } from './write.js';
-import { fileReadRecord, requireReadBeforeEdit } from './read-before-edit.js';
+import { fileReadRecord, requireReadBeforeEdit } from '../support/read-before-edit.js';
 
 const QUOTED_STRING_CHARS = 200;
 

@@ -25,13 +25,13 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
-import { formatZodError } from '../contracts/tool-call.js';
-import { neutralizeEnvelopes } from '../contracts/texts.js';
-import { defineTool } from './define-tool.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import { formatZodError } from '../../contracts/tool-call.js';
+import { neutralizeEnvelopes } from '../../contracts/texts.js';
+import { defineTool } from '../define-tool.js';
 import { BoundedReadBuffer } from './mcp-read-buffer.js';
-import type { Tool, ToolOutput, ToolOutputImage, ValidationOutcome } from './define-tool.js';
-import { detectImageMediaType } from './image-media-type.js';
+import type { Tool, ToolOutput, ToolOutputImage, ValidationOutcome } from '../define-tool.js';
+import { detectImageMediaType } from '../support/image-media-type.js';
 
 /** How to reach one MCP server. `timeoutMs` is the deadline of each call (default 30000). */
 export type McpServerConfig =

@@ -1,4 +1,4 @@
-import { processEnvironment } from '../config/environment.js';
+import { processEnvironment } from '../../config/environment.js';
 import type { SandboxAvailability } from './bubblewrap-availability.js';
 import { bubblewrapAvailability } from './bubblewrap-availability.js';
 import { pidsCgroupAvailable } from './process-cgroup.js';

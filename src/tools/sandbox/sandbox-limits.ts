@@ -1,5 +1,5 @@
-import { processEnvironment } from '../config/environment.js';
-import { BASH_LIMITS } from '../contracts/defaults.js';
+import { processEnvironment } from '../../config/environment.js';
+import { BASH_LIMITS } from '../../contracts/defaults.js';
 import type { SandboxLimits } from './bubblewrap-arguments.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from './define-tool.js';
+import { defineTool } from '../define-tool.js';
 
 const submitResultInputSchema = z.strictObject({
   // `z.unknown()` accepts `undefined`: a key present with no value must fail like a missing key.

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { texts } from '../contracts/texts.js';
-import { ToolUseError } from './define-tool.js';
-import type { ToolExecutionContext } from './define-tool.js';
+import { texts } from '../../contracts/texts.js';
+import { ToolUseError } from '../define-tool.js';
+import type { ToolExecutionContext } from '../define-tool.js';
 
 /**
  * Read before edit (`SessionOptions.readBeforeEdit`): Read and Write record each file's modification time in the

@@ -29,14 +29,14 @@ import ignore from 'ignore';
 import type { Ignore } from 'ignore';
 import { glob as walkTree } from 'tinyglobby';
 import { z } from 'zod';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
-import { GlobSyntaxError, compileGlob, splitGlobBase } from '../contracts/glob-match.js';
-import { parseRule } from '../contracts/permission-rules.js';
-import { defineTool } from './define-tool.js';
-import type { ValidationOutcome } from './define-tool.js';
-import { checkToolPath, realPathFacts, resolveToolPath } from './paths.js';
-import { createReadDenyFilter } from './read-deny.js';
-import type { ReadDenyFilter } from './read-deny.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import { GlobSyntaxError, compileGlob, splitGlobBase } from '../../contracts/glob-match.js';
+import { parseRule } from '../../contracts/permission-rules.js';
+import { defineTool } from '../define-tool.js';
+import type { ValidationOutcome } from '../define-tool.js';
+import { checkToolPath, realPathFacts, resolveToolPath } from '../paths.js';
+import { createReadDenyFilter } from '../support/read-deny.js';
+import type { ReadDenyFilter } from '../support/read-deny.js';
 
 /** Largest number of paths Glob returns. */
 export const MAX_GLOB_RESULTS = 1_000;

@@ -5,8 +5,8 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { parseRule, ruleMatches } from '../contracts/permission-rules.js';
-import type { ParsedRule } from '../contracts/permission-rules.js';
+import { parseRule, ruleMatches } from '../../contracts/permission-rules.js';
+import type { ParsedRule } from '../../contracts/permission-rules.js';
 
 export interface ReadDenyFilter {
   /** The deny rule naming any of these spellings of one path (as walked, through the real root, a link's target). */

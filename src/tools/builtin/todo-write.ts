@@ -1,8 +1,8 @@
-import { TOOL_TIMEOUTS } from '../contracts/defaults.js';
+import { TOOL_TIMEOUTS } from '../../contracts/defaults.js';
 import { z } from 'zod';
-import { defineTool } from './define-tool.js';
-import type { ValidationOutcome } from './define-tool.js';
-import { resolveLimit } from './limits.js';
+import { defineTool } from '../define-tool.js';
+import type { ValidationOutcome } from '../define-tool.js';
+import { resolveLimit } from '../limits.js';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
 

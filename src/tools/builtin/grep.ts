@@ -28,19 +28,19 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
-import { ToolUseError, defineTool } from './define-tool.js';
-import type { ValidationOutcome } from './define-tool.js';
-import { GlobSyntaxError, compileGlob } from '../contracts/glob-match.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
+import type { ValidationOutcome } from '../define-tool.js';
+import { GlobSyntaxError, compileGlob } from '../../contracts/glob-match.js';
 import { checkSearchPath, walkFiles } from './glob.js';
 import type { WalkedFile } from './glob.js';
 import { compileGrepPattern } from './grep-pattern.js';
 import type { LinePattern } from './grep-pattern.js';
-import { resolveLimit } from './limits.js';
-import { realPathFacts, resolveToolPath } from './paths.js';
-import { createReadDenyFilter } from './read-deny.js';
-import type { ReadDenyFilter } from './read-deny.js';
-import { NotARegularFileError, detachString, openRegularFile, scanTextLines } from './text-lines.js';
+import { resolveLimit } from '../limits.js';
+import { realPathFacts, resolveToolPath } from '../paths.js';
+import { createReadDenyFilter } from '../support/read-deny.js';
+import type { ReadDenyFilter } from '../support/read-deny.js';
+import { NotARegularFileError, detachString, openRegularFile, scanTextLines } from '../support/text-lines.js';
 
 /** Largest number of result lines before the search stops. */
 export const MAX_GREP_RESULT_LINES = 10_000;

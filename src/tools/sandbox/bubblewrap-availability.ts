@@ -1,4 +1,4 @@
-import { processEnvironment } from '../config/environment.js';
+import { processEnvironment } from '../../config/environment.js';
 import { execFile } from 'node:child_process';
 
 /** Whether this worker can sandbox, and if not, why (for the start-up line, results and the Web UI details). */

@@ -2,11 +2,11 @@
  * How a tool starts a process on a model's behalf: inside the OS sandbox when the session's mode and the worker allow
  * it, else as before, loudly. One function for foreground Bash and background tasks, so both get the same wall.
  */
-import { processEnvironment } from '../config/environment.js';
+import { processEnvironment } from '../../config/environment.js';
 import os from 'node:os';
-import type { SandboxMode, SandboxOptions } from '../contracts/session.js';
-import { sandboxModes } from '../contracts/session.js';
-import { ToolUseError } from '../tools/define-tool.js';
+import type { SandboxMode, SandboxOptions } from '../../contracts/session.js';
+import { sandboxModes } from '../../contracts/session.js';
+import { ToolUseError } from '../define-tool.js';
 import { bubblewrapArguments, cgroupLimitedCommand, limitedCommand } from './bubblewrap-arguments.js';
 import type { SandboxLimits } from './bubblewrap-arguments.js';
 import { bubblewrapAvailability } from './bubblewrap-availability.js';

@@ -16,9 +16,9 @@ import { lstat, mkdir, open, readlink, realpath, unlink } from 'node:fs/promises
 import type { FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { PermissionFacts } from '../contracts/call-plan.js';
-import { ToolUseError } from './define-tool.js';
-import { deniedRealPath, isInside, realPathFacts, realPathOfDeepestExisting } from './paths.js';
+import type { PermissionFacts } from '../../contracts/call-plan.js';
+import { ToolUseError } from '../define-tool.js';
+import { deniedRealPath, isInside, realPathFacts, realPathOfDeepestExisting } from '../paths.js';
 import { protectedPathMatch } from './protected-paths.js';
 
 /** A `strongAsk` when a write to `absolutePath` — as written or through its symlinks — lands on a protected path. */

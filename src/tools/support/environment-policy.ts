@@ -13,8 +13,8 @@
  * Globs match the whole name, case-insensitively; `*` is any run of characters, `?` one character.
  */
 
-import { environmentGlobsFromEnv, processEnvironment } from '../config/environment.js';
-import type { Environment } from '../config/environment.js';
+import { environmentGlobsFromEnv, processEnvironment } from '../../config/environment.js';
+import type { Environment } from '../../config/environment.js';
 
 /** Names that look like secrets (codex's defaults plus passwords, credentials and personal access tokens), dropped unless included. */
 export const SECRET_NAME_PATTERNS: readonly string[] = ['*KEY*', '*SECRET*', '*TOKEN*', '*PASSWORD*', '*PASSWD*', '*_PWD', '*CREDENTIAL*', '*_PAT', 'PAT'];

@@ -10,11 +10,11 @@ import { runInNewContext } from 'node:vm';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import TurndownService from 'turndown';
 import { z } from 'zod';
-import type { PermissionFacts } from '../contracts/call-plan.js';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
-import { parseRule } from '../contracts/permission-rules.js';
-import { ToolUseError, defineTool } from './define-tool.js';
-import type { Tool, ToolOutputObject, ToolPrepareContext } from './define-tool.js';
+import type { PermissionFacts } from '../../contracts/call-plan.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import { parseRule } from '../../contracts/permission-rules.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
+import type { Tool, ToolOutputObject, ToolPrepareContext } from '../define-tool.js';
 import { canonicalHost, canonicalUrl, canonicalUrlObject, classifyHost, describeHostClass, isDeniedHostClass, resolvedAddressRefusal } from './url-host.js';
 
 /** Largest response body read; the rest is not downloaded. */

@@ -5,9 +5,10 @@ import { mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BACKGROUND_TASK_DEFAULTS } from '../contracts/background-tasks.js';
-import { BASH_LIMITS } from '../contracts/defaults.js';
-import type { BackgroundTaskRecord, BackgroundTaskStatus } from '../contracts/background-tasks.js';
+import { BACKGROUND_TASK_DEFAULTS } from '../../contracts/background-tasks.js';
+import { BASH_LIMITS } from '../../contracts/defaults.js';
+import type { BackgroundTaskRecord, BackgroundTaskStatus } from '../../contracts/background-tasks.js';
+import { signalProcessGroup } from '../support/signal-process-group.js';
 
 /** Task ids the store makes (`bg_` and 8 hex digits) and accepts: anything else is unknown, never a path. */
 const TASK_ID = /^bg_[0-9a-f]{8}$/;
@@ -72,14 +73,6 @@ async function procStat(pid: number): Promise<{ state: string; startTicks: strin
   }
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
-
 /** Bytes at the end of `buffer` that start a UTF-8 character the buffer does not finish (0 to 3). */
 function incompleteUtf8Tail(buffer: Buffer): number {
   for (let back = 1; back <= Math.min(3, buffer.length); back++) {
@@ -138,7 +131,7 @@ export class BackgroundTaskStore {
     options: Pick<BackgroundTaskRecord, 'sessionId' | 'turnId' | 'callId' | 'command' | 'description' | 'cwd'> & {
       env: NodeJS.ProcessEnv;
       maxOutputBytes?: number;
-      /** The argv that runs the command; default `/bin/bash -c <command>` (the sandbox wraps it, see `src/sandbox/`). */
+      /** The argv that runs the command; default `/bin/bash -c <command>` (the sandbox wraps it, see `src/tools/sandbox/`). */
       argv?: readonly string[];
     },
   ): Promise<BackgroundTaskRecord> {
@@ -333,10 +326,10 @@ export class BackgroundTaskStore {
       await this.#write(updated);
       return updated;
     });
-    signalGroup(requested.pid, 'SIGTERM');
+    signalProcessGroup(requested.pid, 'SIGTERM');
     const deadline = Date.now() + (options.graceMs ?? BACKGROUND_TASK_DEFAULTS.stopGraceMs);
     while ((await this.isAlive(requested)) && Date.now() < deadline) await sleep(50);
-    signalGroup(requested.pid, 'SIGKILL');
+    signalProcessGroup(requested.pid, 'SIGKILL');
     const killDeadline = Date.now() + 2_000;
     while ((await this.isAlive(requested)) && Date.now() < killDeadline) await sleep(50);
     return this.state(requested);

@@ -2,7 +2,7 @@
  * Which image format a file's bytes are, from their magic numbers: the four formats the model APIs accept. The
  * extension is never trusted: a `.png` holding text is text, a PNG named `.txt` is an image.
  */
-import type { ImageMediaType } from '../contracts/tool-result.js';
+import type { ImageMediaType } from '../../contracts/tool-result.js';
 
 /** Bytes `detectImageMediaType` needs to tell every supported format apart. */
 export const IMAGE_SIGNATURE_BYTES = 12;

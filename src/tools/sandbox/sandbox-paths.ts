@@ -7,11 +7,11 @@
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { GlobSyntaxError, compileGlob, isGlobPattern } from '../contracts/glob-match.js';
-import { parseRule } from '../contracts/permission-rules.js';
-import type { SandboxOptions } from '../contracts/session.js';
-import { BackgroundTaskStore } from '../tools/background-task-store.js';
-import { mayNameProtectedPath, protectedPathMatch } from '../tools/protected-paths.js';
+import { GlobSyntaxError, compileGlob, isGlobPattern } from '../../contracts/glob-match.js';
+import { parseRule } from '../../contracts/permission-rules.js';
+import type { SandboxOptions } from '../../contracts/session.js';
+import { BackgroundTaskStore } from '../background/background-task-store.js';
+import { mayNameProtectedPath, protectedPathMatch } from '../support/protected-paths.js';
 import type { BubblewrapPlan, SandboxPath, SandboxPathKind } from './bubblewrap-arguments.js';
 
 /** Credential locations in the worker user's home directory: never readable inside the sandbox. */

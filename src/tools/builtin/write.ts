@@ -20,15 +20,15 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../contracts/defaults.js';
-import type { ToolDisplay } from '../contracts/tool-result.js';
-import { defineTool } from './define-tool.js';
-import { createFileDiff, formatFileDiff } from './file-diff.js';
-import type { FileDiffDisplay } from './file-diff.js';
-import { openConfinedFile, protectedWriteFacts } from './file-write-guard.js';
-import type { ConfinedFile } from './file-write-guard.js';
-import { checkToolPath, filePathToolFields, realPathAsSeenByRules, resolveToolPath } from './paths.js';
-import { fileReadRecord, requireReadBeforeEdit } from './read-before-edit.js';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import type { ToolDisplay } from '../../contracts/tool-result.js';
+import { defineTool } from '../define-tool.js';
+import { createFileDiff, formatFileDiff } from '../support/file-diff.js';
+import type { FileDiffDisplay } from '../support/file-diff.js';
+import { openConfinedFile, protectedWriteFacts } from '../support/file-write-guard.js';
+import type { ConfinedFile } from '../support/file-write-guard.js';
+import { checkToolPath, filePathToolFields, realPathAsSeenByRules, resolveToolPath } from '../paths.js';
+import { fileReadRecord, requireReadBeforeEdit } from '../support/read-before-edit.js';
 
 /** Largest existing file read for a diff (Write) or edited at all (Edit). */
 export const MAX_DIFF_SOURCE_BYTES = 10 * 1024 * 1024;
