@@ -68,7 +68,7 @@ function describeEvent(event: SessionEvent): string | undefined {
 }
 
 /** Lines from stdin, one at a time; undefined once stdin has ended (then approvals come from elsewhere). */
-function lineReader(): () => Promise<string | undefined> {
+function lineReader(): (stillWanted?: () => Promise<boolean>) => Promise<string | undefined | typeof ANSWERED_ELSEWHERE> {
   const lines: string[] = [];
   let ended = false;
   let wake: (() => void) | undefined;
@@ -81,11 +81,18 @@ function lineReader(): () => Promise<string | undefined> {
     ended = true;
     wake?.();
   });
-  return async () => {
-    while (lines.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
+  // Waits for a line; every second asks `stillWanted`, and gives up with ANSWERED_ELSEWHERE when it says no.
+  return async (stillWanted) => {
+    while (lines.length === 0 && !ended) {
+      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), delay(1_000)]);
+      if (lines.length === 0 && !ended && stillWanted !== undefined && !(await stillWanted())) return ANSWERED_ELSEWHERE;
+    }
     return lines.shift();
   };
 }
+
+/** What the prompt returns when its question was answered in the console or by `switchyard approve`. */
+const ANSWERED_ELSEWHERE = Symbol('answered elsewhere');
 
 /** Asks each new approval here; prints the agent's tool calls as they run. Ends when the workflow does. */
 async function superviseAgent(session: SessionHandle, finished: () => boolean): Promise<void> {
@@ -115,7 +122,14 @@ async function superviseAgent(session: SessionHandle, finished: () => boolean): 
     asked.add(request.requestId);
     say(`\n  ? ${request.toolName} wants approval: ${request.reason ?? ''}\n    ${describeRequest(request)}`);
     say(`    [y] allow  [a] always allow (${request.rememberRule ?? request.toolName})  [n] deny — or answer in the console / switchyard approve --session ${session.sessionId} --request ${request.requestId}`);
-    const answer = (await readLine())?.trim().toLowerCase();
+    // Answered elsewhere (the console, the CLI, another client): the request leaves the pending list.
+    const stillPending = async (): Promise<boolean> => (await attempt(() => session.pendingApprovals()))?.some((candidate) => candidate.requestId === request.requestId) ?? true;
+    const line = await readLine(stillPending);
+    if (line === ANSWERED_ELSEWHERE) {
+      say('    answered elsewhere (console or `switchyard approve`)');
+      continue;
+    }
+    const answer = line?.trim().toLowerCase();
     if (answer === undefined) {
       interactive = false;
       say('    (stdin closed: waiting for an answer from the console or `switchyard approve`)');

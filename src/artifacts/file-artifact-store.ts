@@ -3,6 +3,7 @@ import { copyFile, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile 
 import path from 'node:path';
 import { ARTIFACT_URI_SCHEME } from '../contracts/artifact-store.js';
 import type { ArtifactPutOptions, ArtifactStore, StoredArtifact } from '../contracts/artifact-store.js';
+import { directoryBytes } from './directory-bytes.js';
 import { pathSegment } from './path-segment.js';
 import { diskQuotaText } from './session-disk.js';
 import type { SessionDiskQuota } from './session-disk.js';
@@ -17,16 +18,6 @@ export interface PruneReport {
   removed: Array<{ session: string; path: string; bytes: number; lastModified: Date }>;
   /** Session directories left in place. */
   kept: number;
-}
-
-async function directoryBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += await directoryBytes(file);
-    else total += (await lstat(file)).size;
-  }
-  return total;
 }
 
 /** Artifacts as files: `<data dir>/artifacts/<session>/<callId>-tool-result-<uuid>`. */

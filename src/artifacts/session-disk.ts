@@ -5,30 +5,11 @@
  * background task starts (it may write at most what is left, and does not start when nothing is). Tasks already
  * running are not recounted, so several started at once can go over together by at most their own limits.
  */
-import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { directoryBytes } from './directory-bytes.js';
 import { pathSegment } from './path-segment.js';
 
 export const DISK_QUOTA_EXCEEDED = 'disk_quota_exceeded';
-
-/** Bytes of the files below `directory` (symlinks counted as links, never followed); 0 when it does not exist. */
-async function directoryBytes(directory: string): Promise<number> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(directory, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  const sizes = await Promise.all(
-    entries.map(async (entry) => {
-      const file = path.join(directory, entry.name);
-      if (entry.isDirectory()) return directoryBytes(file);
-      return lstat(file).then((stats) => stats.size, () => 0);
-    }),
-  );
-  return sizes.reduce((sum, size) => sum + size, 0);
-}
 
 export interface SessionDiskQuota {
   /** The quota in bytes (`SWITCHYARD_SESSION_DISK_BYTES`). */

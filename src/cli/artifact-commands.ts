@@ -2,6 +2,7 @@ import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-st
 import { ARTIFACT_RETENTION } from '../contracts/defaults.js';
 import { formatBytes } from '../contracts/persisted-output.js';
 import { findTemporalBinary } from '../server/temporal-binary.js';
+import { BackgroundTaskStore } from '../tools/background/background-task-store.js';
 import { CliError, ExitCode, UsageError, formatDuration, parseCommand, parseDuration, writeJson } from './common.js';
 import { COMMAND_HELP } from './help.js';
 
@@ -12,6 +13,12 @@ export async function artifactCommand(args: string[]): Promise<number> {
   const [uri, ...extra] = parsed.positionals;
   if (uri === undefined || extra.length > 0) throw new UsageError('artifact needs exactly one URI: switchyard artifact switchyard-artifact://<session>/<id>', 'artifact');
   const store = new FileArtifactStore(dataDirFromEnv());
+  // A malformed URI is a mistake in the command line (exit 2), not a missing output (exit 5).
+  try {
+    store.locate(uri);
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'artifact');
+  }
   let bytes: Uint8Array;
   try {
     bytes = await store.readBytes(uri);
@@ -42,17 +49,24 @@ export async function artifactsCommand(args: string[]): Promise<number> {
   const dryRun = values['dry-run'] === true;
   const store = new FileArtifactStore(dataDirFromEnv());
   const report = await store.prune({ olderThanMs, dryRun });
+  // Background tasks' output too: only tasks that have ended, never a running one.
+  const background = new BackgroundTaskStore(dataDirFromEnv());
+  const tasks = await background.prune({ olderThanMs, dryRun });
   if (values.json === true) {
-    writeJson({ dryRun, olderThanMs, root: store.root, removed: report.removed, kept: report.kept });
+    writeJson({ dryRun, olderThanMs, root: store.root, removed: report.removed, kept: report.kept, background: { root: background.root, removed: tasks.removed, kept: tasks.kept } });
     return ExitCode.ok;
   }
   const verb = dryRun ? 'would remove' : 'removed';
   for (const entry of report.removed) {
     process.stdout.write(`${verb} ${entry.session} (${formatBytes(entry.bytes)}, last written ${entry.lastModified.toISOString()})\n`);
   }
-  const bytes = report.removed.reduce((sum, entry) => sum + entry.bytes, 0);
+  for (const entry of tasks.removed) {
+    process.stdout.write(`${verb} background task ${entry.taskId} of ${entry.session} (${formatBytes(entry.bytes)}, ended, last written ${entry.lastModified.toISOString()})\n`);
+  }
+  const bytes = [...report.removed, ...tasks.removed].reduce((sum, entry) => sum + entry.bytes, 0);
   const sessions = `${report.removed.length} session${report.removed.length === 1 ? '' : 's'}`;
-  process.stdout.write(`${verb} ${sessions}, kept ${report.kept} (${formatBytes(bytes)}; older than ${formatDuration(olderThanMs)}, in ${store.root})\n`);
+  const taskCount = `${tasks.removed.length} ended background task${tasks.removed.length === 1 ? '' : 's'}`;
+  process.stdout.write(`${verb} ${sessions}, kept ${report.kept}; ${verb} ${taskCount}, kept ${tasks.kept} (${formatBytes(bytes)}; older than ${formatDuration(olderThanMs)}, in ${store.root} and ${background.root})\n`);
   return ExitCode.ok;
 }
 

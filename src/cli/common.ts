@@ -163,22 +163,31 @@ export function writeJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Exits at once on a second SIGINT/SIGTERM while the first one's clean stop is still under way. */
+/**
+ * A repeat of a stop signal this soon after the first is the same Ctrl-C delivered twice — `npm start` forwards the
+ * SIGINT the terminal already sent to its whole process group — not a person asking to hurry.
+ */
+export const REPEATED_SIGNAL_MS = 1_000;
+
+/**
+ * Calls `stop` on the first SIGINT, SIGTERM or SIGHUP (the terminal closed), and exits at once on a second one while
+ * the first one's clean stop is still under way — unless it came within REPEATED_SIGNAL_MS of the first.
+ */
 export function onStopSignal(stop: (signal: NodeJS.Signals) => void): () => void {
-  let received = 0;
+  let firstAt: number | undefined;
   const handler = (signal: NodeJS.Signals): void => {
-    received += 1;
-    if (received > 1) {
+    if (firstAt !== undefined) {
+      if (Date.now() - firstAt < REPEATED_SIGNAL_MS) return;
       process.stderr.write(`switchyard: ${signal} again: exiting now\n`);
-      process.exit(signal === 'SIGINT' ? ExitCode.interrupted : 143);
+      process.exit(signal === 'SIGINT' ? ExitCode.interrupted : signal === 'SIGHUP' ? 129 : 143);
     }
+    firstAt = Date.now();
     stop(signal);
   };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, handler);
   return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
+    for (const signal of signals) process.off(signal, handler);
   };
 }
 

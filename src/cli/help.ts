@@ -56,7 +56,8 @@ ${EXIT_CODES}`;
 
 const WORKER_OPTIONS = `  --cwd DIR           working directory of sessions that name none (default: the current directory); must exist
   --tools MODULE      a JavaScript or TypeScript module whose exported defineTool tools this worker offers too
-                      (repeatable); every worker on a task queue must offer the same tools
+                      (repeatable; a .ts module needs tsx installed); every worker on a task queue must offer
+                      the same tools
   --mcp-config FILE   MCP servers whose tools this worker offers, in Claude Code's .mcp.json shape
   --evaluator MODULE  a module whose default export lists approval evaluators ({ name, evaluate }) sessions may
                       pick with approvalEvaluator (repeatable)
@@ -222,11 +223,13 @@ an image artifact can be redirected to a file. Reads the file store under SWITCH
   artifacts: `Usage: switchyard artifacts prune [--older-than AGE] [--dry-run] [--json]
 
 Deletes the stored full outputs of sessions that stored none for longer than AGE, from the file store under
-SWITCHYARD_DATA_DIR (default ~/.local/share/switchyard). Their switchyard-artifact:// URIs stop resolving. Run it
-from cron.
+SWITCHYARD_DATA_DIR (default ~/.local/share/switchyard). Their switchyard-artifact:// URIs stop resolving. It also
+deletes the output of background Bash tasks that have ended (exited or killed) and wrote nothing for longer than
+AGE; a running task is never touched. Run it from cron.
   --older-than AGE  30m, 12h, 7d, 2w... (default ${formatDuration(ARTIFACT_RETENTION.maxAgeMs)})
   --dry-run         only list what would be deleted
-  --json            { removed: [{ session, bytes, lastModified }], kept }
+  --json            { removed: [{ session, bytes, lastModified }], kept,
+                      background: { removed: [{ session, taskId, bytes, lastModified }], kept } }
 `,
   tasks: `Usage: switchyard tasks SESSION [--stop TASK_ID] [--json]
 

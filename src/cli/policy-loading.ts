@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { invalidRule, operatorPolicyFileSchema } from '../contracts/policy.js';
 import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import { UsageError } from './common.js';
+import { importCommandLineModule } from './import-module.js';
 
 /**
  * The operator's policy file (`SWITCHYARD_POLICY_FILE`): JSON `{ "rules": { "allow": [], "ask": [], "deny": [] } }`.
@@ -30,12 +30,7 @@ const looksLikeEvaluator = (value: unknown): value is ApprovalEvaluator =>
 
 /** The evaluators an `--evaluator` module's default export lists (`[{ name, evaluate }]`). */
 export async function loadEvaluatorModule(file: string): Promise<ApprovalEvaluator[]> {
-  let module: { default?: unknown };
-  try {
-    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-  } catch (error) {
-    throw new UsageError(`--evaluator ${file} could not be loaded: ${(error as Error).message}`);
-  }
+  const module: { default?: unknown } = await importCommandLineModule(file, '--evaluator');
   const list = Array.isArray(module.default) ? (module.default as unknown[]) : [module.default];
   const evaluators = list.filter(looksLikeEvaluator);
   if (evaluators.length === 0 || evaluators.length !== list.length) {

@@ -27,7 +27,8 @@ export function statusLine(call: ToolCall, state: CallState, sessionId: string, 
     case 'queued':
       return `${name}: queued`;
     case 'approval':
-      return `${name}: waiting for approval (${describeRequest(state.request)}): switchyard approve ${state.request.requestId} --session ${sessionId}`;
+      // The command that approves it on a line of its own, never cut to the terminal's width: it is there to be copied.
+      return `${name}: waiting for approval (${describeRequest(state.request)})\n  approve: switchyard approve ${state.request.requestId} --session ${sessionId}`;
     case 'running': {
       if (!live) return `${name}: running`;
       const latest = state.progress?.message ?? state.progress?.latestLine;
@@ -64,11 +65,17 @@ class StatusView {
       }
       return;
     }
-    // Cut lines to the terminal's width: a wrapped line would break the redraw.
-    const width = Math.max(20, (process.stderr.columns ?? 100) - 1);
-    const fitted = lines.map((line) => (line.length > width ? `${line.slice(0, width - 1)}…` : line));
-    process.stderr.write(`${this.#drawn > 0 ? `\x1b[${this.#drawn}F\x1b[J` : ''}${fitted.join('\n')}\n`);
-    this.#drawn = fitted.length;
+    // A call's status line is cut to the terminal's width (a wrapped live line would break the redraw); an approve
+    // command below it is kept whole and the rows it wraps onto are counted, so the redraw still clears them.
+    const columns = Math.max(20, process.stderr.columns ?? 100);
+    const width = columns - 1;
+    const physical = lines.flatMap((line) => {
+      const [status = '', ...rest] = line.split('\n');
+      return [status.length > width ? `${status.slice(0, width - 1)}…` : status, ...rest];
+    });
+    const rows = physical.reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / columns)), 0);
+    process.stderr.write(`${this.#drawn > 0 ? `\x1b[${this.#drawn}F\x1b[J` : ''}${physical.join('\n')}\n`);
+    this.#drawn = rows;
   }
 }
 

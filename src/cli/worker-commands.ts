@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Runtime } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
@@ -19,6 +18,7 @@ import { createLogger } from '../worker/logger.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { createTracingFromEnv } from '../worker/telemetry.js';
 import { CliError, ExitCode, UsageError, isUnreachable, npxCommand, onStopSignal, parseCommand, serverAddress, unreachableMessage } from './common.js';
+import { importCommandLineModule } from './import-module.js';
 import { COMMAND_HELP } from './help.js';
 import { loadEvaluatorModule, loadOperatorPolicy } from './policy-loading.js';
 import type { PermissionRules } from '../contracts/policy.js';
@@ -64,12 +64,7 @@ const looksLikeTool = (value: unknown): value is Tool =>
 
 /** The `defineTool` tools a module exports (as named exports, a default export, or arrays of them). */
 export async function loadToolModule(file: string): Promise<Tool[]> {
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (error) {
-    throw new UsageError(`--tools ${file} could not be loaded: ${(error as Error).message}`);
-  }
+  const module = await importCommandLineModule(file, '--tools');
   const tools = new Set<Tool>();
   for (const value of Object.values(module)) {
     for (const candidate of Array.isArray(value) ? value : [value]) if (looksLikeTool(candidate)) tools.add(candidate);
@@ -416,6 +411,8 @@ async function dev(options: {
         uiPort,
         namespace: setup.namespace,
         ...(options.dbFile === undefined ? {} : { dbFilename: options.dbFile }),
+        // Out of the terminal's process group: Ctrl-C reaches dev alone, which stops the worker before the server.
+        ownSession: true,
         onProgress: (message) => logger.info(message),
       }),
       options.stop,

@@ -144,7 +144,7 @@ function text(value: unknown): string | undefined {
 }
 
 /** The resolved input as a human reads it: the command, the diff, the URL and host — never only a description. */
-export function renderInput(request: Pick<ApprovalRequest, 'toolName' | 'input' | 'preview'>): SafeHtml {
+export function renderInput(request: Pick<ApprovalRequest, 'toolName' | 'input' | 'preview' | 'cwd'>): SafeHtml {
   const { toolName, input } = request;
   const json = html`<details class="raw"><summary>Full input (JSON)</summary><pre>${clip(JSON.stringify(input, null, 2) ?? 'undefined', INPUT_SHOWN_CHARS)}</pre></details>`;
   const filePath = text(field(input, 'file_path'));
@@ -153,7 +153,8 @@ export function renderInput(request: Pick<ApprovalRequest, 'toolName' | 'input' 
       const command = text(field(input, 'command')) ?? '';
       const description = text(field(input, 'description'));
       const background = field(input, 'run_in_background') === true;
-      return html`<pre class="command"><span class="prompt">$ </span>${clip(command, INPUT_SHOWN_CHARS)}</pre>${
+      const where = request.cwd === undefined || request.cwd === '' ? '' : html`<p class="cwd muted">in <code>${request.cwd}</code></p>`;
+      return html`<pre class="command"><span class="prompt">$ </span>${clip(command, INPUT_SHOWN_CHARS)}</pre>${where}${
         description === undefined ? '' : html`<p class="muted">The model describes it as: ${description}</p>`
       }${background ? html`<p class="muted">Runs in the background.</p>` : ''}${json}`;
     }

@@ -31,6 +31,8 @@ export interface ApprovalRequest {
   rememberRule?: string;
   /** ISO timestamp (workflow time). */
   requestedAt: string;
+  /** The directory the call runs in (the turn's or the session's cwd), so a person sees where a command would run. */
+  cwd?: string;
   /** The session's approvers (names, `group:<g>`) when it restricts who may decide: only their signed approvals count. */
   approvers?: string[];
 }

@@ -1,3 +1,7 @@
+import { accessSync, constants } from 'node:fs';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttributeKey } from '../contracts/messages.js';
@@ -18,6 +22,12 @@ export interface DevServerOptions {
   ip?: string;
   env?: NodeJS.ProcessEnv;
   onProgress?: (message: string) => void;
+  /**
+   * Run the server in a session of its own (Linux, with util-linux's `setsid`), out of the terminal's process group:
+   * a Ctrl-C then reaches only the process that started it, which can stop its worker before the server. Without
+   * it, Ctrl-C stops the server at once while the worker is still finishing its calls. Default false.
+   */
+  ownSession?: boolean;
 }
 
 export interface DevServer {
@@ -39,7 +49,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (found === undefined) {
     throw new Error('No Temporal CLI: none on PATH or in TEMPORAL_CLI_PATH, the download failed and there is no Go toolchain to build one; install the Temporal CLI (https://docs.temporal.io/cli) or Go');
   }
-  const executable = { type: 'existing-path', path: found.path } as const;
+  const wrapper = options.ownSession === true ? await ownSessionWrapper(found.path) : undefined;
+  const executable = { type: 'existing-path', path: wrapper?.path ?? found.path } as const;
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const ip = options.ip ?? '127.0.0.1';
   const extraArgs = ['--sqlite-pragma', 'journal_mode=WAL', '--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
@@ -56,7 +67,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       extraArgs,
       log: { format: 'json', level: 'error' },
     },
-  }), options.onProgress);
+  }), options.onProgress).catch(async (error: unknown) => {
+    await wrapper?.remove();
+    throw error;
+  });
   const address = environment.address;
   const port = Number(address.split(':').at(-1));
   const server: DevServer = {
@@ -64,7 +78,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     namespace,
     binary: found,
     environment,
-    stop: () => environment.teardown(),
+    stop: async () => {
+      await environment.teardown();
+      await wrapper?.remove();
+    },
   };
   if (options.ui) server.uiUrl = `http://${ip}:${options.uiPort ?? port + 1000}`;
   return server;
@@ -86,4 +103,35 @@ async function createWithRetries(create: () => Promise<TestWorkflowEnvironment>,
       await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
     }
   }
+}
+
+/** `setsid` from util-linux, when this machine has it. */
+function setsidCommand(): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  for (const directory of ['/usr/bin', '/bin', ...(process.env.PATH ?? '').split(path.delimiter)]) {
+    const candidate = path.join(directory, 'setsid');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A two-line script that `exec`s the server through `setsid`: the SDK starts the script, which is not a process
+ * group leader, so `setsid` makes a new session in place and execs the server under the same pid — the SDK's stop
+ * still reaches the server itself. Undefined (run the binary directly) where there is no `setsid`.
+ */
+async function ownSessionWrapper(binary: string): Promise<{ path: string; remove: () => Promise<void> } | undefined> {
+  const setsid = setsidCommand();
+  if (setsid === undefined) return undefined;
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-dev-server-'));
+  const script = path.join(directory, 'temporal');
+  const quote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
+  await writeFile(script, `#!/bin/sh\nexec ${quote(setsid)} ${quote(binary)} "$@"\n`);
+  await chmod(script, 0o755);
+  return { path: script, remove: () => rm(directory, { recursive: true, force: true }) };
 }

@@ -248,6 +248,7 @@ export class ApprovalBroker {
       reason,
       rememberRule: plan.rememberRule,
       requestedAt: new Date().toISOString(),
+      cwd,
     };
     if (this.#state.options.approvers !== undefined) request.approvers = [...this.#state.options.approvers];
     if (plan.approval?.preview !== undefined) request.preview = plan.approval.preview;

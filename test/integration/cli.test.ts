@@ -140,6 +140,8 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
       const listed = await runCli(['sessions'], baseEnv);
       expect(listed.stdout).toMatch(new RegExp(`${sessionId}\\s+running\\s+1\\s`));
       await waitFor(async () => run.output(), (text) => text.includes('b1 Bash: waiting for approval'), { what: 'run to show the wait', timeoutMs: 60_000 });
+      // The approve command on a line of its own, whole, ready to copy.
+      expect(run.output()).toContain(`\n  approve: switchyard approve ${request.requestId} --session ${sessionId}\n`);
 
       const approve = await runCli(['approve', request.requestId], baseEnv);
       expect(approve.stderr).toContain('allowed: Bash ($ echo approved > approved.txt && echo wrote it)');
@@ -227,7 +229,7 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
    * Starts `dev` on free ports with its own server, and a background Bash task through it. Returns the task's marker
    * (in its wrapper shell's command line) and what finds the server process (`start-dev --port N`).
    */
-  const devWithBackgroundTask = async (extra: string[], options: { viaShell?: boolean } = {}) => {
+  const devWithBackgroundTask = async (extra: string[], options: { viaShell?: boolean; ownGroup?: boolean } = {}) => {
     const port = await freePort();
     // The private HOME has no cached `temporal` binary: use the suite's.
     const env = { ...baseEnv, SWITCHYARD_TASK_QUEUE: uniqueName('tq-devbg'), npm_command: 'run-script', TEMPORAL_CLI_PATH: inject('temporalBinaryPath') };
@@ -260,6 +262,26 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
     expect(log).toContain('is gone: stopping as on SIGTERM');
     expect(log).toContain('stopped 1 background task(s) this worker started (the in-memory server forgets their sessions)');
     expect(log).toContain('dev server stopped');
+  });
+
+  it('Ctrl-C at the terminal of `npm start` (SIGINT to the whole group, twice: npm forwards it) stops the worker, then the server, the background tasks, and exits 0', { timeout: 900_000 }, async () => {
+    const { dev, marker, server } = await devWithBackgroundTask([], { ownGroup: true });
+    const group = dev.child.pid ?? 0;
+    // The server runs in a session of its own: the terminal's Ctrl-C does not reach it before dev stops its worker.
+    expect(await processesWith(server)).not.toEqual([]);
+    process.kill(-group, 'SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    process.kill(-group, 'SIGINT');
+    const { code } = await dev.exited;
+    const log = dev.output();
+    expect(log).not.toContain('again: exiting now');
+    expect(code, log).toBe(0);
+    const order = dev.logs().map((line) => line.msg);
+    expect(order.indexOf('worker stopped'), log).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf('worker stopped')).toBeLessThan(order.indexOf('dev server stopped'));
+    expect(log).not.toMatch(/Frontend is not healthy|UNAVAILABLE/);
+    await waitFor(() => processesWith(server), (left) => left.length === 0, { what: 'the server to stop', timeoutMs: 60_000 });
+    expect(await processesWith(marker)).toEqual([]);
   });
 
   it('`dev --db-file` stopped by SIGTERM keeps its background tasks running and says how to stop them', { timeout: 900_000 }, async () => {

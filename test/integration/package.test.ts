@@ -345,6 +345,17 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
     expect(stdout).toContain('Usage: switchyard <command>');
   });
 
+  it('`worker --tools tool.ts` without tsx beside it is a usage error that says what to install (not Node\'s "Unknown file extension")', async () => {
+    const module = path.join(project, 'my-tool.ts');
+    await writeFile(module, "export const nothing: number = 1;\n");
+    const failure = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['worker', '--tools', module], { cwd: project, timeout: 60_000 }).then(
+      () => undefined,
+      (error: { code: number | string; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stderr).toContain(`--tools ${module} is TypeScript, which Node runs only through tsx: install it beside your project (npm install --save-dev tsx) or pass the compiled .js file`);
+  });
+
   it('runs `switchyard dev` without the optional dependencies: JSON logs, and it says what to install', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_LOG_FORMAT: 'pretty', HOME: await scratchDir('switchyard-package-home-') };
     delete env.TEMPORAL_ADDRESS;

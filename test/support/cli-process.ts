@@ -30,11 +30,16 @@ export interface CliProcess {
  * Starts `switchyard <args>`; with `viaShell`, as npm runs a script: under `sh -c`, which stays the parent and passes
  * no signal on (`child` is then the shell).
  */
-export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, options: { viaShell?: boolean } = {}): CliProcess {
+/**
+ * `viaShell` starts it under `sh -c` (as npm does); `ownGroup` in a process group of its own (its pid is the group's id),
+ * so a test can signal the whole group as a terminal's Ctrl-C does.
+ */
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, options: { viaShell?: boolean; ownGroup?: boolean } = {}): CliProcess {
   const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
+  const spawnOptions = { env, stdio: ['ignore', 'pipe', 'pipe'] as Array<'ignore' | 'pipe'>, detached: options.ownGroup === true };
   const child = options.viaShell === true
-    ? spawn('sh', ['-c', `${[process.execPath, BIN, ...args].map(quote).join(' ')}; exit $?`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn('sh', ['-c', `${[process.execPath, BIN, ...args].map(quote).join(' ')}; exit $?`], spawnOptions)
+    : spawn(process.execPath, [BIN, ...args], spawnOptions);
   let stdout = '';
   let all = '';
   child.stdout?.on('data', (chunk: Buffer) => {

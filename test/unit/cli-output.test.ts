@@ -45,7 +45,7 @@ describe('`run` status lines', () => {
   const call = { id: 'b1', name: 'Bash', input: { command: 'npm test' } };
   it('says what a waiting call waits for and how to approve it', () => {
     const request = { requestId: 'req-1', turnId: 't', callId: 'b1', toolName: 'Bash', input: { command: 'npm test' }, inputDigest: 'd', requestedAt: new Date().toISOString() };
-    expect(statusLine(call, { kind: 'approval', request }, 's1', false)).toBe('b1 Bash: waiting for approval ($ npm test): switchyard approve req-1 --session s1');
+    expect(statusLine(call, { kind: 'approval', request }, 's1', false)).toBe('b1 Bash: waiting for approval ($ npm test)\n  approve: switchyard approve req-1 --session s1');
   });
   it('shows a running call\'s latest output line on a terminal only', () => {
     const progress = { callId: 'b1', toolName: 'Bash', turnId: 't', latestLine: 'PASS 12 tests', updatedAt: '', attempt: 1 };

@@ -21,6 +21,12 @@ describe('console rendering', () => {
     expect(shown).toContain('Clean up');
   });
 
+  it('shows the directory a Bash command would run in', () => {
+    const shown = renderInput({ toolName: 'Bash', input: { command: 'rm -rf build' }, cwd: '/home/ann/<project>' }).html;
+    expect(shown).toContain('<p class="cwd muted">in <code>/home/ann/&lt;project&gt;</code></p>');
+    expect(renderInput({ toolName: 'Bash', input: { command: 'ls' } }).html).not.toContain('class="cwd');
+  });
+
   it('colours an Edit preview as a diff and shows a WebFetch host', () => {
     const diff = renderInput({ toolName: 'Edit', input: { file_path: '/w/a.txt' }, preview: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new' }).html;
     expect(diff).toContain('<span class="del">-old\n</span>');

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { directoryBytes } from '../../artifacts/directory-bytes.js';
 import { BACKGROUND_TASK_DEFAULTS } from '../../contracts/background-tasks.js';
 import { BASH_LIMITS } from '../../contracts/defaults.js';
 import type { BackgroundTaskRecord, BackgroundTaskStatus } from '../../contracts/background-tasks.js';
@@ -82,6 +83,22 @@ function incompleteUtf8Tail(buffer: Buffer): number {
     return length > back ? back : 0;
   }
   return 0;
+}
+
+/** What `prune` removed (or would remove, on a dry run) and how many tasks it left. */
+export interface BackgroundPruneReport {
+  removed: Array<{ session: string; taskId: string; path: string; bytes: number; lastModified: Date }>;
+  /** Tasks left in place: running, or written within the age. */
+  kept: number;
+}
+
+/** A task's record as written, or undefined when it is missing or unreadable (a task being created). */
+async function readRecord(file: string): Promise<BackgroundTaskRecord | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as BackgroundTaskRecord;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -202,6 +219,42 @@ export class BackgroundTaskStore {
     }
     const records = await Promise.all(entries.filter((entry) => BackgroundTaskStore.isTaskId(entry)).map((entry) => this.get(sessionId, entry)));
     return records.filter((record): record is BackgroundTaskRecord => record !== undefined).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  }
+
+  /**
+   * Removes the tasks that have ended (exited or killed: never a running one) and were last written longer than
+   * `olderThanMs` ago, task by task, and a session's folder once it is empty. `dryRun` reports and removes nothing.
+   */
+  async prune(options: { olderThanMs: number; dryRun?: boolean; now?: Date }): Promise<BackgroundPruneReport> {
+    const cutoff = (options.now ?? new Date()).getTime() - options.olderThanMs;
+    const report: BackgroundPruneReport = { removed: [], kept: 0 };
+    let sessions: string[];
+    try {
+      sessions = (await readdir(this.root, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return report;
+      throw error;
+    }
+    for (const segment of sessions.sort()) {
+      const sessionDirectory = path.join(this.root, segment);
+      const taskIds = (await readdir(sessionDirectory).catch(() => [] as string[])).filter((entry) => BackgroundTaskStore.isTaskId(entry)).sort();
+      for (const taskId of taskIds) {
+        const directory = path.join(sessionDirectory, taskId);
+        const record = await readRecord(path.join(directory, RECORD_FILE));
+        const written = Math.max(...(await Promise.all([directory, path.join(directory, OUTPUT_FILE)].map((file) => stat(file).then((stats) => stats.mtimeMs, () => 0)))));
+        const ended = record !== undefined && (await this.state(record)).status !== 'running';
+        if (!ended || written > cutoff) {
+          report.kept += 1;
+          continue;
+        }
+        const bytes = await directoryBytes(directory);
+        if (options.dryRun !== true) await rm(directory, { recursive: true, force: true });
+        report.removed.push({ session: record.sessionId, taskId, path: directory, bytes, lastModified: new Date(written) });
+      }
+      // Only an empty folder goes: rmdir fails, harmlessly, when a task is left or has just been started.
+      if (options.dryRun !== true) await rmdir(sessionDirectory).catch(() => undefined);
+    }
+    return report;
   }
 
   /**
