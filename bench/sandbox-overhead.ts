@@ -7,10 +7,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bubblewrapAvailability } from '../src/sandbox/bubblewrap-availability.js';
-import { prepareSandboxLaunch } from '../src/sandbox/sandboxed-launch.js';
+import { bubblewrapAvailability } from '../src/tools/sandbox/bubblewrap-availability.js';
+import { prepareSandboxLaunch } from '../src/tools/sandbox/sandboxed-launch.js';
 import type { SandboxOptions } from '../src/contracts/session.js';
-import { bashTool } from '../src/tools/bash.js';
+import { bashTool } from '../src/tools/builtin/bash.js';
 import type { ToolExecutionContext } from '../src/tools/define-tool.js';
 import { stats } from './stats.js';
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The `switchyard` command. Installed from the package (no src/ there), it runs the built JavaScript in dist/ with
-// plain node. In a clone of the repository, it runs the TypeScript sources in src/client/cli.ts through tsx (a dev
+// plain node. In a clone of the repository, it runs the TypeScript sources in src/cli/main.ts through tsx (a dev
 // dependency), so an edit needs no rebuild; SWITCHYARD_USE_DIST=1 runs dist/ there too.
 import { existsSync } from 'node:fs';
 
-const sources = new URL('../src/client/cli.ts', import.meta.url);
-const built = new URL('../dist/client/cli.js', import.meta.url);
+const sources = new URL('../src/cli/main.ts', import.meta.url);
+const built = new URL('../dist/cli/main.js', import.meta.url);
 
 async function loadCli() {
   if (existsSync(sources) && process.env.SWITCHYARD_USE_DIST !== '1') {

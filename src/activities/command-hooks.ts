@@ -3,7 +3,7 @@
  * `hooks.ts`. The protocol is Claude Code's, so hook scripts written for Claude Code work unchanged:
  *
  * - The command runs through `/bin/sh -c` in the session directory, in its own process group, with the worker's
- *   environment minus what the environment policy drops (`src/tools/environment-policy.ts`: names that look like
+ *   environment minus what the environment policy drops (`src/tools/support/environment-policy.ts`: names that look like
  *   secrets), plus `SWITCHYARD_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (both the session directory).
  * - stdin is one JSON object: `session_id`, `transcript_path` (always `''`: there is no transcript file), `cwd`,
  *   `hook_event_name`, `tool_name`, `tool_input`, `tool_use_id`; PostToolUse adds `tool_response`, the tool's
@@ -25,7 +25,7 @@ import { z } from 'zod';
 import { HOOK_EVENT_NAMES, hookSettingsSchema, mergeHookSettings } from '../contracts/hook-settings.js';
 import type { CommandHookConfig, HookEventName, HookSettings } from '../contracts/hook-settings.js';
 import { trustedWorkspacesFromEnv } from '../config/environment.js';
-import { childEnvironment } from '../tools/environment-policy.js';
+import { childEnvironment } from '../tools/support/environment-policy.js';
 import type {
   HookRunContext,
   PermissionRequestHook,

@@ -26,7 +26,7 @@ import { texts } from '../contracts/texts.js';
 import type { CallPlan } from '../contracts/call-plan.js';
 import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import type { StoppedBackgroundTasks } from '../contracts/background-tasks.js';
-import { backgroundTaskStore } from '../tools/background-tasks.js';
+import { backgroundTaskStore } from '../tools/background/background-tasks.js';
 import { prepareCall } from './prepare-call.js';
 import type { PermissionRules } from '../contracts/session.js';
 import type { ApprovalEvaluator, EvaluationRequest, EvaluationResult } from '../contracts/policy.js';

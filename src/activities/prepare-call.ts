@@ -8,6 +8,7 @@ import { parseRule, ruleCoversTool } from '../contracts/permission-rules.js';
 import { texts } from '../contracts/texts.js';
 import type { Tool, ToolPrepareContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { SUBCOMMAND_TOOLS } from '../tools/shell/subcommand-tools.js';
 import { isInside } from '../tools/paths.js';
 import { hookMatches } from './hooks.js';
 import { computeFlags, lookupAndParse, rejected } from './plan-call.js';
@@ -169,9 +170,6 @@ function deniedAsAWhole(denyRules: readonly string[] | undefined, toolName: stri
     }
   });
 }
-
-/** Tools whose second word is a subcommand, so `allow_always` remembers `npm test`, not all of `npm`. */
-const SUBCOMMAND_TOOLS = new Set(['npm', 'npx', 'pnpm', 'yarn', 'bun', 'deno', 'git', 'gh', 'cargo', 'go', 'docker', 'kubectl', 'make', 'pip', 'pip3', 'poetry', 'uv']);
 
 /** The rule an `allow_always` answer remembers (see `ToolDefinition.rememberRule`). */
 export function rememberRuleFor(tool: Tool, input: unknown, ruleContent: string | undefined): string {

@@ -1,7 +1,7 @@
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { ContentBlock } from '../contracts/tool-result.js';
 import type { ToolOutputImage } from '../tools/define-tool.js';
-import { detectImageMediaType } from '../tools/image-media-type.js';
+import { detectImageMediaType } from '../tools/support/image-media-type.js';
 
 export type ImageBlock = Extract<ContentBlock, { type: 'image' }>;
 

@@ -115,9 +115,12 @@ export class SwitchyardClient {
 
   /**
    * Runs a turn, starting the session first if it does not exist yet (update-with-start), so an agent loop needs
-   * a single call per model reply.
+   * a single call per model reply. A request over the size limit is refused before anything is sent, as by
+   * `SessionHandle.executeTurn`.
    */
   async executeTurnWithStart(sessionId: string, request: { turnId: string; calls: ToolCall[] }, options: SessionOptions = {}): Promise<TurnResult> {
+    const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
+    if (oversize !== undefined) throw new Error(`executeTurnWithStart "${request.turnId}" was not sent: ${oversize}`);
     const startOperation = new WithStartWorkflowOperation(toolSessionWorkflowType, {
       workflowId: sessionId,
       taskQueue: this.taskQueue,

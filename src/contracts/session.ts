@@ -23,7 +23,7 @@ export type SandboxMode = (typeof sandboxModes)[number];
 
 /**
  * The OS sandbox of every process a session's calls start (Bash, background tasks); see SECURITY.md and
- * `src/sandbox/`. Paths are absolute, `~/…`, or relative to cwd; `denyRead` takes the patterns of `Read(...)` rules.
+ * `src/tools/sandbox/`. Paths are absolute, `~/…`, or relative to cwd; `denyRead` takes the patterns of `Read(...)` rules.
  */
 export const sandboxOptionsSchema = z.strictObject({
   /** `auto` (default; worker env `SWITCHYARD_SANDBOX`): sandbox where the worker can, run unsandboxed (loudly) where it cannot; `required`: a call that cannot be sandboxed fails with `sandbox_unavailable`; `off`: no sandbox. */

@@ -49,7 +49,7 @@ export interface ToolPrepareContext {
    * names, so one read confinement holds for every reading tool.
    */
   denyRules: readonly string[];
-  /** The session's sandbox options as given (`SessionOptions.sandbox`); see `src/sandbox/`. */
+  /** The session's sandbox options as given (`SessionOptions.sandbox`); see `src/tools/sandbox/`. */
   sandbox?: SandboxOptions;
 }
 

@@ -12,7 +12,7 @@ import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
 import { dataDirFromEnv, resolveConnection, sessionDiskBytesFromEnv, switchFromEnv, userSettingsDirFromEnv, workerRoleFromEnv } from '../config/environment.js';
 import { sessionDiskQuota } from '../artifacts/session-disk.js';
 import type { WorkerRole } from '../config/environment.js';
-import { probeSandboxStartupLine } from '../sandbox/sandbox-report.js';
+import { probeSandboxStartupLine } from '../tools/sandbox/sandbox-report.js';
 import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stageOf } from './telemetry.js';
 import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';

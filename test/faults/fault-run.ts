@@ -19,7 +19,7 @@ import { awaitResultsUpdate } from '../../src/contracts/messages.js';
 import type { ToolCall } from '../../src/contracts/tool-call.js';
 import type { ToolResult } from '../../src/contracts/tool-result.js';
 import { startDevServer } from '../../src/server/dev-server.js';
-import { BackgroundTaskStore } from '../../src/tools/background-task-store.js';
+import { BackgroundTaskStore } from '../../src/tools/background/background-task-store.js';
 import type { DevServer } from '../../src/server/dev-server.js';
 import { scratchDir } from '../support/scratch.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { BackgroundTaskRecord, BackgroundTaskView } from '../../src/contracts/background-tasks.js';
 import type { SessionEvent } from '../../src/contracts/events.js';
-import { BackgroundTaskStore } from '../../src/tools/background-task-store.js';
+import { BackgroundTaskStore } from '../../src/tools/background/background-task-store.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { runCli } from '../support/cli-process.js';
 import { createHarness, scratchDir } from '../support/harness.js';

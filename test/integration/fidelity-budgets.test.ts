@@ -5,8 +5,8 @@ import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
 import type { ArtifactPutOptions, StoredArtifact } from '../../src/contracts/artifact-store.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../../src/contracts/defaults.js';
 import type { SessionEvent } from '../../src/contracts/events.js';
-import { bashTool } from '../../src/tools/bash.js';
-import { readTool } from '../../src/tools/read.js';
+import { bashTool } from '../../src/tools/builtin/bash.js';
+import { readTool } from '../../src/tools/builtin/read.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 

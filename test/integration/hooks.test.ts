@@ -87,7 +87,7 @@ describe('Claude Code command hooks from settings files and session options (rea
   it('runs an existing Claude Code hook script unchanged: it blocks rm -rf in Bash', async () => {
     const { mkdir, writeFile, chmod } = await import('node:fs/promises');
     const path = await import('node:path');
-    const { bashTool } = await import('../../src/tools/bash.js');
+    const { bashTool } = await import('../../src/tools/builtin/bash.js');
     const cwd = await scratchDir();
     // A typical Claude Code PreToolUse hook: reads the event on stdin, exits 2 with a reason on stderr.
     await mkdir(path.join(cwd, '.claude', 'hooks'), { recursive: true });
@@ -133,7 +133,7 @@ describe('command hook decisions through a turn (real scripts)', () => {
   it('rewrites input (validated again), stops the turn with continue:false, and never allows when a hook hangs', async () => {
     const { mkdir, writeFile, chmod } = await import('node:fs/promises');
     const path = await import('node:path');
-    const { bashTool } = await import('../../src/tools/bash.js');
+    const { bashTool } = await import('../../src/tools/builtin/bash.js');
     const cwd = await scratchDir();
     const hooksDir = path.join(cwd, 'hooks');
     await mkdir(hooksDir);

@@ -7,8 +7,8 @@ import { toAnthropicToolResultsWithImages, toOpenAIMessagesWithImages } from 'te
 import { LIMITS } from '../../src/contracts/defaults.js';
 import type { ContentBlock, ToolResult } from '../../src/contracts/tool-result.js';
 import { builtinTools } from '../../src/tools/builtin.js';
-import { connectMcpTools, mcpServersFromConfig } from '../../src/tools/mcp.js';
-import type { McpTool } from '../../src/tools/mcp.js';
+import { connectMcpTools, mcpServersFromConfig } from '../../src/tools/mcp/mcp.js';
+import type { McpTool } from '../../src/tools/mcp/mcp.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';

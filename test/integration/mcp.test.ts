@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcpTools, mcpServersFromConfig } from '../../src/tools/mcp.js';
-import type { McpTool } from '../../src/tools/mcp.js';
-import { readTool } from '../../src/tools/read.js';
+import { connectMcpTools, mcpServersFromConfig } from '../../src/tools/mcp/mcp.js';
+import type { McpTool } from '../../src/tools/mcp/mcp.js';
+import { readTool } from '../../src/tools/builtin/read.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 

@@ -37,7 +37,7 @@ const shout = defineTool({
     return input.text.toUpperCase() + '!';
   },
 });
-const internal = await import('temporal-switchyard/dist/tools/bash.js').then(() => 'importable', (error) => error.code);
+const internal = await import('temporal-switchyard/dist/tools/builtin/bash.js').then(() => 'importable', (error) => error.code);
 const connection = await NativeConnection.connect({ address });
 const started = Date.now();
 const worker = await createSwitchyardWorker({ connection, namespace, taskQueue, tools: [...builtinTools(), shout], dataDir, userSettingsDir: false });

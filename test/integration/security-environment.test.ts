@@ -2,7 +2,7 @@ import { access, mkdir, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
-import { bashTool } from '../../src/tools/bash.js';
+import { bashTool } from '../../src/tools/builtin/bash.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait-for.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ToolUseError, defineTool } from '../../src/tools/define-tool.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { pathEscapeReason, resolveToolPath } from '../../src/tools/paths.js';
-import { readTool } from '../../src/tools/read.js';
+import { readTool } from '../../src/tools/builtin/read.js';
 
 /**
  * Tools with the flags the grouping examples assume (docs/SEMANTICS.md, Grouping), implemented small so the

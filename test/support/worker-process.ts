@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { builtinTools } from '../../src/tools/builtin.js';
-import { connectMcpTools, mcpServersFromConfig } from '../../src/tools/mcp.js';
+import { connectMcpTools, mcpServersFromConfig } from '../../src/tools/mcp/mcp.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bashTool } from '../../src/tools/bash.js';
+import { bashTool } from '../../src/tools/builtin/bash.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';

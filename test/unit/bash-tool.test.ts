@@ -2,7 +2,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BASH_LIMITS, RESULT_BUDGETS } from '../../src/contracts/defaults.js';
-import { bashTool } from '../../src/tools/bash.js';
+import { bashTool } from '../../src/tools/builtin/bash.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeError, isUnreachable } from '../../src/client/cli/common.js';
-import { statusLine } from '../../src/client/cli/run-command.js';
-import { firstTurnHint } from '../../src/client/cli/worker-commands.js';
+import { describeError, isUnreachable } from '../../src/cli/common.js';
+import { statusLine } from '../../src/cli/run-command.js';
+import { firstTurnHint } from '../../src/cli/worker-commands.js';
 import { scratchDir } from '../support/scratch.js';
 
 describe('the first-turn hint `switchyard dev` prints last', () => {

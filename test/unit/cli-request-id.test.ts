@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findRequest } from '../../src/client/cli/session-commands.js';
+import { findRequest } from '../../src/cli/session-commands.js';
 
 const requests = [
   { requestId: '5f0c2a77-1111-4222-8333-444455556666', sessionId: 'walk' },

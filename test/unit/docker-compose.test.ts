@@ -221,9 +221,9 @@ describe('docker-compose.yml', () => {
 
   it('runs a worker command that exists: bin/switchyard.js and the CLI\'s worker case', () => {
     expect(existsSync(path.join(repoRoot, 'bin/switchyard.js'))).toBe(true);
-    // The image has no src/: bin/switchyard.js runs the built dist/client/cli.js, which the Dockerfile copies.
-    expect(readRepoFile('bin/switchyard.js')).toContain('dist/client/cli.js');
-    expect(readRepoFile('src/client/cli.ts')).toMatch(/^  worker: /m);
+    // The image has no src/: bin/switchyard.js runs the built dist/cli/main.js, which the Dockerfile copies.
+    expect(readRepoFile('bin/switchyard.js')).toContain('dist/cli/main.js');
+    expect(readRepoFile('src/cli/main.ts')).toMatch(/^  worker: /m);
   });
 
   it('points the worker at the temporal service, default namespace and switchyard task queue', () => {

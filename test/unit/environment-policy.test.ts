@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childEnvironment, environmentPolicyFromEnv, isVariableAllowed, SECRET_NAME_PATTERNS } from '../../src/tools/environment-policy.js';
+import { childEnvironment, environmentPolicyFromEnv, isVariableAllowed, SECRET_NAME_PATTERNS } from '../../src/tools/support/environment-policy.js';
 
 const none = { include: [], exclude: [] };
 

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from 'node
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
-import { main } from '../../src/client/cli.js';
+import { main } from '../../src/cli/main.js';
 import { ARTIFACT_RETENTION } from '../../src/contracts/defaults.js';
 import { scratchDir } from '../support/scratch.js';
 

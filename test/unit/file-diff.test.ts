@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DISPLAY_LIMITS } from '../../src/contracts/defaults.js';
-import { createFileDiff, formatFileDiff, MAX_EDIT_LENGTH, NO_NEWLINE_MARKER, type FileDiffDisplay } from '../../src/tools/file-diff.js';
+import { createFileDiff, formatFileDiff, MAX_EDIT_LENGTH, NO_NEWLINE_MARKER, type FileDiffDisplay } from '../../src/tools/support/file-diff.js';
 
 const text = (lines: string[]) => lines.map((line) => `${line}\n`).join('');
 const numbered = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`);

@@ -2,10 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolOutput } from '../../src/tools/define-tool.js';
-import { bashTool } from '../../src/tools/bash.js';
-import { editTool } from '../../src/tools/edit.js';
-import { outputFromUpdatedMcpOutput } from '../../src/tools/mcp.js';
-import { writeTool } from '../../src/tools/write.js';
+import { bashTool } from '../../src/tools/builtin/bash.js';
+import { editTool } from '../../src/tools/builtin/edit.js';
+import { outputFromUpdatedMcpOutput } from '../../src/tools/mcp/mcp.js';
+import { writeTool } from '../../src/tools/builtin/write.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
 

@@ -10,7 +10,7 @@ import {
   toOpenAIToolMessages,
 } from 'temporal-switchyard';
 import type { ToolResult } from '../../src/contracts/tool-result.js';
-import { readTool } from '../../src/tools/read.js';
+import { readTool } from '../../src/tools/builtin/read.js';
 
 const result = (callId: string, isError: boolean): ToolResult => ({
   callId,

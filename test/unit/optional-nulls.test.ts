@@ -61,3 +61,56 @@ describe('dropOptionalNulls with an MCP tool schema', () => {
     expect(input).toEqual(copy);
   });
 });
+
+// optional-nulls.ts walks a zod schema through zod's internal definition (`schema._zod.def`: `type`, and `innerType`,
+// `in`, `element` or `shape`), which is not zod's public API. These tests pin that shape: if a zod upgrade changes
+// it, they fail here rather than letting strict-mode nulls through to validation.
+describe('the zod definition shape dropOptionalNulls reads', () => {
+  const definitionOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+  const inner = z.object({ keep: z.string(), drop: z.string().optional() });
+
+  it('names each wrapper and the schema it wraps as optional-nulls.ts expects', () => {
+    const wrappers: Array<[string, z.ZodType]> = [
+      ['optional', inner.optional()],
+      ['nullable', inner.nullable()],
+      ['default', inner.default({ keep: 'k' })],
+      ['prefault', inner.prefault({ keep: 'k' })],
+      ['readonly', inner.readonly()],
+      ['catch', inner.catch({ keep: 'k' })],
+      ['nonoptional', inner.optional().nonoptional()],
+    ];
+    for (const [type, schema] of wrappers) {
+      const definition = definitionOf(schema);
+      expect(definition.type, type).toBe(type);
+      // nonoptional wraps the optional, which wraps the object.
+      const wrapped = type === 'nonoptional' ? definitionOf(definition.innerType as z.ZodType).innerType : definition.innerType;
+      expect(wrapped, type).toBe(inner);
+    }
+    const piped = inner.transform((value) => value);
+    expect(definitionOf(piped).type).toBe('pipe');
+    expect(definitionOf(piped).in).toBe(inner);
+    const array = z.array(inner);
+    expect(definitionOf(array).type).toBe('array');
+    expect(definitionOf(array).element).toBe(inner);
+    expect(definitionOf(inner).type).toBe('object');
+    expect(definitionOf(inner).shape).toBe(inner.shape);
+  });
+
+  it('drops a null for an optional field through every wrapper, a pipe and an array', () => {
+    const schemas: z.ZodType[] = [
+      inner.optional(),
+      inner.nullable(),
+      inner.default({ keep: 'k' }),
+      inner.prefault({ keep: 'k' }),
+      inner.readonly(),
+      inner.catch({ keep: 'k' }),
+      inner.optional().nonoptional(),
+      inner.transform((value) => value),
+    ];
+    for (const schema of schemas) {
+      expect(dropOptionalNulls({ schema, input: { keep: 'k', drop: null } }), definitionOf(schema).type as string).toEqual({ keep: 'k' });
+    }
+    expect(dropOptionalNulls({ schema: z.array(inner), input: [{ keep: 'k', drop: null }] })).toEqual([{ keep: 'k' }]);
+    expect(dropOptionalNulls({ schema: z.object({ nested: inner }), input: { nested: { keep: 'k', drop: null } } })).toEqual({ nested: { keep: 'k' } });
+  });
+});

@@ -9,9 +9,9 @@ import { groupCalls } from '../../src/contracts/group-calls.js';
 import { neutralizeEnvelopes } from '../../src/contracts/texts.js';
 import { oversizeRequestReason } from '../../src/contracts/tool-call.js';
 import { builtinTools } from '../../src/tools/builtin.js';
-import { mcpArgumentsValidator } from '../../src/tools/mcp.js';
-import type { McpConnection } from '../../src/tools/mcp.js';
-import { BoundedReadBuffer } from '../../src/tools/mcp-read-buffer.js';
+import { mcpArgumentsValidator } from '../../src/tools/mcp/mcp.js';
+import type { McpConnection } from '../../src/tools/mcp/mcp.js';
+import { BoundedReadBuffer } from '../../src/tools/mcp/mcp-read-buffer.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
 const KB = 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policyCommand, summariseShadow } from '../../src/client/cli/policy-commands.js';
+import { policyCommand, summariseShadow } from '../../src/cli/policy-commands.js';
 import type { SessionEvent } from '../../src/contracts/events.js';
 
 const shadow = (callId: string, enforced: 'allow' | 'ask' | 'deny', shadowBehavior: 'allow' | 'ask' | 'deny'): SessionEvent => ({

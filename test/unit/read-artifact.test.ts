@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FileArtifactStore, pathSegment } from '../../src/artifacts/file-artifact-store.js';
-import { artifactReferenceProblem, isArtifactReference, openArtifact } from '../../src/tools/read-artifact.js';
+import { artifactReferenceProblem, isArtifactReference, openArtifact } from '../../src/tools/builtin/read-artifact.js';
 import { scratchDir } from '../support/scratch.js';
 
 describe('Read of an artifact reference', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
-import { readTool } from '../../src/tools/read.js';
+import { readTool } from '../../src/tools/builtin/read.js';
 import type { ToolOutput } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { scratchDir } from '../support/scratch.js';

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { describe, expect, it, vi } from 'vitest';
+import { SwitchyardClient } from '../../src/client/switchyard-client.js';
+import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { MAX_TURN_REQUEST_BYTES, PAYLOAD_LIMITS } from '../../src/contracts/defaults.js';
 import { oversizeRequestReason } from '../../src/contracts/tool-call.js';
 import { utf8Length } from '../../src/contracts/utf8-length.js';
@@ -27,5 +30,32 @@ describe('request size limit (pure, used by the update validators and the client
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(oversizeRequestReason([{ id: 'a', name: 'Sleep', input: cyclic }], MAX_TURN_REQUEST_BYTES)).toMatch(/cannot be serialized/);
+  });
+});
+
+describe('the client refuses an oversized turn before sending it', () => {
+  /** A client whose Temporal side records what would be sent, and sends nothing. */
+  function recordingClient() {
+    const executeUpdate = vi.fn(() => Promise.resolve({ results: [] }));
+    const executeUpdateWithStart = vi.fn(() => Promise.resolve({ results: [] }));
+    const client = { workflow: { executeUpdateWithStart, getHandle: (workflowId: string) => ({ workflowId, executeUpdate }) } } as unknown as Client;
+    return { switchyard: new SwitchyardClient({ client, artifacts: {} as ArtifactStore }), executeUpdate, executeUpdateWithStart };
+  }
+  const oversized = { turnId: 't-big', calls: [{ id: 'a', name: 'Sleep', input: { label: 'x'.repeat(MAX_TURN_REQUEST_BYTES) } }] };
+  const reason = oversizeRequestReason(oversized.calls, MAX_TURN_REQUEST_BYTES);
+
+  it('executeTurnWithStart, with the same reason as executeTurn', async () => {
+    const { switchyard, executeUpdate, executeUpdateWithStart } = recordingClient();
+    expect(reason).toMatch(/over the .*-byte limit per/);
+    await expect(switchyard.executeTurnWithStart('s', oversized)).rejects.toThrow(`executeTurnWithStart "t-big" was not sent: ${reason}`);
+    await expect(switchyard.session('s').executeTurn(oversized)).rejects.toThrow(`executeTurn "t-big" was not sent: ${reason}`);
+    expect(executeUpdateWithStart).not.toHaveBeenCalled();
+    expect(executeUpdate).not.toHaveBeenCalled();
+  });
+
+  it('sends a turn within the limit', async () => {
+    const { switchyard, executeUpdateWithStart } = recordingClient();
+    await switchyard.executeTurnWithStart('s', { turnId: 't', calls: [{ id: 'a', name: 'Sleep', input: { ms: 1 } }] });
+    expect(executeUpdateWithStart).toHaveBeenCalledTimes(1);
   });
 });

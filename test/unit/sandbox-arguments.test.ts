@@ -1,14 +1,14 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bubblewrapArguments, cgroupLimitedCommand, limitedCommand } from '../../src/sandbox/bubblewrap-arguments.js';
-import type { BubblewrapPlan } from '../../src/sandbox/bubblewrap-arguments.js';
-import { isHostAllowed, proxyDestination } from '../../src/sandbox/domain-proxy.js';
-import { effectiveSandboxMode } from '../../src/sandbox/sandboxed-launch.js';
-import { SANDBOX_LIMIT_DEFAULTS, sandboxLimitsFromEnv } from '../../src/sandbox/sandbox-limits.js';
-import { sandboxPaths } from '../../src/sandbox/sandbox-paths.js';
-import { sandboxStartupLine } from '../../src/sandbox/sandbox-report.js';
-import { BackgroundTaskStore } from '../../src/tools/background-task-store.js';
+import { bubblewrapArguments, cgroupLimitedCommand, limitedCommand } from '../../src/tools/sandbox/bubblewrap-arguments.js';
+import type { BubblewrapPlan } from '../../src/tools/sandbox/bubblewrap-arguments.js';
+import { isHostAllowed, proxyDestination } from '../../src/tools/sandbox/domain-proxy.js';
+import { effectiveSandboxMode } from '../../src/tools/sandbox/sandboxed-launch.js';
+import { SANDBOX_LIMIT_DEFAULTS, sandboxLimitsFromEnv } from '../../src/tools/sandbox/sandbox-limits.js';
+import { sandboxPaths } from '../../src/tools/sandbox/sandbox-paths.js';
+import { sandboxStartupLine } from '../../src/tools/sandbox/sandbox-report.js';
+import { BackgroundTaskStore } from '../../src/tools/background/background-task-store.js';
 import { scratchDir } from '../support/scratch.js';
 
 const plan = (overrides: Partial<BubblewrapPlan> = {}): BubblewrapPlan => ({

@@ -5,8 +5,8 @@ import { FileArtifactStore } from '../../src/artifacts/file-artifact-store.js';
 import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { cutUtf8, serializeOutput } from '../../src/activities/serialize-output.js';
 import type { ResultBudget } from '../../src/tools/define-tool.js';
-import { bashTool } from '../../src/tools/bash.js';
-import { readTool } from '../../src/tools/read.js';
+import { bashTool } from '../../src/tools/builtin/bash.js';
+import { readTool } from '../../src/tools/builtin/read.js';
 import { scratchDir } from '../support/scratch.js';
 
 const tool = (budget?: ResultBudget) => ({ name: 'X', ...(budget === undefined ? {} : { resultBudget: budget }) });

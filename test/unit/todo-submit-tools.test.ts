@@ -3,8 +3,8 @@ import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { submitResultTool } from '../../src/tools/submit-result.js';
-import { todoWriteTool } from '../../src/tools/todo-write.js';
+import { submitResultTool } from '../../src/tools/builtin/submit-result.js';
+import { todoWriteTool } from '../../src/tools/builtin/todo-write.js';
 import { toolContext } from '../support/tool-context.js';
 
 const registry = new ToolRegistry([todoWriteTool, submitResultTool]);

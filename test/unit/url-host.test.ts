@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalHost, canonicalUrl, classifyHost, resolvedAddressRefusal } from '../../src/tools/url-host.js';
-import type { HostClass } from '../../src/tools/url-host.js';
+import { canonicalHost, canonicalUrl, classifyHost, resolvedAddressRefusal } from '../../src/tools/builtin/url-host.js';
+import type { HostClass } from '../../src/tools/builtin/url-host.js';
 
 describe('canonicalUrl', () => {
   // The WHATWG parser (Node's URL) already lowercases names and rewrites every IPv4 spelling to dotted decimal;

@@ -4,7 +4,7 @@ import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import { parseRule } from '../../src/contracts/permission-rules.js';
 import type { PermissionMode } from '../../src/contracts/session.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { webFetchTool } from '../../src/tools/web-fetch.js';
+import { webFetchTool } from '../../src/tools/builtin/web-fetch.js';
 import { decidePermission } from '../../src/workflows/decide-permission.js';
 import { ready } from '../support/tool-plans.js';
 

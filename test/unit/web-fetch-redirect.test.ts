@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createWebFetchTool, webFetchTool } from '../../src/tools/web-fetch.js';
+import { createWebFetchTool, webFetchTool } from '../../src/tools/builtin/web-fetch.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
 

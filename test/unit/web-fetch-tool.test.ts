@@ -7,7 +7,7 @@ import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { WEB_FETCH_MARKDOWN_TIMEOUT_MS, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_MAX_HTML_CHARS, createWebFetchTool, webFetchTool } from '../../src/tools/web-fetch.js';
+import { WEB_FETCH_MARKDOWN_TIMEOUT_MS, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_MAX_HTML_CHARS, createWebFetchTool, webFetchTool } from '../../src/tools/builtin/web-fetch.js';
 import { toolContext } from '../support/tool-context.js';
 
 const registry = new ToolRegistry([webFetchTool]);

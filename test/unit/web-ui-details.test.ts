@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sessionStartMetadata } from '../../src/client/session-metadata.js';
 import type { ApprovalRequest } from '../../src/contracts/approval.js';
-import { bashTool } from '../../src/tools/bash.js';
+import { bashTool } from '../../src/tools/builtin/bash.js';
 import { CURRENT_DETAILS_LIMITS, describeInput, renderCurrentDetails } from '../../src/workflows/details.js';
 
 const identity = { sessionId: 's-1', cwd: '/work/demo', permissionMode: undefined };

@@ -44,7 +44,7 @@ function withoutSchemaKeyword(node: unknown): unknown {
  * fresh copy without `$schema`, so an adapter that changes it never changes what Switchyard validates with.
  */
 export function toolInputJsonSchema(tool: Tool): JsonSchema {
-  // Read directly (not through tools/mcp.ts) so the client never loads the MCP SDK.
+  // Read directly (not through tools/mcp/mcp.ts) so the client never loads the MCP SDK.
   const mcpSchema = (tool as Tool & { mcpInputSchema?: unknown }).mcpInputSchema;
   const schema = isRecord(mcpSchema) ? mcpSchema : z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' });
   return withoutSchemaKeyword(structuredClone(schema)) as JsonSchema;

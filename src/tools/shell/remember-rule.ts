@@ -11,8 +11,8 @@
 
 import { RUNNERS, SHELLS, WRAPPERS, analyse } from './command-facts.js';
 import type { AnalysedPart } from './command-facts.js';
+import { SUBCOMMAND_TOOLS } from './subcommand-tools.js';
 
-const SUBCOMMAND_TOOLS = new Set(['npm', 'npx', 'pnpm', 'yarn', 'bun', 'deno', 'git', 'gh', 'cargo', 'go', 'docker', 'kubectl', 'make', 'pip', 'pip3', 'poetry', 'uv', 'pipx']);
 /** `tool run <script>`: the script name is part of the remembered prefix. */
 const RUN_SCRIPT = new Set(['npm run', 'npm run-script', 'pnpm run', 'yarn run', 'bun run', 'uv run', 'poetry run', 'pipx run', 'deno task']);
 /** Subcommands that run arbitrary code or packages named by their arguments: remembered exactly. */

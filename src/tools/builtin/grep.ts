@@ -1,0 +1,257 @@
+/**
+ * `Grep { pattern, path?, glob?, output_mode?, -i?, -n? }`: a regular expression in ripgrep's syntax searched line by
+ * line in the files under a directory, or in one file (Claude Code's Grep, without ripgrep).
+ *
+ * Decisions:
+ * - The pattern is ripgrep's default regex syntax (`-i` ignores case), matched by re2js in time linear in the line,
+ *   so no pattern can hang the worker; look-ahead and backreferences are refused with a message saying so (see
+ *   `grep-pattern.ts` for the engine choice and the translation). Each line (`\n`-separated, a trailing `\r` removed)
+ *   is tested on its own.
+ * - `path` (default cwd) may be a directory or a file, confined like Glob's search directory (a rule
+ *   `Grep(/tmp/xyz/**)` also allows `/tmp/xyz`). The walk is Glob's `walkFiles` (tinyglobby): `.git` never
+ *   entered, files that `.gitignore` excludes and `node_modules` skipped unless `include_ignored` is true, symlinks
+ *   neither followed nor searched, files a `Read(...)` deny rule names skipped (a denied file given as `path` is an
+ *   error); hidden files are searched.
+ * - `glob` filters the walked files (Glob's dialect, `contracts/glob-match.ts`): a glob without `/` is matched against
+ *   the file name (`*.ts`), one with `/` against the path relative to `path` (`src/**\/*.ts`); several globs may be separated by spaces, and a leading
+ *   `!` excludes. A file given as `path` is searched whatever `glob` says.
+ * - Files are streamed in 64 KB chunks and split at `\n` without re-scanning (`text-lines.ts`); a file with a NUL
+ *   byte in its first 8 KB is binary and skipped silently. A line longer than `LIMITS.grepMaxLineChars`, or than
+ *   `LIMITS.grepLineWork` / the pattern's program size, is not searched (one note counts them), which bounds both the
+ *   memory of one line and the time one match holds the event loop. `context.signal` is checked at every directory
+ *   and every chunk.
+ * - Output paths are absolute. `content`: `path:line` (`path:lineNo:line` with `-n`), lines cut at
+ *   {@link MAX_LINE_CHARS} characters, in walk order; `count`: `path:count` of matching lines, in walk order;
+ *   `files_with_matches`: paths, newest modification time first. At most {@link MAX_GREP_RESULT_LINES} lines,
+ *   then the search stops with a note.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
+import type { ValidationOutcome } from '../define-tool.js';
+import { GlobSyntaxError, compileGlob } from '../../contracts/glob-match.js';
+import { checkSearchPath, walkFiles } from './glob.js';
+import type { WalkedFile } from './glob.js';
+import { compileGrepPattern } from './grep-pattern.js';
+import type { LinePattern } from './grep-pattern.js';
+import { resolveLimit } from '../limits.js';
+import { realPathFacts, resolveToolPath } from '../paths.js';
+import { createReadDenyFilter } from '../support/read-deny.js';
+import type { ReadDenyFilter } from '../support/read-deny.js';
+import { NotARegularFileError, detachString, openRegularFile, scanTextLines } from '../support/text-lines.js';
+
+/** Largest number of result lines before the search stops. */
+export const MAX_GREP_RESULT_LINES = 10_000;
+
+/** Characters of a matching line shown in `content` mode. */
+export const MAX_LINE_CHARS = 500;
+
+export const GREP_TRUNCATED_NOTE = `(Results are truncated at ${MAX_GREP_RESULT_LINES} lines. Consider using a more specific path, glob or pattern.)`;
+
+const grepInputSchema = z.strictObject({
+  pattern: z.string().min(1).describe("Regular expression in ripgrep's syntax to search file contents for, line by line"),
+  path: z.string().min(1).optional().describe('File or directory to search, absolute (inside cwd) or relative to cwd (default: cwd)'),
+  glob: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Only search files matching this glob: "*.ts" matches file names, "src/**/*.{ts,tsx}" paths under path; separate several with spaces, prefix "!" to exclude'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe('"content": matching lines; "files_with_matches": paths of matching files (default); "count": matching lines per file'),
+  '-i': z.boolean().optional().describe('Case-insensitive search'),
+  '-n': z.boolean().optional().describe('Prefix matching lines with their line numbers (content mode)'),
+  include_ignored: z.boolean().optional().describe('Also search files that .gitignore excludes and files under node_modules (default: false)'),
+});
+
+type GrepInput = z.infer<typeof grepInputSchema>;
+
+/** The pattern of a Grep call, compiled under the worker's limits. */
+function compileCallPattern(input: GrepInput): ReturnType<typeof compileGrepPattern> {
+  return compileGrepPattern({ pattern: input.pattern, ignoreCase: input['-i'] === true, maxPatternChars: resolveLimit('grepMaxPatternChars') });
+}
+
+/** A predicate over walked files from Grep's `glob` (see the module comment), or undefined when there is none. */
+export function compileGlobFilter(glob: string | undefined): ((file: WalkedFile) => boolean) | undefined {
+  const globs = (glob ?? '').split(/\s+/).filter((text) => text !== '');
+  if (globs.length === 0) return undefined;
+  const compiled = globs.map((text) => {
+    const exclude = text.startsWith('!');
+    const pattern = exclude ? text.slice(1) : text;
+    return { exclude, byPath: pattern.includes('/'), matcher: compileGlob(pattern.replace(/^(?:\.\/)+/, '')) };
+  });
+  const includes = compiled.filter((entry) => !entry.exclude);
+  const excludes = compiled.filter((entry) => entry.exclude);
+  const test = (entry: (typeof compiled)[number], file: WalkedFile) => entry.matcher.test(entry.byPath ? file.relativePath : path.posix.basename(file.relativePath));
+  return (file) => (includes.length === 0 || includes.some((entry) => test(entry, file))) && !excludes.some((entry) => test(entry, file));
+}
+
+/** Lines of one file that matched, and lines too long to search. */
+interface FileScan {
+  matches: number;
+  skippedLines: number;
+}
+
+/**
+ * Tests each line of a file against `pattern`, calling `onMatch` for each match (`stop` ends the file). Lines over
+ * `maxLineChars` are not tested, only counted. Binary files and files that are no longer regular are skipped.
+ */
+async function scanFile(options: {
+  filePath: string;
+  pattern: LinePattern;
+  maxLineChars: number;
+  signal: AbortSignal;
+  onMatch: (line: string, lineNumber: number) => 'stop' | undefined;
+}): Promise<FileScan> {
+  const scan: FileScan = { matches: 0, skippedLines: 0 };
+  let handle;
+  try {
+    handle = await openRegularFile(options.filePath);
+  } catch (error) {
+    // Gone or swapped for something else since the walk met it: nothing to search.
+    if (error instanceof NotARegularFileError || (error as NodeJS.ErrnoException).code !== undefined) return scan;
+    throw error;
+  }
+  try {
+    await scanTextLines({
+      handle,
+      signal: options.signal,
+      keepChars: options.maxLineChars + 1,
+      visit: (line) => {
+        if (line.length > options.maxLineChars) {
+          scan.skippedLines++;
+          return undefined;
+        }
+        if (!options.pattern.test(line.text)) return undefined;
+        scan.matches++;
+        return options.onMatch(line.text, line.number);
+      },
+    });
+    return scan;
+  } finally {
+    await handle.close();
+  }
+}
+
+function cutLine(line: string): string {
+  return line.length > MAX_LINE_CHARS ? `${detachString(line.slice(0, MAX_LINE_CHARS))}… [line truncated]` : line;
+}
+
+async function* filesToSearch(options: { target: string; isDirectory: boolean; input: GrepInput; signal: AbortSignal; readDeny: ReadDenyFilter | undefined }): AsyncGenerator<WalkedFile> {
+  if (!options.isDirectory) {
+    yield { absolutePath: options.target, relativePath: path.basename(options.target) };
+    return;
+  }
+  const filter = compileGlobFilter(options.input.glob);
+  const walk = walkFiles(options.target, { signal: options.signal, readDeny: options.readDeny, includeIgnored: options.input.include_ignored === true });
+  for await (const file of walk) {
+    if (filter === undefined || filter(file)) yield file;
+  }
+}
+
+/** The note for lines that were too long to search. */
+function skippedLinesNote(skippedLines: number, maxLineChars: number): string {
+  const lines = skippedLines === 1 ? '1 line' : `${skippedLines} lines`;
+  return (
+    `(Not searched: ${lines} longer than ${maxLineChars} characters, the longest line this pattern may search ` +
+    '(SWITCHYARD_GREP_MAX_LINE_CHARS, SWITCHYARD_GREP_LINE_WORK). Read such a file with offset and limit.)'
+  );
+}
+
+export const grepTool = defineTool({
+  name: 'Grep',
+  aliases: ['search_file_content', 'grep'],
+  description:
+    "Searches file contents under a directory for a regular expression in ripgrep's syntax, line by line. Skips files that .gitignore excludes and node_modules unless include_ignored is true.",
+  inputSchema: grepInputSchema,
+  concurrentSafe: true,
+  readOnly: true,
+  sideEffectScope: 'none',
+  idempotent: true,
+  timeout: { defaultMs: TOOL_TIMEOUTS.other.defaultMs },
+  resultBudget: RESULT_BUDGETS.Grep,
+  ruleContent: (input) => input.path,
+  ruleKind: 'path',
+  summarize: (input) => (input.path === undefined ? input.pattern : `${input.pattern} in ${input.path}`),
+  resolveInput: (input, context) => ({ ...input, path: resolveToolPath(context.cwd, input.path ?? '.') }),
+  permissionFacts: (input, context) => realPathFacts(context.cwd, resolveToolPath(context.cwd, input.path ?? '.')),
+  async validateInput(input, context): Promise<ValidationOutcome> {
+    const compiled = compileCallPattern(input);
+    if (compiled.type === 'invalid') return { ok: false, message: compiled.message, errorCode: 'invalid_pattern' };
+    try {
+      compileGlobFilter(input.glob);
+    } catch (error) {
+      if (error instanceof GlobSyntaxError) return { ok: false, message: error.message, errorCode: 'invalid_glob' };
+      throw error;
+    }
+    const target = resolveToolPath(context.cwd, input.path ?? '.');
+    const escape = await checkSearchPath({ cwd: context.cwd, toolName: 'Grep', absolutePath: target, allowRules: context.allowRules });
+    if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
+    const info = await stat(target).catch(() => undefined);
+    if (info === undefined) return { ok: false, message: `Path does not exist: ${target}`, errorCode: 'not_found' };
+    if (!info.isDirectory() && !info.isFile()) return { ok: false, message: `${target} is neither a file nor a directory`, errorCode: 'not_a_file' };
+    return { ok: true };
+  },
+  async execute(input, context) {
+    const compiled = compileCallPattern(input);
+    if (compiled.type === 'invalid') throw new ToolUseError(compiled.message, 'invalid_pattern');
+    const pattern = compiled.pattern;
+    const target = resolveToolPath(context.cwd, input.path ?? '.');
+    const info = await stat(target).catch(() => undefined);
+    if (info === undefined) throw new ToolUseError(`Path does not exist: ${target}`, 'not_found');
+    if (!info.isDirectory() && !info.isFile()) throw new ToolUseError(`${target} is neither a file nor a directory`, 'not_a_file');
+    const readDeny = await createReadDenyFilter({ cwd: context.cwd, denyRules: context.denyRules });
+    if (readDeny !== undefined && info.isFile()) {
+      const rule = readDeny.deniedBy([target, await realpath(target).catch(() => target)]);
+      if (rule !== undefined) throw new ToolUseError(`Grep cannot search ${target}: reading it is denied by the rule ${rule}`, 'denied_by_rule');
+    }
+    // The longest line one match may take: bounded in memory, and in work for this pattern's program size.
+    const maxLineChars = Math.min(resolveLimit('grepMaxLineChars'), Math.floor(resolveLimit('grepLineWork') / Math.max(1, pattern.programSize)));
+    const mode = input.output_mode ?? 'files_with_matches';
+    const lineNumbers = input['-n'] === true;
+    const lines: string[] = [];
+    const matchedFiles: string[] = [];
+    let truncated = false;
+    let skippedLines = 0;
+    for await (const file of filesToSearch({ target, isDirectory: info.isDirectory(), input, signal: context.signal, readDeny })) {
+      context.signal.throwIfAborted();
+      const scan = await scanFile({
+        filePath: file.absolutePath,
+        pattern,
+        maxLineChars,
+        signal: context.signal,
+        onMatch: (line, lineNumber) => {
+          if (mode === 'files_with_matches') return 'stop';
+          if (mode === 'content') {
+            if (lines.length >= MAX_GREP_RESULT_LINES) {
+              truncated = true;
+              return 'stop';
+            }
+            lines.push(lineNumbers ? `${file.absolutePath}:${lineNumber}:${cutLine(line)}` : `${file.absolutePath}:${cutLine(line)}`);
+          }
+          return undefined;
+        },
+      });
+      skippedLines += scan.skippedLines;
+      if (scan.matches > 0 && mode === 'count') lines.push(`${file.absolutePath}:${scan.matches}`);
+      if (scan.matches > 0 && mode === 'files_with_matches') matchedFiles.push(file.absolutePath);
+      if (lines.length + matchedFiles.length > MAX_GREP_RESULT_LINES) {
+        truncated = true;
+        lines.length = Math.min(lines.length, MAX_GREP_RESULT_LINES);
+        matchedFiles.length = Math.min(matchedFiles.length, MAX_GREP_RESULT_LINES);
+      }
+      if (truncated) break;
+    }
+    if (mode === 'files_with_matches') {
+      const withTimes = await Promise.all(matchedFiles.map(async (file) => ({ file, mtimeMs: (await stat(file).catch(() => undefined))?.mtimeMs ?? 0 })));
+      withTimes.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+      lines.push(...withTimes.map((entry) => entry.file));
+    }
+    const notes = [...(truncated ? [GREP_TRUNCATED_NOTE] : []), ...(skippedLines > 0 ? [skippedLinesNote(skippedLines, maxLineChars)] : [])];
+    if (lines.length === 0) return ['No matches found', ...notes].join('\n');
+    return [...lines, ...notes].join('\n');
+  },
+});

@@ -1,0 +1,211 @@
+/**
+ * `Read { file_path, offset?, limit? }`: the lines of a text file, numbered like `cat -n` (Claude Code's Read).
+ *
+ * Decisions:
+ * - The file is streamed (`text-lines.ts`): only the requested lines are kept, and of each at most
+ *   {@link MAX_LINE_CHARS} characters, so reading line 1 of a 300 MB file costs one chunk of memory.
+ * - Without `offset` and `limit`, a file over `LIMITS.readMaxFileBytes` is refused with a message suggesting them
+ *   (Claude Code's behaviour); with either, any size is read.
+ * - The output stops before it outgrows the Read result budget, with a note giving the `offset` to continue at, so an
+ *   enormous `limit` cannot hold the file in memory either.
+ * - Only regular files: a named pipe or a device is refused instead of blocking (opened non-blocking, checked again
+ *   after opening). A file with a NUL byte in its first 8 KB is binary and refused.
+ * - A PNG, JPEG, GIF or WebP file (told by its magic bytes, not its extension) is returned as an image block (Claude
+ *   Code's Read): the executor stores its bytes as an artifact and history holds only the reference. `offset` and
+ *   `limit` do not apply to it; an image over `LIMITS.imageMaxBytes` is refused with a message saying so.
+ */
+import { stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { z } from 'zod';
+import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import type { ImageMediaType } from '../../contracts/tool-result.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
+import type { ToolOutputObject } from '../define-tool.js';
+import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from '../support/image-media-type.js';
+import { resolveLimit } from '../limits.js';
+import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from '../paths.js';
+import { artifactReferenceProblem, isArtifactReference, openArtifact } from './read-artifact.js';
+import { NotARegularFileError, openRegularFile, scanTextLines } from '../support/text-lines.js';
+import { fileReadRecord } from '../support/read-before-edit.js';
+
+const DEFAULT_LINE_LIMIT = 2_000;
+const MAX_LINE_CHARS = 2_000;
+/** Room kept under the result budget for the note that says where to continue. */
+const CONTINUATION_NOTE_BYTES = 512;
+
+const readInputSchema = z.strictObject({
+  file_path: z.string().min(1).describe('Path of the file to read, absolute (inside cwd) or relative to cwd'),
+  offset: z.number().int().min(1).optional().describe('1-based line to start at'),
+  limit: z.number().int().min(1).optional().describe(`Number of lines to read (default ${DEFAULT_LINE_LIMIT})`),
+});
+
+type ReadInput = z.infer<typeof readInputSchema>;
+
+/** Lines as `cat -n` prints them: right-aligned number, a tab, the line (long lines cut). */
+export function formatNumberedLines(lines: readonly string[], firstLineNumber: number): string {
+  return lines.map((line, index) => formatNumberedLine(line, firstLineNumber + index)).join('\n');
+}
+
+function formatNumberedLine(line: string, lineNumber: number): string {
+  const text = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line;
+  return `${String(lineNumber).padStart(6)}\t${text}`;
+}
+
+/** `256 KB`, `293.0 KB`, `200.0 MB`. */
+function formatSize(bytes: number): string {
+  const [value, unit] = bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MB'] : bytes >= 1024 ? [bytes / 1024, 'KB'] : [bytes, 'bytes'];
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
+}
+
+/** The image format of an open file, by its first bytes; undefined for anything that is not a supported image. */
+async function sniffImage(handle: FileHandle): Promise<ImageMediaType | undefined> {
+  const head = Buffer.alloc(IMAGE_SIGNATURE_BYTES);
+  const { bytesRead } = await handle.read(head, 0, IMAGE_SIGNATURE_BYTES, 0);
+  return detectImageMediaType(head.subarray(0, bytesRead));
+}
+
+/** Why an image of `size` bytes cannot be returned, or undefined when it can. */
+function oversizeImageReason(mediaType: ImageMediaType, size: number): string | undefined {
+  const maxBytes = resolveLimit('imageMaxBytes');
+  if (size <= maxBytes) return undefined;
+  return (
+    `Image file (${mediaType}, ${formatSize(size)}) exceeds the maximum image size Read returns (${formatSize(maxBytes)}, ` +
+    'the model APIs refuse larger images): make a smaller copy (scale it down or re-encode it) and read that.'
+  );
+}
+
+/** The whole image as an image block, after checking its size again on the open file. */
+async function readImage(handle: FileHandle, mediaType: ImageMediaType): Promise<ToolOutputObject> {
+  const oversize = oversizeImageReason(mediaType, (await handle.stat()).size);
+  if (oversize !== undefined) throw new ToolUseError(oversize, 'image_too_large');
+  // Positional reads up to one byte over the cap: a file that grew since the stat cannot make this read unbounded.
+  const maxBytes = resolveLimit('imageMaxBytes');
+  const buffer = Buffer.alloc(maxBytes + 1);
+  let length = 0;
+  while (length < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  const tooLarge = oversizeImageReason(mediaType, length);
+  if (tooLarge !== undefined) throw new ToolUseError(tooLarge, 'image_too_large');
+  // Claude Code's image output for hooks, without the base64 bytes (they are in the artifact store).
+  return { content: '', images: [{ mediaType, data: buffer.subarray(0, length) }], hookResponse: { type: 'image', file: { type: mediaType, originalSize: length } } };
+}
+
+/** Why a file of `size` bytes cannot be read without a range, or undefined when it can. */
+function oversizeReason(input: ReadInput, size: number): string | undefined {
+  if (input.offset !== undefined || input.limit !== undefined) return undefined;
+  const maxBytes = resolveLimit('readMaxFileBytes');
+  if (size <= maxBytes) return undefined;
+  return (
+    `File content (${formatSize(size)}) exceeds the maximum size Read returns without a range (${formatSize(maxBytes)}): ` +
+    'use offset and limit to read part of it, or Grep to find what you need in it.'
+  );
+}
+
+export const readTool = defineTool({
+  name: 'Read',
+  aliases: ['read_file', 'ReadFile'],
+  description:
+    'Reads a file under the session directory: a text file as its lines, numbered like `cat -n`; a PNG, JPEG, GIF or WebP image as the image itself. ' +
+    'Also opens the switchyard-artifact:// reference a <persisted-output> result gives (use offset and limit).',
+  inputSchema: readInputSchema,
+  concurrentSafe: true,
+  readOnly: true,
+  sideEffectScope: 'none',
+  idempotent: true,
+  timeout: { defaultMs: TOOL_TIMEOUTS.Read.defaultMs, maxMs: TOOL_TIMEOUTS.Read.maxMs },
+  resultBudget: RESULT_BUDGETS.Read,
+  ...filePathToolFields,
+  // An artifact reference is not a path: it stays as the model gave it (see read-artifact.ts).
+  resolveInput: (input, context) => (isArtifactReference(input.file_path) ? input : filePathToolFields.resolveInput(input, context)),
+  async validateInput(input, context) {
+    if (isArtifactReference(input.file_path)) {
+      const problem = artifactReferenceProblem(input.file_path, context.sessionId);
+      return problem === undefined ? { ok: true } : { ok: false, message: problem, errorCode: 'artifact_not_accessible' };
+    }
+    const filePath = resolveToolPath(context.cwd, input.file_path);
+    const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Read', absolutePath: filePath, allowRules: context.allowRules });
+    if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
+    const info = await stat(filePath).catch(() => undefined);
+    if (info === undefined) return { ok: false, message: `File does not exist: ${filePath}`, errorCode: 'not_found' };
+    if (info.isDirectory()) return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
+    if (!info.isFile()) return { ok: false, message: `${filePath} is not a regular file`, errorCode: 'not_a_file' };
+    const image = await openRegularFile(filePath)
+      .then(async (handle) => sniffImage(handle).finally(() => handle.close()))
+      .catch(() => undefined);
+    if (image !== undefined) {
+      const oversizeImage = oversizeImageReason(image, info.size);
+      return oversizeImage === undefined ? { ok: true } : { ok: false, message: oversizeImage, errorCode: 'image_too_large' };
+    }
+    const oversize = oversizeReason(input, info.size);
+    if (oversize !== undefined) return { ok: false, message: oversize, errorCode: 'file_too_large' };
+    return { ok: true };
+  },
+  permissionFacts: async (input, context) => (isArtifactReference(input.file_path) ? {} : realPathFacts(context.cwd, input.file_path)),
+  async execute(input, context) {
+    let handle: FileHandle;
+    if (isArtifactReference(input.file_path)) {
+      // No workspace path: read-artifact.ts confines it to the session's own artifacts.
+      handle = await openArtifact(input.file_path, context);
+    } else {
+      // Checked again now: a directory swapped for a link to a denied place after the decision is refused.
+      const denied = await deniedRealPath({ cwd: context.cwd, toolName: 'Read', absolutePath: input.file_path, denyRules: context.denyRules });
+      if (denied !== undefined) throw new ToolUseError(`Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`, 'denied_by_rule');
+      handle = await openRegularFile(input.file_path).catch((error: unknown) => {
+        throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
+      });
+    }
+    try {
+      const image = await sniffImage(handle);
+      if (image !== undefined) {
+        const sessionState = await fileReadRecord(context, input.file_path);
+        return { ...(await readImage(handle, image)), ...(sessionState === undefined ? {} : { sessionState }) };
+      }
+      // Checked again on the open file: it may have grown or been replaced since validation.
+      const oversize = oversizeReason(input, (await handle.stat()).size);
+      if (oversize !== undefined) throw new ToolUseError(oversize, 'file_too_large');
+      const first = input.offset ?? 1;
+      const end = first + (input.limit ?? DEFAULT_LINE_LIMIT);
+      const maxOutputBytes = RESULT_BUDGETS.Read.maxModelBytes - CONTINUATION_NOTE_BYTES;
+      const formatted: string[] = [];
+      const lines: string[] = [];
+      let outputBytes = 0;
+      let continueAt: number | undefined;
+      const outcome = await scanTextLines({
+        handle,
+        signal: context.signal,
+        keepChars: MAX_LINE_CHARS + 1,
+        visit: (line) => {
+          if (line.number < first) return undefined;
+          if (line.number >= end) return 'stop';
+          const text = formatNumberedLine(line.text, line.number);
+          const bytes = Buffer.byteLength(text) + 1;
+          if (formatted.length > 0 && outputBytes + bytes > maxOutputBytes) {
+            continueAt = line.number;
+            return 'stop';
+          }
+          formatted.push(text);
+          lines.push(line.text);
+          outputBytes += bytes;
+          return undefined;
+        },
+      });
+      if (outcome.type === 'binary') throw new ToolUseError(`Cannot read binary file: ${input.file_path}`, 'binary_file');
+      if (outcome.lineCount > 0 && first > outcome.lineCount) {
+        throw new ToolUseError(`offset ${input.offset} is past the end of the file (${outcome.lineCount} lines)`, 'offset_past_end');
+      }
+      if (continueAt !== undefined) {
+        formatted.push(`(Output stops before line ${continueAt}: one Read returns at most ${RESULT_BUDGETS.Read.maxModelBytes} bytes. Continue with offset ${continueAt}.)`);
+      }
+      // Claude Code's Read output for PostToolUse hooks (`tool_response.file.content`): the lines without numbers.
+      const file: Record<string, unknown> = { filePath: input.file_path, content: lines.join('\n'), numLines: lines.length, startLine: first };
+      if (!outcome.stopped) file.totalLines = outcome.lineCount;
+      const sessionState = await fileReadRecord(context, input.file_path);
+      return { content: formatted.join('\n'), hookResponse: { type: 'text', file }, ...(sessionState === undefined ? {} : { sessionState }) };
+    } finally {
+      await handle.close();
+    }
+  },
+});
