@@ -15,10 +15,9 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import { executeCall } from './execute-call.js';
-import { hookSettingsSchema, mergeHookSettings } from '../contracts/hook-settings.js';
-import { commandHooks, loadHookSettings } from './command-hooks.js';
-import { hookMatches } from './hooks.js';
-import type { PermissionRequestHookInput, PermissionRequestHookResult, SwitchyardHooks } from './hooks.js';
+import { runPermissionRequestHooks } from '../hooks/permission-request.js';
+import { sessionHooks } from '../hooks/session-hooks.js';
+import type { PermissionRequestHookInput, PermissionRequestHookResult, SwitchyardHooks } from '../hooks/types.js';
 import { planCall, rejected } from './plan-call.js';
 import { toolNotOnWorker, workersWithOtherTools } from './tool-mismatch.js';
 import { errorCodes } from '../contracts/tool-result.js';
@@ -109,15 +108,6 @@ function cancellationOf(options: { heartbeatEveryMs?: number } = {}): { signal: 
   return { signal: activity.cancellationSignal, stopHeartbeats: () => clearInterval(timer) };
 }
 
-function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHooks {
-  return {
-    preToolUse: sets.flatMap((set) => set?.preToolUse ?? []),
-    permissionRequest: sets.flatMap((set) => set?.permissionRequest ?? []),
-    postToolUse: sets.flatMap((set) => set?.postToolUse ?? []),
-    postToolUseFailure: sets.flatMap((set) => set?.postToolUseFailure ?? []),
-  };
-}
-
 /** The activities of a worker; dependencies come in here so tests can hand in their own tools. */
 export function createActivities(dependencies: ActivityDependencies) {
   const defaultCwd = dependencies.defaultCwd ?? process.cwd();
@@ -136,42 +126,11 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...(dependencies.onWarning === undefined ? {} : { onWarning: dependencies.onWarning }),
   };
   const warn = (message: string, details: Record<string, unknown> = {}): void => dependencies.onWarning?.(message, details);
-  const reportedUntrusted = new Set<string>();
-  /**
-   * The hooks of one session: the worker's function hooks, then command hooks from the user-level settings, the
-   * workspace's settings files when trusted, and the session's own options. Read on each use, so edited settings
-   * apply to the next call. `untrustedSettingsFiles`: workspace settings files skipped as untrusted.
-   */
-  const hooksFor = async (options: {
-    cwd: string;
-    sessionHooks: Record<string, unknown> | undefined;
-    trustWorkspaceSettings: boolean | undefined;
-  }): Promise<{ hooks: SwitchyardHooks; untrustedSettingsFiles: string[] }> => {
-    const { cwd, sessionHooks } = options;
-    if (dependencies.userSettingsDir === false && sessionHooks === undefined) return { hooks: dependencies.hooks ?? {}, untrustedSettingsFiles: [] };
-    const files = dependencies.userSettingsDir === false
-      ? undefined
-      : await loadHookSettings({
-        cwd,
-        ...(dependencies.userSettingsDir === undefined ? {} : { userDir: dependencies.userSettingsDir }),
-        trustWorkspaceSettings: options.trustWorkspaceSettings === true,
-        onWarning: (message) => warn(message),
-      });
-    const untrustedSettingsFiles = files?.untrusted ?? [];
-    // The worker log hears of each skipped file once; the session reports it as an event.
-    const unreported = untrustedSettingsFiles.filter((file) => !reportedUntrusted.has(file));
-    if (unreported.length > 0) {
-      for (const file of unreported) reportedUntrusted.add(file);
-      warn('workspace settings files not loaded: the workspace is not trusted (session option trustWorkspaceSettings or worker env SWITCHYARD_TRUSTED_WORKSPACES)', { cwd, files: unreported });
-    }
-    let session;
-    if (sessionHooks !== undefined) {
-      const parsed = hookSettingsSchema.safeParse({ hooks: sessionHooks });
-      if (parsed.success) session = parsed.data;
-      else warn('the session\'s hooks option is invalid; ignored', { error: parsed.error.message });
-    }
-    return { hooks: concatHooks(dependencies.hooks, commandHooks(mergeHookSettings(files?.settings, session), { onWarning: warn })), untrustedSettingsFiles };
-  };
+  const hooksFor = sessionHooks({
+    ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }),
+    ...(dependencies.userSettingsDir === undefined ? {} : { userSettingsDir: dependencies.userSettingsDir }),
+    warn,
+  });
   const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));
   /** Prepare for a batch of calls: one round trip, each call through `prepareCall` with the session's hooks. */
   const prepareBatch = async (session: SessionContext, calls: PrepareCallsInput['calls']): Promise<PreparedCalls> => {
@@ -251,17 +210,12 @@ export function createActivities(dependencies: ActivityDependencies) {
       // Heartbeats carry the cancellation (an interrupt, or the human deciding first) to the hooks, which stop.
       const { signal, stopHeartbeats } = cancellationOf({ heartbeatEveryMs: HOOK_HEARTBEAT_INTERVAL_MS });
       try {
-        for (const hook of hooks.permissionRequest ?? []) {
-          if (signal.aborted) return null;
-          if (!hookMatches(hook.matcher, input.toolName)) continue;
-          try {
-            const result = await hook.run(hookInput, { signal });
-            if (result?.behavior === 'allow' || result?.behavior === 'deny') return result;
-          } catch (error) {
-            if (!signal.aborted) dependencies.onWarning?.('PermissionRequest hook failed; it counts as no decision', { toolName: input.toolName, error: String(error) });
-          }
-        }
-        return null;
+        return await runPermissionRequestHooks({
+          hooks,
+          input: hookInput,
+          signal,
+          onError: (error, toolName) => dependencies.onWarning?.('PermissionRequest hook failed; it counts as no decision', { toolName, error: String(error) }),
+        });
       } finally {
         stopHeartbeats();
       }

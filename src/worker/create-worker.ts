@@ -17,7 +17,7 @@ import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stage
 import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
-import type { SwitchyardHooks } from '../activities/hooks.js';
+import type { SwitchyardHooks } from '../hooks/types.js';
 import { DEFAULT_LOCAL_CALL_BUDGET_MS, DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import { builtinTools } from '../tools/builtin.js';

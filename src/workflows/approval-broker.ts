@@ -8,7 +8,7 @@ import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import { toolQueue } from './activity-routing.js';
 import type { SessionState } from './session-state.js';
-import type { PermissionRequestBehavior } from '../contracts/hook-settings.js';
+import type { PermissionRequestBehavior } from '../contracts/hook-decisions.js';
 import type { PermissionDecision } from './decide-permission.js';
 import { runEvaluator } from './approval-evaluator.js';
 
