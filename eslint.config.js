@@ -36,7 +36,7 @@ export default tseslint.config(
     // Workflow code and the contracts it imports must stay deterministic and sandbox-safe.
     files: ['src/workflows/**/*.ts', 'src/contracts/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: workflowForbidden, patterns: [deepImports, { group: ['**/activities/*', '**/hooks/*', '**/worker/*', '**/server/*', '**/tools/*', '**/client/*'], allowTypeImports: true, message: 'Workflow code may import only types from Node-side folders.' }] }],
+      'no-restricted-imports': ['error', { paths: workflowForbidden, patterns: [deepImports, { group: ['**/activities/*', '**/hooks/*'], message: 'What workflows share with activities and hooks (the Activities interface, their inputs and outputs) is in src/contracts.' }, { group: ['**/worker/*', '**/server/*', '**/tools/*', '**/client/*'], allowTypeImports: true, message: 'Workflow code may import only types from Node-side folders.' }] }],
       'no-restricted-globals': ['error', { name: 'process', message: 'No process in workflow code.' }, { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Not available in workflows.' }],
     },
   },

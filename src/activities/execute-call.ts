@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { toolNotOnWorker } from './tool-mismatch.js';
-import type { CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
+import type { Activities, CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
 import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { progressHeartbeat } from '../contracts/progress.js';
@@ -14,6 +14,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { AdmissionGate } from './admission-gate.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import { runPostToolUseHooks } from '../hooks/post-tool-use.js';
+import type { SessionHooksOf } from '../hooks/session-hooks.js';
 import type { SwitchyardHooks } from '../hooks/types.js';
 import { cutUtf8, serializeOutput } from './serialize-output.js';
 import type { SerializedOutput } from './serialize-output.js';
@@ -367,4 +368,12 @@ async function finishOutput(options: {
   const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
   if (stopTurn !== undefined) outcome.turnControl = stopTurn;
   return outcome;
+}
+
+/** The `executeCall` activity: one allowed call, with the session's PostToolUse / PostToolUseFailure hooks. */
+export function createExecuteCall(options: { dependencies: Omit<ExecuteCallDependencies, 'hooks'>; hooksOf: SessionHooksOf }): Activities['executeCall'] {
+  return async (request) => {
+    const { hooks } = await options.hooksOf({ cwd: request.cwd, sessionHooks: request.session.sessionHooks, trustWorkspaceSettings: request.session.trustWorkspaceSettings });
+    return executeCall({ dependencies: { ...options.dependencies, hooks }, request });
+  };
 }

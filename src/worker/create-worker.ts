@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
-import { createActivities } from '../activities/index.js';
+import { createActivities } from '../activities/create-activities.js';
 import type { Tracer } from '@opentelemetry/api';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';

@@ -1,5 +1,5 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { Activities } from '../contracts/pipeline.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
 

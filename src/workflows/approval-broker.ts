@@ -1,5 +1,5 @@
 import { ActivityCancellationType, CancellationScope, condition, isCancellation, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { Activities } from '../contracts/pipeline.js';
 import type { ApprovalDecisionRecord, ApprovalIgnoredReason, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { approvalSignalSchema, approvalSigningPayload } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';

@@ -1,5 +1,5 @@
 import { ActivityCancellationType, isCancellation, log, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { Activities } from '../contracts/pipeline.js';
 import type { ApprovalRequest } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { EvaluationRequest } from '../contracts/policy.js';

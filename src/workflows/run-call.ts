@@ -1,6 +1,6 @@
 import { ActivityCancellationType, ActivityFailure, CancellationScope, TimeoutFailure, isCancellation, proxyActivities, proxyLocalActivities, proxySinks } from '@temporalio/workflow';
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { Activities } from '../contracts/pipeline.js';
 import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { executionPlan } from '../contracts/pipeline.js';

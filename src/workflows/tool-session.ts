@@ -1,5 +1,5 @@
 import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { Activities } from '../contracts/pipeline.js';
 import { DEFAULT_CONTINUE_AS_NEW_EVENTS, DEFAULT_MAX_CALLS_PER_TURN, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
