@@ -6,6 +6,7 @@ import { projectErrorMessage } from '../contracts/error-projection.js';
 import { progressHeartbeat } from '../contracts/progress.js';
 import type { ProgressHeartbeat } from '../contracts/progress.js';
 import { texts } from '../contracts/texts.js';
+import { turnControlOf } from '../contracts/turn-control.js';
 import type { ToolDisplay, ToolResultStatus } from '../contracts/tool-result.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import { ToolUseError } from '../tools/define-tool.js';
@@ -287,12 +288,8 @@ async function runPostHooks(options: {
     }
   }
   const hookContext = hooks.additionalContext;
-  const stop = hooks.stopTurn;
-  return {
-    ...outcome,
-    ...(hookContext.length === 0 ? {} : { hookContext }),
-    ...(stop === undefined || outcome.turnControl?.stopTurn === true ? {} : { turnControl: { stopTurn: true, reason: stop.reason } }),
-  };
+  const turnControl = turnControlOf({ toolName: plan.toolName, current: outcome.turnControl, postToolUse: hooks.stopTurn });
+  return { ...outcome, ...(hookContext.length === 0 ? {} : { hookContext }), ...(turnControl === undefined ? {} : { turnControl }) };
 }
 
 /**
@@ -365,8 +362,8 @@ async function finishOutput(options: {
   if (output.backgroundTask !== undefined) outcome.backgroundTask = output.backgroundTask;
   if (output.sandboxed !== undefined) outcome.sandboxed = output.sandboxed;
   if (output.unsandboxedReason !== undefined) outcome.unsandboxedReason = output.unsandboxedReason;
-  const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
-  if (stopTurn !== undefined) outcome.turnControl = stopTurn;
+  const turnControl = turnControlOf({ toolName: tool.name, current: output.turnControl, stopOnSuccess: plan.stopTurnOnSuccess && !output.isError });
+  if (turnControl !== undefined) outcome.turnControl = turnControl;
   return outcome;
 }
 

@@ -1,4 +1,6 @@
 import type { PostToolUseHookResult, PreToolUseHookInput, SwitchyardHooks } from './types.js';
+import { hookContextOf } from '../contracts/hook-context.js';
+import { HOOK_STOP_REASONS } from '../contracts/turn-control.js';
 import { hookMatches } from './matcher.js';
 
 /** What the PostToolUse (or PostToolUseFailure) hooks of one call asked for, combined. */
@@ -46,13 +48,11 @@ export async function runPostToolUseHooks(options: {
     }
   }
   if (results.length === 0) return undefined;
-  const outcome: PostToolUseHooksOutcome = {
-    additionalContext: results.flatMap((answer) => (typeof answer.additionalContext === 'string' && answer.additionalContext !== '' ? [answer.additionalContext] : [])),
-  };
+  const outcome: PostToolUseHooksOutcome = { additionalContext: hookContextOf(results) };
   // The last hook that replaced an MCP tool's output wins.
   const replacement = success ? results.findLast((answer) => answer.updatedMCPToolOutput !== undefined) : undefined;
   if (replacement !== undefined) outcome.updatedMCPToolOutput = { value: replacement.updatedMCPToolOutput };
   const stop = results.find((answer) => answer.continue === false);
-  if (stop !== undefined) outcome.stopTurn = { reason: stop.stopReason ?? 'A PostToolUse hook stopped the turn.' };
+  if (stop !== undefined) outcome.stopTurn = { reason: stop.stopReason ?? HOOK_STOP_REASONS.postToolUse };
   return outcome;
 }

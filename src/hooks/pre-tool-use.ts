@@ -1,4 +1,6 @@
 import type { PreToolUseOutcome } from '../contracts/call-plan.js';
+import { hookContextOf, joinHookContext } from '../contracts/hook-context.js';
+import { HOOK_STOP_REASONS } from '../contracts/turn-control.js';
 import { hookMatches } from './matcher.js';
 import type { PreToolUseHookInput, SwitchyardHooks } from './types.js';
 
@@ -46,10 +48,9 @@ export async function runPreToolUseHooks(options: {
       }
     }
     if (result.updatedInput !== undefined) updatedInput = { value: result.updatedInput };
-    if (typeof result.additionalContext === 'string' && result.additionalContext !== '') {
-      outcome.additionalContext = [...(outcome.additionalContext ?? []), result.additionalContext];
-    }
-    if (result.continue === false) outcome.stopTurn = { reason: result.stopReason ?? 'A PreToolUse hook stopped the turn.' };
+    const context = hookContextOf([result]);
+    if (context.length > 0) outcome.additionalContext = joinHookContext(outcome.additionalContext, context);
+    if (result.continue === false) outcome.stopTurn = { reason: result.stopReason ?? HOOK_STOP_REASONS.preToolUse };
   }
   return updatedInput === undefined ? { outcome } : { outcome, updatedInput };
 }

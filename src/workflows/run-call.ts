@@ -5,6 +5,8 @@ import { executionPlan } from '../contracts/pipeline.js';
 import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy } from '../contracts/pipeline.js';
 import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
+import { joinHookContext } from '../contracts/hook-context.js';
+import { turnControlOf } from '../contracts/turn-control.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult } from '../contracts/tool-result.js';
 import type { ApprovalBroker } from './approval-broker.js';
@@ -52,7 +54,7 @@ type Authorization =
 
 /** The back half of the per-call pipeline, after Prepare: permission → approval → execute → result. */
 export async function runCall(run: CallRun): Promise<CallCompletion> {
-  const hookContext = [...(run.plan.hook?.additionalContext ?? [])];
+  const hookContext = joinHookContext(run.plan.hook?.additionalContext);
   run.executing.set(run.plan.callId, run.plan.interruptBehavior);
   try {
     const authorization = await authorizeCall(run);
@@ -173,9 +175,7 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   state.emit({ type: 'ToolCallStarted', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
   switchyardTelemetry.toolCallStarted({ sessionId: clock.sessionId, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, known: true, startedAt: clock.startedAt ?? Date.now() });
   const outcome = plan.clientTool === true ? await parkForClient(run) : await executeActivity(run);
-  hookContext.push(...(outcome.hookContext ?? []));
-  const hookStop = plan.hook?.stopTurn;
-  const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });
+  const turnControl = turnControlOf({ toolName: plan.toolName, current: outcome.turnControl, preToolUse: plan.hook?.stopTurn });
   const result: UntimedResult = {
     ...base(plan),
     status: outcome.status,
@@ -194,7 +194,7 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
     state.backgroundTasks.observe({ report: outcome.backgroundTask, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, emit: (event) => state.emit(event) });
     if (outcome.backgroundTask.kind === 'started') result.backgroundTask = { taskId: outcome.backgroundTask.taskId };
   }
-  const completion: CallCompletion = { result: finish(run, result, authorization.permission), hookContext };
+  const completion: CallCompletion = { result: finish(run, result, authorization.permission), hookContext: joinHookContext(hookContext, outcome.hookContext) };
   if (outcome.aggregateReplacement !== undefined) completion.replacement = outcome.aggregateReplacement;
   if (outcome.sessionState !== undefined) completion.stateChanges = outcome.sessionState;
   if (authorization.rememberRule !== undefined) completion.rememberRule = authorization.rememberRule;
