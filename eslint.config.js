@@ -36,8 +36,15 @@ export default tseslint.config(
     // Workflow code and the contracts it imports must stay deterministic and sandbox-safe.
     files: ['src/workflows/**/*.ts', 'src/contracts/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: workflowForbidden, patterns: [deepImports, { group: ['**/activities/*', '**/worker/*', '**/server/*', '**/tools/*', '**/client/*', '**/cli/*'], allowTypeImports: true, message: 'Workflow code may import only types from Node-side folders.' }] }],
+      'no-restricted-imports': ['error', { paths: workflowForbidden, patterns: [deepImports, { group: ['**/activities/*', '**/hooks/*'], message: 'What workflows share with activities and hooks (the Activities interface, their inputs and outputs) is in src/contracts.' }, { group: ['**/worker/*', '**/server/*', '**/tools/*', '**/client/*', '**/cli/*'], allowTypeImports: true, message: 'Workflow code may import only types from Node-side folders.' }] }],
       'no-restricted-globals': ['error', { name: 'process', message: 'No process in workflow code.' }, { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Not available in workflows.' }],
+    },
+  },
+  {
+    // Hooks (src/hooks/) serve the activities: they take nothing from the activities or the workflows above them.
+    files: ['src/hooks/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [deepImports, { group: ['**/activities/*', '**/workflows/*'], message: 'Hooks may not import from activities or workflows: what both need belongs in src/hooks or src/contracts.' }] }],
     },
   },
 );

@@ -47,7 +47,7 @@ export { approvalDecisions, approvalSignalSchema } from './contracts/approval.js
 export type { ApprovalDecision, ApprovalRequest, ApprovalSignal } from './contracts/approval.js';
 export { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './contracts/defaults.js';
 export type { EventsPage, SessionEvent, SessionEventType } from './contracts/events.js';
-export type { CommandHookConfig, HookEventName, HookMatcherGroup, HookSettings } from './contracts/hook-settings.js';
+export type { CommandHookConfig, HookEventName, HookMatcherGroup, HookSettings } from './hooks/settings.js';
 export {
   activeTurnQuery,
   addCallsUpdate,

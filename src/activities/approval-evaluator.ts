@@ -2,6 +2,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { evaluationResultSchema } from '../contracts/policy.js';
 import type { ApprovalEvaluator, EvaluationRequest, EvaluationResult } from '../contracts/policy.js';
 import { formatZodError } from '../contracts/tool-call.js';
+import type { Activities } from '../contracts/pipeline.js';
+import { HOOK_HEARTBEAT_INTERVAL_MS, cancellationOf } from './cancellation.js';
 
 /**
  * Runs the named evaluator on one waiting call. An unknown name or an answer that is not `{ decision, reason }` is an
@@ -24,4 +26,17 @@ export async function runApprovalEvaluator(options: { evaluators: readonly Appro
   const answer = evaluationResultSchema.safeParse(await Promise.race([evaluator.evaluate(options.request, { signal }), aborted]));
   if (!answer.success) throw ApplicationFailure.nonRetryable(`Approval evaluator "${evaluator.name}" answered ${formatZodError(answer.error)}`, 'BadEvaluatorAnswer');
   return { decision: answer.data.decision, reason: answer.data.reason.slice(0, 2_000) };
+}
+
+/** The `runApprovalEvaluator` activity: an error or a timeout leaves the call to the human. */
+export function createRunApprovalEvaluator(evaluators: readonly ApprovalEvaluator[]): Activities['runApprovalEvaluator'] {
+  return async (input) => {
+    // Heartbeats carry the cancellation (the human decided first, or an interrupt) and notice a lost worker.
+    const { signal, stopHeartbeats } = cancellationOf({ heartbeatEveryMs: HOOK_HEARTBEAT_INTERVAL_MS });
+    try {
+      return await runApprovalEvaluator({ evaluators, ...input, signal });
+    } finally {
+      stopHeartbeats();
+    }
+  };
 }

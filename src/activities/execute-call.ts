@@ -1,11 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { toolNotOnWorker } from './tool-mismatch.js';
-import type { CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
+import type { Activities, CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
 import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { progressHeartbeat } from '../contracts/progress.js';
 import type { ProgressHeartbeat } from '../contracts/progress.js';
 import { texts } from '../contracts/texts.js';
+import { turnControlOf } from '../contracts/turn-control.js';
 import type { ToolDisplay, ToolResultStatus } from '../contracts/tool-result.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import { ToolUseError } from '../tools/define-tool.js';
@@ -13,8 +14,9 @@ import type { Tool, ToolExecutionContext, ToolOutputObject } from '../tools/defi
 import type { ToolRegistry } from '../tools/registry.js';
 import type { AdmissionGate } from './admission-gate.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
-import { hookMatches } from './hooks.js';
-import type { PostToolUseHookResult, SwitchyardHooks } from './hooks.js';
+import { runPostToolUseHooks } from '../hooks/post-tool-use.js';
+import type { SessionHooksOf } from '../hooks/session-hooks.js';
+import type { SwitchyardHooks } from '../hooks/types.js';
 import { cutUtf8, serializeOutput } from './serialize-output.js';
 import type { SerializedOutput } from './serialize-output.js';
 import { storeImages } from './store-images.js';
@@ -265,47 +267,29 @@ async function runPostHooks(options: {
 }): Promise<CallOutcome> {
   const { plan, request, dependencies } = options;
   let { outcome } = options;
-  const base = { sessionId: request.session.sessionId, cwd: request.cwd, toolName: plan.toolName, toolInput: plan.input, toolUseId: plan.callId };
-  const results: PostToolUseHookResult[] = [];
-  const run = async (matcher: string | undefined, invoke: () => PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>): Promise<void> => {
-    if (!hookMatches(matcher, plan.toolName)) return;
-    try {
-      const result = await invoke();
-      if (result !== undefined && result !== null && typeof result === 'object') results.push(result);
-    } catch (error) {
-      dependencies.onWarning?.(`${outcome.status === 'success' ? 'PostToolUse' : 'PostToolUseFailure'} hook failed; ignored`, { toolName: plan.toolName, error: String(error) });
-    }
-  };
-  if (outcome.status === 'success') {
-    for (const hook of dependencies.hooks?.postToolUse ?? []) {
-      await run(hook.matcher, () => hook.run({ ...base, toolResponse: { content: outcome.modelContent, isError: outcome.isError }, toolOutput: options.toolOutput }));
-    }
-  } else {
-    for (const hook of dependencies.hooks?.postToolUseFailure ?? []) {
-      await run(hook.matcher, () => hook.run({ ...base, error: outcome.modelContent, isInterrupt: outcome.status === 'cancelled' }));
-    }
-  }
-  if (results.length === 0) return outcome;
-  // The last hook that replaced an MCP tool's output wins; a replacement that cannot be read is reported and ignored.
-  const replacement = outcome.status === 'success' ? results.findLast((result) => result.updatedMCPToolOutput !== undefined) : undefined;
-  if (replacement !== undefined) {
+  const hooks = await runPostToolUseHooks({
+    hooks: dependencies.hooks,
+    call: { sessionId: request.session.sessionId, cwd: request.cwd, toolName: plan.toolName, toolInput: plan.input, toolUseId: plan.callId },
+    result: outcome,
+    toolOutput: options.toolOutput,
+    onWarning: dependencies.onWarning,
+  });
+  if (hooks === undefined) return outcome;
+  // A replacement that cannot be read is reported and ignored.
+  if (hooks.updatedMCPToolOutput !== undefined) {
     if (options.replaceOutput === undefined) {
       dependencies.onWarning?.('PostToolUse hook returned updatedMCPToolOutput for a tool that is not an MCP tool; ignored', { toolName: plan.toolName });
     } else {
       try {
-        outcome = await options.replaceOutput(replacement.updatedMCPToolOutput);
+        outcome = await options.replaceOutput(hooks.updatedMCPToolOutput.value);
       } catch (error) {
         dependencies.onWarning?.('PostToolUse hook returned an updatedMCPToolOutput that cannot be used; ignored', { toolName: plan.toolName, error: String(error) });
       }
     }
   }
-  const hookContext = results.flatMap((result) => (typeof result.additionalContext === 'string' && result.additionalContext !== '' ? [result.additionalContext] : []));
-  const stop = results.find((result) => result.continue === false);
-  return {
-    ...outcome,
-    ...(hookContext.length === 0 ? {} : { hookContext }),
-    ...(stop === undefined || outcome.turnControl?.stopTurn === true ? {} : { turnControl: { stopTurn: true, reason: stop.stopReason ?? 'A PostToolUse hook stopped the turn.' } }),
-  };
+  const hookContext = hooks.additionalContext;
+  const turnControl = turnControlOf({ toolName: plan.toolName, current: outcome.turnControl, postToolUse: hooks.stopTurn });
+  return { ...outcome, ...(hookContext.length === 0 ? {} : { hookContext }), ...(turnControl === undefined ? {} : { turnControl }) };
 }
 
 /**
@@ -378,7 +362,15 @@ async function finishOutput(options: {
   if (output.backgroundTask !== undefined) outcome.backgroundTask = output.backgroundTask;
   if (output.sandboxed !== undefined) outcome.sandboxed = output.sandboxed;
   if (output.unsandboxedReason !== undefined) outcome.unsandboxedReason = output.unsandboxedReason;
-  const stopTurn = output.turnControl ?? (plan.stopTurnOnSuccess && !output.isError ? { stopTurn: true, reason: `${tool.name} requested a turn stop` } : undefined);
-  if (stopTurn !== undefined) outcome.turnControl = stopTurn;
+  const turnControl = turnControlOf({ toolName: tool.name, current: output.turnControl, stopOnSuccess: plan.stopTurnOnSuccess && !output.isError });
+  if (turnControl !== undefined) outcome.turnControl = turnControl;
   return outcome;
+}
+
+/** The `executeCall` activity: one allowed call, with the session's PostToolUse / PostToolUseFailure hooks. */
+export function createExecuteCall(options: { dependencies: Omit<ExecuteCallDependencies, 'hooks'>; hooksOf: SessionHooksOf }): Activities['executeCall'] {
+  return async (request) => {
+    const { hooks } = await options.hooksOf({ cwd: request.cwd, sessionHooks: request.session.sessionHooks, trustWorkspaceSettings: request.session.trustWorkspaceSettings });
+    return executeCall({ dependencies: { ...options.dependencies, hooks }, request });
+  };
 }

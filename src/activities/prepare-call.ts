@@ -1,5 +1,5 @@
 import { isClientTool } from '../tools/client-tool.js';
-import type { CallPlan, PreToolUseOutcome, ReadyCallPlan } from '../contracts/call-plan.js';
+import type { CallPlan, ReadyCallPlan } from '../contracts/call-plan.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import { formatZodError } from '../contracts/tool-call.js';
@@ -10,9 +10,10 @@ import type { Tool, ToolPrepareContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { SUBCOMMAND_TOOLS } from '../tools/shell/subcommand-tools.js';
 import { isInside } from '../tools/paths.js';
-import { hookMatches } from './hooks.js';
+import { hasPermissionRequestHooks } from '../hooks/permission-request.js';
+import { runPreToolUseHooks } from '../hooks/pre-tool-use.js';
+import type { SwitchyardHooks } from '../hooks/types.js';
 import { computeFlags, lookupAndParse, rejected } from './plan-call.js';
-import type { SwitchyardHooks } from './hooks.js';
 import { inputDigest } from './digest.js';
 import { resolveTimeoutMs } from './resolve-timeout.js';
 
@@ -87,7 +88,12 @@ export async function prepareCall(options: {
     };
   }
 
-  const hookOutcome = await runPreToolUseHooks({ hooks: options.hooks, tool, call, input, context, onError: options.onHookError, signal: options.signal ?? new AbortController().signal });
+  const hookOutcome = await runPreToolUseHooks({
+    hooks: options.hooks,
+    call: { sessionId: context.sessionId, cwd: context.cwd, toolName: tool.name, toolInput: input, toolUseId: call.id },
+    onError: options.onHookError,
+    signal: options.signal ?? new AbortController().signal,
+  });
   if (hookOutcome.updatedInput !== undefined) {
     const reparsed = tool.inputSchema.safeParse(hookOutcome.updatedInput.value);
     if (!reparsed.success) {
@@ -130,7 +136,7 @@ export async function prepareCall(options: {
     ruleKind,
     rememberRule: rememberRuleFor(tool, input, ruleContent),
     editsInsideCwd: tool.editsFiles === true && ruleContent !== undefined && isInside(context.cwd, ruleContent),
-    hasPermissionRequestHooks: (options.hooks?.permissionRequest ?? []).some((hook) => hookMatches(hook.matcher, tool.name)),
+    hasPermissionRequestHooks: hasPermissionRequestHooks(options.hooks, tool.name),
     readsSessionState: tool.readsSessionState === true,
   };
   if (ruleContent !== undefined) plan.ruleContent = ruleContent;
@@ -202,53 +208,4 @@ export function rememberRuleFor(tool: Tool, input: unknown, ruleContent: string 
       return exhaustive;
     }
   }
-}
-
-/** Runs the matching PreToolUse hooks in order; a hook that throws is reported and counts as no decision. */
-async function runPreToolUseHooks(options: {
-  hooks: SwitchyardHooks | undefined;
-  tool: Tool;
-  call: ToolCall;
-  input: unknown;
-  context: ToolPrepareContext;
-  onError: ((error: unknown, toolName: string) => void) | undefined;
-  signal: AbortSignal;
-}): Promise<{ outcome?: PreToolUseOutcome; updatedInput?: { value: unknown } }> {
-  const hooks = (options.hooks?.preToolUse ?? []).filter((hook) => hookMatches(hook.matcher, options.tool.name));
-  if (hooks.length === 0) return {};
-  const outcome: PreToolUseOutcome = {};
-  let updatedInput: { value: unknown } | undefined;
-  const rank = { allow: 1, ask: 2, deny: 3 } as const;
-  for (const hook of hooks) {
-    // Interrupted: the calls will not run, so later hooks need not either.
-    if (options.signal.aborted) break;
-    let result;
-    try {
-      result = await hook.run({
-        sessionId: options.context.sessionId,
-        cwd: options.context.cwd,
-        toolName: options.tool.name,
-        toolInput: updatedInput?.value ?? options.input,
-        toolUseId: options.call.id,
-      }, { signal: options.signal });
-    } catch (error) {
-      options.onError?.(error, options.tool.name);
-      continue;
-    }
-    if (result === undefined || result === null || typeof result !== 'object') continue;
-    const decision = result.permissionDecision;
-    if (decision === 'allow' || decision === 'ask' || decision === 'deny') {
-      if (outcome.decision === undefined || rank[decision] > rank[outcome.decision]) {
-        outcome.decision = decision;
-        if (result.permissionDecisionReason !== undefined) outcome.reason = result.permissionDecisionReason;
-        else delete outcome.reason;
-      }
-    }
-    if (result.updatedInput !== undefined) updatedInput = { value: result.updatedInput };
-    if (typeof result.additionalContext === 'string' && result.additionalContext !== '') {
-      outcome.additionalContext = [...(outcome.additionalContext ?? []), result.additionalContext];
-    }
-    if (result.continue === false) outcome.stopTurn = { reason: result.stopReason ?? 'A PreToolUse hook stopped the turn.' };
-  }
-  return updatedInput === undefined ? { outcome } : { outcome, updatedInput };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolRegistry } from '../tools/registry.js';
 
 /**
@@ -70,4 +71,22 @@ export function toolNotOnWorker(options: { toolNames: readonly string[]; identit
       '(load custom tools and MCP servers into every worker: switchyard worker --tools <module> --mcp-config <file>).',
     TOOL_NOT_ON_WORKER,
   );
+}
+
+/**
+ * A call naming a tool this worker lacks is `Tool not found` only when every live worker on the queue offers the same
+ * tools; otherwise the workers disagree, and this one must not answer for the others: fail (retryably) naming both.
+ */
+export async function failOnToolMismatch(options: {
+  identity: string | undefined;
+  plans: ReadonlyArray<{ kind: string; errorCode?: string; toolName: string }>;
+  warn: (message: string, details: Record<string, unknown>) => void;
+}): Promise<void> {
+  const { identity } = options;
+  const missing = options.plans.filter((plan) => plan.kind === 'rejected' && plan.errorCode === errorCodes.toolNotFound).map((plan) => plan.toolName);
+  if (identity === undefined || missing.length === 0) return;
+  const others = await workersWithOtherTools(identity);
+  if (others.length === 0) return;
+  options.warn('a call names a tool this worker lacks while other workers on its task queue offer different tools', { tools: missing, identity, others });
+  throw toolNotOnWorker({ toolNames: missing, identity, others });
 }

@@ -1,13 +1,6 @@
-import type { ApprovalSigningPayload, ApprovalVerdict } from '../contracts/approval.js';
+import type { ApprovalVerdict } from '../contracts/approval.js';
+import type { VerifyApprovalInput } from '../contracts/pipeline.js';
 import { loadApproversFile, verifyApprovalSignature } from './approval-signature.js';
-
-/** Input of the `verifyApproval` activity: what was signed and the signature; never a key. */
-export interface VerifyApprovalInput {
-  payload: ApprovalSigningPayload;
-  signature: string;
-  /** The session's approvers, when it restricts who may decide. */
-  sessionApprovers?: string[];
-}
 
 /**
  * The `verifyApproval` activity: reads the approvers file on each use (so a removed approver stops counting at once,

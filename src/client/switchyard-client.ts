@@ -5,7 +5,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
 import { dataDirFromEnv, resolveConnection } from '../config/environment.js';
-import { hookSettingsSchema } from '../contracts/hook-settings.js';
+import { hookSettingsSchema } from '../hooks/settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';

@@ -1,6 +1,7 @@
 /**
- * What crosses between the session workflow and its activities: the inputs and outputs of Plan, Prepare and
- * Execute. Pure types, so the workflow, the activities and tests share one definition.
+ * What crosses between the session workflow and its activities: the activities themselves (`Activities`, the names
+ * registered with Temporal) with their inputs and outputs. Pure types, so the workflow, the activities and tests share
+ * one definition.
  *
  * The per-call pipeline runs in two halves (docs/SEMANTICS.md, Plan and Prepare):
  * - Plan, once per turn (or per `addCalls` batch): lookup, JSON-string input parse, schema parse, concurrency flags
@@ -11,7 +12,10 @@
  */
 import type { ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
 import type { WireCallPlan } from './compact-plan.js';
-import type { BackgroundTaskReport } from './background-tasks.js';
+import type { ApprovalSigningPayload, ApprovalVerdict } from './approval.js';
+import type { BackgroundTaskReport, StoppedBackgroundTasks } from './background-tasks.js';
+import type { PermissionRequestHookInput, PermissionRequestHookResult } from './hook-decisions.js';
+import type { EvaluationRequest, EvaluationResult } from './policy.js';
 import type { ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
@@ -153,4 +157,45 @@ export interface ExecutionHeartbeat {
   /** When the worker built these details (ISO 8601). */
   at?: string;
   progress?: ProgressHeartbeat;
+}
+
+/** Input of `runPermissionRequestHooks`: the call as its hooks see it, and where the session's hooks come from. */
+export interface PermissionRequestHooksInput extends PermissionRequestHookInput {
+  sessionHooks?: Record<string, unknown>;
+  trustWorkspaceSettings?: boolean;
+}
+
+/** Input of `runApprovalEvaluator`: the evaluator the session picked, by name, and the waiting call. */
+export interface ApprovalEvaluatorInput {
+  evaluator: string;
+  request: EvaluationRequest;
+}
+
+/** Input of `verifyApproval`: what was signed and the signature; never a key. */
+export interface VerifyApprovalInput {
+  payload: ApprovalSigningPayload;
+  signature: string;
+  /** The session's approvers, when it restricts who may decide. */
+  sessionApprovers?: string[];
+}
+
+/**
+ * The activities a worker registers, by the names Temporal records in histories (renaming one breaks replay). Built
+ * by `createActivities` (`src/activities/create-activities.ts`), one file per activity.
+ */
+export interface Activities {
+  /** Lookup, parse and concurrency flags of every call; with `prepareFirstGroup`, the first group prepared too. */
+  planCalls(input: PlanCallsInput): Promise<PlannedCalls>;
+  /** The front half of the pipeline for calls whose group is about to run. */
+  prepareCalls(input: PrepareCallsInput): Promise<PreparedCalls>;
+  /** The matching PermissionRequest hooks, in order: the first decision, or null for none. */
+  runPermissionRequestHooks(input: PermissionRequestHooksInput): Promise<PermissionRequestHookResult | null>;
+  /** Stops every running background task of a session (its end). */
+  stopBackgroundTasks(input: { sessionId: string }): Promise<StoppedBackgroundTasks>;
+  /** Asks the session's approval evaluator about a waiting call. */
+  runApprovalEvaluator(input: ApprovalEvaluatorInput): Promise<EvaluationResult>;
+  /** Checks a signed approval against the approvers file; the verdict only. */
+  verifyApproval(input: VerifyApprovalInput): Promise<ApprovalVerdict>;
+  /** Runs one allowed call. */
+  executeCall(input: ExecuteCallInput): Promise<CallOutcome>;
 }

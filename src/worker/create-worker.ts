@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
-import { createActivities } from '../activities/index.js';
+import { createActivities } from '../activities/create-activities.js';
 import type { Tracer } from '@opentelemetry/api';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
@@ -17,7 +17,7 @@ import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stage
 import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
-import type { SwitchyardHooks } from '../activities/hooks.js';
+import type { SwitchyardHooks } from '../hooks/types.js';
 import { DEFAULT_LOCAL_CALL_BUDGET_MS, DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import { builtinTools } from '../tools/builtin.js';

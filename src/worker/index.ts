@@ -45,6 +45,6 @@ export type {
   PreToolUseHookInput,
   PreToolUseHookResult,
   SwitchyardHooks,
-} from '../activities/hooks.js';
+} from '../hooks/types.js';
 export { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 export type { ArtifactStore } from '../contracts/artifact-store.js';

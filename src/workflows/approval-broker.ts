@@ -1,42 +1,15 @@
-import { ActivityCancellationType, CancellationScope, condition, isCancellation, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { CancellationScope, condition, isCancellation, uuid4 } from '@temporalio/workflow';
 import type { ApprovalDecisionRecord, ApprovalIgnoredReason, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { approvalSignalSchema, approvalSigningPayload } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
-import { toolQueue } from './activity-routing.js';
+import { permissionRequestHooksActivity, verifyApproval } from './activity-routing.js';
 import type { SessionState } from './session-state.js';
-import type { PermissionRequestBehavior } from '../contracts/hook-settings.js';
+import type { PermissionRequestBehavior } from '../contracts/hook-decisions.js';
 import type { PermissionDecision } from './decide-permission.js';
 import { runEvaluator } from './approval-evaluator.js';
-
-/** How soon a lost worker, or a cancellation, reaches the hooks' activity when the session sets no `heartbeatTimeoutMs`. */
-const DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS = 10_000;
-
-/**
- * A hook that fails or hangs is no decision: the human still decides. Once the race is decided or the turn is
- * interrupted the activity is cancelled without waiting (TRY_CANCEL); the cancellation reaches it with its next
- * heartbeat's answer and kills the hook processes.
- */
-function permissionRequestHooks(heartbeatTimeoutMs: number, routing: { taskQueue?: string }): Activities['runPermissionRequestHooks'] {
-  return proxyActivities<Activities>({
-    ...routing,
-    startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: heartbeatTimeoutMs,
-    retry: { maximumAttempts: 1 },
-    cancellationType: ActivityCancellationType.TRY_CANCEL,
-    summary: 'PermissionRequest hooks',
-  }).runPermissionRequestHooks;
-}
-
-// Signature checks run on the workflow's own worker (every role registers `verifyApproval`): the verdict is recorded
-// as the local activity's result, so replay never checks a signature again and no key enters history.
-const { verifyApproval } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 3 },
-});
 
 /** What the signature check said about a signal that named a pending request with the right digest. */
 type SignatureCheck = { kind: 'taken'; verified: boolean } | { kind: 'ignored'; reason: Extract<ApprovalIgnoredReason, 'unsigned' | 'bad_signature' | 'unknown_approver' | 'not_an_approver' | 'expired' | 'verification_failed'>; detail: string };
@@ -263,7 +236,7 @@ export class ApprovalBroker {
     const hooksMayAnswer = plan.hasPermissionRequestHooks && plan.permission?.strongAsk === undefined;
     if (hooksMayAnswer) {
       const session = this.#state.context();
-      const runPermissionRequestHooks = permissionRequestHooks(this.#state.options.heartbeatTimeoutMs ?? DEFAULT_HOOK_HEARTBEAT_TIMEOUT_MS, toolQueue(this.#state.options));
+      const runPermissionRequestHooks = permissionRequestHooksActivity(this.#state.options);
       hookScope
         .run(() =>
           runPermissionRequestHooks({

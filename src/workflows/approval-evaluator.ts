@@ -1,15 +1,10 @@
-import { ActivityCancellationType, isCancellation, log, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { isCancellation, log } from '@temporalio/workflow';
 import type { ApprovalRequest } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { EvaluationRequest } from '../contracts/policy.js';
-import { toolQueue } from './activity-routing.js';
+import { approvalEvaluatorActivity } from './activity-routing.js';
 import type { SessionState } from './session-state.js';
 
-/** How long an evaluator may take before the call is left to the human. */
-export const EVALUATOR_TIMEOUT = '2 minutes';
-/** How soon a lost worker running an evaluator is noticed when the session sets no `heartbeatTimeoutMs`. */
-const DEFAULT_EVALUATOR_HEARTBEAT_TIMEOUT_MS = 10_000;
 /** Calls of the session's recent history an evaluator sees. */
 const RECENT_CALLS = 20;
 
@@ -20,14 +15,7 @@ const RECENT_CALLS = 20;
  */
 export async function runEvaluator(options: { state: SessionState; name: string; request: ApprovalRequest; cwd: string }): Promise<{ decision: 'allow' | 'deny'; reason: string } | undefined> {
   const { state, name, request, cwd } = options;
-  const { runApprovalEvaluator } = proxyActivities<Activities>({
-    ...toolQueue(state.options),
-    startToCloseTimeout: EVALUATOR_TIMEOUT,
-    heartbeatTimeout: state.options.heartbeatTimeoutMs ?? DEFAULT_EVALUATOR_HEARTBEAT_TIMEOUT_MS,
-    retry: { maximumAttempts: 2, initialInterval: '1 second' },
-    cancellationType: ActivityCancellationType.TRY_CANCEL,
-    summary: `approval evaluator ${name}`,
-  });
+  const runApprovalEvaluator = approvalEvaluatorActivity(state.options, name);
   const evaluation: EvaluationRequest = {
     sessionId: state.sessionId,
     turnId: request.turnId,

@@ -3,7 +3,7 @@ import type { PermissionMode } from '../contracts/session.js';
 import type { ParsedRule, ReadPathFindings, RuleSubject } from '../contracts/permission-rules.js';
 import { checkReadPaths, findMatchingRule, isPrefixRule, ruleCoversTool, ruleMatches } from '../contracts/permission-rules.js';
 
-import type { HookPermissionDecision } from '../contracts/hook-settings.js';
+import type { HookPermissionDecision } from '../contracts/hook-decisions.js';
 
 export type { HookPermissionDecision };
 

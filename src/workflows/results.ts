@@ -107,13 +107,6 @@ export function skippedReason(options: { interrupted: { reason?: string } | unde
   return undefined;
 }
 
-/** Hook context reaches the model under `[Hook additional context]`, numbered (docs/SEMANTICS.md, Hooks). */
-export function withHookContext(content: string, context: readonly string[]): string {
-  if (context.length === 0) return content;
-  const lines = context.map((text, index) => `${index + 1}. ${text}`);
-  return `${content.replace(/\n+$/, '')}\n\n${texts.hookContextHeader}\n${lines.join('\n')}`;
-}
-
 /**
  * A result's rich content as handed out: its final text form (after the aggregate budget and hook context) first,
  * then its media blocks, so `content` never disagrees with `modelContent`.

@@ -1,16 +1,16 @@
-import { ActivityCancellationType, ActivityFailure, CancellationScope, TimeoutFailure, isCancellation, proxyActivities, proxyLocalActivities, proxySinks } from '@temporalio/workflow';
-import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { ActivityFailure, CancellationScope, TimeoutFailure, isCancellation, proxySinks } from '@temporalio/workflow';
 import type { InterruptBehavior, ReadyCallPlan } from '../contracts/call-plan.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { executionPlan } from '../contracts/pipeline.js';
 import type { CallOutcome, ExecuteCallInput, LocalCallsPolicy } from '../contracts/pipeline.js';
 import type { SwitchyardSinks, ToolCallTelemetryEndRecord } from '../contracts/sinks.js';
 import { texts } from '../contracts/texts.js';
+import { joinHookContext } from '../contracts/hook-context.js';
+import { turnControlOf } from '../contracts/turn-control.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult } from '../contracts/tool-result.js';
 import type { ApprovalBroker } from './approval-broker.js';
-import { toolQueue } from './activity-routing.js';
+import { executeCallActivity, localExecuteCallActivity } from './activity-routing.js';
 import { decidePermission } from './decide-permission.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
 import type { CallClock, CallCompletion, UntimedResult } from './results.js';
@@ -20,17 +20,6 @@ import type { SiblingGroup } from './sibling-group.js';
 import type { ParsedRules } from './session-policy.js';
 import type { PermissionInput } from './decide-permission.js';
 import { ruleMatchesCall } from './decide-permission.js';
-
-/** A lost worker is noticed within this long, unless the session sets `heartbeatTimeoutMs`. */
-const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
-/**
- * Temporal's own bound on one execution. The tool's deadline is enforced inside the activity and pauses while the
- * tool waits at an admission gate, so no bound derived from it is safe: this one is only a backstop that a real
- * call does not reach. A lost worker is noticed by the heartbeat timeout instead.
- */
-const EXECUTION_BACKSTOP = '30 days';
-/** A local call's bound beyond its own deadline (cleanup grace, serialisation). */
-const LOCAL_CALL_TIMEOUT_MARGIN_MS = 15_000;
 
 const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 
@@ -65,7 +54,7 @@ type Authorization =
 
 /** The back half of the per-call pipeline, after Prepare: permission → approval → execute → result. */
 export async function runCall(run: CallRun): Promise<CallCompletion> {
-  const hookContext = [...(run.plan.hook?.additionalContext ?? [])];
+  const hookContext = joinHookContext(run.plan.hook?.additionalContext);
   run.executing.set(run.plan.callId, run.plan.interruptBehavior);
   try {
     const authorization = await authorizeCall(run);
@@ -186,9 +175,7 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   state.emit({ type: 'ToolCallStarted', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
   switchyardTelemetry.toolCallStarted({ sessionId: clock.sessionId, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, known: true, startedAt: clock.startedAt ?? Date.now() });
   const outcome = plan.clientTool === true ? await parkForClient(run) : await executeActivity(run);
-  hookContext.push(...(outcome.hookContext ?? []));
-  const hookStop = plan.hook?.stopTurn;
-  const turnControl = outcome.turnControl ?? (hookStop === undefined ? undefined : { stopTurn: true, reason: hookStop.reason });
+  const turnControl = turnControlOf({ toolName: plan.toolName, current: outcome.turnControl, preToolUse: plan.hook?.stopTurn });
   const result: UntimedResult = {
     ...base(plan),
     status: outcome.status,
@@ -207,7 +194,7 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
     state.backgroundTasks.observe({ report: outcome.backgroundTask, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, emit: (event) => state.emit(event) });
     if (outcome.backgroundTask.kind === 'started') result.backgroundTask = { taskId: outcome.backgroundTask.taskId };
   }
-  const completion: CallCompletion = { result: finish(run, result, authorization.permission), hookContext };
+  const completion: CallCompletion = { result: finish(run, result, authorization.permission), hookContext: joinHookContext(hookContext, outcome.hookContext) };
   if (outcome.aggregateReplacement !== undefined) completion.replacement = outcome.aggregateReplacement;
   if (outcome.sessionState !== undefined) completion.stateChanges = outcome.sessionState;
   if (authorization.rememberRule !== undefined) completion.rememberRule = authorization.rememberRule;
@@ -226,21 +213,6 @@ function parkForClient(run: CallRun): Promise<CallOutcome> {
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     onParked: () => state.emit({ type: 'ClientToolRequested', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName }),
   });
-}
-
-function executeCallOptions(plan: ReadyCallPlan, heartbeatTimeoutMs: number, routing: { taskQueue?: string }): ActivityOptions {
-  return {
-    ...routing,
-    startToCloseTimeout: EXECUTION_BACKSTOP,
-    heartbeatTimeout: heartbeatTimeoutMs,
-    // At most once for side effects: only idempotent tools are retried after a lost worker.
-    retry: plan.flags.idempotent ? { maximumAttempts: 3, initialInterval: '1 second' } : { maximumAttempts: 1 },
-    // Wait for the activity's answer to the cancellation: the call's result is then the one the activity returned (the
-    // reject message, with PostToolUseFailure context), not a bare cancellation. The activity answers once it has fired
-    // the handler's abort signal (Bash kills its process group on it); it does not wait for the handler to return.
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    summary: plan.summary,
-  };
 }
 
 /**
@@ -266,16 +238,6 @@ export function batchLocalCalls(plans: ReadonlyArray<Pick<ReadyCallPlan, 'flags'
   return plans.length > 0 && plans.every((plan) => runsLocally(plan, policy)) ? policy : undefined;
 }
 
-/** Local execution: the deadline (or the local budget) is enforced inside the activity; this bound only catches a hung handler. */
-function localCallOptions(plan: ReadyCallPlan, policy: LocalCallsPolicy): LocalActivityOptions {
-  return {
-    startToCloseTimeout: Math.min(plan.timeoutMs ?? 0, policy.budgetMs ?? Number.POSITIVE_INFINITY) + LOCAL_CALL_TIMEOUT_MARGIN_MS,
-    retry: { maximumAttempts: 3, initialInterval: '1 second' },
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    summary: plan.summary,
-  };
-}
-
 function failedOutcome(status: CallOutcome['status'], modelContent: string, errorCode: string): CallOutcome {
   return { status, modelContent, isError: true, errorCode, activeMs: 0, queuedMs: 0 };
 }
@@ -285,12 +247,12 @@ async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const { state, plan, siblings } = run;
   const request: ExecuteCallInput = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan: executionPlan(plan), ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
   const regular = (): Promise<CallOutcome> =>
-    proxyActivities<Activities>(executeCallOptions(plan, state.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS, toolQueue(state.options))).executeCall(request);
+    executeCallActivity(plan, state.options)(request);
   const policy = run.localCalls;
   const execute = async (): Promise<CallOutcome> => {
     if (policy === undefined || !runsLocally(plan, policy)) return regular();
     const local = await afterLocalActivities(() =>
-      proxyLocalActivities<Activities>(localCallOptions(plan, policy)).executeCall({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) }),
+      localExecuteCallActivity(plan, policy)({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) }),
     );
     if (local.relocate !== true) return local;
     // Still running after its local budget: the call starts again as a regular activity (it is idempotent and

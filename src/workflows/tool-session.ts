@@ -1,5 +1,4 @@
-import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_CONTINUE_AS_NEW_EVENTS, DEFAULT_MAX_CALLS_PER_TURN, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
@@ -9,21 +8,13 @@ import type { SessionOptions } from '../contracts/session.js';
 import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
-import { toolQueue } from './activity-routing.js';
+import { stopBackgroundTasksActivity } from './activity-routing.js';
 import { inReleasedScope } from './released-scope.js';
 import type { Turn } from './scheduler.js';
 import type { CarriedSessionState, SessionState } from './session-state.js';
 import { ToolExecutor, installExecutorHandlers } from './tool-executor.js';
 
 export type { CarriedSessionState } from './session-state.js';
-
-// Runs where the tasks' data directory is: a regular activity on the session's task queue.
-const stopBackgroundTasksOn = (routing: { taskQueue?: string }): Activities['stopBackgroundTasks'] =>
-  proxyActivities<Activities>({
-    ...routing,
-    startToCloseTimeout: '1 minute',
-    retry: { maximumAttempts: 3 },
-  }).stopBackgroundTasks;
 
 /** What a session returns when it ends (it only ends by continue-as-new today). */
 export interface SessionSummary {
@@ -64,7 +55,7 @@ export async function toolSession(options: SessionOptions = {}, carried?: Carrie
 async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
   if (!state.backgroundTasks.anyRunning) return;
   try {
-    const stopped = await CancellationScope.nonCancellable(() => stopBackgroundTasksOn(toolQueue(state.options))({ sessionId: state.sessionId }));
+    const stopped = await CancellationScope.nonCancellable(() => stopBackgroundTasksActivity(state.options)({ sessionId: state.sessionId }));
     state.backgroundTasks.sessionEnded({ tasks: stopped.tasks, emit: (event) => state.emit(event) });
   } catch (error) {
     log.error('could not stop the session\'s background tasks', { error: projectErrorMessage(error) });

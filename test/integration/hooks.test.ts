@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PostToolUseFailureHookInput } from '../../src/activities/hooks.js';
+import type { PostToolUseFailureHookInput } from '../../src/hooks/types.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { testTools } from '../support/test-tools.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { PostToolUseFailureHookInput } from '../../src/activities/hooks.js';
+import type { PostToolUseFailureHookInput } from '../../src/hooks/types.js';
 import { texts } from '../../src/contracts/texts.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { defineTool } from '../../src/tools/define-tool.js';

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
-import type { SwitchyardHooks } from '../../src/activities/hooks.js';
+import type { SwitchyardHooks } from '../../src/hooks/types.js';
 import type { ToolCall } from '../../src/contracts/tool-call.js';
 import type { ToolResult } from '../../src/contracts/tool-result.js';
 import { builtinTools } from '../../src/tools/builtin.js';

@@ -7,7 +7,7 @@ import { SwitchyardClient } from '../../src/client/switchyard-client.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { SessionOptions } from '../../src/contracts/session.js';
 import type { Tool } from '../../src/tools/define-tool.js';
-import type { SwitchyardHooks } from '../../src/activities/hooks.js';
+import type { SwitchyardHooks } from '../../src/hooks/types.js';
 import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import type { SwitchyardWorkerOptions } from '../../src/worker/create-worker.js';

@@ -1,11 +1,13 @@
 import { chmod, mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { commandHooks, loadHookSettings, runCommandHook, trustedWorkspacesFromEnv } from '../../src/activities/command-hooks.js';
-import { hookSettingsSchema, mergeHookSettings } from '../../src/contracts/hook-settings.js';
-import type { HookEventName, HookSettings } from '../../src/contracts/hook-settings.js';
-import { hookMatches } from '../../src/activities/hooks.js';
-import type { PreToolUseHookInput } from '../../src/activities/hooks.js';
+import { commandHooks } from '../../src/hooks/command-hooks.js';
+import { runCommandHook } from '../../src/hooks/command-runner.js';
+import { loadHookSettings, trustedWorkspacesFromEnv } from '../../src/hooks/settings.js';
+import { hookSettingsSchema, mergeHookSettings } from '../../src/hooks/settings.js';
+import type { HookEventName, HookSettings } from '../../src/hooks/settings.js';
+import { hookMatches } from '../../src/hooks/matcher.js';
+import type { PreToolUseHookInput } from '../../src/hooks/types.js';
 import { scratchDir } from '../support/scratch.js';
 
 const dirs: string[] = [];

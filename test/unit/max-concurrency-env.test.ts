@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maxConcurrencyFromEnv } from '../../src/activities/index.js';
+import { maxConcurrencyFromEnv } from '../../src/config/environment.js';
 import { DEFAULT_MAX_CONCURRENCY } from '../../src/contracts/defaults.js';
 
 describe('maxConcurrencyFromEnv', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prepareCall } from '../../src/activities/prepare-call.js';
-import { withinPreparedBudget } from '../../src/activities/index.js';
+import { withinPreparedBudget } from '../../src/activities/prepare-calls.js';
 import { inputDigest } from '../../src/activities/digest.js';
 import { clipSignalFields, clipText } from '../../src/contracts/clip-fields.js';
 import { compactPlan, expandPlan } from '../../src/contracts/compact-plan.js';

@@ -1,14 +1,10 @@
-/** Hooks given as functions by library users (command hooks from settings files are in `command-hooks.ts`). */
-import type { HookPermissionDecision, PermissionRequestBehavior } from '../contracts/hook-settings.js';
-import { RE2JS } from 're2js';
+/**
+ * Hooks as functions: what library users hand the worker, and what command hooks from settings files become
+ * (`command-hooks.ts`). The plain data that reaches the workflow is in `src/contracts/hook-decisions.ts`.
+ */
+import type { HookPermissionDecision, PermissionRequestHookInput, PermissionRequestHookResult, PreToolUseHookInput } from '../contracts/hook-decisions.js';
 
-export interface PreToolUseHookInput {
-  sessionId: string;
-  cwd: string;
-  toolName: string;
-  toolInput: unknown;
-  toolUseId: string;
-}
+export type { PermissionRequestHookInput, PermissionRequestHookResult, PreToolUseHookInput } from '../contracts/hook-decisions.js';
 
 /** What a hook run gets besides its input. */
 export interface HookRunContext {
@@ -35,18 +31,6 @@ export interface PreToolUseHook {
   /** Regular expression on the tool name (`Bash|Write`); default: every tool. */
   matcher?: string;
   run(input: PreToolUseHookInput, context?: HookRunContext): PreToolUseHookResult | undefined | Promise<PreToolUseHookResult | undefined>;
-}
-
-export interface PermissionRequestHookInput extends PreToolUseHookInput {
-  requestId: string;
-  /** Why the call needs approval. */
-  reason: string;
-}
-
-/** A PermissionRequest hook's decision; undefined leaves the decision to the human. */
-export interface PermissionRequestHookResult {
-  behavior: PermissionRequestBehavior;
-  message?: string;
 }
 
 export interface PermissionRequestHook {
@@ -105,18 +89,4 @@ export interface SwitchyardHooks {
   preToolUse?: readonly PreToolUseHook[];
   /** Race the human approver: the first decision (hook or `approval` signal) wins. */
   permissionRequest?: readonly PermissionRequestHook[];
-}
-
-/**
- * Whether a hook's matcher (a regular expression over the whole tool name, `*` or empty for all) selects a tool. The
- * matcher may come from a workspace's settings file: it runs on re2js, linear in the name, so no matcher can hold the
- * worker; one RE2 cannot compile matches only the exact name.
- */
-export function hookMatches(matcher: string | undefined, toolName: string): boolean {
-  if (matcher === undefined || matcher === '' || matcher === '*') return true;
-  try {
-    return RE2JS.compile(`^(?:${matcher})$`).matcher(toolName).find();
-  } catch {
-    return matcher === toolName;
-  }
 }

@@ -1,0 +1,44 @@
+import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { maxConcurrencyFromEnv } from '../config/environment.js';
+import type { Activities } from '../contracts/pipeline.js';
+import { sessionHooks } from '../hooks/session-hooks.js';
+import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
+import { createRunApprovalEvaluator } from './approval-evaluator.js';
+import type { ActivityDependencies, Warn } from './dependencies.js';
+import { createExecuteCall } from './execute-call.js';
+import { createPermissionRequestHooks } from './permission-request-hooks.js';
+import { createPlanCalls } from './plan-calls.js';
+import { createPrepareCalls } from './prepare-calls.js';
+import { createStopBackgroundTasks } from './stop-background-tasks.js';
+import { createVerifyApproval } from './verify-approval.js';
+
+export type { ActivityDependencies } from './dependencies.js';
+
+/** The activities of a worker, one file each, under the names `Activities` (`src/contracts/pipeline.ts`) records. */
+export function createActivities(dependencies: ActivityDependencies) {
+  const { registry, workerIdentity, onWarning } = dependencies;
+  const warn: Warn = (message, details = {}) => onWarning?.(message, details);
+  const hooksOf = sessionHooks({ ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }), ...(dependencies.userSettingsDir === undefined ? {} : { userSettingsDir: dependencies.userSettingsDir }), warn });
+  const gates = new Map(Object.entries(dependencies.admissionGates ?? DEFAULT_ADMISSION_GATES).map(([name, permits]) => [name, new AdmissionGate(name, permits)]));
+  const dataDir = dependencies.dataDir ?? dataDirFromEnv();
+  const prepareCalls = createPrepareCalls({ registry, defaultCwd: dependencies.defaultCwd ?? process.cwd(), hooksOf, workerIdentity, operatorRules: dependencies.operatorRules, warn });
+  const planCalls = createPlanCalls({
+    registry,
+    defaultMaxConcurrency: dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv(),
+    localCalls: dependencies.localCalls ?? false,
+    pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false,
+    workerIdentity,
+    prepareCalls,
+    warn,
+  });
+  const executeDependencies = { registry, ...(workerIdentity === undefined ? {} : { workerIdentity }), gates, artifacts: dependencies.artifacts, dataDir, ...(onWarning === undefined ? {} : { onWarning }) };
+  return {
+    planCalls,
+    prepareCalls,
+    runPermissionRequestHooks: createPermissionRequestHooks({ hooksOf, warn }),
+    stopBackgroundTasks: createStopBackgroundTasks(dataDir),
+    runApprovalEvaluator: createRunApprovalEvaluator(dependencies.evaluators ?? []),
+    verifyApproval: createVerifyApproval(dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile }),
+    executeCall: createExecuteCall({ dependencies: executeDependencies, hooksOf }),
+  } satisfies Activities;
+}

@@ -1,0 +1,40 @@
+import { groupCalls } from '../contracts/group-calls.js';
+import type { Activities, LocalCallsPolicy, PlannedCalls } from '../contracts/pipeline.js';
+import { callInputBytes } from '../contracts/tool-call.js';
+import { registryWithClientTools } from '../tools/client-tool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { Warn } from './dependencies.js';
+import { planCall } from './plan-call.js';
+import { failOnToolMismatch } from './tool-mismatch.js';
+
+/**
+ * The `planCalls` activity: lookup, input parse and concurrency flags of every call, for grouping (no file system, no
+ * hooks). For a whole turn it also prepares the first group, which runs next anyway: one round trip instead of two.
+ */
+export function createPlanCalls(options: {
+  registry: ToolRegistry;
+  defaultMaxConcurrency: number;
+  localCalls: LocalCallsPolicy | false;
+  pendingApprovalsSearchAttribute: boolean;
+  workerIdentity: string | undefined;
+  prepareCalls: Activities['prepareCalls'];
+  warn: Warn;
+}): Activities['planCalls'] {
+  const { defaultMaxConcurrency, localCalls } = options;
+  return async (input) => {
+    const registry = registryWithClientTools(options.registry, input.session.clientTools);
+    const plans = input.calls.map((call) => planCall({ registry, call }));
+    await failOnToolMismatch({ identity: options.workerIdentity, plans, warn: options.warn });
+    const planned: PlannedCalls = { plans, defaultMaxConcurrency, pendingApprovalsSearchAttribute: options.pendingApprovalsSearchAttribute };
+    if (localCalls !== false) planned.localCalls = localCalls;
+    if (input.prepareFirstGroup !== undefined && plans.length > 0) {
+      const groups = groupCalls(
+        plans.map((plan, index) => ({ id: plan.callId, concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe, bytes: callInputBytes({ input: input.calls[index]?.input }) })),
+        input.prepareFirstGroup.maxConcurrency ?? defaultMaxConcurrency,
+      );
+      const first = new Set(groups[0] ?? []);
+      planned.firstGroup = await options.prepareCalls({ session: input.session, calls: input.calls.filter((call) => first.has(call.id)) });
+    }
+    return planned;
+  };
+}

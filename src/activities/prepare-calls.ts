@@ -1,0 +1,105 @@
+import { stat } from 'node:fs/promises';
+import os from 'node:os';
+import { callInputValue, compactPlan } from '../contracts/compact-plan.js';
+import type { WireCallPlan } from '../contracts/compact-plan.js';
+import { PAYLOAD_LIMITS } from '../contracts/defaults.js';
+import type { Activities, PreparedCalls } from '../contracts/pipeline.js';
+import type { PermissionRules } from '../contracts/session.js';
+import { texts } from '../contracts/texts.js';
+import { errorCodes } from '../contracts/tool-result.js';
+import { utf8Length } from '../contracts/utf8-length.js';
+import type { SessionHooksOf } from '../hooks/session-hooks.js';
+import { registryWithClientTools } from '../tools/client-tool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { cancellationOf } from './cancellation.js';
+import type { Warn } from './dependencies.js';
+import { inputDigest } from './digest.js';
+import { rejected } from './plan-call.js';
+import { prepareCall } from './prepare-call.js';
+import { failOnToolMismatch } from './tool-mismatch.js';
+
+/**
+ * The `prepareCalls` activity: the front half of the pipeline for calls whose group is about to run, in one round
+ * trip, each call through `prepareCall` with the session's hooks.
+ */
+export function createPrepareCalls(options: {
+  registry: ToolRegistry;
+  defaultCwd: string;
+  hooksOf: SessionHooksOf;
+  workerIdentity: string | undefined;
+  operatorRules: PermissionRules | undefined;
+  warn: Warn;
+}): Activities['prepareCalls'] {
+  const { warn } = options;
+  const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? options.defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));
+  return async ({ session, calls }) => {
+    const cwd = cwdOf(session.cwd);
+    const context = {
+      sessionId: session.sessionId,
+      cwd,
+      allowRules: session.allowRules ?? [],
+      denyRules: session.denyRules ?? [],
+      ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
+    };
+    const onHookError = (error: unknown, toolName: string): void => warn('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
+    // A cwd that does not exist would make every tool fail late (Bash never starts): fail each call at once, saying why.
+    const problem = await cwdProblem(cwd);
+    if (problem !== undefined) {
+      return { plans: calls.map((call) => rejected(call, 'validation', errorCodes.prepareFailed, `<tool_use_error>${problem}: the call did not run. Start the session with an existing cwd.</tool_use_error>`)), cwd };
+    }
+    const { hooks, untrustedSettingsFiles } = await options.hooksOf({ cwd, sessionHooks: session.sessionHooks, trustWorkspaceSettings: session.trustWorkspaceSettings });
+    // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
+    const { signal } = cancellationOf();
+    const registry = registryWithClientTools(options.registry, session.clientTools);
+    const prepared = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
+    await failOnToolMismatch({ identity: options.workerIdentity, plans: prepared, warn });
+    const plans = withinPreparedBudget(prepared.map((plan, index) => compactPlan(plan, { sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]) })));
+    const result: PreparedCalls = untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+    if (options.operatorRules !== undefined) result.operatorRules = options.operatorRules;
+    return result;
+  };
+}
+
+/** Why a session's cwd cannot be used, or undefined when it is a directory. */
+async function cwdProblem(cwd: string): Promise<string | undefined> {
+  try {
+    return (await stat(cwd)).isDirectory() ? undefined : `the session's cwd ${cwd} is not a directory`;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `the session's cwd ${cwd} does not exist` : `the session's cwd ${cwd} cannot be used: ${(error as Error).message}`;
+  }
+}
+
+/** Whether a resolved input (by its digest) is the call's own input, so Prepare need not send it back. */
+function sameInputAsCall(digest: string, call: { input: unknown } | undefined): boolean {
+  if (call === undefined) return false;
+  const value = callInputValue(call);
+  return value !== undefined && inputDigest(value) === digest;
+}
+
+/**
+ * Keeps one Prepare's answer within `PAYLOAD_LIMITS.preparedBytes`: while it is larger, the call that takes the most
+ * ends with an error result saying so, and the others run. (A command of hundreds of kilobytes whose simple commands
+ * are not slices of it, for instance, carries them whole for the permission rules.)
+ */
+export function withinPreparedBudget(plans: WireCallPlan[], limitBytes: number = PAYLOAD_LIMITS.preparedBytes): WireCallPlan[] {
+  const sizes = plans.map((plan) => utf8Length(JSON.stringify(plan)));
+  let total = sizes.reduce((sum, size) => sum + size, 0);
+  const result = [...plans];
+  while (total > limitBytes) {
+    let largest = -1;
+    sizes.forEach((size, index) => {
+      if (result[index]?.kind === 'ready' && (largest === -1 || size > (sizes[largest] ?? 0))) largest = index;
+    });
+    const plan = result[largest];
+    if (plan === undefined) break;
+    const bytes = sizes[largest] ?? 0;
+    const message = texts.toolUseError(
+      `Switchyard cannot carry what this call needs for its permission check (${bytes} bytes, over the ${limitBytes}-byte budget of one group): the call did not run. Split it into smaller calls, or write large content to a file first.`,
+    );
+    result[largest] = { kind: 'rejected', callId: plan.callId, toolName: plan.toolName, status: 'error', modelContent: message, errorCode: errorCodes.payloadTooLarge, stage: 'validation' };
+    const replaced = utf8Length(JSON.stringify(result[largest]));
+    total += replaced - bytes;
+    sizes[largest] = replaced;
+  }
+  return result;
+}

@@ -1,0 +1,67 @@
+import { commandHooks } from './command-hooks.js';
+import { hookSettingsSchema, loadHookSettings, mergeHookSettings } from './settings.js';
+import type { HookSettings } from './settings.js';
+import type { SwitchyardHooks } from './types.js';
+
+export interface SessionHooksOptions {
+  /** Hooks given as functions; they run before command hooks from settings. */
+  hooks?: SwitchyardHooks;
+  /**
+   * Where the user-level `settings.json` with command hooks is (default `~/.switchyard`); `false` reads no settings
+   * files at all (project `<cwd>/.switchyard/settings.json` included).
+   */
+  userSettingsDir?: string | false;
+  warn: (message: string, details?: Record<string, unknown>) => void;
+}
+
+/** The hooks of one session, and the workspace settings files skipped as untrusted. */
+export interface SessionHooks {
+  hooks: SwitchyardHooks;
+  untrustedSettingsFiles: string[];
+}
+
+export type SessionHooksOf = (options: { cwd: string; sessionHooks: Record<string, unknown> | undefined; trustWorkspaceSettings: boolean | undefined }) => Promise<SessionHooks>;
+
+function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHooks {
+  return {
+    preToolUse: sets.flatMap((set) => set?.preToolUse ?? []),
+    permissionRequest: sets.flatMap((set) => set?.permissionRequest ?? []),
+    postToolUse: sets.flatMap((set) => set?.postToolUse ?? []),
+    postToolUseFailure: sets.flatMap((set) => set?.postToolUseFailure ?? []),
+  };
+}
+
+/**
+ * The hooks of a session: the worker's function hooks, then command hooks from the user-level settings, the
+ * workspace's settings files when trusted, and the session's own options. Read on each use, so edited settings
+ * apply to the next call. The worker log hears of each skipped workspace file once; the session reports it as an
+ * event.
+ */
+export function sessionHooks(options: SessionHooksOptions): SessionHooksOf {
+  const { warn } = options;
+  const reportedUntrusted = new Set<string>();
+  return async ({ cwd, sessionHooks: ofSession, trustWorkspaceSettings }) => {
+    if (options.userSettingsDir === false && ofSession === undefined) return { hooks: options.hooks ?? {}, untrustedSettingsFiles: [] };
+    const files = options.userSettingsDir === false
+      ? undefined
+      : await loadHookSettings({
+        cwd,
+        ...(options.userSettingsDir === undefined ? {} : { userDir: options.userSettingsDir }),
+        trustWorkspaceSettings: trustWorkspaceSettings === true,
+        onWarning: (message) => warn(message),
+      });
+    const untrustedSettingsFiles = files?.untrusted ?? [];
+    const unreported = untrustedSettingsFiles.filter((file) => !reportedUntrusted.has(file));
+    if (unreported.length > 0) {
+      for (const file of unreported) reportedUntrusted.add(file);
+      warn('workspace settings files not loaded: the workspace is not trusted (session option trustWorkspaceSettings or worker env SWITCHYARD_TRUSTED_WORKSPACES)', { cwd, files: unreported });
+    }
+    let session: HookSettings | undefined;
+    if (ofSession !== undefined) {
+      const parsed = hookSettingsSchema.safeParse({ hooks: ofSession });
+      if (parsed.success) session = parsed.data;
+      else warn('the session\'s hooks option is invalid; ignored', { error: parsed.error.message });
+    }
+    return { hooks: concatHooks(options.hooks, commandHooks(mergeHookSettings(files?.settings, session), { onWarning: warn })), untrustedSettingsFiles };
+  };
+}
