@@ -153,13 +153,17 @@ describe('Bash run_in_background, TaskOutput and TaskStop (tools)', () => {
     const dataDir = await scratchDir();
     const cwd = await scratchDir();
     const context = toolContext({ cwd, dataDir, sessionId: 'tools' });
-    const startedAt = Date.now();
-    const start = (await bashTool.execute({ command: 'sleep 1; echo finished; exit 4', run_in_background: true }, context)) as ToolOutputObject;
-    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    // The command cannot end before the test creates `go`: Bash returning at all, with the task still running,
+    // shows it did not wait for the command (no wall-clock bound, which a loaded machine would break).
+    const start = (await bashTool.execute({ command: 'until [ -e go ]; do sleep 0.05; done; echo finished; exit 4', run_in_background: true }, context)) as ToolOutputObject;
     expect(start.backgroundTask?.kind).toBe('started');
     const taskId = start.backgroundTask?.taskId ?? '';
     expect(start.content).toContain(`Command running in background with ID: ${taskId}`);
-    started.push((await new BackgroundTaskStore(dataDir).get('tools', taskId)) as BackgroundTaskRecord);
+    const store = new BackgroundTaskStore(dataDir);
+    const record = (await store.get('tools', taskId)) as BackgroundTaskRecord;
+    started.push(record);
+    expect((await store.state(record)).status).toBe('running');
+    await writeFile(path.join(cwd, 'go'), '');
 
     const read = (await taskOutputTool.execute({ task_id: taskId }, { ...context, callId: 'read' })) as ToolOutputObject;
     expect(read.content).toBe(`finished\nTask ${taskId} exited with code 4.`);

@@ -8,6 +8,7 @@ import { GLOB_TRUNCATED_NOTE, globDepth, globTool, MAX_GLOB_RESULTS } from '../.
 import { grepTool, MAX_LINE_CHARS } from '../../src/tools/builtin/grep.js';
 import { compileGrepPattern, findBacktrackingOnlySyntax, translateRipgrepSyntax } from '../../src/tools/builtin/grep-pattern.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import { costRatio, costRatioAsync } from '../support/growth.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
 import { planner, ready, rejection } from '../support/tool-plans.js';
@@ -66,9 +67,12 @@ describe('glob matcher', () => {
   });
 
   it('compiles braces without expanding them, and splits off the literal leading directory', () => {
-    const started = performance.now();
     expect(compileGlob('{a,b}'.repeat(40)).test('ab'.repeat(20))).toBe(true);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Growth, not a wall-clock bound (test/support/growth.ts): four times the braces cost about four times as much to
+    // compile, where expanding them doubles the cost per brace. Each pattern is new, so none comes from the cache.
+    let unique = 0;
+    const braces = (count: number) => () => compileGlob(`${'{a,b}'.repeat(count)}/${(unique += 1)}`);
+    expect(costRatio(braces(20), braces(80))).toBeLessThan(12);
     expect(splitGlobBase('a\\*b/*.ts')).toEqual({ base: '', rest: 'a\\*b/*.ts' });
     expect(splitGlobBase('src/tools/*.ts')).toEqual({ base: 'src/tools', rest: '*.ts' });
     expect(splitGlobBase('src/index.ts')).toEqual({ base: 'src', rest: 'index.ts' });
@@ -317,12 +321,14 @@ describe('Grep cannot hang the worker', () => {
 
   it('answers a catastrophic pattern promptly, with the matching line', async () => {
     for (const file of ['short.txt', 'attack.txt']) {
-      const started = performance.now();
       const output = await run(cwd, await prepare(cwd, 'Grep', { pattern: '^(a+)+$', path: file, output_mode: 'content', '-n': true }));
-      const elapsedMs = performance.now() - started;
-      expect(elapsedMs, file).toBeLessThan(1_000);
       expect(output, file).toBe(file === 'short.txt' ? 'No matches found' : `${path.join(cwd, file)}:2:${'a'.repeat(40)}`);
     }
+    // Growth, not a wall-clock bound (test/support/growth.ts): a line four times as long costs at most about four
+    // times as much, where a backtracking engine doubles its work with every further `a`.
+    await tree(cwd, { 'run-1000.txt': `${'a'.repeat(1_000)}!\n`, 'run-4000.txt': `${'a'.repeat(4_000)}!\n` });
+    const search = (file: string) => async () => run(cwd, await prepare(cwd, 'Grep', { pattern: '^(a+)+$', path: file, output_mode: 'content' }));
+    expect(await costRatioAsync(search('run-1000.txt'), search('run-4000.txt'))).toBeLessThan(12);
   });
 
   it('searches a 24 MB single line in linear time', async () => {
@@ -380,10 +386,16 @@ describe('Glob cannot hang the worker', () => {
   it('matches a pattern with many stars against a long file name promptly', async () => {
     const cwd = await tempDir();
     await tree(cwd, { [`${'a'.repeat(100)}.txt`]: 'x', 'aaaaaab.txt': 'x' });
-    const started = performance.now();
     const output = await run(cwd, await prepare(cwd, 'Glob', { pattern: '*a*a*a*a*a*a*b*' }));
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(output).toBe(path.join(cwd, 'aaaaaab.txt'));
+    // Growth, not a wall-clock bound (test/support/growth.ts): a name four times as long costs at most about four
+    // times as much, where a backtracking matcher's cost grows as the sixth power of the length (six stars).
+    const short = await tempDir();
+    const long = await tempDir();
+    await tree(short, { [`${'a'.repeat(60)}.txt`]: 'x' });
+    await tree(long, { [`${'a'.repeat(240)}.txt`]: 'x' });
+    const glob = (dir: string) => async () => run(dir, await prepare(dir, 'Glob', { pattern: '*a*a*a*a*a*a*b*' }));
+    expect(await costRatioAsync(glob(short), glob(long))).toBeLessThan(12);
   });
 });
 

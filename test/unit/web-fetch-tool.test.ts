@@ -334,7 +334,9 @@ describe('WebFetch', () => {
     const abortedAt = Date.now();
     controller.abort(new Error('turn interrupted'));
     expect(await settled).toBe('rejected');
-    expect(Date.now() - abortedAt).toBeLessThan(1_000);
+    // /slow never ends, so without the abort the fetch would never settle; the bound is generous (a loaded CI
+    // machine can stall a few hundred milliseconds) and still far below the tool's own deadline.
+    expect(Date.now() - abortedAt).toBeLessThan(5_000);
     await expect(pending).rejects.toThrow();
   });
 
