@@ -1,3 +1,5 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
@@ -10,13 +12,53 @@ import type { Harness } from '../support/harness.js';
 import { abortableSleep } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
 
+/** Whether the server has admitted the streamed turn's update that adds the call `callId` (no worker needed to ask). */
+async function updateAdmitted(workflow: WorkflowHandle, callId: string): Promise<boolean> {
+  try {
+    await workflow.client.workflowService.pollWorkflowExecutionUpdate({
+      namespace: workflow.client.options.namespace,
+      updateRef: { workflowExecution: { workflowId: workflow.workflowId }, updateId: `t:add:${callId}:${callId}:1` },
+      identity: 'local-replay test',
+      waitPolicy: { lifecycleStage: temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Local activity markers in history order: activity type, the call ids its result names, when it was scheduled (epoch ms). */
+function localActivityMarkers(history: temporal.api.history.v1.IHistory): { index: number; type: string; callIds: string[]; scheduledAtMs: number }[] {
+  const markers: { index: number; type: string; callIds: string[]; scheduledAtMs: number }[] = [];
+  for (const event of history.events ?? []) {
+    const details = event.markerRecordedEventAttributes?.details;
+    const data = details?.data?.payloads?.[0]?.data;
+    if (details == null || data == null) continue;
+    const marker = JSON.parse(Buffer.from(data).toString()) as { activity_type: string; original_schedule_time: { seconds: number; nanos: number } };
+    const result = Buffer.from(details.result?.payloads?.[0]?.data ?? []).toString();
+    markers.push({
+      index: markers.length,
+      type: marker.activity_type,
+      callIds: [...result.matchAll(/"callId":"([^"]+)"/g)].map((match) => match[1]!),
+      scheduledAtMs: marker.original_schedule_time.seconds * 1_000 + marker.original_schedule_time.nanos / 1e6,
+    });
+  }
+  return markers;
+}
+
+/** When (epoch ms) Plan or Prepare evaluated the flags of a Wait of 21 ms (the call w2): its Plan is the first. */
+const w2FlagsEvaluated: number[] = [];
+
 /** A read-only call that waits `ms` (its 20 s deadline is under the local limit, so it runs as a local activity). */
 const waitTool = defineTool({
   name: 'Wait',
   description: 'Waits, or stops when cancelled.',
   inputSchema: z.object({ ms: z.number().int() }),
   readOnly: true,
-  concurrentSafe: true,
+  concurrentSafe: (input) => {
+    if (input.ms === 21) w2FlagsEvaluated.push(performance.timeOrigin + performance.now());
+    return true;
+  },
   timeout: { defaultMs: 20_000 },
   async execute(input, context) {
     await abortableSleep(input.ms, context.signal);
@@ -30,13 +72,27 @@ const waitTool = defineTool({
 describe('local activities that overlap replay as they ran', () => {
   let harness: Harness;
   let cwd: string;
+  /** When each Wait's PreToolUse hook (inside its Prepare local activity) ran. */
+  const prepares: { id: string; started: number; ended: number }[] = [];
   beforeAll(async () => {
     cwd = await scratchDir();
     harness = await createHarness({
       tools: [...builtinTools(), waitTool],
       defaultCwd: cwd,
-      // Preparing a Wait takes 300 ms, so the Prepare of w1 and the Prepare of w2 overlap.
-      hooks: { preToolUse: [{ matcher: 'Wait', run: async () => void (await sleep(300)) }] },
+      // Preparing a Wait takes 300 ms, so w2's Plan runs while w1's Prepare is still running; the test checks it did.
+      hooks: {
+        preToolUse: [
+          {
+            matcher: 'Wait',
+            run: async (input) => {
+              const started = performance.now();
+              await sleep(300);
+              prepares.push({ id: input.toolUseId, started, ended: performance.now() });
+              return undefined;
+            },
+          },
+        ],
+      },
     });
   });
   afterAll(async () => harness.close());
@@ -52,10 +108,16 @@ describe('local activities that overlap replay as they ran', () => {
     first.worker.shutdown();
     await first.done;
     // No worker: the approval timer fires, and w2 arrives. The next workflow task carries both, so the freed w1's
-    // Prepare and w2's Plan start in one activation; Plan ends first, w1's Prepare 300 ms later, then w2's Prepare.
-    await sleep(1_500);
-    const added = turn.add({ id: 'w2', name: 'Wait', input: { ms: 20 } });
-    await sleep(500);
+    // Prepare and w2's Plan start in one activation; Plan ends first, w1's Prepare 300 ms later, then w2's Prepare
+    // (the two Prepares do not overlap: w2's waits for w1's).
+    await waitFor(
+      async () => (await session.workflow.fetchHistory()).events ?? [],
+      (events) => events.some((event) => event.timerFiredEventAttributes != null),
+      { what: 'the approval timer to fire' },
+    );
+    const added = turn.add({ id: 'w2', name: 'Wait', input: { ms: 21 } });
+    // The worker starts only once the server holds w2's update, so its first workflow task carries both.
+    await waitFor(async () => updateAdmitted(session.workflow, 'w2'), (admitted) => admitted, { what: 'the server to admit the update adding w2' });
     const second = await harness.startWorker();
     try {
       await added;
@@ -68,6 +130,16 @@ describe('local activities that overlap replay as they ran', () => {
       await second.done;
     }
     const history = await session.workflow.fetchHistory();
+    // The race this test is about happened: w1's Prepare was scheduled before w2's Plan ran (so both local activities
+    // were in flight at once), w2's Plan ended first, and w1's Prepare was still running then (its hook).
+    const markers = localActivityMarkers(history);
+    const w2Plan = markers.find((marker) => marker.type === 'planCalls' && marker.callIds.includes('w2'));
+    const w1Prepare = markers.find((marker) => marker.type === 'prepareCalls' && marker.callIds.includes('w1'));
+    const w2Planned = w2FlagsEvaluated[0] ?? Number.NaN;
+    const w1Hook = prepares.find((prepare) => prepare.id === 'w1');
+    expect(w1Prepare?.scheduledAtMs, "w1's Prepare scheduled before w2's Plan ran").toBeLessThan(w2Planned);
+    expect(w2Plan?.index, "w2's Plan result recorded before w1's Prepare result").toBeLessThan(w1Prepare?.index ?? Number.NaN);
+    expect(w2Planned - performance.timeOrigin, "w2's Plan ran before w1's Prepare hook ended").toBeLessThan(w1Hook?.ended ?? Number.NaN);
     const replay = await Worker.runReplayHistory(
       {
         workflowBundle: { codePath: inject('workflowBundlePath') },
