@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { access } from 'node:fs/promises';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelEvaluator } from '../../examples/evaluators/anthropic-model.js';
@@ -10,7 +10,9 @@ import type { ApprovalEvaluator, EvaluationRequest } from '../../src/contracts/p
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { killCli, startCli } from '../support/cli-process.js';
 import { allEvents, answer, eventsOfType, waitForPendingApprovals } from '../support/session-probes.js';
+import { waitFor } from '../support/wait-for.js';
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
 const bash = (id: string, command: string) => ({ id, name: 'Bash', input: { command } });
@@ -166,6 +168,77 @@ describe('an approval evaluator and a lost worker', () => {
         { evaluators: [allowing] },
       );
     } finally {
+      await harness.close();
+    }
+  });
+
+  it('a worker SIGKILLed while its evaluator runs: a worker started later evaluates again, and the call is decided and run once', async () => {
+    const harness = await createHarness({ tools: builtinTools() });
+    const cwd = await scratchDir();
+    const scratch = await scratchDir();
+    const marker = path.join(scratch, 'evaluator-started');
+    // `switchyard worker --evaluator MODULE` (src/client/cli/worker-commands.ts): the module's evaluator says it was
+    // called, then never answers; the process is killed with it still waiting.
+    const module = path.join(scratch, 'hanging-evaluator.mjs');
+    await writeFile(
+      module,
+      [
+        "import { writeFileSync } from 'node:fs';",
+        'export default [{',
+        "  name: 'killed',",
+        '  evaluate(request) {',
+        '    writeFileSync(process.env.EVALUATOR_MARKER, request.callId);',
+        '    return new Promise(() => undefined);',
+        '  },',
+        '}];',
+        '',
+      ].join('\n'),
+    );
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_NAMESPACE: harness.namespace,
+      SWITCHYARD_TASK_QUEUE: harness.taskQueue,
+      SWITCHYARD_DATA_DIR: harness.dataDir,
+      SWITCHYARD_USER_SETTINGS_DIR: await scratchDir('switchyard-user-'),
+      HOME: await scratchDir('switchyard-home-'),
+      SWITCHYARD_LOG_FORMAT: 'json',
+      SWITCHYARD_LOG_LEVEL: 'info',
+      EVALUATOR_MARKER: marker,
+    };
+    const child = startCli(['worker', '--cwd', cwd, '--evaluator', module], env);
+    const evaluated: string[] = [];
+    const allowing: ApprovalEvaluator = {
+      name: 'killed',
+      evaluate: async (request) => {
+        evaluated.push(request.callId);
+        return { decision: 'allow', reason: 'the second worker' };
+      },
+    };
+    try {
+      await child.waitForLog((line) => line.msg === 'worker started' && line.taskQueue === harness.taskQueue, 'the worker process to start');
+      const session = await harness.startSession({ cwd, approvalEvaluator: 'killed', heartbeatTimeoutMs: 2_000 });
+      const turn = session.executeTurn({ turnId: 't1', calls: [bash('c1', 'touch killed.txt && echo ran >> runs.log')] });
+      await waitFor(async () => exists(marker), (found) => found, { what: 'the evaluator in the worker process to be called', timeoutMs: 60_000 });
+      child.child.kill('SIGKILL');
+      expect(await child.exited).toMatchObject({ code: null, signal: 'SIGKILL' });
+      expect(await exists(path.join(cwd, 'killed.txt'))).toBe(false);
+      await harness.withWorker(
+        async () => {
+          const result = await turn;
+          expect(result.results[0]).toMatchObject({ callId: 'c1', status: 'success' });
+          expect(evaluated).toEqual(['c1']);
+          const decisions = await session.workflow.query<Array<{ by?: string; decision?: string }>>('approvalDecisions');
+          expect(decisions).toMatchObject([{ by: 'evaluator:killed', decision: 'allow' }]);
+          expect(decisions).toHaveLength(1);
+          expect(eventsOfType(await allEvents(session), 'PermissionResolved')).toHaveLength(1);
+          expect(await exists(path.join(cwd, 'killed.txt'))).toBe(true);
+          expect(await readFile(path.join(cwd, 'runs.log'), 'utf8')).toBe('ran\n');
+        },
+        { evaluators: [allowing] },
+      );
+    } finally {
+      await killCli(child);
       await harness.close();
     }
   });
