@@ -177,7 +177,7 @@ describe('an approval evaluator and a lost worker', () => {
     const cwd = await scratchDir();
     const scratch = await scratchDir();
     const marker = path.join(scratch, 'evaluator-started');
-    // `switchyard worker --evaluator MODULE` (src/client/cli/worker-commands.ts): the module's evaluator says it was
+    // `switchyard worker --evaluator MODULE` (src/cli/worker-commands.ts): the module's evaluator says it was
     // called, then never answers; the process is killed with it still waiting.
     const module = path.join(scratch, 'hanging-evaluator.mjs');
     await writeFile(
