@@ -7,13 +7,22 @@ const nodeModules = [...builtinModules, ...builtinModules.map((name) => `node:${
 /** Modules workflow code may never import: Node built-ins and Node-only packages break the sandbox. */
 const workflowForbidden = [
   ...nodeModules.map((name) => ({ name, message: 'Workflow code is sandboxed: no Node modules (determinism).' })),
-  ...['execa', 'pino', 'pino-pretty', '@temporalio/activity', '@temporalio/worker', '@temporalio/client', '@temporalio/testing'].map(
-    (name) => ({ name, message: 'Node-only package: not allowed in workflow code.' }),
-  ),
+  ...[
+    'execa',
+    'pino',
+    'pino-pretty',
+    '@temporalio/activity',
+    '@temporalio/worker',
+    '@temporalio/client',
+    '@temporalio/testing',
+  ].map((name) => ({ name, message: 'Node-only package: not allowed in workflow code.' })),
 ];
 
 /** Another package's internals (`@temporalio/x/lib/…`) are not its API and move between versions. */
-const deepImports = { regex: '^(@[^/]+/)?[^./][^/]*/lib/', message: "No deep imports into another package's lib/: use its public entry point." };
+const deepImports = {
+  regex: '^(@[^/]+/)?[^./][^/]*/lib/',
+  message: "No deep imports into another package's lib/: use its public entry point.",
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**'] },
@@ -36,15 +45,50 @@ export default tseslint.config(
     // Workflow code and the contracts it imports must stay deterministic and sandbox-safe.
     files: ['src/workflows/**/*.ts', 'src/contracts/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: workflowForbidden, patterns: [deepImports, { group: ['**/activities/*', '**/hooks/*'], message: 'What workflows share with activities and hooks (the Activities interface, their inputs and outputs) is in src/contracts.' }, { group: ['**/worker/*', '**/server/*', '**/tools/*', '**/client/*', '**/cli/*'], allowTypeImports: true, message: 'Workflow code may import only types from Node-side folders.' }] }],
-      'no-restricted-globals': ['error', { name: 'process', message: 'No process in workflow code.' }, { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Not available in workflows.' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: workflowForbidden,
+          patterns: [
+            deepImports,
+            {
+              group: ['**/activities/*', '**/hooks/*'],
+              message:
+                'What workflows share with activities and hooks (the Activities interface, their inputs and outputs) is in src/contracts.',
+            },
+            {
+              group: ['**/worker/*', '**/server/*', '**/tools/*', '**/client/*', '**/cli/*'],
+              allowTypeImports: true,
+              message: 'Workflow code may import only types from Node-side folders.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'No process in workflow code.' },
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Not available in workflows.' },
+      ],
     },
   },
   {
     // Hooks (src/hooks/) serve the activities: they take nothing from the activities or the workflows above them.
     files: ['src/hooks/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [deepImports, { group: ['**/activities/*', '**/workflows/*'], message: 'Hooks may not import from activities or workflows: what both need belongs in src/hooks or src/contracts.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            deepImports,
+            {
+              group: ['**/activities/*', '**/workflows/*'],
+              message:
+                'Hooks may not import from activities or workflows: what both need belongs in src/hooks or src/contracts.',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -49,7 +49,9 @@ try {
 } catch {
   // not a clone
 }
-out(`Profiled at commit ${commit} on ${new Date().toISOString()} (\`npm run bench:profile\`)${process.env.PROFILE_RUN === undefined ? '' : `: ${process.env.PROFILE_RUN}`}.\n`);
+out(
+  `Profiled at commit ${commit} on ${new Date().toISOString()} (\`npm run bench:profile\`)${process.env.PROFILE_RUN === undefined ? '' : `: ${process.env.PROFILE_RUN}`}.\n`,
+);
 for (const file of (await readdir(dir)).filter((name) => name.endsWith('.cpuprofile')).sort()) {
   const profile = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -67,15 +69,23 @@ for (const file of (await readdir(dir)).filter((name) => name.endsWith('.cpuprof
     const fn = `${node.callFrame.functionName || '(anonymous)'} ${place}`;
     fns.set(fn, (fns.get(fn) ?? 0) + dt);
   });
-  const thread = file === 'main-thread-window.cpuprofile' ? 'main thread, measured window' : self.has('(runInContext)') ? 'workflow thread' : 'another thread';
+  const thread =
+    file === 'main-thread-window.cpuprofile'
+      ? 'main thread, measured window'
+      : self.has('(runInContext)')
+        ? 'workflow thread'
+        : 'another thread';
   // The whole-run main-thread profile (start-up and bundling) and the module loader's thread: not the steady state.
   if (thread === 'another thread') continue;
-  out(`\n### ${thread} (${file}): ${(total / 1e6).toFixed(2)} s busy\n\n| place | self ms | share |\n| --- | --- | --- |\n`);
+  out(
+    `\n### ${thread} (${file}): ${(total / 1e6).toFixed(2)} s busy\n\n| place | self ms | share |\n| --- | --- | --- |\n`,
+  );
   for (const [place, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     out(`| ${cell(place)} | ${(us / 1e3).toFixed(0)} | ${((100 * us) / total).toFixed(1)} % |\n`);
   }
   out(`\nTop functions:\n\n| function | self ms |\n| --- | --- |\n`);
-  for (const [fn, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, top)) out(`| ${cell(fn)} | ${(us / 1e3).toFixed(0)} |\n`);
+  for (const [fn, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, top))
+    out(`| ${cell(fn)} | ${(us / 1e3).toFixed(0)} |\n`);
 }
 const markdown = lines.join('');
 process.stdout.write(markdown);

@@ -29,7 +29,8 @@ await writeFile(path.join(cwd, 'file.txt'), `${'x'.repeat(79)}\n`.repeat(25));
 const taskQueue = `profile-${Date.now().toString(36)}`;
 const nativeConnection = await NativeConnection.connect({ address });
 // PROFILE_WORKFLOW_THREADS: the worker's workflow thread pool (the SDK's default is 1 with a reused V8 context).
-const threads = process.env.PROFILE_WORKFLOW_THREADS === undefined ? undefined : Number(process.env.PROFILE_WORKFLOW_THREADS);
+const threads =
+  process.env.PROFILE_WORKFLOW_THREADS === undefined ? undefined : Number(process.env.PROFILE_WORKFLOW_THREADS);
 const worker = await createSwitchyardWorker({
   connection: nativeConnection,
   taskQueue,
@@ -42,9 +43,12 @@ const worker = await createSwitchyardWorker({
 const running = worker.run();
 const connection = await Connection.connect({ address });
 const client = new SwitchyardClient({ client: new Client({ connection }), taskQueue });
-const reads = (count: number) => Array.from({ length: count }, (_, index) => ({ id: `r${index}`, name: 'Read', input: { file_path: 'file.txt' } }));
+const reads = (count: number) =>
+  Array.from({ length: count }, (_, index) => ({ id: `r${index}`, name: 'Read', input: { file_path: 'file.txt' } }));
 
-const sessions = await Promise.all(Array.from({ length: SESSIONS }, (_, index) => client.startSession(`profile-${index}-${taskQueue}`, { cwd })));
+const sessions = await Promise.all(
+  Array.from({ length: SESSIONS }, (_, index) => client.startSession(`profile-${index}-${taskQueue}`, { cwd })),
+);
 // Warm-up: bundles are loaded and workflows cached before the measured window.
 await Promise.all(sessions.map((session) => session.executeTurn({ turnId: 'warm', calls: reads(4) })));
 progress(`${SESSIONS} sessions, 4-Read turns, ${SECONDS} s`);
@@ -74,7 +78,9 @@ await mkdir(profileDir, { recursive: true });
 await writeFile(path.join(profileDir, 'main-thread-window.cpuprofile'), JSON.stringify(profile));
 inspector.disconnect();
 const cpuMs = (cpu.user + cpu.system) / 1_000;
-process.stdout.write(`${JSON.stringify({ sessions: SESSIONS, seconds: Math.round(seconds * 10) / 10, calls, callsPerSecond: Math.round((calls / seconds) * 10) / 10, processCpuMsPerCall: Math.round((cpuMs / calls) * 100) / 100 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ sessions: SESSIONS, seconds: Math.round(seconds * 10) / 10, calls, callsPerSecond: Math.round((calls / seconds) * 10) / 10, processCpuMsPerCall: Math.round((cpuMs / calls) * 100) / 100 })}\n`,
+);
 worker.shutdown();
 await running;
 await connection.close();

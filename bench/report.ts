@@ -64,7 +64,9 @@ const CONTENDER_COLOURS: Record<string, string> = {
 };
 
 /** Switchyard's p50 over raw Temporal's, per calls-per-turn scenario: as shipped, and with regular activities only. */
-export function ratios(rows: readonly ContenderRow[]): Array<{ scenario: string; calls: number; ratio: number; regularRatio?: number }> {
+export function ratios(
+  rows: readonly ContenderRow[],
+): Array<{ scenario: string; calls: number; ratio: number; regularRatio?: number }> {
   const byScenario = new Map<string, ContenderRow[]>();
   for (const row of rows) byScenario.set(row.scenario, [...(byScenario.get(row.scenario) ?? []), row]);
   const out: Array<{ scenario: string; calls: number; ratio: number; regularRatio?: number }> = [];
@@ -74,12 +76,18 @@ export function ratios(rows: readonly ContenderRow[]): Array<{ scenario: string;
     const switchyard = entries.find((entry) => entry.contender === 'Switchyard');
     const regular = entries.find((entry) => entry.contender === 'Switchyard, regular activities');
     if (raw === undefined || switchyard === undefined) continue;
-    out.push({ scenario, calls: switchyard.calls, ratio: ratio(switchyard.p50, raw.p50), ...(regular === undefined ? {} : { regularRatio: ratio(regular.p50, raw.p50) }) });
+    out.push({
+      scenario,
+      calls: switchyard.calls,
+      ratio: ratio(switchyard.p50, raw.p50),
+      ...(regular === undefined ? {} : { regularRatio: ratio(regular.p50, raw.p50) }),
+    });
   }
   return out;
 }
 
-const escapeXml = (text: string): string => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const escapeXml = (text: string): string =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /** A grouped bar chart of p50 turn latency (p95 as a whisker) per scenario and contender. */
 export function latencySvg(rows: readonly ContenderRow[]): string {
@@ -105,7 +113,10 @@ export function latencySvg(rows: readonly ContenderRow[]): string {
   for (let tick = 0; tick <= 4; tick++) {
     const value = (max * tick) / 4;
     const y = bottom - scale(value);
-    parts.push(`<text x="${left - 6}" y="${y + 4}" text-anchor="end">${Math.round(value)}</text>`, `<line x1="${left}" y1="${y}" x2="${width - 10}" y2="${y}" stroke="#eee"/>`);
+    parts.push(
+      `<text x="${left - 6}" y="${y + 4}" text-anchor="end">${Math.round(value)}</text>`,
+      `<line x1="${left}" y1="${y}" x2="${width - 10}" y2="${y}" stroke="#eee"/>`,
+    );
   }
   scenarios.forEach((scenario, scenarioIndex) => {
     const x0 = left + 15 + scenarioIndex * groupWidth;
@@ -120,18 +131,27 @@ export function latencySvg(rows: readonly ContenderRow[]): string {
         `<text x="${(x + (barWidth - 4) / 2).toFixed(1)}" y="${(bottom - scale(row.p50) - 4).toFixed(1)}" text-anchor="middle" font-size="10">${row.p50}</text>`,
       );
     });
-    parts.push(`<text x="${(x0 + (groupWidth - 30) / 2).toFixed(1)}" y="${bottom + 18}" text-anchor="middle">${escapeXml(scenario)}</text>`);
+    parts.push(
+      `<text x="${(x0 + (groupWidth - 30) / 2).toFixed(1)}" y="${bottom + 18}" text-anchor="middle">${escapeXml(scenario)}</text>`,
+    );
   });
   contenders.forEach((contender, index) => {
     const x = 20 + index * legendWidth;
-    parts.push(`<rect x="${x}" y="${bottom + 34}" width="12" height="12" fill="${CONTENDER_COLOURS[contender] ?? '#888'}"/>`, `<text x="${x + 18}" y="${bottom + 45}">${escapeXml(contender)}</text>`);
+    parts.push(
+      `<rect x="${x}" y="${bottom + 34}" width="12" height="12" fill="${CONTENDER_COLOURS[contender] ?? '#888'}"/>`,
+      `<text x="${x + 18}" y="${bottom + 45}">${escapeXml(contender)}</text>`,
+    );
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
 }
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly (string | number)[]>): string {
-  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 }
 
 /** The last `npm run bench:profile` summary (bench/results/profile.md), if one was written. */
@@ -145,9 +165,9 @@ async function profileSection(): Promise<string[]> {
   return [
     '## Where the CPU goes',
     '',
-    'A CPU profile of one worker (as shipped) under 8 sessions of 4-Read turns (`npm run bench:profile`: bench/profile.ts under `node --cpu-prof`, folded by bench/profile-summary.ts): self time by place, per thread. The workflow thread runs every session\'s workflow code; the main thread runs activities, the client and the SDK\'s bridge to its Rust core.',
+    "A CPU profile of one worker (as shipped) under 8 sessions of 4-Read turns (`npm run bench:profile`: bench/profile.ts under `node --cpu-prof`, folded by bench/profile-summary.ts): self time by place, per thread. The workflow thread runs every session's workflow code; the main thread runs activities, the client and the SDK's bridge to its Rust core.",
     '',
-    'Reading it: the workflow thread is the busy one (one thread by default with a reused V8 context: `SwitchyardWorkerOptions.tuning.workflowThreadPoolSize`). Its largest single cost is not Switchyard\'s code but the Temporal SDK\'s stack-trace capture for every promise a workflow creates (for the `__stack_trace` query): `init`, `formatCallsiteName`, `get stack`, `getActivator`, `Error.prepareStackTrace`, `cutoffStackTrace`, the source-map lookups and the stack-frame regular expressions. Every `await` in workflow code pays it, so fewer promises per call is the lever there. `(runInContext)` is time inside the workflow sandbox\'s context switch and microtask runs; `bundle:workflow-bundle-…` is Switchyard\'s own workflow code.',
+    "Reading it: the workflow thread is the busy one (one thread by default with a reused V8 context: `SwitchyardWorkerOptions.tuning.workflowThreadPoolSize`). Its largest single cost is not Switchyard's code but the Temporal SDK's stack-trace capture for every promise a workflow creates (for the `__stack_trace` query): `init`, `formatCallsiteName`, `get stack`, `getActivator`, `Error.prepareStackTrace`, `cutoffStackTrace`, the source-map lookups and the stack-frame regular expressions. Every `await` in workflow code pays it, so fewer promises per call is the lever there. `(runInContext)` is time inside the workflow sandbox's context switch and microtask runs; `bundle:workflow-bundle-…` is Switchyard's own workflow code.",
     '',
     profile,
     '',
@@ -155,17 +175,30 @@ async function profileSection(): Promise<string[]> {
 }
 
 /** Writes one JSON file per scenario, the SVG chart, and BENCHMARKS.md; returns the markdown. */
-export async function writeReport(options: { report: BenchReport; resultsDir: string; markdownPath: string }): Promise<string> {
+export async function writeReport(options: {
+  report: BenchReport;
+  resultsDir: string;
+  markdownPath: string;
+}): Promise<string> {
   const { report, resultsDir } = options;
   await mkdir(resultsDir, { recursive: true });
   const common = { date: report.date, machine: report.machine, versions: report.versions, rounds: report.rounds };
-  await writeFile(path.join(resultsDir, 'latency.json'), `${JSON.stringify({ ...common, rows: report.latency, ratios: ratios(report.latency) }, null, 2)}\n`);
-  await writeFile(path.join(resultsDir, 'switchyard-only.json'), `${JSON.stringify({ ...common, rows: report.switchyardOnly }, null, 2)}\n`);
+  await writeFile(
+    path.join(resultsDir, 'latency.json'),
+    `${JSON.stringify({ ...common, rows: report.latency, ratios: ratios(report.latency) }, null, 2)}\n`,
+  );
+  await writeFile(
+    path.join(resultsDir, 'switchyard-only.json'),
+    `${JSON.stringify({ ...common, rows: report.switchyardOnly }, null, 2)}\n`,
+  );
   await writeFile(
     path.join(resultsDir, 'history.json'),
     `${JSON.stringify({ ...common, rows: report.history, tenReadsBreakdown: report.historyBreakdown, tenReadsModelTextBytes: report.tenReadsModelTextBytes }, null, 2)}\n`,
   );
-  await writeFile(path.join(resultsDir, 'throughput.json'), `${JSON.stringify({ ...common, rows: report.throughput }, null, 2)}\n`);
+  await writeFile(
+    path.join(resultsDir, 'throughput.json'),
+    `${JSON.stringify({ ...common, rows: report.throughput }, null, 2)}\n`,
+  );
   await writeFile(path.join(resultsDir, 'latency.svg'), latencySvg(report.latency));
   const { machine } = report;
   const markdown = [
@@ -186,11 +219,17 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
     '',
     'Switchyard / raw Temporal (p50):',
     '',
-    table(['scenario', 'Switchyard (as shipped)', 'Switchyard, regular activities'], ratios(report.latency).map((row) => [row.scenario, row.ratio, row.regularRatio ?? '–'])),
+    table(
+      ['scenario', 'Switchyard (as shipped)', 'Switchyard, regular activities'],
+      ratios(report.latency).map((row) => [row.scenario, row.ratio, row.regularRatio ?? '–']),
+    ),
     '',
     '## Switchyard-only scenarios',
     '',
-    table(['scenario', 'p50', 'p95', 'mean', 'min', 'n'], report.switchyardOnly.map((row) => [row.scenario, row.p50, row.p95, row.mean, row.min, row.n])),
+    table(
+      ['scenario', 'p50', 'p95', 'mean', 'min', 'n'],
+      report.switchyardOnly.map((row) => [row.scenario, row.p50, row.p95, row.mean, row.min, row.n]),
+    ),
     '',
     '## History per turn',
     '',
@@ -198,20 +237,53 @@ export async function writeReport(options: { report: BenchReport; resultsDir: st
     '',
     table(
       ['contender', 'turn', 'calls', 'events', 'bytes', 'events per call', 'bytes per call'],
-      report.history.map((row) => [row.contender, row.scenario, row.calls, row.events, row.bytes, row.eventsPerCall, row.bytesPerCall]),
+      report.history.map((row) => [
+        row.contender,
+        row.scenario,
+        row.calls,
+        row.events,
+        row.bytes,
+        row.eventsPerCall,
+        row.bytesPerCall,
+      ]),
     ),
     '',
     `Where Switchyard's ten-Reads turn puts its bytes (its ten results hold ${report.tenReadsModelTextBytes} bytes of model text; each is recorded twice by design, once as the call's activity result and once in the update's outcome that the caller receives, so ${2 * report.tenReadsModelTextBytes} bytes, ${Math.round((2 * report.tenReadsModelTextBytes) / 10)} per call, is the floor for this file):`,
     '',
-    table(['event type', 'events', 'bytes'], report.historyBreakdown.map((row) => [row.eventType, row.events, row.bytes])),
+    table(
+      ['event type', 'events', 'bytes'],
+      report.historyBreakdown.map((row) => [row.eventType, row.events, row.bytes]),
+    ),
     '',
     '## Sustained throughput',
     '',
     `N sessions each run turns of four Reads back to back for a fixed time, all against one worker (as shipped) and the dev server. CPU columns: share of one core over the window (the machine has ${machine.cpus}); *bench* is the process that holds the client and the workers.`,
     '',
     table(
-      ['sessions', 'turns', 'calls', 'errors', 'seconds', 'calls/s', 'turn p50', 'turn p95', 'bench CPU %', 'server CPU %'],
-      report.throughput.map((row) => [row.sessions, row.turns, row.calls, row.errors, row.seconds, row.callsPerSecond, row.p50, row.p95, row.benchCpuPercent, row.serverCpuPercent ?? '–']),
+      [
+        'sessions',
+        'turns',
+        'calls',
+        'errors',
+        'seconds',
+        'calls/s',
+        'turn p50',
+        'turn p95',
+        'bench CPU %',
+        'server CPU %',
+      ],
+      report.throughput.map((row) => [
+        row.sessions,
+        row.turns,
+        row.calls,
+        row.errors,
+        row.seconds,
+        row.callsPerSecond,
+        row.p50,
+        row.p95,
+        row.benchCpuPercent,
+        row.serverCpuPercent ?? '–',
+      ]),
     ),
     '',
     ...(await profileSection()),

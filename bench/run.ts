@@ -72,7 +72,10 @@ const workersDone = Promise.all([worker.run(), regularWorker.run(), rawWorker.ru
 const REGULAR = 'Switchyard, regular activities';
 
 /** Runs `body` once to warm up, then `ROUNDS` times, each contender in turn within a round (alternating). */
-async function alternate(contenders: Record<string, (round: number) => Promise<void>>, rounds = ROUNDS): Promise<Record<string, number[]>> {
+async function alternate(
+  contenders: Record<string, (round: number) => Promise<void>>,
+  rounds = ROUNDS,
+): Promise<Record<string, number[]>> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
   for (const run of Object.values(contenders)) await run(-1);
   for (let index = 0; index < rounds; index++) {
@@ -91,13 +94,19 @@ const reads = (count: number): Array<{ id: string; name: string; input: { file_p
 /** Events and protobuf bytes of a workflow's history, as the server stores them. */
 async function historySize(handle: WorkflowHandle): Promise<{ events: number; bytes: number }> {
   const history = await handle.fetchHistory();
-  return { events: history.events?.length ?? 0, bytes: proto.temporal.api.history.v1.History.encode(history).finish().length };
+  return {
+    events: history.events?.length ?? 0,
+    bytes: proto.temporal.api.history.v1.History.encode(history).finish().length,
+  };
 }
 
 async function latencyByCalls(): Promise<ContenderRow[]> {
   const session = await client.startSession(`bench-latency-${suffix}`, { cwd });
   const regularSession = await regularClient.startSession(`bench-latency-regular-${suffix}`, { cwd });
-  const raw = await temporalClient.workflow.start('rawSession', { taskQueue: rawTaskQueue, workflowId: `bench-raw-${suffix}` });
+  const raw = await temporalClient.workflow.start('rawSession', {
+    taskQueue: rawTaskQueue,
+    workflowId: `bench-raw-${suffix}`,
+  });
   const rows: ContenderRow[] = [];
   for (const calls of [1, 4, 16]) {
     progress(`latency: ${calls} Read call(s) per turn, ${ROUNDS} rounds`);
@@ -106,7 +115,9 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
         await Promise.all(Array.from({ length: calls }, () => rawActivities.readFileActivity(filePath)));
       },
       'raw Temporal': async () => {
-        await raw.executeUpdate(runCallsUpdate, { args: [{ calls: Array.from({ length: calls }, (_, index) => ({ id: `r${index}`, path: filePath })) }] });
+        await raw.executeUpdate(runCallsUpdate, {
+          args: [{ calls: Array.from({ length: calls }, (_, index) => ({ id: `r${index}`, path: filePath })) }],
+        });
       },
       Switchyard: async (index) => {
         await session.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
@@ -115,7 +126,8 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
         await regularSession.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
       },
     });
-    for (const [contender, values] of Object.entries(samples)) rows.push({ scenario: `${calls} call${calls === 1 ? '' : 's'} per turn`, calls, contender, ...stats(values) });
+    for (const [contender, values] of Object.entries(samples))
+      rows.push({ scenario: `${calls} call${calls === 1 ? '' : 's'} per turn`, calls, contender, ...stats(values) });
   }
   await raw.signal(stopSignal);
   return rows;
@@ -133,7 +145,12 @@ async function slowReads(): Promise<ContenderRow[]> {
     },
     Math.min(ROUNDS, 15),
   );
-  return Object.entries(samples).map(([contender, values]) => ({ scenario: 'ten 200 ms read-only calls', calls: 10, contender, ...stats(values) }));
+  return Object.entries(samples).map(([contender, values]) => ({
+    scenario: 'ten 200 ms read-only calls',
+    calls: 10,
+    contender,
+    ...stats(values),
+  }));
 }
 
 async function switchyardOnly(): Promise<ContenderRow[]> {
@@ -142,17 +159,32 @@ async function switchyardOnly(): Promise<ContenderRow[]> {
   progress('five exclusive calls in a row');
   const exclusive = await alternate({
     Switchyard: async (index) => {
-      await session.executeTurn({ turnId: `five-${index}`, calls: Array.from({ length: 5 }, (_, call) => ({ id: `t${call}`, name: 'submit_result', input: { result: call } })) });
+      await session.executeTurn({
+        turnId: `five-${index}`,
+        calls: Array.from({ length: 5 }, (_, call) => ({
+          id: `t${call}`,
+          name: 'submit_result',
+          input: { result: call },
+        })),
+      });
     },
   });
-  rows.push({ scenario: 'five exclusive calls in a row', calls: 5, contender: 'Switchyard', ...stats(exclusive.Switchyard ?? []) });
+  rows.push({
+    scenario: 'five exclusive calls in a row',
+    calls: 5,
+    contender: 'Switchyard',
+    ...stats(exclusive.Switchyard ?? []),
+  });
 
   progress('approval: signal → call start, and the whole round trip');
   const signalToStart: number[] = [];
   const approvals = await alternate({
     Switchyard: async (index) => {
       const label = `stamp-${index}`;
-      const turn = session.executeTurn({ turnId: `ask-${index}`, calls: [{ id: 'e', name: 'Stamp', input: { label } }] });
+      const turn = session.executeTurn({
+        turnId: `ask-${index}`,
+        calls: [{ id: 'e', name: 'Stamp', input: { label } }],
+      });
       let pending = await session.pendingApprovals();
       while (pending.length === 0) pending = await session.pendingApprovals();
       const [request] = pending;
@@ -164,8 +196,18 @@ async function switchyardOnly(): Promise<ContenderRow[]> {
       if (started !== undefined && index >= 0) signalToStart.push(started - signalled);
     },
   });
-  rows.push({ scenario: 'approval: ask → signal → result', calls: 1, contender: 'Switchyard', ...stats(approvals.Switchyard ?? []) });
-  rows.push({ scenario: 'approval: signal sent → call starts', calls: 1, contender: 'Switchyard', ...stats(signalToStart) });
+  rows.push({
+    scenario: 'approval: ask → signal → result',
+    calls: 1,
+    contender: 'Switchyard',
+    ...stats(approvals.Switchyard ?? []),
+  });
+  rows.push({
+    scenario: 'approval: signal sent → call starts',
+    calls: 1,
+    contender: 'Switchyard',
+    ...stats(signalToStart),
+  });
 
   progress('streaming: add one call → its result');
   const streaming = await alternate({
@@ -178,12 +220,20 @@ async function switchyardOnly(): Promise<ContenderRow[]> {
       for (;;) if ((await iterator.next()).done === true) break;
     },
   });
-  rows.push({ scenario: 'streaming: add one call → its result', calls: 1, contender: 'Switchyard', ...stats(streaming.Switchyard ?? []) });
+  rows.push({
+    scenario: 'streaming: add one call → its result',
+    calls: 1,
+    contender: 'Switchyard',
+    ...stats(streaming.Switchyard ?? []),
+  });
   return rows;
 }
 
 /** Bytes by event type that the events after `from` take, largest first. */
-function breakdown(events: NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>, from: number): HistoryBreakdownRow[] {
+function breakdown(
+  events: NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>,
+  from: number,
+): HistoryBreakdownRow[] {
   const byType = new Map<string, { events: number; bytes: number }>();
   for (const event of events.slice(from)) {
     const type = proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType);
@@ -192,10 +242,16 @@ function breakdown(events: NonNullable<Awaited<ReturnType<WorkflowHandle['fetchH
     entry.bytes += proto.temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
     byType.set(type, entry);
   }
-  return [...byType.entries()].map(([eventType, entry]) => ({ eventType: eventType.replace(/^EVENT_TYPE_/, ''), ...entry })).sort((a, b) => b.bytes - a.bytes);
+  return [...byType.entries()]
+    .map(([eventType, entry]) => ({ eventType: eventType.replace(/^EVENT_TYPE_/, ''), ...entry }))
+    .sort((a, b) => b.bytes - a.bytes);
 }
 
-async function historyCost(): Promise<{ rows: HistoryRow[]; breakdown: HistoryBreakdownRow[]; modelTextBytes: number }> {
+async function historyCost(): Promise<{
+  rows: HistoryRow[];
+  breakdown: HistoryBreakdownRow[];
+  modelTextBytes: number;
+}> {
   progress('history per turn');
   const rows: HistoryRow[] = [];
   let tenReadsBreakdown: HistoryBreakdownRow[] = [];
@@ -211,11 +267,14 @@ async function historyCost(): Promise<{ rows: HistoryRow[]; breakdown: HistoryBr
     [REGULAR, regularClient],
   ] as const) {
     for (const entry of cases) {
-      const session: SessionHandle = await sessions.startSession(`bench-history-${contender === REGULAR ? 'regular-' : ''}${entry.scenario.replaceAll(' ', '-')}-${suffix}`, {
-        cwd,
-        // Reads are allowed in `default` mode; the Bash command would ask, so that case bypasses permissions.
-        permissionMode: entry.scenario.includes('Bash') ? 'bypassPermissions' : 'default',
-      });
+      const session: SessionHandle = await sessions.startSession(
+        `bench-history-${contender === REGULAR ? 'regular-' : ''}${entry.scenario.replaceAll(' ', '-')}-${suffix}`,
+        {
+          cwd,
+          // Reads are allowed in `default` mode; the Bash command would ask, so that case bypasses permissions.
+          permissionMode: entry.scenario.includes('Bash') ? 'bypassPermissions' : 'default',
+        },
+      );
       // A first turn so that the session's start is not counted.
       await session.executeTurn({ turnId: 'warm', calls: reads(1) });
       const before = await historySize(session.workflow);
@@ -223,7 +282,15 @@ async function historyCost(): Promise<{ rows: HistoryRow[]; breakdown: HistoryBr
       const after = await historySize(session.workflow);
       const events = after.events - before.events;
       const bytes = after.bytes - before.bytes;
-      rows.push({ contender, scenario: entry.scenario, calls: entry.calls.length, events, bytes, eventsPerCall: round(events / entry.calls.length), bytesPerCall: Math.round(bytes / entry.calls.length) });
+      rows.push({
+        contender,
+        scenario: entry.scenario,
+        calls: entry.calls.length,
+        events,
+        bytes,
+        eventsPerCall: round(events / entry.calls.length),
+        bytesPerCall: Math.round(bytes / entry.calls.length),
+      });
       if (contender === 'Switchyard' && entry.scenario === 'ten Reads') {
         tenReadsBreakdown = breakdown((await session.workflow.fetchHistory()).events ?? [], before.events);
         modelTextBytes = turn.results.reduce((sum, result) => sum + Buffer.byteLength(result.modelContent), 0);
@@ -231,15 +298,28 @@ async function historyCost(): Promise<{ rows: HistoryRow[]; breakdown: HistoryBr
     }
   }
   // The hand-written session's ten reads: the same file, plain activities.
-  const raw = await temporalClient.workflow.start('rawSession', { taskQueue: rawTaskQueue, workflowId: `bench-raw-history-${suffix}` });
+  const raw = await temporalClient.workflow.start('rawSession', {
+    taskQueue: rawTaskQueue,
+    workflowId: `bench-raw-history-${suffix}`,
+  });
   await raw.executeUpdate(runCallsUpdate, { args: [{ calls: [{ id: 'warm', path: filePath }] }] });
   const before = await historySize(raw);
-  await raw.executeUpdate(runCallsUpdate, { args: [{ calls: Array.from({ length: 10 }, (_, index) => ({ id: `r${index}`, path: filePath })) }] });
+  await raw.executeUpdate(runCallsUpdate, {
+    args: [{ calls: Array.from({ length: 10 }, (_, index) => ({ id: `r${index}`, path: filePath })) }],
+  });
   const after = await historySize(raw);
   await raw.signal(stopSignal);
   const events = after.events - before.events;
   const bytes = after.bytes - before.bytes;
-  rows.push({ contender: 'raw Temporal', scenario: 'ten Reads', calls: 10, events, bytes, eventsPerCall: round(events / 10), bytesPerCall: Math.round(bytes / 10) });
+  rows.push({
+    contender: 'raw Temporal',
+    scenario: 'ten Reads',
+    calls: 10,
+    events,
+    bytes,
+    eventsPerCall: round(events / 10),
+    bytesPerCall: Math.round(bytes / 10),
+  });
   return { rows, breakdown: tenReadsBreakdown, modelTextBytes };
 }
 
@@ -271,7 +351,11 @@ async function throughput(): Promise<ThroughputRow[]> {
   const pid = await serverPid();
   for (const sessions of [1, 8, 64]) {
     progress(`throughput: ${sessions} session(s) running 4-Read turns back to back for ${THROUGHPUT_SECONDS} s`);
-    const handles = await Promise.all(Array.from({ length: sessions }, (_, index) => client.startSession(`bench-load-${sessions}-${index}-${suffix}`, { cwd })));
+    const handles = await Promise.all(
+      Array.from({ length: sessions }, (_, index) =>
+        client.startSession(`bench-load-${sessions}-${index}-${suffix}`, { cwd }),
+      ),
+    );
     const latencies: number[] = [];
     let errors = 0;
     const deadline = performance.now() + THROUGHPUT_SECONDS * 1_000;
@@ -307,18 +391,33 @@ async function throughput(): Promise<ThroughputRow[]> {
       p50: turnStats.p50,
       p95: turnStats.p95,
       benchCpuPercent: percent((ownCpu.user + ownCpu.system) / 1e6),
-      ...(serverCpuBefore === undefined || serverCpuAfter === undefined ? {} : { serverCpuPercent: percent(serverCpuAfter - serverCpuBefore) }),
+      ...(serverCpuBefore === undefined || serverCpuAfter === undefined
+        ? {}
+        : { serverCpuPercent: percent(serverCpuAfter - serverCpuBefore) }),
     });
   }
   return rows;
 }
 
 const require = createRequire(import.meta.url);
-const sdkVersion = (JSON.parse(await readFile(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }).version;
+const sdkVersion = (
+  JSON.parse(await readFile(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }
+).version;
 const report: BenchReport = {
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
-  versions: { temporalSdk: sdkVersion, server: process.env.TEMPORAL_ADDRESS ? `external (${address})` : 'embedded dev server (temporal CLI 1.5.1, server 1.29.1, SQLite in memory)' },
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  },
+  versions: {
+    temporalSdk: sdkVersion,
+    server: process.env.TEMPORAL_ADDRESS
+      ? `external (${address})`
+      : 'embedded dev server (temporal CLI 1.5.1, server 1.29.1, SQLite in memory)',
+  },
   rounds: ROUNDS,
   latency: [],
   switchyardOnly: [],
@@ -348,5 +447,9 @@ try {
   await rm(cwd, { recursive: true, force: true });
 }
 report.durationSeconds = round((performance.now() - startedAt) / 1_000);
-const markdown = await writeReport({ report, resultsDir: path.join(here, 'results'), markdownPath: path.join(here, '..', 'BENCHMARKS.md') });
+const markdown = await writeReport({
+  report,
+  resultsDir: path.join(here, 'results'),
+  markdownPath: path.join(here, '..', 'BENCHMARKS.md'),
+});
 process.stdout.write(markdown);

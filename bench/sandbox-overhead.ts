@@ -47,7 +47,10 @@ const context = (sandbox: SandboxOptions): ToolExecutionContext => ({
 const contenders: Array<{ name: string; sandbox: SandboxOptions }> = [
   { name: 'unsandboxed (mode off)', sandbox: { mode: 'off' } },
   { name: 'sandboxed (mode required)', sandbox: { mode: 'required' } },
-  { name: 'sandboxed, allowedDomains [localhost]', sandbox: { mode: 'required', network: { allowedDomains: ['localhost'] } } },
+  {
+    name: 'sandboxed, allowedDomains [localhost]',
+    sandbox: { mode: 'required', network: { allowedDomains: ['localhost'] } },
+  },
 ];
 const command = 'cat README.md';
 const samples = new Map<string, number[]>(contenders.map((contender) => [contender.name, []]));
@@ -56,14 +59,17 @@ for (let round = -1; round < rounds; round++) {
     const started = performance.now();
     const output = await bashTool.execute({ command }, context(contender.sandbox));
     const elapsed = performance.now() - started;
-    if (typeof output === 'string' || output.isError === true) throw new Error(`${contender.name}: ${typeof output === 'string' ? output : output.content}`);
+    if (typeof output === 'string' || output.isError === true)
+      throw new Error(`${contender.name}: ${typeof output === 'string' ? output : output.content}`);
     // Round -1 warms up (the bubblewrap probe, the proxy).
     if (round >= 0) samples.get(contender.name)?.push(elapsed);
   }
 }
 
 // The process start alone, without the tool: bash, and bash inside bubblewrap with the same options as a call.
-const launch = await prepareSandboxLaunch({ context: { sessionId: 'bench', cwd, denyRules: ['Read(.env)'], dataDir, sandbox: { mode: 'required' } } });
+const launch = await prepareSandboxLaunch({
+  context: { sessionId: 'bench', cwd, denyRules: ['Read(.env)'], dataDir, sandbox: { mode: 'required' } },
+});
 if (!launch.sandboxed) throw new Error('no sandbox');
 const raw: Array<{ name: string; argv: string[] }> = [
   { name: 'process only: /bin/bash -c true', argv: ['/bin/bash', '-c', 'true'] },
@@ -74,18 +80,24 @@ for (let round = -1; round < rounds; round++) {
   for (const entry of raw) {
     const [file = '/bin/bash', ...args] = entry.argv;
     const started = performance.now();
-    await new Promise<void>((resolve, reject) => execFile(file, args, { cwd }, (error) => (error === null ? resolve() : reject(error))));
+    await new Promise<void>((resolve, reject) =>
+      execFile(file, args, { cwd }, (error) => (error === null ? resolve() : reject(error))),
+    );
     if (round >= 0) samples.get(entry.name)?.push(performance.now() - started);
   }
 }
 await launch.finish();
 
-const rows = [...contenders.map((contender) => contender.name), ...raw.map((entry) => entry.name)].map((name) => ({ contender: name, ...stats(samples.get(name) ?? []) }));
+const rows = [...contenders.map((contender) => contender.name), ...raw.map((entry) => entry.name)].map((name) => ({
+  contender: name,
+  ...stats(samples.get(name) ?? []),
+}));
 const baseline = rows[0]?.p50 ?? 0;
 const date = new Date().toISOString();
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'cpu'}, load average ${os.loadavg()[0]?.toFixed(1)} at the end, ${os.platform()} ${os.release()}, Node ${process.version}`;
 const rawBaseline = rows.find((row) => row.contender === raw[0]?.name)?.p50 ?? 0;
-const added = (row: (typeof rows)[number]): number => Math.round((row.p50 - (row.contender.startsWith('process only') ? rawBaseline : baseline)) * 10) / 10;
+const added = (row: (typeof rows)[number]): number =>
+  Math.round((row.p50 - (row.contender.startsWith('process only') ? rawBaseline : baseline)) * 10) / 10;
 const result = { date, machine, command, rounds, rows: rows.map((row) => ({ ...row, addedP50: added(row) })) };
 const markdown = [
   '## OS sandbox: cost per Bash call',
@@ -94,7 +106,9 @@ const markdown = [
   '',
   '| contender | p50 | p95 | mean | min | n | added p50 |',
   '| --- | --- | --- | --- | --- | --- | --- |',
-  ...result.rows.map((row) => `| ${row.contender} | ${row.p50} | ${row.p95} | ${row.mean} | ${row.min} | ${row.n} | ${row.addedP50} |`),
+  ...result.rows.map(
+    (row) => `| ${row.contender} | ${row.p50} | ${row.p95} | ${row.mean} | ${row.min} | ${row.n} | ${row.addedP50} |`,
+  ),
   '',
 ].join('\n');
 await mkdir(path.join(here, 'results'), { recursive: true });

@@ -27,5 +27,7 @@ const code = await main(process.argv.slice(2));
 // The command is done: exit once what it wrote has been handed to the OS. Left alone, a timer of a library (a gRPC
 // retry of a last query, the Temporal Runtime's native handles and signal hooks) could keep the process alive, or
 // throw after the command has printed its result.
-await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', () => resolve()))));
+await Promise.all(
+  [process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', () => resolve()))),
+);
 process.exit(code);

@@ -7,7 +7,11 @@ import type { AgentLoopOutcome } from './agent-support.js';
 import { turnIdFor } from './agent-support.js';
 
 /** The part of the AI SDK's `generateText` the loop uses (Switchyard needs no SDK; you pass yours in). */
-export type GenerateText = (request: { model: unknown; tools: Record<string, unknown>; messages: unknown[] }) => Promise<{
+export type GenerateText = (request: {
+  model: unknown;
+  tools: Record<string, unknown>;
+  messages: unknown[];
+}) => Promise<{
   text: string;
   toolCalls: AiSdkToolCallPart[];
   response: { messages: unknown[] };
@@ -31,13 +35,17 @@ export interface AiSdkAgentOptions {
  */
 export async function runAiSdkAgent(options: AiSdkAgentOptions): Promise<AgentLoopOutcome> {
   const { session, tools } = options;
-  const sdkTools = options.jsonSchema === undefined ? toAiSdkTools(tools) : toAiSdkTools(tools, { jsonSchema: options.jsonSchema });
+  const sdkTools =
+    options.jsonSchema === undefined ? toAiSdkTools(tools) : toAiSdkTools(tools, { jsonSchema: options.jsonSchema });
   const messages: unknown[] = [{ role: 'user', content: options.prompt }];
   for (let step = 1; step <= (options.maxSteps ?? 10); step += 1) {
     const result = await options.generateText({ model: options.model, tools: sdkTools, messages });
     messages.push(...result.response.messages);
     if (result.toolCalls.length === 0) return { text: result.text, steps: step };
-    const turn = await session.executeTurn({ turnId: turnIdFor(step), calls: callsFromAiSdk(result.toolCalls, { tools }) });
+    const turn = await session.executeTurn({
+      turnId: turnIdFor(step),
+      calls: callsFromAiSdk(result.toolCalls, { tools }),
+    });
     messages.push({ role: 'tool', content: toAiSdkToolResults(turn, { tools, toolCalls: result.toolCalls }) });
   }
   throw new Error(`No final answer after ${options.maxSteps ?? 10} model requests`);

@@ -26,14 +26,22 @@ export async function runOpenAIChatAgent(options: AgentLoopOptions): Promise<Age
       const delta = chunk.choices?.[0]?.delta;
       text += delta?.content ?? '';
       for (const fragment of delta?.tool_calls ?? []) {
-        const call = (toolCalls[fragment.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+        const call = (toolCalls[fragment.index] ??= {
+          id: '',
+          type: 'function',
+          function: { name: '', arguments: '' },
+        });
         call.id ||= fragment.id ?? '';
         call.function.name += fragment.function?.name ?? '';
         call.function.arguments += fragment.function?.arguments ?? '';
       }
       await toolStream.push(chunk); // tools start here, while the model streams
     }
-    messages.push({ role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
+    messages.push({
+      role: 'assistant',
+      content: text === '' ? null : text,
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    });
     if (toolCalls.length === 0) return { text, steps: step };
     messages.push(...toOpenAIToolMessages(await toolStream.results()));
   }

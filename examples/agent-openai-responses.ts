@@ -19,7 +19,10 @@ export async function runOpenAIResponsesAgent(options: AgentLoopOptions): Promis
     input.push(...output); // the reply's items (function_call items included) go back as input
     const calls = callsFromOpenAIResponses(output, { tools });
     if (calls.length === 0) {
-      const text = output.flatMap((item) => (item.type === 'message' ? (item.content ?? []) : [])).map((part) => part.text ?? '').join('');
+      const text = output
+        .flatMap((item) => (item.type === 'message' ? (item.content ?? []) : []))
+        .map((part) => part.text ?? '')
+        .join('');
       return { text, steps: step };
     }
     const turn = await session.executeTurn({ turnId: turnIdFor(step), calls });

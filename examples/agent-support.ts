@@ -27,7 +27,11 @@ export interface AgentLoopOutcome {
 
 /** POSTs JSON; a non-2xx answer throws with the API's own message. */
 export async function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<Response> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
   return response;
 }
@@ -40,7 +44,11 @@ export const turnIdFor = (step: number): string => `turn-${step}-${Date.now().to
  * "your prompt"`) and its key variable is set: a session on the Switchyard worker at `TEMPORAL_ADDRESS`, working in
  * the current directory, with the built-in tools.
  */
-export async function runWhenMain(moduleUrl: string, keyVariable: string, loop: (options: AgentLoopOptions) => Promise<AgentLoopOutcome>): Promise<void> {
+export async function runWhenMain(
+  moduleUrl: string,
+  keyVariable: string,
+  loop: (options: AgentLoopOptions) => Promise<AgentLoopOutcome>,
+): Promise<void> {
   if (process.argv[1] === undefined || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
   const apiKey = process.env[keyVariable];
   if (apiKey === undefined || apiKey === '') {
@@ -50,7 +58,12 @@ export async function runWhenMain(moduleUrl: string, keyVariable: string, loop: 
   }
   const client = await SwitchyardClient.connect();
   const session = await client.startSession(`agent-${Date.now().toString(36)}`, { cwd: process.cwd() });
-  const outcome = await loop({ session, tools: builtinTools(), prompt: process.argv[2] ?? 'Read README.md and say in one sentence what this project is.', apiKey });
+  const outcome = await loop({
+    session,
+    tools: builtinTools(),
+    prompt: process.argv[2] ?? 'Read README.md and say in one sentence what this project is.',
+    apiKey,
+  });
   console.log(outcome.text);
   await client.client.connection.close();
 }

@@ -1,4 +1,10 @@
-import { NativeConnection, ToolUseError, builtinTools, createSwitchyardWorker, defineTool } from 'temporal-switchyard/worker';
+import {
+  NativeConnection,
+  ToolUseError,
+  builtinTools,
+  createSwitchyardWorker,
+  defineTool,
+} from 'temporal-switchyard/worker';
 import { z } from 'zod';
 
 export const wordCountTool = defineTool({

@@ -19,7 +19,10 @@ const log = (message: string): void => {
 
 await rm(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (compiled.status !== 0) {
   log(`tsc failed (${compiled.signal ?? `exit ${compiled.status}`})`);
   process.exit(1);
@@ -29,7 +32,16 @@ log(`compiled src/ to dist/ in ${Date.now() - started} ms`);
 const bundled = Date.now();
 const { code } = await bundleWorkflowCode({
   workflowsPath: path.join(dist, 'workflows', 'index.js'),
-  logger: { log() {}, trace() {}, debug() {}, info() {}, warn: (message) => log(message), error: (message) => log(message) },
+  logger: {
+    log() {},
+    trace() {},
+    debug() {},
+    info() {},
+    warn: (message) => log(message),
+    error: (message) => log(message),
+  },
 });
 await writeFile(path.join(dist, 'workflow-bundle.js'), code);
-log(`bundled the workflows into dist/workflow-bundle.js (${Math.round(code.length / 1024)} KiB) in ${Date.now() - bundled} ms`);
+log(
+  `bundled the workflows into dist/workflow-bundle.js (${Math.round(code.length / 1024)} KiB) in ${Date.now() - bundled} ms`,
+);

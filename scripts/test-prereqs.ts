@@ -31,7 +31,7 @@ export const testPackages: SystemPackage[] = [
 
 /** The cluster suite runs a Temporal server on Debian's PostgreSQL 15. */
 export const clusterPackages: SystemPackage[] = [
-  { name: 'postgresql-15', provides: '/usr/lib/postgresql/15/bin/postgres', why: 'the cluster suite\'s database' },
+  { name: 'postgresql-15', provides: '/usr/lib/postgresql/15/bin/postgres', why: "the cluster suite's database" },
 ];
 
 /** What the step does to the machine; the real ones run commands, tests pass their own. */
@@ -59,20 +59,31 @@ export function ensureSystemPackages(packages: SystemPackage[], environment: Pre
   }
   const list = missing.map((pkg) => `${pkg.name} (${pkg.why}: ${pkg.provides})`).join(', ');
   if (!environment.canInstall()) {
-    throw new Error(`The tests need Debian packages that are not installed: ${list}. Install them with:\n  ${installCommand(missing)}`);
+    throw new Error(
+      `The tests need Debian packages that are not installed: ${list}. Install them with:\n  ${installCommand(missing)}`,
+    );
   }
   const names = missing.map((pkg) => pkg.name);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   environment.log(`installing ${list}: apt-get update`);
   let started = Date.now();
   const updated = environment.run('apt-get', ['update', '-qq'], env);
-  if (updated !== 0) throw new Error(`apt-get update failed (exit ${updated}); install the packages with:\n  ${installCommand(missing)}`);
+  if (updated !== 0)
+    throw new Error(
+      `apt-get update failed (exit ${updated}); install the packages with:\n  ${installCommand(missing)}`,
+    );
   environment.log(`apt-get update took ${Date.now() - started} ms; apt-get install ${names.join(' ')}`);
   started = Date.now();
   const installed = environment.run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...names], env);
-  if (installed !== 0) throw new Error(`apt-get install ${names.join(' ')} failed (exit ${installed}); install them with:\n  ${installCommand(missing)}`);
+  if (installed !== 0)
+    throw new Error(
+      `apt-get install ${names.join(' ')} failed (exit ${installed}); install them with:\n  ${installCommand(missing)}`,
+    );
   const still = missing.filter((pkg) => !environment.isPresent(pkg));
-  if (still.length > 0) throw new Error(`apt-get installed ${names.join(' ')} but ${still.map((pkg) => pkg.provides).join(', ')} is still not found`);
+  if (still.length > 0)
+    throw new Error(
+      `apt-get installed ${names.join(' ')} but ${still.map((pkg) => pkg.provides).join(', ')} is still not found`,
+    );
   environment.log(`installed ${names.join(', ')} in ${Date.now() - started} ms`);
   return names;
 }
@@ -89,7 +100,9 @@ const executable = (file: string): boolean => {
 /** `command` on PATH, or an absolute file. */
 export function found(provides: string): boolean {
   if (path.isAbsolute(provides)) return executable(provides);
-  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && executable(path.join(dir, provides)));
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir !== '' && executable(path.join(dir, provides)));
 }
 
 /** This machine: root with apt-get installs, anyone else is told the command. */

@@ -7,12 +7,39 @@ export type { SwitchyardClientOptions } from './client/switchyard-client.js';
 
 // The model adapters, one module per API: export the tools, turn the model's calls into Switchyard calls, turn the
 // results into what the API wants back; the stream assemblers run calls while the reply streams.
-export { ToolExportError, modelToolSchemas, parseArguments, toolInputJsonSchema } from './client/model-formats/shared.js';
+export {
+  ToolExportError,
+  modelToolSchemas,
+  parseArguments,
+  toolInputJsonSchema,
+} from './client/model-formats/shared.js';
 export type { ArtifactReader, JsonSchema, ModelProvider, ModelToolSchema } from './client/model-formats/shared.js';
-export { callsFromAnthropic, toAnthropicToolResults, toAnthropicToolResultsWithImages, toAnthropicTools } from './client/model-formats/anthropic.js';
-export type { AnthropicContentBlock, AnthropicImageBlock, AnthropicTextBlock, AnthropicTool, AnthropicToolResultBlock } from './client/model-formats/anthropic.js';
-export { callsFromOpenAI, toOpenAIChatTools, toOpenAIMessagesWithImages, toOpenAIToolMessages, toOpenAITools } from './client/model-formats/openai-chat.js';
-export type { OpenAIChatTool, OpenAIToolMessage, OpenAIUserContentPart, OpenAIUserMessage } from './client/model-formats/openai-chat.js';
+export {
+  callsFromAnthropic,
+  toAnthropicToolResults,
+  toAnthropicToolResultsWithImages,
+  toAnthropicTools,
+} from './client/model-formats/anthropic.js';
+export type {
+  AnthropicContentBlock,
+  AnthropicImageBlock,
+  AnthropicTextBlock,
+  AnthropicTool,
+  AnthropicToolResultBlock,
+} from './client/model-formats/anthropic.js';
+export {
+  callsFromOpenAI,
+  toOpenAIChatTools,
+  toOpenAIMessagesWithImages,
+  toOpenAIToolMessages,
+  toOpenAITools,
+} from './client/model-formats/openai-chat.js';
+export type {
+  OpenAIChatTool,
+  OpenAIToolMessage,
+  OpenAIUserContentPart,
+  OpenAIUserMessage,
+} from './client/model-formats/openai-chat.js';
 export {
   callsFromOpenAIResponses,
   toOpenAIResponsesOutputs,
@@ -20,23 +47,56 @@ export {
   toOpenAIResponsesStrictTools,
   toOpenAIResponsesTools,
 } from './client/model-formats/openai-responses.js';
-export type { OpenAIFunctionCallOutput, OpenAIResponsesOutputContent, OpenAIResponsesOutputItem, OpenAIResponsesTool } from './client/model-formats/openai-responses.js';
-export { callsFromGemini, toGeminiFunctionResponses, toGeminiFunctionResponsesWithImages, toGeminiTools } from './client/model-formats/gemini.js';
-export type { GeminiFunctionCall, GeminiFunctionDeclaration, GeminiFunctionResponsePart, GeminiPart } from './client/model-formats/gemini.js';
-export { callsFromAiSdk, toAiSdkToolResults, toAiSdkToolResultsWithImages, toAiSdkTools } from './client/model-formats/ai-sdk.js';
-export type { AiSdkToolCallPart, AiSdkToolDefinition, AiSdkToolResultOutput, AiSdkToolResultPart } from './client/model-formats/ai-sdk.js';
+export type {
+  OpenAIFunctionCallOutput,
+  OpenAIResponsesOutputContent,
+  OpenAIResponsesOutputItem,
+  OpenAIResponsesTool,
+} from './client/model-formats/openai-responses.js';
+export {
+  callsFromGemini,
+  toGeminiFunctionResponses,
+  toGeminiFunctionResponsesWithImages,
+  toGeminiTools,
+} from './client/model-formats/gemini.js';
+export type {
+  GeminiFunctionCall,
+  GeminiFunctionDeclaration,
+  GeminiFunctionResponsePart,
+  GeminiPart,
+} from './client/model-formats/gemini.js';
+export {
+  callsFromAiSdk,
+  toAiSdkToolResults,
+  toAiSdkToolResultsWithImages,
+  toAiSdkTools,
+} from './client/model-formats/ai-sdk.js';
+export type {
+  AiSdkToolCallPart,
+  AiSdkToolDefinition,
+  AiSdkToolResultOutput,
+  AiSdkToolResultPart,
+} from './client/model-formats/ai-sdk.js';
 export type { StreamTurnTarget } from './client/model-formats/stream-assembler.js';
 export { AnthropicToolStream, anthropicToolStream } from './client/model-formats/anthropic-stream.js';
 export type { AnthropicStreamEvent } from './client/model-formats/anthropic-stream.js';
 export { OpenAIChatToolStream, openAIChatToolStream } from './client/model-formats/openai-chat-stream.js';
 export type { OpenAIChatStreamChunk } from './client/model-formats/openai-chat-stream.js';
-export { OpenAIResponsesToolStream, openAIResponsesToolStream } from './client/model-formats/openai-responses-stream.js';
+export {
+  OpenAIResponsesToolStream,
+  openAIResponsesToolStream,
+} from './client/model-formats/openai-responses-stream.js';
 export type { OpenAIResponsesStreamEvent } from './client/model-formats/openai-responses-stream.js';
 export { serverSentEvents } from './client/model-formats/server-sent-events.js';
 export type { ServerSentEvent } from './client/model-formats/server-sent-events.js';
 export { clientToolsForModel } from './client/model-formats/client-tools.js';
 export { clientToolSpecSchema, submitToolResultRequestSchema } from './contracts/client-tools.js';
-export type { ClientToolSpec, PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from './contracts/client-tools.js';
+export type {
+  ClientToolSpec,
+  PendingClientCall,
+  SubmitToolResultRequest,
+  SubmitToolResultResult,
+} from './contracts/client-tools.js';
 
 export { FileArtifactStore, dataDirFromEnv } from './artifacts/file-artifact-store.js';
 export type { PruneReport } from './artifacts/file-artifact-store.js';
@@ -66,7 +126,12 @@ export {
 export type { InterruptSignal, SessionStateView } from './contracts/messages.js';
 export { permissionModes, sessionOptionsSchema } from './contracts/session.js';
 export type { PermissionMode, PermissionRules, SessionOptions } from './contracts/session.js';
-export { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, toolCallSchema } from './contracts/tool-call.js';
+export {
+  addCallsRequestSchema,
+  awaitResultsRequestSchema,
+  executeTurnRequestSchema,
+  toolCallSchema,
+} from './contracts/tool-call.js';
 export type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest, ToolCall } from './contracts/tool-call.js';
 export { errorCodes, imageMediaTypes, toolResultStatuses } from './contracts/tool-result.js';
 export type {

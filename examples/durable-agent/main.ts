@@ -21,9 +21,14 @@ import type { AgentInput, AgentOutcome } from './workflows.js';
 
 const demoDir = fileURLToPath(new URL('./demo/', import.meta.url));
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'no-worker': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { 'no-worker': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+});
 if (values.help === true) {
-  process.stdout.write('usage: npm run example:agent -- ["task"] [--no-worker]\n  default task: "fix the failing test in ./demo"\n');
+  process.stdout.write(
+    'usage: npm run example:agent -- ["task"] [--no-worker]\n  default task: "fix the failing test in ./demo"\n',
+  );
   process.exit(0);
 }
 const prompt = positionals.join(' ') || 'fix the failing test in ./demo';
@@ -51,8 +56,10 @@ const say = (line: string): void => {
 function describeRequest(request: ApprovalRequest): string {
   const input = (request.input ?? {}) as Record<string, unknown>;
   if (request.toolName === 'Bash') return `$ ${String(input.command)}`;
-  if (request.toolName === 'Edit') return `${String(input.file_path)}\n    - ${String(input.old_string)}\n    + ${String(input.new_string)}`;
-  if (request.toolName === 'Write') return `${String(input.file_path)} (${String(input.content ?? '').length} characters)`;
+  if (request.toolName === 'Edit')
+    return `${String(input.file_path)}\n    - ${String(input.old_string)}\n    + ${String(input.new_string)}`;
+  if (request.toolName === 'Write')
+    return `${String(input.file_path)} (${String(input.content ?? '').length} characters)`;
   return JSON.stringify(input);
 }
 
@@ -68,7 +75,9 @@ function describeEvent(event: SessionEvent): string | undefined {
 }
 
 /** Lines from stdin, one at a time; undefined once stdin has ended (then approvals come from elsewhere). */
-function lineReader(): (stillWanted?: () => Promise<boolean>) => Promise<string | undefined | typeof ANSWERED_ELSEWHERE> {
+function lineReader(): (
+  stillWanted?: () => Promise<boolean>,
+) => Promise<string | undefined | typeof ANSWERED_ELSEWHERE> {
   const lines: string[] = [];
   let ended = false;
   let wake: (() => void) | undefined;
@@ -85,7 +94,8 @@ function lineReader(): (stillWanted?: () => Promise<boolean>) => Promise<string 
   return async (stillWanted) => {
     while (lines.length === 0 && !ended) {
       await Promise.race([new Promise<void>((resolve) => (wake = resolve)), delay(1_000)]);
-      if (lines.length === 0 && !ended && stillWanted !== undefined && !(await stillWanted())) return ANSWERED_ELSEWHERE;
+      if (lines.length === 0 && !ended && stillWanted !== undefined && !(await stillWanted()))
+        return ANSWERED_ELSEWHERE;
     }
     return lines.shift();
   };
@@ -114,16 +124,23 @@ async function superviseAgent(session: SessionHandle, finished: () => boolean): 
   for (;;) {
     await printEvents();
     if (finished()) return;
-    const request = (await attempt(() => session.pendingApprovals()))?.find((candidate) => !asked.has(candidate.requestId));
+    const request = (await attempt(() => session.pendingApprovals()))?.find(
+      (candidate) => !asked.has(candidate.requestId),
+    );
     if (request === undefined || !interactive) {
       await delay(500);
       continue;
     }
     asked.add(request.requestId);
     say(`\n  ? ${request.toolName} wants approval: ${request.reason ?? ''}\n    ${describeRequest(request)}`);
-    say(`    [y] allow  [a] always allow (${request.rememberRule ?? request.toolName})  [n] deny — or answer in the console / switchyard approve --session ${session.sessionId} --request ${request.requestId}`);
+    say(
+      `    [y] allow  [a] always allow (${request.rememberRule ?? request.toolName})  [n] deny — or answer in the console / switchyard approve --session ${session.sessionId} --request ${request.requestId}`,
+    );
     // Answered elsewhere (the console, the CLI, another client): the request leaves the pending list.
-    const stillPending = async (): Promise<boolean> => (await attempt(() => session.pendingApprovals()))?.some((candidate) => candidate.requestId === request.requestId) ?? true;
+    const stillPending = async (): Promise<boolean> =>
+      (await attempt(() => session.pendingApprovals()))?.some(
+        (candidate) => candidate.requestId === request.requestId,
+      ) ?? true;
     const line = await readLine(stillPending);
     if (line === ANSWERED_ELSEWHERE) {
       say('    answered elsewhere (console or `switchyard approve`)');
@@ -137,17 +154,28 @@ async function superviseAgent(session: SessionHandle, finished: () => boolean): 
     }
     const decision = answer.startsWith('a') ? 'allow_always' : answer.startsWith('y') ? 'allow' : 'deny';
     // The signal is recorded by the server even while no worker runs; the workflow takes it when one is back.
-    await session.approve({ requestId: request.requestId, decision, inputDigest: request.inputDigest, by: `${os.userInfo().username} (example:agent)` });
+    await session.approve({
+      requestId: request.requestId,
+      decision,
+      inputDigest: request.inputDigest,
+      by: `${os.userInfo().username} (example:agent)`,
+    });
     say(`    sent ${decision}`);
   }
 }
 
 async function main(): Promise<void> {
-  installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
+  installTemporalRuntime(
+    createLogger({
+      env: { SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn', SWITCHYARD_LOG_FORMAT: 'json' },
+    }),
+  );
   let server: DevServer | undefined;
   let address = process.env.TEMPORAL_ADDRESS || 'localhost:7233';
   if (!process.env.TEMPORAL_ADDRESS && !(await listening(address))) {
-    say('No Temporal server on localhost:7233: starting a dev server for this run (or run `npm start` in another terminal first).');
+    say(
+      'No Temporal server on localhost:7233: starting a dev server for this run (or run `npm start` in another terminal first).',
+    );
     server = await startDevServer({ onProgress: (message) => say(`  ${message}`) });
     address = server.address;
   }
@@ -159,7 +187,11 @@ async function main(): Promise<void> {
   let stopWorker = async (): Promise<void> => {};
   if (values['no-worker'] !== true) {
     const { model, scripted } = await modelFromEnv();
-    say(scripted === undefined ? `Model: Anthropic ${model.model ?? 'claude-sonnet-4-5'}` : 'Model: scripted (ANTHROPIC_API_KEY is not set; examples/durable-agent/scripted-model.ts answers offline)');
+    say(
+      scripted === undefined
+        ? `Model: Anthropic ${model.model ?? 'claude-sonnet-4-5'}`
+        : 'Model: scripted (ANTHROPIC_API_KEY is not set; examples/durable-agent/scripted-model.ts answers offline)',
+    );
     const connection = await NativeConnection.connect({ address });
     say('Starting the agent worker (bundling its workflow takes a few seconds)…');
     const worker = await createAgentWorker({ connection, model, namespace });
@@ -175,7 +207,11 @@ async function main(): Promise<void> {
   const client = await SwitchyardClient.connect({ address, namespace, taskQueue: agentTaskQueue() });
   const workflowId = `agent-${Date.now().toString(36)}`;
   const input: AgentInput = { prompt, cwd: workspace };
-  const handle = await client.client.workflow.start('durableAgent', { workflowId, taskQueue: agentTaskQueue(), args: [input] });
+  const handle = await client.client.workflow.start('durableAgent', {
+    workflowId,
+    taskQueue: agentTaskQueue(),
+    args: [input],
+  });
   say(`Agent ${workflowId} started on task queue ${agentTaskQueue()}: "${prompt}"`);
   let finished = false;
   const outcome = handle.result().finally(() => {

@@ -57,7 +57,9 @@ export function createAgentActivities(options: ModelOptions): AgentActivities {
   const tools = toAnthropicTools(options.tools);
   return {
     async callModel(request) {
-      const messages: Array<{ role: 'user' | 'assistant'; content: unknown }> = [{ role: 'user', content: request.prompt }];
+      const messages: Array<{ role: 'user' | 'assistant'; content: unknown }> = [
+        { role: 'user', content: request.prompt },
+      ];
       for (const step of request.transcript) {
         messages.push({ role: 'assistant', content: step.content });
         messages.push({ role: 'user', content: toAnthropicToolResults(step.results) });
@@ -65,13 +67,20 @@ export function createAgentActivities(options: ModelOptions): AgentActivities {
       const response = await fetch(`${options.baseUrl ?? 'https://api.anthropic.com'}/v1/messages`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey, 'anthropic-version': '2023-06-01' },
-        body: JSON.stringify({ model: options.model ?? 'claude-sonnet-4-5', max_tokens: 4096, system: systemPrompt(request.cwd), tools, messages }),
+        body: JSON.stringify({
+          model: options.model ?? 'claude-sonnet-4-5',
+          max_tokens: 4096,
+          system: systemPrompt(request.cwd),
+          tools,
+          messages,
+        }),
         signal: Context.current().cancellationSignal,
       });
       if (!response.ok) {
         const message = `The model API answered ${response.status}: ${(await response.text()).slice(0, 500)}`;
         // A bad request or a bad key does not get better by retrying; overload and server errors may.
-        if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) throw ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');
+        if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429)
+          throw ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');
         throw new Error(message);
       }
       const body = (await response.json()) as { content?: AssistantBlock[] };

@@ -25,7 +25,9 @@ export interface ScriptedModel {
 export function lastToolResult(messages: readonly RequestMessage[]): string {
   const content = messages.at(-1)?.content;
   if (!Array.isArray(content)) return '';
-  const last = (content as Array<{ type?: string; content?: unknown }>).filter((block) => block.type === 'tool_result').at(-1);
+  const last = (content as Array<{ type?: string; content?: unknown }>)
+    .filter((block) => block.type === 'tool_result')
+    .at(-1);
   return typeof last?.content === 'string' ? last.content : '';
 }
 
@@ -41,18 +43,39 @@ export const demoScript: ScriptStep[] = [
   ],
   [
     { type: 'text', text: '`sum` subtracts instead of adding. Fixing it.' },
-    { type: 'tool_use', id: 'toolu_edit', name: 'Edit', input: { file_path: 'demo/sum.js', old_string: 'return a - b;', new_string: 'return a + b;' } },
+    {
+      type: 'tool_use',
+      id: 'toolu_edit',
+      name: 'Edit',
+      input: { file_path: 'demo/sum.js', old_string: 'return a - b;', new_string: 'return a + b;' },
+    },
   ],
-  [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'cd demo && node --test', description: 'Run the demo tests' } }],
+  [
+    {
+      type: 'tool_use',
+      id: 'toolu_test',
+      name: 'Bash',
+      input: { command: 'cd demo && node --test', description: 'Run the demo tests' },
+    },
+  ],
   (messages) => {
     const output = lastToolResult(messages);
     const passed = /# fail 0\b/.test(output);
-    return [{ type: 'text', text: passed ? 'Fixed: `sum` in demo/sum.js subtracted instead of adding; `node --test` passes now.' : `The tests still fail:\n${output.slice(0, 500)}` }];
+    return [
+      {
+        type: 'text',
+        text: passed
+          ? 'Fixed: `sum` in demo/sum.js subtracted instead of adding; `node --test` passes now.'
+          : `The tests still fail:\n${output.slice(0, 500)}`,
+      },
+    ];
   },
 ];
 
 /** Starts the scripted model on 127.0.0.1 (a free port unless given). Past the script's end it answers with text. */
-export async function startScriptedModel(options: { script?: readonly ScriptStep[]; port?: number } = {}): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  options: { script?: readonly ScriptStep[]; port?: number } = {},
+): Promise<ScriptedModel> {
   const script = options.script ?? demoScript;
   const requests: ScriptedModel['requests'] = [];
   const server = createServer((request, response) => {
@@ -66,7 +89,10 @@ export async function startScriptedModel(options: { script?: readonly ScriptStep
         response.end(JSON.stringify(payload));
       };
       if (request.method !== 'POST' || request.url !== '/v1/messages') {
-        reply(404, { type: 'error', error: { type: 'not_found_error', message: `${request.method} ${request.url}: only POST /v1/messages` } });
+        reply(404, {
+          type: 'error',
+          error: { type: 'not_found_error', message: `${request.method} ${request.url}: only POST /v1/messages` },
+        });
         return;
       }
       let parsed: ScriptedModel['requests'][number];
@@ -79,7 +105,12 @@ export async function startScriptedModel(options: { script?: readonly ScriptStep
       requests.push(parsed);
       const index = parsed.messages.filter((message) => message.role === 'assistant').length;
       const step = script[index];
-      const content = step === undefined ? [{ type: 'text', text: 'The script has ended.' }] : typeof step === 'function' ? step(parsed.messages) : step;
+      const content =
+        step === undefined
+          ? [{ type: 'text', text: 'The script has ended.' }]
+          : typeof step === 'function'
+            ? step(parsed.messages)
+            : step;
       const usesTools = content.some((block) => block.type === 'tool_use');
       reply(200, {
         id: `msg_scripted_${index}`,

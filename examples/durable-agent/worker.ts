@@ -22,10 +22,18 @@ export const agentTaskQueue = (env: NodeJS.ProcessEnv = process.env): string => 
  * The model from the environment: Anthropic's API with `ANTHROPIC_API_KEY` (and optional `ANTHROPIC_BASE_URL`,
  * `ANTHROPIC_MODEL`); without a key, the scripted model started here (say so: `scripted` is set).
  */
-export async function modelFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<{ model: Omit<ModelOptions, 'tools'>; scripted?: ScriptedModel }> {
+export async function modelFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ model: Omit<ModelOptions, 'tools'>; scripted?: ScriptedModel }> {
   const apiKey = env.ANTHROPIC_API_KEY;
   if (apiKey !== undefined && apiKey !== '') {
-    return { model: { apiKey, ...(env.ANTHROPIC_BASE_URL ? { baseUrl: env.ANTHROPIC_BASE_URL } : {}), ...(env.ANTHROPIC_MODEL ? { model: env.ANTHROPIC_MODEL } : {}) } };
+    return {
+      model: {
+        apiKey,
+        ...(env.ANTHROPIC_BASE_URL ? { baseUrl: env.ANTHROPIC_BASE_URL } : {}),
+        ...(env.ANTHROPIC_MODEL ? { model: env.ANTHROPIC_MODEL } : {}),
+      },
+    };
   }
   const scripted = await startScriptedModel();
   return { model: { apiKey: 'scripted', baseUrl: scripted.url }, scripted };
@@ -51,7 +59,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     taskQueue: options.taskQueue ?? agentTaskQueue(),
     tools,
     activities: { ...createAgentActivities({ ...options.model, tools }) },
-    ...(options.workflowBundle === undefined ? { workflowsPath: agentWorkflowsPath } : { workflowBundle: options.workflowBundle }),
+    ...(options.workflowBundle === undefined
+      ? { workflowsPath: agentWorkflowsPath }
+      : { workflowBundle: options.workflowBundle }),
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     ...(options.userSettingsDir === undefined ? {} : { userSettingsDir: options.userSettingsDir }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
@@ -60,7 +70,14 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
 
 async function main(): Promise<void> {
   const { NativeConnection, createLogger, installTemporalRuntime } = await import('temporal-switchyard/worker');
-  installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn', SWITCHYARD_LOG_FORMAT: process.env.SWITCHYARD_LOG_FORMAT ?? 'json' } }));
+  installTemporalRuntime(
+    createLogger({
+      env: {
+        SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn',
+        SWITCHYARD_LOG_FORMAT: process.env.SWITCHYARD_LOG_FORMAT ?? 'json',
+      },
+    }),
+  );
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS || 'localhost:7233' });
   const { model, scripted } = await modelFromEnv();
   const worker = await createAgentWorker({
@@ -70,7 +87,9 @@ async function main(): Promise<void> {
     ...(process.env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE } } : {}),
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
-  process.stdout.write(`agent worker ready on task queue ${agentTaskQueue()}${scripted === undefined ? '' : ` (scripted model at ${scripted.url})`}\n`);
+  process.stdout.write(
+    `agent worker ready on task queue ${agentTaskQueue()}${scripted === undefined ? '' : ` (scripted model at ${scripted.url})`}\n`,
+  );
   await worker.run();
   await scripted?.close();
   await connection.close();

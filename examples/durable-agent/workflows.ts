@@ -40,15 +40,23 @@ export interface AgentOutcome {
  */
 export async function durableAgent(input: AgentInput): Promise<AgentOutcome> {
   const maxSteps = input.maxSteps ?? 20;
-  const session: SessionOptions = { cwd: input.cwd, permissionMode: input.permissionMode ?? 'default', ...(input.rules === undefined ? {} : { rules: input.rules }) };
+  const session: SessionOptions = {
+    cwd: input.cwd,
+    permissionMode: input.permissionMode ?? 'default',
+    ...(input.rules === undefined ? {} : { rules: input.rules }),
+  };
   const transcript: AgentStep[] = [];
   for (let step = 1; step <= maxSteps; step += 1) {
     const reply = await callModel({ prompt: input.prompt, cwd: input.cwd, transcript });
     if (reply.calls.length === 0) return { text: reply.text, steps: step, ending: 'answered' };
-    const turn: TurnResult = await runToolTurn(reply.calls satisfies ToolCall[], { ...session, turnId: `turn-${step}` });
+    const turn: TurnResult = await runToolTurn(reply.calls satisfies ToolCall[], {
+      ...session,
+      turnId: `turn-${step}`,
+    });
     transcript.push({ content: reply.content, results: turn.results });
     // The `interrupt` signal (Interrupt in the console, `switchyard interrupt`) stops the turn, and the agent with it.
-    if (turn.stopped && turn.stopReason?.startsWith('interrupted') === true) return { text: `Stopped: ${turn.stopReason}`, steps: step, ending: 'interrupted' };
+    if (turn.stopped && turn.stopReason?.startsWith('interrupted') === true)
+      return { text: `Stopped: ${turn.stopReason}`, steps: step, ending: 'interrupted' };
   }
   return { text: `No final answer after ${maxSteps} model requests.`, steps: maxSteps, ending: 'max_steps' };
 }

@@ -20,7 +20,9 @@ const INSTRUCTIONS = [
 ].join(' ');
 
 function prompt(request: EvaluationRequest): string {
-  const history = request.recentHistory.map((call) => `- ${call.toolName} ${call.status}${call.message === undefined ? '' : `: ${call.message}`}`).join('\n');
+  const history = request.recentHistory
+    .map((call) => `- ${call.toolName} ${call.status}${call.message === undefined ? '' : `: ${call.message}`}`)
+    .join('\n');
   return [
     `Tool: ${request.toolName}`,
     `Input: ${JSON.stringify(request.input)}`,
@@ -35,7 +37,10 @@ export function readAnswer(text: string): EvaluationResult {
   const match = /\{[\s\S]*\}/.exec(text);
   try {
     const answer = JSON.parse(match?.[0] ?? '') as { decision?: unknown; reason?: unknown };
-    if ((answer.decision === 'allow' || answer.decision === 'deny' || answer.decision === 'escalate') && typeof answer.reason === 'string') {
+    if (
+      (answer.decision === 'allow' || answer.decision === 'deny' || answer.decision === 'escalate') &&
+      typeof answer.reason === 'string'
+    ) {
       return { decision: answer.decision, reason: answer.reason };
     }
   } catch {
@@ -52,7 +57,12 @@ export function createModelEvaluator(options: ModelEvaluatorOptions): ApprovalEv
       const response = await fetch(`${options.baseUrl ?? 'https://api.anthropic.com'}/v1/messages`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey, 'anthropic-version': '2023-06-01' },
-        body: JSON.stringify({ model: options.model ?? 'claude-haiku-4-5', max_tokens: 200, system: INSTRUCTIONS, messages: [{ role: 'user', content: prompt(request) }] }),
+        body: JSON.stringify({
+          model: options.model ?? 'claude-haiku-4-5',
+          max_tokens: 200,
+          system: INSTRUCTIONS,
+          messages: [{ role: 'user', content: prompt(request) }],
+        }),
       });
       if (!response.ok) return { decision: 'escalate', reason: `The model API answered ${response.status}.` };
       const body = (await response.json()) as { content?: Array<{ type: string; text?: string }> };
@@ -63,5 +73,8 @@ export function createModelEvaluator(options: ModelEvaluatorOptions): ApprovalEv
 
 // eslint-disable-next-line no-restricted-syntax -- `--evaluator MODULE` loads a module's default export
 export default [
-  createModelEvaluator({ apiKey: process.env.ANTHROPIC_API_KEY ?? '', ...(process.env.ANTHROPIC_BASE_URL === undefined ? {} : { baseUrl: process.env.ANTHROPIC_BASE_URL }) }),
+  createModelEvaluator({
+    apiKey: process.env.ANTHROPIC_API_KEY ?? '',
+    ...(process.env.ANTHROPIC_BASE_URL === undefined ? {} : { baseUrl: process.env.ANTHROPIC_BASE_URL }),
+  }),
 ];

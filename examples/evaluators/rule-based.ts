@@ -20,15 +20,19 @@ function programsOf(command: string): string[] | undefined {
 export const ruleBasedEvaluator: ApprovalEvaluator = {
   name: 'rule-based',
   async evaluate(request: EvaluationRequest): Promise<EvaluationResult> {
-    if (request.toolName !== 'Bash') return { decision: 'escalate', reason: `${request.toolName} calls are left to a human.` };
+    if (request.toolName !== 'Bash')
+      return { decision: 'escalate', reason: `${request.toolName} calls are left to a human.` };
     const command = String((request.input as { command?: unknown }).command ?? '');
     // Anything that names a refused program is denied, however it is spelt around it.
     const refused = command.split(/[^A-Za-z0-9_.-]+/).find((word) => REFUSED.has(word));
-    if (refused !== undefined) return { decision: 'deny', reason: `The command runs ${refused}, which this evaluator never allows.` };
+    if (refused !== undefined)
+      return { decision: 'deny', reason: `The command runs ${refused}, which this evaluator never allows.` };
     const programs = programsOf(command);
-    if (programs === undefined || programs.length === 0) return { decision: 'escalate', reason: 'The command is not a plain list of simple commands.' };
+    if (programs === undefined || programs.length === 0)
+      return { decision: 'escalate', reason: 'The command is not a plain list of simple commands.' };
     const unknown = programs.find((program) => !HARMLESS.has(program));
-    if (unknown !== undefined) return { decision: 'escalate', reason: `${unknown} is not on the list of harmless programs.` };
+    if (unknown !== undefined)
+      return { decision: 'escalate', reason: `${unknown} is not on the list of harmless programs.` };
     return { decision: 'allow', reason: `Only harmless programs: ${programs.join(', ')}.` };
   },
 };

@@ -9,7 +9,8 @@ export class AdmissionGate {
   readonly #waiting: Array<() => void> = [];
 
   constructor(name: string, permits: number) {
-    if (!Number.isInteger(permits) || permits < 1) throw new RangeError(`Admission gate "${name}" needs a positive whole number of permits, got ${permits}`);
+    if (!Number.isInteger(permits) || permits < 1)
+      throw new RangeError(`Admission gate "${name}" needs a positive whole number of permits, got ${permits}`);
     this.name = name;
     this.permits = permits;
   }

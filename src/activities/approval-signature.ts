@@ -20,7 +20,8 @@ export function approvalSigningBytes(payload: ApprovalSigningPayload): Buffer {
 /** Signs a payload with an Ed25519 private key (PKCS#8 PEM); the base64 signature the `approval` signal carries. */
 export function signApproval(payload: ApprovalSigningPayload, privateKeyPem: string): string {
   const key = createPrivateKey(privateKeyPem);
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`the signing key must be an Ed25519 key, not ${key.asymmetricKeyType ?? 'a symmetric key'}`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new Error(`the signing key must be an Ed25519 key, not ${key.asymmetricKeyType ?? 'a symmetric key'}`);
   return sign(null, approvalSigningBytes(payload), key).toString('base64');
 }
 
@@ -48,9 +49,15 @@ export async function loadApproversFile(file: string): Promise<ApproversFile> {
     try {
       key = createPublicKey(entry.publicKey);
     } catch (error) {
-      throw new Error(`approvers file ${file}: approver "${name}": the publicKey does not parse (${(error as Error).message})`, { cause: error });
+      throw new Error(
+        `approvers file ${file}: approver "${name}": the publicKey does not parse (${(error as Error).message})`,
+        { cause: error },
+      );
     }
-    if (key.asymmetricKeyType !== 'ed25519') throw new Error(`approvers file ${file}: approver "${name}": the publicKey must be Ed25519, not ${key.asymmetricKeyType ?? 'unknown'}`);
+    if (key.asymmetricKeyType !== 'ed25519')
+      throw new Error(
+        `approvers file ${file}: approver "${name}": the publicKey must be Ed25519, not ${key.asymmetricKeyType ?? 'unknown'}`,
+      );
   }
   return parsed.data;
 }
@@ -67,18 +74,45 @@ export function verifyApprovalSignature(options: {
 }): ApprovalVerdict {
   const { payload, signature, approvers, sessionApprovers } = options;
   const by = payload.by;
-  if (approvers === undefined) return { verified: false, reason: 'unknown_approver', detail: 'this worker has no approvers file (SWITCHYARD_APPROVERS_FILE)' };
+  if (approvers === undefined)
+    return {
+      verified: false,
+      reason: 'unknown_approver',
+      detail: 'this worker has no approvers file (SWITCHYARD_APPROVERS_FILE)',
+    };
   const entry = Object.hasOwn(approvers.approvers, by) ? approvers.approvers[by] : undefined;
-  if (entry === undefined) return { verified: false, reason: 'unknown_approver', detail: by === '' ? 'the approval names no approver (by)' : `"${by}" is not in the approvers file` };
-  if (sessionApprovers !== undefined && !isSessionApprover({ name: by, sessionApprovers, groups: entry.groups ?? [] })) {
-    return { verified: false, reason: 'not_an_approver', detail: `"${by}" is not one of this session's approvers (${sessionApprovers.join(', ') || 'none'})` };
+  if (entry === undefined)
+    return {
+      verified: false,
+      reason: 'unknown_approver',
+      detail: by === '' ? 'the approval names no approver (by)' : `"${by}" is not in the approvers file`,
+    };
+  if (
+    sessionApprovers !== undefined &&
+    !isSessionApprover({ name: by, sessionApprovers, groups: entry.groups ?? [] })
+  ) {
+    return {
+      verified: false,
+      reason: 'not_an_approver',
+      detail: `"${by}" is not one of this session's approvers (${sessionApprovers.join(', ') || 'none'})`,
+    };
   }
   let good = false;
   try {
-    good = verify(null, approvalSigningBytes(payload), createPublicKey(entry.publicKey), Buffer.from(signature, 'base64'));
+    good = verify(
+      null,
+      approvalSigningBytes(payload),
+      createPublicKey(entry.publicKey),
+      Buffer.from(signature, 'base64'),
+    );
   } catch {
     good = false;
   }
-  if (!good) return { verified: false, reason: 'bad_signature', detail: `the signature is not ${by}'s signature over this request, digest, decision and expiry` };
+  if (!good)
+    return {
+      verified: false,
+      reason: 'bad_signature',
+      detail: `the signature is not ${by}'s signature over this request, digest, decision and expiry`,
+    };
   return { verified: true, approver: by };
 }

@@ -8,14 +8,18 @@ export const HOOK_HEARTBEAT_INTERVAL_MS = 1_000;
  * `stopHeartbeats` (a remote activity learns of its cancellation only from a heartbeat's answer). Outside an
  * activity (unit tests) the signal never fires.
  */
-export function cancellationOf(options: { heartbeatEveryMs?: number } = {}): { signal: AbortSignal; stopHeartbeats: () => void } {
+export function cancellationOf(options: { heartbeatEveryMs?: number } = {}): {
+  signal: AbortSignal;
+  stopHeartbeats: () => void;
+} {
   let activity: Context;
   try {
     activity = Context.current();
   } catch {
     return { signal: new AbortController().signal, stopHeartbeats: () => {} };
   }
-  if (options.heartbeatEveryMs === undefined || activity.info.isLocal) return { signal: activity.cancellationSignal, stopHeartbeats: () => {} };
+  if (options.heartbeatEveryMs === undefined || activity.info.isLocal)
+    return { signal: activity.cancellationSignal, stopHeartbeats: () => {} };
   activity.heartbeat();
   const timer = setInterval(() => activity.heartbeat(), options.heartbeatEveryMs);
   return { signal: activity.cancellationSignal, stopHeartbeats: () => clearInterval(timer) };

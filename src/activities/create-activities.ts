@@ -18,10 +18,26 @@ export type { ActivityDependencies } from './dependencies.js';
 export function createActivities(dependencies: ActivityDependencies) {
   const { registry, workerIdentity, onWarning } = dependencies;
   const warn: Warn = (message, details = {}) => onWarning?.(message, details);
-  const hooksOf = sessionHooks({ ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }), ...(dependencies.userSettingsDir === undefined ? {} : { userSettingsDir: dependencies.userSettingsDir }), warn });
-  const gates = new Map(Object.entries(dependencies.admissionGates ?? DEFAULT_ADMISSION_GATES).map(([name, permits]) => [name, new AdmissionGate(name, permits)]));
+  const hooksOf = sessionHooks({
+    ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }),
+    ...(dependencies.userSettingsDir === undefined ? {} : { userSettingsDir: dependencies.userSettingsDir }),
+    warn,
+  });
+  const gates = new Map(
+    Object.entries(dependencies.admissionGates ?? DEFAULT_ADMISSION_GATES).map(([name, permits]) => [
+      name,
+      new AdmissionGate(name, permits),
+    ]),
+  );
   const dataDir = dependencies.dataDir ?? dataDirFromEnv();
-  const prepareCalls = createPrepareCalls({ registry, defaultCwd: dependencies.defaultCwd ?? process.cwd(), hooksOf, workerIdentity, operatorRules: dependencies.operatorRules, warn });
+  const prepareCalls = createPrepareCalls({
+    registry,
+    defaultCwd: dependencies.defaultCwd ?? process.cwd(),
+    hooksOf,
+    workerIdentity,
+    operatorRules: dependencies.operatorRules,
+    warn,
+  });
   const planCalls = createPlanCalls({
     registry,
     defaultMaxConcurrency: dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv(),
@@ -31,14 +47,23 @@ export function createActivities(dependencies: ActivityDependencies) {
     prepareCalls,
     warn,
   });
-  const executeDependencies = { registry, ...(workerIdentity === undefined ? {} : { workerIdentity }), gates, artifacts: dependencies.artifacts, dataDir, ...(onWarning === undefined ? {} : { onWarning }) };
+  const executeDependencies = {
+    registry,
+    ...(workerIdentity === undefined ? {} : { workerIdentity }),
+    gates,
+    artifacts: dependencies.artifacts,
+    dataDir,
+    ...(onWarning === undefined ? {} : { onWarning }),
+  };
   return {
     planCalls,
     prepareCalls,
     runPermissionRequestHooks: createPermissionRequestHooks({ hooksOf, warn }),
     stopBackgroundTasks: createStopBackgroundTasks(dataDir),
     runApprovalEvaluator: createRunApprovalEvaluator(dependencies.evaluators ?? []),
-    verifyApproval: createVerifyApproval(dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile }),
+    verifyApproval: createVerifyApproval(
+      dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile },
+    ),
     executeCall: createExecuteCall({ dependencies: executeDependencies, hooksOf }),
   } satisfies Activities;
 }

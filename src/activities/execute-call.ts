@@ -1,6 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { toolNotOnWorker } from './tool-mismatch.js';
-import type { Activities, CallOutcome, ExecuteCallInput, ExecutionHeartbeat, ExecutionPlan } from '../contracts/pipeline.js';
+import type {
+  Activities,
+  CallOutcome,
+  ExecuteCallInput,
+  ExecutionHeartbeat,
+  ExecutionPlan,
+} from '../contracts/pipeline.js';
 import { DISPLAY_LIMITS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { progressHeartbeat } from '../contracts/progress.js';
@@ -49,7 +55,10 @@ type HandlerEnd =
   | { kind: 'relocate' };
 
 /** Bounds a display on its own, outside the model budget (docs/SEMANTICS.md, Display). */
-function boundDisplay(display: ToolDisplay | undefined, options: { modelCopyShortened: boolean; persisted: boolean }): ToolDisplay | undefined {
+function boundDisplay(
+  display: ToolDisplay | undefined,
+  options: { modelCopyShortened: boolean; persisted: boolean },
+): ToolDisplay | undefined {
   const { modelCopyShortened, persisted } = options;
   if (display === undefined) return undefined;
   switch (display.type) {
@@ -61,7 +70,12 @@ function boundDisplay(display: ToolDisplay | undefined, options: { modelCopyShor
       const limit = persisted ? PERSISTED_DISPLAY_BYTES : DISPLAY_LIMITS.bashOutputBytes;
       const stdout = cutUtf8(display.stdout, limit, 'tail');
       const stderr = cutUtf8(display.stderr, Math.max(0, limit - Buffer.byteLength(stdout)), 'tail');
-      return { ...display, stdout, stderr, truncated: display.truncated || stdout !== display.stdout || stderr !== display.stderr };
+      return {
+        ...display,
+        stdout,
+        stderr,
+        truncated: display.truncated || stdout !== display.stdout || stderr !== display.stderr,
+      };
     }
     case 'file_diff':
       return display;
@@ -72,12 +86,29 @@ function boundDisplay(display: ToolDisplay | undefined, options: { modelCopyShor
   }
 }
 
-function failure(status: ToolResultStatus, modelContent: string, errorCode: string, deadline: ToolDeadline, attempt: number): CallOutcome {
-  return { status, modelContent, isError: true, errorCode, activeMs: deadline.activeMs, queuedMs: deadline.queuedMs, attempt };
+function failure(
+  status: ToolResultStatus,
+  modelContent: string,
+  errorCode: string,
+  deadline: ToolDeadline,
+  attempt: number,
+): CallOutcome {
+  return {
+    status,
+    modelContent,
+    isError: true,
+    errorCode,
+    activeMs: deadline.activeMs,
+    queuedMs: deadline.queuedMs,
+    attempt,
+  };
 }
 
 /** Runs one allowed call: the handler under its pausable deadline, heartbeating, then serialisation of its output. */
-export async function executeCall(options: { dependencies: ExecuteCallDependencies; request: ExecuteCallInput }): Promise<CallOutcome> {
+export async function executeCall(options: {
+  dependencies: ExecuteCallDependencies;
+  request: ExecuteCallInput;
+}): Promise<CallOutcome> {
   const { dependencies, request } = options;
   const { plan } = request;
   const activity = Context.current();
@@ -85,8 +116,16 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
   const tool: Tool | undefined = dependencies.registry.lookup(plan.toolName);
   if (tool === undefined) {
     // Plan found the tool, so another worker on this queue has it: a mismatch, retried where the tool may be.
-    if (dependencies.workerIdentity !== undefined) throw toolNotOnWorker({ toolNames: [plan.toolName], identity: dependencies.workerIdentity, others: [] });
-    return { status: 'error', modelContent: texts.toolNotFound(plan.toolName), isError: true, errorCode: errorCodes.toolNotFound, activeMs: 0, queuedMs: 0 };
+    if (dependencies.workerIdentity !== undefined)
+      throw toolNotOnWorker({ toolNames: [plan.toolName], identity: dependencies.workerIdentity, others: [] });
+    return {
+      status: 'error',
+      modelContent: texts.toolNotFound(plan.toolName),
+      isError: true,
+      errorCode: errorCodes.toolNotFound,
+      activeMs: 0,
+      queuedMs: 0,
+    };
   }
 
   const abort = new AbortController();
@@ -157,7 +196,10 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
     ...(dependencies.dataDir === undefined ? {} : { dataDir: dependencies.dataDir }),
     async admit(gateName, work) {
       const gate = dependencies.gates.get(gateName);
-      if (gate === undefined) throw new Error(`Unknown admission gate "${gateName}"; this worker has: ${[...dependencies.gates.keys()].join(', ')}`);
+      if (gate === undefined)
+        throw new Error(
+          `Unknown admission gate "${gateName}"; this worker has: ${[...dependencies.gates.keys()].join(', ')}`,
+        );
       deadline.pause();
       let release: () => void;
       try {
@@ -175,7 +217,8 @@ export async function executeCall(options: { dependencies: ExecuteCallDependenci
   if (!abort.signal.aborted) {
     tool.execute(plan.input, context).then(
       (output) => settle({ kind: 'output', output: typeof output === 'string' ? { content: output } : output }),
-      (error: unknown) => settle({ kind: abort.signal.aborted && !deadline.expired ? 'cancelled' : 'error', error } as HandlerEnd),
+      (error: unknown) =>
+        settle({ kind: abort.signal.aborted && !deadline.expired ? 'cancelled' : 'error', error } as HandlerEnd),
     );
   }
 
@@ -222,7 +265,13 @@ async function finishCall(options: {
     case 'error': {
       const business = end.error instanceof ToolUseError;
       const message = projectErrorMessage(end.error);
-      outcome = failure('error', business ? texts.toolUseError(message) : message, business ? (end.error as ToolUseError).code : errorCodes.handlerError, deadline, attempt);
+      outcome = failure(
+        'error',
+        business ? texts.toolUseError(message) : message,
+        business ? (end.error as ToolUseError).code : errorCodes.handlerError,
+        deadline,
+        attempt,
+      );
       break;
     }
     case 'output':
@@ -239,13 +288,24 @@ async function finishCall(options: {
     plan,
     request,
     dependencies,
-    toolOutput: end.kind === 'output' && end.output.hookResponse !== undefined ? end.output.hookResponse : { content: outcome.modelContent, isError: outcome.isError },
+    toolOutput:
+      end.kind === 'output' && end.output.hookResponse !== undefined
+        ? end.output.hookResponse
+        : { content: outcome.modelContent, isError: outcome.isError },
     ...(outputFromHook === undefined
       ? {}
       : {
           replaceOutput: async (updated: unknown) => {
             const output = outputFromHook.call(tool, updated);
-            return finishOutput({ tool, plan, request, output: typeof output === 'string' ? { content: output } : output, deadline, attempt, dependencies });
+            return finishOutput({
+              tool,
+              plan,
+              request,
+              output: typeof output === 'string' ? { content: output } : output,
+              deadline,
+              attempt,
+              dependencies,
+            });
           },
         }),
   });
@@ -269,7 +329,13 @@ async function runPostHooks(options: {
   let { outcome } = options;
   const hooks = await runPostToolUseHooks({
     hooks: dependencies.hooks,
-    call: { sessionId: request.session.sessionId, cwd: request.cwd, toolName: plan.toolName, toolInput: plan.input, toolUseId: plan.callId },
+    call: {
+      sessionId: request.session.sessionId,
+      cwd: request.cwd,
+      toolName: plan.toolName,
+      toolInput: plan.input,
+      toolUseId: plan.callId,
+    },
     result: outcome,
     toolOutput: options.toolOutput,
     onWarning: dependencies.onWarning,
@@ -278,18 +344,32 @@ async function runPostHooks(options: {
   // A replacement that cannot be read is reported and ignored.
   if (hooks.updatedMCPToolOutput !== undefined) {
     if (options.replaceOutput === undefined) {
-      dependencies.onWarning?.('PostToolUse hook returned updatedMCPToolOutput for a tool that is not an MCP tool; ignored', { toolName: plan.toolName });
+      dependencies.onWarning?.(
+        'PostToolUse hook returned updatedMCPToolOutput for a tool that is not an MCP tool; ignored',
+        { toolName: plan.toolName },
+      );
     } else {
       try {
         outcome = await options.replaceOutput(hooks.updatedMCPToolOutput.value);
       } catch (error) {
-        dependencies.onWarning?.('PostToolUse hook returned an updatedMCPToolOutput that cannot be used; ignored', { toolName: plan.toolName, error: String(error) });
+        dependencies.onWarning?.('PostToolUse hook returned an updatedMCPToolOutput that cannot be used; ignored', {
+          toolName: plan.toolName,
+          error: String(error),
+        });
       }
     }
   }
   const hookContext = hooks.additionalContext;
-  const turnControl = turnControlOf({ toolName: plan.toolName, current: outcome.turnControl, postToolUse: hooks.stopTurn });
-  return { ...outcome, ...(hookContext.length === 0 ? {} : { hookContext }), ...(turnControl === undefined ? {} : { turnControl }) };
+  const turnControl = turnControlOf({
+    toolName: plan.toolName,
+    current: outcome.turnControl,
+    postToolUse: hooks.stopTurn,
+  });
+  return {
+    ...outcome,
+    ...(hookContext.length === 0 ? {} : { hookContext }),
+    ...(turnControl === undefined ? {} : { turnControl }),
+  };
 }
 
 /**
@@ -300,7 +380,11 @@ function withImageLines(serialized: SerializedOutput, images: StoredImages | und
   if (images === undefined || images.lines.length === 0) return serialized;
   const lines = images.lines.join('\n');
   const result: SerializedOutput = { ...serialized, modelContent: `${serialized.modelContent}\n${lines}` };
-  if (serialized.aggregateReplacement !== undefined) result.aggregateReplacement = { ...serialized.aggregateReplacement, envelope: `${serialized.aggregateReplacement.envelope}\n${lines}` };
+  if (serialized.aggregateReplacement !== undefined)
+    result.aggregateReplacement = {
+      ...serialized.aggregateReplacement,
+      envelope: `${serialized.aggregateReplacement.envelope}\n${lines}`,
+    };
   return result;
 }
 
@@ -326,7 +410,11 @@ async function finishOutput(options: {
           sessionId: request.session.sessionId,
           callId: plan.callId,
           maxBytes: resolveLimit('imageMaxBytes'),
-          onStoreError: (error) => dependencies.onWarning?.('artifact store failed; an image was left out of the result', { callId: plan.callId, error: String(error) }),
+          onStoreError: (error) =>
+            dependencies.onWarning?.('artifact store failed; an image was left out of the result', {
+              callId: plan.callId,
+              error: String(error),
+            }),
         });
   const serialized =
     images !== undefined && output.spool === undefined && output.content.trim() === ''
@@ -339,7 +427,11 @@ async function finishOutput(options: {
             ...(dependencies.artifacts === undefined ? {} : { store: dependencies.artifacts }),
             sessionId: request.session.sessionId,
             callId: plan.callId,
-            onStoreError: (error) => dependencies.onWarning?.('artifact store failed; the output was truncated instead', { callId: plan.callId, error: String(error) }),
+            onStoreError: (error) =>
+              dependencies.onWarning?.('artifact store failed; the output was truncated instead', {
+                callId: plan.callId,
+                error: String(error),
+              }),
           }),
           images,
         );
@@ -356,21 +448,35 @@ async function finishOutput(options: {
   if (images !== undefined && images.blocks.length > 0) outcome.content = images.blocks;
   if (serialized.budget !== undefined) outcome.budget = serialized.budget;
   if (serialized.aggregateReplacement !== undefined) outcome.aggregateReplacement = serialized.aggregateReplacement;
-  const display = boundDisplay(output.display, { modelCopyShortened: serialized.budget?.truncated === true, persisted: serialized.budget?.artifact !== undefined });
+  const display = boundDisplay(output.display, {
+    modelCopyShortened: serialized.budget?.truncated === true,
+    persisted: serialized.budget?.artifact !== undefined,
+  });
   if (display !== undefined) outcome.display = display;
   if (output.sessionState !== undefined && !output.isError) outcome.sessionState = output.sessionState;
   if (output.backgroundTask !== undefined) outcome.backgroundTask = output.backgroundTask;
   if (output.sandboxed !== undefined) outcome.sandboxed = output.sandboxed;
   if (output.unsandboxedReason !== undefined) outcome.unsandboxedReason = output.unsandboxedReason;
-  const turnControl = turnControlOf({ toolName: tool.name, current: output.turnControl, stopOnSuccess: plan.stopTurnOnSuccess && !output.isError });
+  const turnControl = turnControlOf({
+    toolName: tool.name,
+    current: output.turnControl,
+    stopOnSuccess: plan.stopTurnOnSuccess && !output.isError,
+  });
   if (turnControl !== undefined) outcome.turnControl = turnControl;
   return outcome;
 }
 
 /** The `executeCall` activity: one allowed call, with the session's PostToolUse / PostToolUseFailure hooks. */
-export function createExecuteCall(options: { dependencies: Omit<ExecuteCallDependencies, 'hooks'>; hooksOf: SessionHooksOf }): Activities['executeCall'] {
+export function createExecuteCall(options: {
+  dependencies: Omit<ExecuteCallDependencies, 'hooks'>;
+  hooksOf: SessionHooksOf;
+}): Activities['executeCall'] {
   return async (request) => {
-    const { hooks } = await options.hooksOf({ cwd: request.cwd, sessionHooks: request.session.sessionHooks, trustWorkspaceSettings: request.session.trustWorkspaceSettings });
+    const { hooks } = await options.hooksOf({
+      cwd: request.cwd,
+      sessionHooks: request.session.sessionHooks,
+      trustWorkspaceSettings: request.session.trustWorkspaceSettings,
+    });
     return executeCall({ dependencies: { ...options.dependencies, hooks }, request });
   };
 }

@@ -8,7 +8,10 @@ import type { Warn } from './dependencies.js';
  * The `runPermissionRequestHooks` activity: the session's PermissionRequest hooks race the human approver (the
  * first decision wins; a hook that throws counts as no decision).
  */
-export function createPermissionRequestHooks(options: { hooksOf: SessionHooksOf; warn: Warn }): Activities['runPermissionRequestHooks'] {
+export function createPermissionRequestHooks(options: {
+  hooksOf: SessionHooksOf;
+  warn: Warn;
+}): Activities['runPermissionRequestHooks'] {
   return async (input) => {
     const { sessionHooks, trustWorkspaceSettings, ...hookInput } = input;
     const { hooks } = await options.hooksOf({ cwd: hookInput.cwd, sessionHooks, trustWorkspaceSettings });
@@ -19,7 +22,8 @@ export function createPermissionRequestHooks(options: { hooksOf: SessionHooksOf;
         hooks,
         input: hookInput,
         signal,
-        onError: (error, toolName) => options.warn('PermissionRequest hook failed; it counts as no decision', { toolName, error: String(error) }),
+        onError: (error, toolName) =>
+          options.warn('PermissionRequest hook failed; it counts as no decision', { toolName, error: String(error) }),
       });
     } finally {
       stopHeartbeats();

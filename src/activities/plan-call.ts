@@ -9,12 +9,21 @@ import { errorCodes } from '../contracts/tool-result.js';
 import type { Tool } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 
-export function rejected(call: ToolCall, stage: RejectedCallPlan['stage'], errorCode: string, modelContent: string): RejectedCallPlan {
+export function rejected(
+  call: ToolCall,
+  stage: RejectedCallPlan['stage'],
+  errorCode: string,
+  modelContent: string,
+): RejectedCallPlan {
   return { kind: 'rejected', callId: call.id, toolName: call.name, status: 'error', modelContent, errorCode, stage };
 }
 
 /** Evaluates a flag that may be a function of the input; a throwing classifier answers false (fail closed). */
-function evaluateFlag<Input>(options: { flag: boolean | ((input: Input) => boolean) | undefined; input: Input; fallback: boolean }): boolean {
+function evaluateFlag<Input>(options: {
+  flag: boolean | ((input: Input) => boolean) | undefined;
+  input: Input;
+  fallback: boolean;
+}): boolean {
   const { flag, input, fallback } = options;
   if (flag === undefined) return fallback;
   if (typeof flag === 'boolean') return flag;
@@ -32,7 +41,14 @@ export function computeFlags(tool: Tool, input: unknown): CallFlags {
   const sideEffectScope = tool.sideEffectScope ?? (declaredReadOnly ? 'none' : 'workspace');
   const readOnly = declaredReadOnly && sideEffectScope === 'none';
   const concurrentSafe = !destructive && evaluateFlag({ flag: tool.concurrentSafe, input, fallback: false });
-  return { concurrentSafe, readOnly, destructive, sideEffectScope, idempotent: tool.idempotent ?? readOnly, declaredReadOnly };
+  return {
+    concurrentSafe,
+    readOnly,
+    destructive,
+    sideEffectScope,
+    idempotent: tool.idempotent ?? readOnly,
+    declaredReadOnly,
+  };
 }
 
 function parseJsonInput(raw: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -45,17 +61,34 @@ function parseJsonInput(raw: unknown): { ok: true; value: unknown } | { ok: fals
 }
 
 /** Lookup (aliases resolved), JSON-string input parse and schema parse: what both Plan and Prepare start with. */
-export function lookupAndParse(options: { registry: ToolRegistry; call: ToolCall }): { kind: 'parsed'; tool: Tool; input: unknown } | RejectedCallPlan {
+export function lookupAndParse(options: {
+  registry: ToolRegistry;
+  call: ToolCall;
+}): { kind: 'parsed'; tool: Tool; input: unknown } | RejectedCallPlan {
   const { registry, call } = options;
   const tool = registry.lookup(call.name);
   if (tool === undefined) return rejected(call, 'lookup', errorCodes.toolNotFound, texts.toolNotFound(call.name));
   const json = parseJsonInput(call.input);
-  if (!json.ok) return { ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(json.message)), toolName: tool.name };
+  if (!json.ok)
+    return {
+      ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(json.message)),
+      toolName: tool.name,
+    };
   // A strict-mode model sends null for an optional field it leaves out: null there means absent.
   const mcpInputSchema = (tool as Tool & { mcpInputSchema?: unknown }).mcpInputSchema;
-  const parsed = tool.inputSchema.safeParse(dropOptionalNulls({ schema: tool.inputSchema, jsonSchema: mcpInputSchema, input: json.value }));
+  const parsed = tool.inputSchema.safeParse(
+    dropOptionalNulls({ schema: tool.inputSchema, jsonSchema: mcpInputSchema, input: json.value }),
+  );
   if (!parsed.success) {
-    return { ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(formatZodError(parsed.error))), toolName: tool.name };
+    return {
+      ...rejected(
+        call,
+        'validation',
+        errorCodes.inputValidation,
+        texts.inputValidationError(formatZodError(parsed.error)),
+      ),
+      toolName: tool.name,
+    };
   }
   return { kind: 'parsed', tool, input: parsed.data };
 }
@@ -68,5 +101,10 @@ export function lookupAndParse(options: { registry: ToolRegistry; call: ToolCall
 export function planCall(options: { registry: ToolRegistry; call: ToolCall }): PlannedCall {
   const parsed = lookupAndParse(options);
   if (parsed.kind === 'rejected') return parsed;
-  return { kind: 'planned', callId: options.call.id, toolName: parsed.tool.name, concurrentSafe: computeFlags(parsed.tool, parsed.input).concurrentSafe };
+  return {
+    kind: 'planned',
+    callId: options.call.id,
+    toolName: parsed.tool.name,
+    concurrentSafe: computeFlags(parsed.tool, parsed.input).concurrentSafe,
+  };
 }

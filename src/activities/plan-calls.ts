@@ -25,15 +25,26 @@ export function createPlanCalls(options: {
     const registry = registryWithClientTools(options.registry, input.session.clientTools);
     const plans = input.calls.map((call) => planCall({ registry, call }));
     await failOnToolMismatch({ identity: options.workerIdentity, plans, warn: options.warn });
-    const planned: PlannedCalls = { plans, defaultMaxConcurrency, pendingApprovalsSearchAttribute: options.pendingApprovalsSearchAttribute };
+    const planned: PlannedCalls = {
+      plans,
+      defaultMaxConcurrency,
+      pendingApprovalsSearchAttribute: options.pendingApprovalsSearchAttribute,
+    };
     if (localCalls !== false) planned.localCalls = localCalls;
     if (input.prepareFirstGroup !== undefined && plans.length > 0) {
       const groups = groupCalls(
-        plans.map((plan, index) => ({ id: plan.callId, concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe, bytes: callInputBytes({ input: input.calls[index]?.input }) })),
+        plans.map((plan, index) => ({
+          id: plan.callId,
+          concurrentSafe: plan.kind === 'planned' && plan.concurrentSafe,
+          bytes: callInputBytes({ input: input.calls[index]?.input }),
+        })),
         input.prepareFirstGroup.maxConcurrency ?? defaultMaxConcurrency,
       );
       const first = new Set(groups[0] ?? []);
-      planned.firstGroup = await options.prepareCalls({ session: input.session, calls: input.calls.filter((call) => first.has(call.id)) });
+      planned.firstGroup = await options.prepareCalls({
+        session: input.session,
+        calls: input.calls.filter((call) => first.has(call.id)),
+      });
     }
     return planned;
   };

@@ -76,7 +76,12 @@ export async function prepareCall(options: {
     const validation = (await tool.validateInput?.(input, context)) ?? { ok: true };
     if (!validation.ok) {
       return {
-        ...rejected(call, 'validation', validation.errorCode ?? errorCodes.businessFailure, texts.toolUseError(validation.message)),
+        ...rejected(
+          call,
+          'validation',
+          validation.errorCode ?? errorCodes.businessFailure,
+          texts.toolUseError(validation.message),
+        ),
         toolName: tool.name,
       };
     }
@@ -98,7 +103,14 @@ export async function prepareCall(options: {
     const reparsed = tool.inputSchema.safeParse(hookOutcome.updatedInput.value);
     if (!reparsed.success) {
       return {
-        ...rejected(call, 'validation', errorCodes.inputValidation, texts.inputValidationError(`input rewritten by a PreToolUse hook is invalid: ${formatZodError(reparsed.error)}`)),
+        ...rejected(
+          call,
+          'validation',
+          errorCodes.inputValidation,
+          texts.inputValidationError(
+            `input rewritten by a PreToolUse hook is invalid: ${formatZodError(reparsed.error)}`,
+          ),
+        ),
         toolName: tool.name,
       };
     }
@@ -106,11 +118,22 @@ export async function prepareCall(options: {
     try {
       const validation = (await tool.validateInput?.(input, context)) ?? { ok: true };
       if (!validation.ok) {
-        return { ...rejected(call, 'validation', validation.errorCode ?? errorCodes.businessFailure, texts.toolUseError(validation.message)), toolName: tool.name };
+        return {
+          ...rejected(
+            call,
+            'validation',
+            validation.errorCode ?? errorCodes.businessFailure,
+            texts.toolUseError(validation.message),
+          ),
+          toolName: tool.name,
+        };
       }
       input = (await tool.resolveInput?.(input, context)) ?? input;
     } catch (error) {
-      return { ...rejected(call, 'validation', errorCodes.businessFailure, texts.toolUseError(projectErrorMessage(error))), toolName: tool.name };
+      return {
+        ...rejected(call, 'validation', errorCodes.businessFailure, texts.toolUseError(projectErrorMessage(error))),
+        toolName: tool.name,
+      };
     }
   }
 
@@ -145,7 +168,9 @@ export async function prepareCall(options: {
     try {
       plan.permission = await tool.permissionFacts(input, context);
     } catch (error) {
-      plan.permission = { deny: { reason: `${tool.name} could not check this call's permissions: ${projectErrorMessage(error)}` } };
+      plan.permission = {
+        deny: { reason: `${tool.name} could not check this call's permissions: ${projectErrorMessage(error)}` },
+      };
     }
   }
   const timeoutMs = resolveTimeoutMs(tool, input);
@@ -191,7 +216,10 @@ export function rememberRuleFor(tool: Tool, input: unknown, ruleContent: string 
       const words = ruleContent.trim().split(/\s+/);
       const first = words[0] ?? '';
       const second = words[1];
-      const prefix = second !== undefined && SUBCOMMAND_TOOLS.has(first) && /^[A-Za-z][\w:.-]*$/.test(second) ? `${first} ${second}` : first;
+      const prefix =
+        second !== undefined && SUBCOMMAND_TOOLS.has(first) && /^[A-Za-z][\w:.-]*$/.test(second)
+          ? `${first} ${second}`
+          : first;
       return `${tool.name}(${prefix}:*)`;
     }
     case 'url': {

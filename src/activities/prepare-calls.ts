@@ -31,7 +31,8 @@ export function createPrepareCalls(options: {
   warn: Warn;
 }): Activities['prepareCalls'] {
   const { warn } = options;
-  const cwdOf = (cwd: string | undefined): string => (cwd === undefined ? options.defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir()));
+  const cwdOf = (cwd: string | undefined): string =>
+    cwd === undefined ? options.defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir());
   return async ({ session, calls }) => {
     const cwd = cwdOf(session.cwd);
     const context = {
@@ -41,20 +42,42 @@ export function createPrepareCalls(options: {
       denyRules: session.denyRules ?? [],
       ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
     };
-    const onHookError = (error: unknown, toolName: string): void => warn('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
+    const onHookError = (error: unknown, toolName: string): void =>
+      warn('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
     // A cwd that does not exist would make every tool fail late (Bash never starts): fail each call at once, saying why.
     const problem = await cwdProblem(cwd);
     if (problem !== undefined) {
-      return { plans: calls.map((call) => rejected(call, 'validation', errorCodes.prepareFailed, `<tool_use_error>${problem}: the call did not run. Start the session with an existing cwd.</tool_use_error>`)), cwd };
+      return {
+        plans: calls.map((call) =>
+          rejected(
+            call,
+            'validation',
+            errorCodes.prepareFailed,
+            `<tool_use_error>${problem}: the call did not run. Start the session with an existing cwd.</tool_use_error>`,
+          ),
+        ),
+        cwd,
+      };
     }
-    const { hooks, untrustedSettingsFiles } = await options.hooksOf({ cwd, sessionHooks: session.sessionHooks, trustWorkspaceSettings: session.trustWorkspaceSettings });
+    const { hooks, untrustedSettingsFiles } = await options.hooksOf({
+      cwd,
+      sessionHooks: session.sessionHooks,
+      trustWorkspaceSettings: session.trustWorkspaceSettings,
+    });
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
     const registry = registryWithClientTools(options.registry, session.clientTools);
-    const prepared = await Promise.all(calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })));
+    const prepared = await Promise.all(
+      calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })),
+    );
     await failOnToolMismatch({ identity: options.workerIdentity, plans: prepared, warn });
-    const plans = withinPreparedBudget(prepared.map((plan, index) => compactPlan(plan, { sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]) })));
-    const result: PreparedCalls = untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
+    const plans = withinPreparedBudget(
+      prepared.map((plan, index) =>
+        compactPlan(plan, { sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]) }),
+      ),
+    );
+    const result: PreparedCalls =
+      untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
     if (options.operatorRules !== undefined) result.operatorRules = options.operatorRules;
     return result;
   };
@@ -65,7 +88,9 @@ async function cwdProblem(cwd: string): Promise<string | undefined> {
   try {
     return (await stat(cwd)).isDirectory() ? undefined : `the session's cwd ${cwd} is not a directory`;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `the session's cwd ${cwd} does not exist` : `the session's cwd ${cwd} cannot be used: ${(error as Error).message}`;
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? `the session's cwd ${cwd} does not exist`
+      : `the session's cwd ${cwd} cannot be used: ${(error as Error).message}`;
   }
 }
 
@@ -81,7 +106,10 @@ function sameInputAsCall(digest: string, call: { input: unknown } | undefined): 
  * ends with an error result saying so, and the others run. (A command of hundreds of kilobytes whose simple commands
  * are not slices of it, for instance, carries them whole for the permission rules.)
  */
-export function withinPreparedBudget(plans: WireCallPlan[], limitBytes: number = PAYLOAD_LIMITS.preparedBytes): WireCallPlan[] {
+export function withinPreparedBudget(
+  plans: WireCallPlan[],
+  limitBytes: number = PAYLOAD_LIMITS.preparedBytes,
+): WireCallPlan[] {
   const sizes = plans.map((plan) => utf8Length(JSON.stringify(plan)));
   let total = sizes.reduce((sum, size) => sum + size, 0);
   const result = [...plans];
@@ -96,7 +124,15 @@ export function withinPreparedBudget(plans: WireCallPlan[], limitBytes: number =
     const message = texts.toolUseError(
       `Switchyard cannot carry what this call needs for its permission check (${bytes} bytes, over the ${limitBytes}-byte budget of one group): the call did not run. Split it into smaller calls, or write large content to a file first.`,
     );
-    result[largest] = { kind: 'rejected', callId: plan.callId, toolName: plan.toolName, status: 'error', modelContent: message, errorCode: errorCodes.payloadTooLarge, stage: 'validation' };
+    result[largest] = {
+      kind: 'rejected',
+      callId: plan.callId,
+      toolName: plan.toolName,
+      status: 'error',
+      modelContent: message,
+      errorCode: errorCodes.payloadTooLarge,
+      stage: 'validation',
+    };
     const replaced = utf8Length(JSON.stringify(result[largest]));
     total += replaced - bytes;
     sizes[largest] = replaced;

@@ -18,13 +18,14 @@ export function resolveTimeoutMs(
   const policy = tool.timeout;
   if (policy?.kind === 'none') return undefined;
   const defaultMs = policy?.defaultMs ?? defaultTimeoutMs;
-  const override = policy?.allowCallOverride && isRecord(input)
-    ? typeof input.timeout_ms === 'number'
-      ? input.timeout_ms
-      : typeof input.timeout === 'number'
-        ? input.timeout
-        : undefined
-    : undefined;
+  const override =
+    policy?.allowCallOverride && isRecord(input)
+      ? typeof input.timeout_ms === 'number'
+        ? input.timeout_ms
+        : typeof input.timeout === 'number'
+          ? input.timeout
+          : undefined
+      : undefined;
   const requestedMs = override ?? defaultMs;
   const cappedMs = policy?.maxMs === undefined ? requestedMs : Math.min(requestedMs, policy.maxMs);
   const cleanupGraceMs = Math.max(0, Math.trunc(policy?.cleanupGraceMs ?? 0));

@@ -73,7 +73,8 @@ export async function serializeOutput(options: SerializeOutputOptions): Promise<
     const result: SerializedOutput = { modelContent: content };
     // Within budget `content` is the whole output (the spool, already deleted, held nothing more).
     const { spool: _spool, ...whole } = options;
-    if (content.length > AGGREGATE_REPLACEMENT_MIN_CHARS) result.aggregateReplacement = await aggregateReplacement({ ...whole, keep: budget.keep, originalBytes });
+    if (content.length > AGGREGATE_REPLACEMENT_MIN_CHARS)
+      result.aggregateReplacement = await aggregateReplacement({ ...whole, keep: budget.keep, originalBytes });
     return result;
   }
 
@@ -83,7 +84,13 @@ export async function serializeOutput(options: SerializeOutputOptions): Promise<
       const { envelope, uri } = await persist({ ...options, store, keep: budget.keep, originalBytes });
       return {
         modelContent: envelope,
-        budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(envelope, 'utf8'), policy: 'artifact', artifact: uri },
+        budget: {
+          truncated: true,
+          originalBytes,
+          modelBytes: Buffer.byteLength(envelope, 'utf8'),
+          policy: 'artifact',
+          artifact: uri,
+        },
       };
     } catch (error) {
       storeFailed = true;
@@ -94,12 +101,19 @@ export async function serializeOutput(options: SerializeOutputOptions): Promise<
   const notice = truncationNotice(originalBytes, limit);
   // The notice follows the kept text whichever end was kept (docs/SEMANTICS.md, Deliberate choices).
   const modelContent = `${kept}\n${notice}`;
-  const result: SerializedOutput = { modelContent, budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(modelContent, 'utf8'), policy: 'truncate' } };
+  const result: SerializedOutput = {
+    modelContent,
+    budget: { truncated: true, originalBytes, modelBytes: Buffer.byteLength(modelContent, 'utf8'), policy: 'truncate' },
+  };
   // Even cut to its own budget, a result may be too much beside the turn's others: the aggregate budget can swap in
   // the whole output's envelope (a store that just failed is not asked again), or a shorter cut.
   if (modelContent.length > AGGREGATE_REPLACEMENT_MIN_CHARS) {
     const { store: _unused, ...withoutStore } = options;
-    result.aggregateReplacement = await aggregateReplacement({ ...(storeFailed ? withoutStore : options), keep: budget.keep, originalBytes });
+    result.aggregateReplacement = await aggregateReplacement({
+      ...(storeFailed ? withoutStore : options),
+      keep: budget.keep,
+      originalBytes,
+    });
   }
   await dropSpool();
   return result;
@@ -115,7 +129,9 @@ export function aggregateTruncationNotice(originalBytes: number, keptBytes: numb
  * output when the store takes it, otherwise a preview of the kept end with a notice, so the budget holds without a
  * store too. A store failure never fails the call.
  */
-async function aggregateReplacement(options: SerializeOutputOptions & { keep: 'head' | 'tail'; originalBytes: number }): Promise<{ envelope: string; artifact?: string }> {
+async function aggregateReplacement(
+  options: SerializeOutputOptions & { keep: 'head' | 'tail'; originalBytes: number },
+): Promise<{ envelope: string; artifact?: string }> {
   const { store } = options;
   if (store !== undefined) {
     const persisted = await persist({ ...options, store }).catch((error: unknown) => {
@@ -125,15 +141,31 @@ async function aggregateReplacement(options: SerializeOutputOptions & { keep: 'h
     if (persisted !== undefined) return { envelope: persisted.envelope, artifact: persisted.uri };
   }
   const preview = options.keep === 'head' ? previewFirstChars(options.content) : previewLastChars(options.content);
-  const notice = aggregateTruncationNotice(options.originalBytes, Buffer.byteLength(preview.preview, 'utf8'), options.keep);
+  const notice = aggregateTruncationNotice(
+    options.originalBytes,
+    Buffer.byteLength(preview.preview, 'utf8'),
+    options.keep,
+  );
   return { envelope: `${preview.preview}\n${notice}` };
 }
 
-async function persist(options: SerializeOutputOptions & { store: ArtifactStore; keep: 'head' | 'tail'; originalBytes: number }): Promise<{ envelope: string; uri: string }> {
+async function persist(
+  options: SerializeOutputOptions & { store: ArtifactStore; keep: 'head' | 'tail'; originalBytes: number },
+): Promise<{ envelope: string; uri: string }> {
   const { store, spool, sessionId, callId } = options;
-  const stored = spool === undefined ? await store.put({ sessionId, callId, content: options.content }) : await store.put({ sessionId, callId, file: spool.path });
+  const stored =
+    spool === undefined
+      ? await store.put({ sessionId, callId, content: options.content })
+      : await store.put({ sessionId, callId, file: spool.path });
   // The model gets the URI, which Read opens (confined to the session's own artifacts), never a worker's path.
-  const envelopeInput = { content: options.content, originalBytes: options.originalBytes, persistedPath: stored.uri, keep: options.keep };
-  const envelope = options.tool.formatPersistedModelContent?.({ ...envelopeInput, uri: stored.uri }) ?? formatPersistedOutputEnvelope(envelopeInput);
+  const envelopeInput = {
+    content: options.content,
+    originalBytes: options.originalBytes,
+    persistedPath: stored.uri,
+    keep: options.keep,
+  };
+  const envelope =
+    options.tool.formatPersistedModelContent?.({ ...envelopeInput, uri: stored.uri }) ??
+    formatPersistedOutputEnvelope(envelopeInput);
   return { envelope, uri: stored.uri };
 }

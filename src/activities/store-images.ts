@@ -47,7 +47,9 @@ export async function storeImages(options: {
       continue;
     }
     if (bytes > maxBytes) {
-      stored.lines.push(`[image: ${mediaType}, ${bytes} bytes, ${uri}; not shown: larger than the ${maxBytes}-byte image limit]`);
+      stored.lines.push(
+        `[image: ${mediaType}, ${bytes} bytes, ${uri}; not shown: larger than the ${maxBytes}-byte image limit]`,
+      );
       continue;
     }
     stored.blocks.push({ type: 'image', mediaType, artifact: uri, bytes });

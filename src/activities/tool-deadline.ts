@@ -16,7 +16,12 @@ export class ToolDeadline {
   #expired = false;
   #disposed = false;
 
-  constructor(options: { budgetMs: number | undefined; onExpire: () => void; resumed?: { activeMs: number; queuedMs: number }; now?: () => number }) {
+  constructor(options: {
+    budgetMs: number | undefined;
+    onExpire: () => void;
+    resumed?: { activeMs: number; queuedMs: number };
+    now?: () => number;
+  }) {
     this.#budgetMs = options.budgetMs;
     this.#onExpire = options.onExpire;
     this.#now = options.now ?? Date.now;

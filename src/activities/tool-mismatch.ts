@@ -15,7 +15,10 @@ export const TOOLS_MARKER = ' tools:';
 
 /** A short hash of every name and alias the registry answers to. */
 export function toolsFingerprint(registry: ToolRegistry): string {
-  const names = registry.list().flatMap((tool) => [tool.name, ...(tool.aliases ?? [])]).sort();
+  const names = registry
+    .list()
+    .flatMap((tool) => [tool.name, ...(tool.aliases ?? [])])
+    .sort();
   return createHash('sha256').update(names.join('\n')).digest('hex').slice(0, 12);
 }
 
@@ -46,7 +49,11 @@ export async function workersWithOtherTools(identity: string): Promise<string[]>
   // TaskQueueType: 1 = workflow, 2 = activity (the proto enum's values).
   for (const taskQueueType of [1, 2]) {
     try {
-      const response = await service.describeTaskQueue({ namespace: context.info.namespace, taskQueue: { name: context.info.taskQueue }, taskQueueType });
+      const response = await service.describeTaskQueue({
+        namespace: context.info.namespace,
+        taskQueue: { name: context.info.taskQueue },
+        taskQueueType,
+      });
       for (const poller of response.pollers ?? []) {
         const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
         if (seconds > 0 && Date.now() - seconds * 1_000 > LIVE_POLLER_MS) continue;
@@ -61,11 +68,18 @@ export async function workersWithOtherTools(identity: string): Promise<string[]>
 }
 
 /** The failure for a call whose tool this worker lacks while other workers on the queue offer different tools. */
-export function toolNotOnWorker(options: { toolNames: readonly string[]; identity: string; others: readonly string[] }): ApplicationFailure {
+export function toolNotOnWorker(options: {
+  toolNames: readonly string[];
+  identity: string;
+  others: readonly string[];
+}): ApplicationFailure {
   const { toolNames, identity, others } = options;
   const taskQueue = Context.current().info.taskQueue;
   const tools = toolNames.map((name) => `"${name}"`).join(', ');
-  const elsewhere = others.length === 0 ? 'the worker that planned the call has it' : `other workers on it offer different tools (${others.join('; ')})`;
+  const elsewhere =
+    others.length === 0
+      ? 'the worker that planned the call has it'
+      : `other workers on it offer different tools (${others.join('; ')})`;
   return ApplicationFailure.retryable(
     `Worker ${identity} does not offer tool ${tools}, but ${elsewhere}: workers on task queue "${taskQueue}" must offer the same tools ` +
       '(load custom tools and MCP servers into every worker: switchyard worker --tools <module> --mcp-config <file>).',
@@ -83,10 +97,16 @@ export async function failOnToolMismatch(options: {
   warn: (message: string, details: Record<string, unknown>) => void;
 }): Promise<void> {
   const { identity } = options;
-  const missing = options.plans.filter((plan) => plan.kind === 'rejected' && plan.errorCode === errorCodes.toolNotFound).map((plan) => plan.toolName);
+  const missing = options.plans
+    .filter((plan) => plan.kind === 'rejected' && plan.errorCode === errorCodes.toolNotFound)
+    .map((plan) => plan.toolName);
   if (identity === undefined || missing.length === 0) return;
   const others = await workersWithOtherTools(identity);
   if (others.length === 0) return;
-  options.warn('a call names a tool this worker lacks while other workers on its task queue offer different tools', { tools: missing, identity, others });
+  options.warn('a call names a tool this worker lacks while other workers on its task queue offer different tools', {
+    tools: missing,
+    identity,
+    others,
+  });
   throw toolNotOnWorker({ toolNames: missing, identity, others });
 }

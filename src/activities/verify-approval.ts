@@ -8,9 +8,16 @@ import { loadApproversFile, verifyApprovalSignature } from './approval-signature
  * again, and no key enters history. An unreadable file is no verdict: the activity fails and the approval is not
  * taken.
  */
-export function createVerifyApproval(options: { approversFile?: string }): (input: VerifyApprovalInput) => Promise<ApprovalVerdict> {
+export function createVerifyApproval(options: {
+  approversFile?: string;
+}): (input: VerifyApprovalInput) => Promise<ApprovalVerdict> {
   return async (input) => {
     const approvers = options.approversFile === undefined ? undefined : await loadApproversFile(options.approversFile);
-    return verifyApprovalSignature({ payload: input.payload, signature: input.signature, approvers, sessionApprovers: input.sessionApprovers });
+    return verifyApprovalSignature({
+      payload: input.payload,
+      signature: input.signature,
+      approvers,
+      sessionApprovers: input.sessionApprovers,
+    });
   };
 }

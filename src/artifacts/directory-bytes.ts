@@ -14,7 +14,10 @@ export async function directoryBytes(directory: string): Promise<number> {
     entries.map(async (entry) => {
       const file = path.join(directory, entry.name);
       if (entry.isDirectory()) return directoryBytes(file);
-      return lstat(file).then((stats) => stats.size, () => 0);
+      return lstat(file).then(
+        (stats) => stats.size,
+        () => 0,
+      );
     }),
   );
   return sizes.reduce((sum, size) => sum + size, 0);

@@ -34,9 +34,15 @@ export class FileArtifactStore implements ArtifactStore {
 
   async put(options: ArtifactPutOptions): Promise<StoredArtifact> {
     if (this.quota !== undefined) {
-      const neededBytes = 'content' in options ? Buffer.byteLength(options.content, 'utf8') : 'data' in options ? options.data.byteLength : (await stat(options.file)).size;
+      const neededBytes =
+        'content' in options
+          ? Buffer.byteLength(options.content, 'utf8')
+          : 'data' in options
+            ? options.data.byteLength
+            : (await stat(options.file)).size;
       const usedBytes = await this.quota.usedBytes(options.sessionId);
-      if (usedBytes + neededBytes > this.quota.limitBytes) throw new Error(diskQuotaText({ limitBytes: this.quota.limitBytes, usedBytes, neededBytes }));
+      if (usedBytes + neededBytes > this.quota.limitBytes)
+        throw new Error(diskQuotaText({ limitBytes: this.quota.limitBytes, usedBytes, neededBytes }));
     }
     const session = pathSegment(options.sessionId);
     const id = `${pathSegment(options.callId)}-tool-result-${randomUUID()}`;
@@ -57,7 +63,15 @@ export class FileArtifactStore implements ArtifactStore {
 
   locate(uri: string): string {
     const match = /^switchyard-artifact:\/\/([^/]+)\/([^/]+)$/.exec(uri);
-    if (match === null || match[1] === undefined || match[2] === undefined || !SAFE_SEGMENT.test(match[1]) || !SAFE_SEGMENT.test(match[2]) || match[1].startsWith('.') || match[2].startsWith('.')) {
+    if (
+      match === null ||
+      match[1] === undefined ||
+      match[2] === undefined ||
+      !SAFE_SEGMENT.test(match[1]) ||
+      !SAFE_SEGMENT.test(match[2]) ||
+      match[1].startsWith('.') ||
+      match[2].startsWith('.')
+    ) {
       throw new Error(`Not a Switchyard artifact URI: ${uri} (expected switchyard-artifact://<session>/<id>)`);
     }
     return path.join(this.root, match[1], match[2]);
@@ -69,7 +83,8 @@ export class FileArtifactStore implements ArtifactStore {
    * reports what it would delete.
    */
   async prune(options: { olderThanMs: number; dryRun?: boolean; now?: Date }): Promise<PruneReport> {
-    if (!Number.isFinite(options.olderThanMs) || options.olderThanMs < 0) throw new RangeError(`olderThanMs must be a non-negative number, got ${options.olderThanMs}`);
+    if (!Number.isFinite(options.olderThanMs) || options.olderThanMs < 0)
+      throw new RangeError(`olderThanMs must be a non-negative number, got ${options.olderThanMs}`);
     const cutoff = (options.now ?? new Date()).getTime() - options.olderThanMs;
     let entries;
     try {
@@ -103,7 +118,8 @@ export class FileArtifactStore implements ArtifactStore {
     try {
       return await readFile(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`Artifact not found: ${uri} (looked in ${file})`, { cause: error });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new Error(`Artifact not found: ${uri} (looked in ${file})`, { cause: error });
       throw error;
     }
   }

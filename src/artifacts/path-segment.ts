@@ -6,5 +6,7 @@
 export function pathSegment(id: string): string {
   if (id === '') throw new Error('An artifact session id or call id must not be empty');
   const percent = (character: string): string => `%${character.charCodeAt(0).toString(16).toUpperCase()}`;
-  return encodeURIComponent(id).replace(/[!'()*]/g, percent).replace(/^\./, percent);
+  return encodeURIComponent(id)
+    .replace(/[!'()*]/g, percent)
+    .replace(/^\./, percent);
 }

@@ -26,7 +26,10 @@ export function sessionDiskQuota(options: { dataDir: string; limitBytes: number 
   if (limitBytes === 0) return undefined;
   const usedBytes = async (sessionId: string): Promise<number> => {
     const segment = pathSegment(sessionId);
-    const [artifacts, background] = await Promise.all([directoryBytes(path.join(dataDir, 'artifacts', segment)), directoryBytes(path.join(dataDir, 'background', segment))]);
+    const [artifacts, background] = await Promise.all([
+      directoryBytes(path.join(dataDir, 'artifacts', segment)),
+      directoryBytes(path.join(dataDir, 'background', segment)),
+    ]);
     return artifacts + background;
   };
   return {

@@ -55,7 +55,13 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** The parsed values of `O`, plus `--help` and `--json`. */
 export type CommandValues<O extends Options> = {
-  [K in keyof O]?: O[K] extends { type: 'boolean' } ? (O[K] extends { multiple: true } ? boolean[] : boolean) : O[K] extends { multiple: true } ? string[] : string;
+  [K in keyof O]?: O[K] extends { type: 'boolean' }
+    ? O[K] extends { multiple: true }
+      ? boolean[]
+      : boolean
+    : O[K] extends { multiple: true }
+      ? string[]
+      : string;
 } & { help?: boolean; json?: boolean };
 
 /**
@@ -88,7 +94,12 @@ export function parseCommand<const O extends Options>(
 }
 
 /** Where the CLI's client connects, as a person should read it. */
-export function serverAddress(env: Environment = processEnvironment()): { address: string; namespace: string; taskQueue: string; source: string } {
+export function serverAddress(env: Environment = processEnvironment()): {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  source: string;
+} {
   const { address, namespace, taskQueue, addressSource } = resolveConnection({}, env);
   return { address, namespace, taskQueue, source: addressSource };
 }
@@ -107,7 +118,12 @@ export function isUnreachable(error: unknown): boolean {
     const candidate = current as { name?: string; message?: string; code?: unknown; cause?: unknown };
     if (candidate.name === 'TransportError') return true;
     if (candidate.code === 14) return true; // gRPC UNAVAILABLE
-    if (/Failed to connect before the deadline|ECONNREFUSED|tcp connect error|dns error|No connection established/i.test(candidate.message ?? '')) return true;
+    if (
+      /Failed to connect before the deadline|ECONNREFUSED|tcp connect error|dns error|No connection established/i.test(
+        candidate.message ?? '',
+      )
+    )
+      return true;
     current = candidate.cause;
   }
   return false;
@@ -201,7 +217,9 @@ export function parseDuration(value: string, name: string): number {
 }
 
 export function formatDuration(ms: number): string {
-  const unit = (['w', 'd', 'h', 'm', 's'] as const).find((candidate) => ms % DURATION_UNITS_MS[candidate] === 0 && ms >= DURATION_UNITS_MS[candidate]);
+  const unit = (['w', 'd', 'h', 'm', 's'] as const).find(
+    (candidate) => ms % DURATION_UNITS_MS[candidate] === 0 && ms >= DURATION_UNITS_MS[candidate],
+  );
   return unit === undefined ? `${ms}ms` : `${ms / DURATION_UNITS_MS[unit]}${unit}`;
 }
 
@@ -215,11 +233,17 @@ export function formatElapsed(ms: number): string {
 }
 
 /** The one session id of a command: `--session ID` or a single positional argument. */
-export function sessionArgument(command: string, values: { session?: string | undefined }, positionals: readonly string[], required: boolean): string | undefined {
+export function sessionArgument(
+  command: string,
+  values: { session?: string | undefined },
+  positionals: readonly string[],
+  required: boolean,
+): string | undefined {
   if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) {
     throw new UsageError(`${command} takes one session: --session ID or a single argument`, command);
   }
   const sessionId = values.session ?? positionals[0];
-  if (sessionId === undefined && required) throw new UsageError(`${command} needs a session: --session ID (see \`switchyard sessions\`)`, command);
+  if (sessionId === undefined && required)
+    throw new UsageError(`${command} needs a session: --session ID (see \`switchyard sessions\`)`, command);
   return sessionId;
 }

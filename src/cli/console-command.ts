@@ -1,7 +1,15 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { addressFromEnv, consoleIdentityFromEnv, consoleUserHeaderFromEnv, consoleUsersFileFromEnv, processEnvironment, resolveConnection, userNameFromEnv } from '../config/environment.js';
+import {
+  addressFromEnv,
+  consoleIdentityFromEnv,
+  consoleUserHeaderFromEnv,
+  consoleUsersFileFromEnv,
+  processEnvironment,
+  resolveConnection,
+  userNameFromEnv,
+} from '../config/environment.js';
 import type { Environment } from '../config/environment.js';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../console/console-server.js';
 import type { RunningConsole } from '../console/console-server.js';
@@ -63,7 +71,8 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
     return 0;
   }
   const port = values.port === undefined ? DEFAULT_CONSOLE_PORT : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ConsoleUsageError(`--port must be a port number, got "${values.port ?? ''}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new ConsoleUsageError(`--port must be a port number, got "${values.port ?? ''}"`);
   const usersFile = values.users ?? consoleUsersFileFromEnv();
   let users: ConsoleUser[] | undefined;
   try {
@@ -75,7 +84,10 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
   const { address, namespace } = resolveConnection();
   const temporalUiUrl = values['temporal-ui'] ?? (addressFromEnv() === undefined ? 'http://localhost:8233' : undefined);
   const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((error: unknown) => {
-    throw new Error(`Could not reach Temporal at ${address} (${(error as Error).message}); start one with \`npm start\` or set TEMPORAL_ADDRESS.`, { cause: error });
+    throw new Error(
+      `Could not reach Temporal at ${address} (${(error as Error).message}); start one with \`npm start\` or set TEMPORAL_ADDRESS.`,
+      { cause: error },
+    );
   });
   let running: RunningConsole | undefined;
   try {
@@ -88,8 +100,13 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
       ...(userHeader === undefined ? {} : { userHeader }),
       ...(temporalUiUrl === undefined ? {} : { temporalUiUrl }),
     });
-    const who = users === undefined ? `deciding as ${consoleIdentity(values.identity)}` : `${users.length} users from ${usersFile ?? ''}: each opens it with ?token=<their token>`;
-    process.stderr.write(`Approval console: ${running.loginUrl}\n(${who}${userHeader === undefined ? '' : `; trusting the ${userHeader} header`}; Ctrl-C stops it)\n`);
+    const who =
+      users === undefined
+        ? `deciding as ${consoleIdentity(values.identity)}`
+        : `${users.length} users from ${usersFile ?? ''}: each opens it with ?token=<their token>`;
+    process.stderr.write(
+      `Approval console: ${running.loginUrl}\n(${who}${userHeader === undefined ? '' : `; trusting the ${userHeader} header`}; Ctrl-C stops it)\n`,
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -137,7 +154,9 @@ export async function startDevConsole(options: {
     };
   } catch (error) {
     await connection?.close();
-    options.onWarning(`Approval console not started on port ${options.port}: ${(error as Error).message} (run \`switchyard console --port N\` yourself)`);
+    options.onWarning(
+      `Approval console not started on port ${options.port}: ${(error as Error).message} (run \`switchyard console --port N\` yourself)`,
+    );
     return undefined;
   }
 }

@@ -26,7 +26,9 @@ async function canImportTypeScript(): Promise<boolean> {
  */
 export async function importCommandLineModule(file: string, flag: string): Promise<Record<string, unknown>> {
   if (TYPESCRIPT.has(path.extname(file)) && !(await canImportTypeScript())) {
-    throw new UsageError(`${flag} ${file} is TypeScript, which Node runs only through tsx: install it beside your project (npm install --save-dev tsx) or pass the compiled .js file`);
+    throw new UsageError(
+      `${flag} ${file} is TypeScript, which Node runs only through tsx: install it beside your project (npm install --save-dev tsx) or pass the compiled .js file`,
+    );
   }
   try {
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;

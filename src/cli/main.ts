@@ -1,4 +1,13 @@
-import { CliError, ExitCode, UsageError, describeError, isNotFound, isUnreachable, serverAddress, unreachableMessage } from './common.js';
+import {
+  CliError,
+  ExitCode,
+  UsageError,
+  describeError,
+  isNotFound,
+  isUnreachable,
+  serverAddress,
+  unreachableMessage,
+} from './common.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
 
 export { ExitCode } from './common.js';
@@ -33,7 +42,9 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
       return await runConsoleCommand(args.filter((arg) => arg !== '--json'));
     } catch (error) {
       const parseError = (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS') === true;
-      throw error instanceof ConsoleUsageError || parseError ? new UsageError((error as Error).message, 'console') : error;
+      throw error instanceof ConsoleUsageError || parseError
+        ? new UsageError((error as Error).message, 'console')
+        : error;
     }
   },
 };
@@ -95,7 +106,8 @@ function stopQuietlyWhenOutputCloses(): void {
 function report(error: unknown, command: string | undefined): number {
   if (error instanceof UsageError) {
     const topic = error.command ?? command;
-    const pointer = topic !== undefined && COMMANDS[topic] !== undefined ? `switchyard ${topic} --help` : 'switchyard help';
+    const pointer =
+      topic !== undefined && COMMANDS[topic] !== undefined ? `switchyard ${topic} --help` : 'switchyard help';
     process.stderr.write(`switchyard: ${error.message}\nRun \`${pointer}\` for usage.\n`);
     return ExitCode.usage;
   }

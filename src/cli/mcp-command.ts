@@ -31,7 +31,11 @@ const MCP_OPTIONS = {
 
 /** The session a gateway uses when none is named: one per working directory, so a restarted client finds its calls. */
 export function defaultGatewaySession(cwd: string): string {
-  const base = path.basename(cwd).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'root';
+  const base =
+    path
+      .basename(cwd)
+      .replace(/[^A-Za-z0-9_.-]/g, '_')
+      .slice(0, 40) || 'root';
   return `mcp-${base}-${createHash('sha256').update(cwd).digest('hex').slice(0, 8)}`;
 }
 
@@ -87,7 +91,10 @@ async function gatewaySessionOptions(values: {
 }
 
 /** The tools `tools/list` shows: the built-ins, plus what `--tools` and `--mcp-config` add (as on the worker). */
-async function gatewayTools(values: { tools?: string[]; 'mcp-config'?: string }): Promise<{ tools: Tool[]; close(): Promise<void> }> {
+async function gatewayTools(values: {
+  tools?: string[];
+  'mcp-config'?: string;
+}): Promise<{ tools: Tool[]; close(): Promise<void> }> {
   const tools: Tool[] = [...builtinTools()];
   if ((values.tools ?? []).length > 0) {
     const { loadToolModule } = await import('./worker-commands.js');
@@ -103,7 +110,9 @@ async function gatewayTools(values: { tools?: string[]; 'mcp-config'?: string })
     if (error instanceof UsageError) throw error;
     throw new UsageError(`--mcp-config ${file}: ${(error as Error).message}`, 'mcp');
   }
-  const mcp = await connectMcpTools(servers, { onWarning: (message) => process.stderr.write(`switchyard mcp: ${message}\n`) });
+  const mcp = await connectMcpTools(servers, {
+    onWarning: (message) => process.stderr.write(`switchyard mcp: ${message}\n`),
+  });
   tools.push(...mcp.tools);
   return { tools, close: () => mcp.close() };
 }
@@ -124,16 +133,24 @@ export async function mcpCommand(args: string[]): Promise<number> {
   let httpPort: number | undefined;
   if (values.http !== undefined) {
     httpPort = Number(values.http);
-    if (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65_535) throw new UsageError(`--http must be a port number (0: any free one); got "${values.http}"`, 'mcp');
+    if (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65_535)
+      throw new UsageError(`--http must be a port number (0: any free one); got "${values.http}"`, 'mcp');
   }
   let batchWindowMs: number | undefined;
   if (values['batch-window'] !== undefined) {
     batchWindowMs = Number(values['batch-window']);
-    if (!Number.isInteger(batchWindowMs) || batchWindowMs < 0 || batchWindowMs > 10_000) throw new UsageError(`--batch-window must be 0-10000 ms; got "${values['batch-window']}"`, 'mcp');
+    if (!Number.isInteger(batchWindowMs) || batchWindowMs < 0 || batchWindowMs > 10_000)
+      throw new UsageError(`--batch-window must be 0-10000 ms; got "${values['batch-window']}"`, 'mcp');
   }
   const listing = await gatewayTools(values);
   const switchyard = await connectClient();
-  const gateway = new SwitchyardGateway({ switchyard, sessionId, sessionOptions, tools: listing.tools, ...(batchWindowMs === undefined ? {} : { batchWindowMs }) });
+  const gateway = new SwitchyardGateway({
+    switchyard,
+    sessionId,
+    sessionOptions,
+    tools: listing.tools,
+    ...(batchWindowMs === undefined ? {} : { batchWindowMs }),
+  });
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
@@ -148,15 +165,25 @@ export async function mcpCommand(args: string[]): Promise<number> {
       process.stdin.once('end', () => finish(ExitCode.ok));
       await gateway.createServer().connect(transport);
       closeTransport = () => transport.close();
-      process.stderr.write(`switchyard mcp: serving session ${sessionId} (task queue ${switchyard.taskQueue}, cwd ${cwd}) over stdio\n`);
+      process.stderr.write(
+        `switchyard mcp: serving session ${sessionId} (task queue ${switchyard.taskQueue}, cwd ${cwd}) over stdio\n`,
+      );
     } else {
       const configuredToken = mcpTokenFromEnv();
       const token = configuredToken ?? randomBytes(24).toString('base64url');
       const http = await startGatewayHttp(gateway, { port: httpPort, token });
       closeTransport = () => http.close();
-      if (values['token-file'] !== undefined) await writeFile(path.resolve(values['token-file']), `${token}\n`, { mode: 0o600 });
-      const shown = configuredToken !== undefined ? '(the token in SWITCHYARD_MCP_TOKEN)' : values['token-file'] !== undefined ? `(token in ${values['token-file']})` : token;
-      process.stderr.write(`switchyard mcp: serving session ${sessionId} (task queue ${switchyard.taskQueue}, cwd ${cwd}) at ${http.url}\n`);
+      if (values['token-file'] !== undefined)
+        await writeFile(path.resolve(values['token-file']), `${token}\n`, { mode: 0o600 });
+      const shown =
+        configuredToken !== undefined
+          ? '(the token in SWITCHYARD_MCP_TOKEN)'
+          : values['token-file'] !== undefined
+            ? `(token in ${values['token-file']})`
+            : token;
+      process.stderr.write(
+        `switchyard mcp: serving session ${sessionId} (task queue ${switchyard.taskQueue}, cwd ${cwd}) at ${http.url}\n`,
+      );
       process.stderr.write(`switchyard mcp: send "Authorization: Bearer ${shown}" with every request\n`);
     }
     return await finished;

@@ -44,7 +44,8 @@ async function policySet(args: string[]): Promise<number> {
   if (values.mode !== undefined && !(permissionModes as readonly string[]).includes(values.mode)) {
     throw new UsageError(`--mode must be one of ${permissionModes.join(', ')}`, 'policy');
   }
-  if (Object.keys(rules).length === 0 && values.mode === undefined) throw new UsageError('policy set needs a rule (--allow, --ask, --deny) or --mode', 'policy');
+  if (Object.keys(rules).length === 0 && values.mode === undefined)
+    throw new UsageError('policy set needs a rule (--allow, --ask, --deny) or --mode', 'policy');
   const request: SetPolicyRequest = {
     ...(Object.keys(rules).length === 0 ? {} : { rules }),
     ...(values.mode === undefined ? {} : { permissionMode: values.mode as PermissionMode }),
@@ -66,7 +67,13 @@ async function policySet(args: string[]): Promise<number> {
 type ShadowEvent = Extract<SessionEvent, { type: 'PolicyShadowDecision' }>;
 
 /** What the shadow rules would have changed, by kind of change (`allow → deny`, ...), from the session's events. */
-export function summariseShadow(events: readonly SessionEvent[]): { changes: Array<{ change: string; count: number; calls: Array<{ callId: string; toolName: string; turnId: string; reason: string }> }> } {
+export function summariseShadow(events: readonly SessionEvent[]): {
+  changes: Array<{
+    change: string;
+    count: number;
+    calls: Array<{ callId: string; toolName: string; turnId: string; reason: string }>;
+  }>;
+} {
   const byChange = new Map<string, ShadowEvent[]>();
   for (const event of events) {
     if (event.type !== 'PolicyShadowDecision') continue;
@@ -77,7 +84,12 @@ export function summariseShadow(events: readonly SessionEvent[]): { changes: Arr
     changes: [...byChange].map(([change, list]) => ({
       change,
       count: list.length,
-      calls: list.map((event) => ({ callId: event.callId, toolName: event.toolName, turnId: event.turnId, reason: event.shadowReason })),
+      calls: list.map((event) => ({
+        callId: event.callId,
+        toolName: event.toolName,
+        turnId: event.turnId,
+        reason: event.shadowReason,
+      })),
     })),
   };
 }
@@ -90,7 +102,7 @@ async function policyDiff(args: string[]): Promise<number> {
   return withClient(async (client) => {
     const session = client.session(sessionId);
     const events: SessionEvent[] = [];
-    for (let cursor = 0; ; ) {
+    for (let cursor = 0; ;) {
       const page = await session.events(cursor);
       events.push(...page.events);
       if (page.events.length === 0 || page.next === cursor) break;
@@ -98,11 +110,13 @@ async function policyDiff(args: string[]): Promise<number> {
     }
     const summary = summariseShadow(events);
     if (parsed.values.json === true) writeJson({ sessionId, ...summary });
-    else if (summary.changes.length === 0) process.stdout.write('the shadow rules decided every call as the enforced rules did\n');
+    else if (summary.changes.length === 0)
+      process.stdout.write('the shadow rules decided every call as the enforced rules did\n');
     else {
       for (const { change, count, calls } of summary.changes) {
         process.stdout.write(`${change}: ${count} call${count === 1 ? '' : 's'}\n`);
-        for (const call of calls) process.stdout.write(`  ${call.callId} ${call.toolName} (turn ${call.turnId}): ${call.reason}\n`);
+        for (const call of calls)
+          process.stdout.write(`  ${call.callId} ${call.toolName} (turn ${call.turnId}): ${call.reason}\n`);
       }
     }
     return ExitCode.ok;

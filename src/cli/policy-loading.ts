@@ -26,7 +26,10 @@ export async function loadOperatorPolicy(file: string, command: string): Promise
 }
 
 const looksLikeEvaluator = (value: unknown): value is ApprovalEvaluator =>
-  typeof value === 'object' && value !== null && typeof (value as ApprovalEvaluator).name === 'string' && typeof (value as ApprovalEvaluator).evaluate === 'function';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as ApprovalEvaluator).name === 'string' &&
+  typeof (value as ApprovalEvaluator).evaluate === 'function';
 
 /** The evaluators an `--evaluator` module's default export lists (`[{ name, evaluate }]`). */
 export async function loadEvaluatorModule(file: string): Promise<ApprovalEvaluator[]> {
@@ -34,7 +37,9 @@ export async function loadEvaluatorModule(file: string): Promise<ApprovalEvaluat
   const list = Array.isArray(module.default) ? (module.default as unknown[]) : [module.default];
   const evaluators = list.filter(looksLikeEvaluator);
   if (evaluators.length === 0 || evaluators.length !== list.length) {
-    throw new UsageError(`--evaluator ${file}: its default export must be a list of { name, evaluate(request) } evaluators`);
+    throw new UsageError(
+      `--evaluator ${file}: its default export must be a list of { name, evaluate(request) } evaluators`,
+    );
   }
   return evaluators;
 }

@@ -55,7 +55,9 @@ class StatusView {
   ) {}
 
   render(states: ReadonlyMap<string, CallState>): void {
-    const lines = this.calls.map((call) => statusLine(call, states.get(call.id) ?? { kind: 'queued' }, this.sessionId, this.tty));
+    const lines = this.calls.map((call) =>
+      statusLine(call, states.get(call.id) ?? { kind: 'queued' }, this.sessionId, this.tty),
+    );
     if (!this.tty) {
       for (const [index, call] of this.calls.entries()) {
         const line = lines[index] ?? '';
@@ -83,7 +85,8 @@ class StatusView {
 function applyEvents(states: Map<string, CallState>, events: readonly SessionEvent[], turnId: string): void {
   for (const event of events) {
     if (event.turnId !== turnId || !('callId' in event) || typeof event.callId !== 'string') continue;
-    if (event.type === 'ToolCallStarted') states.set(event.callId, { kind: 'running', since: Date.parse(event.at) || Date.now() });
+    if (event.type === 'ToolCallStarted')
+      states.set(event.callId, { kind: 'running', since: Date.parse(event.at) || Date.now() });
     else if (event.type === 'ToolCallResult') states.set(event.callId, { kind: 'done', outcome: 'done' });
     else if (event.type === 'ToolCallError') states.set(event.callId, { kind: 'done', outcome: 'failed' });
     else if (event.type === 'PermissionDenied') states.set(event.callId, { kind: 'done', outcome: 'denied' });
@@ -92,21 +95,36 @@ function applyEvents(states: Map<string, CallState>, events: readonly SessionEve
 
 /** `switchyard run FILE`: a turn from a file, its calls' live status, then the results. */
 export async function runCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand('run', args, { session: { type: 'string' }, 'turn-id': { type: 'string' }, cwd: { type: 'string' } }, COMMAND_HELP.run ?? '', { positionals: true });
+  const parsed = parseCommand(
+    'run',
+    args,
+    { session: { type: 'string' }, 'turn-id': { type: 'string' }, cwd: { type: 'string' } },
+    COMMAND_HELP.run ?? '',
+    { positionals: true },
+  );
   if (parsed === undefined) return ExitCode.ok;
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) throw new UsageError('run needs one calls file: switchyard run calls.json (or - for stdin)', 'run');
+  if (positionals.length !== 1)
+    throw new UsageError('run needs one calls file: switchyard run calls.json (or - for stdin)', 'run');
   const file = positionals[0] as string;
   const { calls, turnId: fileTurnId } = await readCalls(file === '-' ? '-' : `@${file}`, file === '-' ? 'stdin' : file);
   const stamp = Date.now().toString(36);
   const sessionId = values.session ?? `run-${stamp}`;
   const turnId = values['turn-id'] ?? fileTurnId ?? `run-${stamp}`;
   return withClient(async (client) => {
-    process.stderr.write(`session ${sessionId}, turn ${turnId}, ${calls.length} call${calls.length === 1 ? '' : 's'}\n`);
+    process.stderr.write(
+      `session ${sessionId}, turn ${turnId}, ${calls.length} call${calls.length === 1 ? '' : 's'}\n`,
+    );
     let settled = false;
-    const turn = client.executeTurnWithStart(sessionId, { turnId, calls }, values.cwd === undefined ? {} : { cwd: path.resolve(values.cwd) }).finally(() => {
-      settled = true;
-    });
+    const turn = client
+      .executeTurnWithStart(
+        sessionId,
+        { turnId, calls },
+        values.cwd === undefined ? {} : { cwd: path.resolve(values.cwd) },
+      )
+      .finally(() => {
+        settled = true;
+      });
     let detach: (signal: NodeJS.Signals) => void = () => {};
     const detached = new Promise<NodeJS.Signals>((resolve) => {
       detach = resolve;
@@ -119,7 +137,12 @@ export async function runCommand(args: string[]): Promise<number> {
     const view = new StatusView(calls, sessionId, process.stderr.isTTY === true);
     const states = new Map<string, CallState>();
     let finished = false;
-    const watching = watch(client.session(sessionId), { turnId, states, view, done: () => settled || stopping || finished });
+    const watching = watch(client.session(sessionId), {
+      turnId,
+      states,
+      view,
+      done: () => settled || stopping || finished,
+    });
     try {
       const outcome = await Promise.race([
         watching.then(() => turn),
@@ -150,7 +173,10 @@ export async function runCommand(args: string[]): Promise<number> {
 }
 
 /** Polls events, pending approvals and progress of the turn until `done()`, redrawing the view. */
-async function watch(session: SessionHandle, options: { turnId: string; states: Map<string, CallState>; view: StatusView; done: () => boolean }): Promise<void> {
+async function watch(
+  session: SessionHandle,
+  options: { turnId: string; states: Map<string, CallState>; view: StatusView; done: () => boolean },
+): Promise<void> {
   const { turnId, states, view } = options;
   let cursor = 0;
   view.render(states);
@@ -167,7 +193,8 @@ async function watch(session: SessionHandle, options: { turnId: string; states: 
       }
       for (const [callId, state] of states) {
         // Approved: the call runs (its ToolCallStarted event may still be on its way).
-        if (state.kind === 'approval' && !waiting.has(callId)) states.set(callId, { kind: 'running', since: Date.now() });
+        if (state.kind === 'approval' && !waiting.has(callId))
+          states.set(callId, { kind: 'running', since: Date.now() });
       }
       for (const entry of progress.filter((candidate) => candidate.turnId === turnId)) {
         const state = states.get(entry.callId);
@@ -182,11 +209,17 @@ async function watch(session: SessionHandle, options: { turnId: string; states: 
 }
 
 function printResults(result: TurnResult): void {
-  if (result.stopped) process.stdout.write(`turn ${result.turnId} stopped${result.stopReason === undefined ? '' : `: ${result.stopReason}`}\n`);
+  if (result.stopped)
+    process.stdout.write(
+      `turn ${result.turnId} stopped${result.stopReason === undefined ? '' : `: ${result.stopReason}`}\n`,
+    );
   for (const entry of result.results) {
-    process.stdout.write(`\n${entry.callId} ${entry.toolName}: ${entry.status}${entry.budget?.artifact === undefined ? '' : ` (full output: switchyard artifact ${entry.budget.artifact})`}\n`);
+    process.stdout.write(
+      `\n${entry.callId} ${entry.toolName}: ${entry.status}${entry.budget?.artifact === undefined ? '' : ` (full output: switchyard artifact ${entry.budget.artifact})`}\n`,
+    );
     const lines = entry.modelContent.split('\n');
     for (const line of lines.slice(0, RESULT_LINES)) process.stdout.write(`  ${line}\n`);
-    if (lines.length > RESULT_LINES) process.stdout.write(`  … ${lines.length - RESULT_LINES} more lines (--json prints them all)\n`);
+    if (lines.length > RESULT_LINES)
+      process.stdout.write(`  … ${lines.length - RESULT_LINES} more lines (--json prints them all)\n`);
   }
 }

@@ -6,16 +6,33 @@ import { approvalDecisionsQuery } from '../contracts/messages.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { TurnResult } from '../contracts/tool-result.js';
 import type { SessionHandle, SwitchyardClient } from '../client/switchyard-client.js';
-import { CliError, ExitCode, UsageError, formatElapsed, isNotFound, onStopSignal, parseCommand, sessionArgument, withClient, writeJson } from './common.js';
+import {
+  CliError,
+  ExitCode,
+  UsageError,
+  formatElapsed,
+  isNotFound,
+  onStopSignal,
+  parseCommand,
+  sessionArgument,
+  withClient,
+  writeJson,
+} from './common.js';
 import { COMMAND_HELP } from './help.js';
 import { listSessions } from './session-listing.js';
 
 export async function sessionsCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand('sessions', args, { pending: { type: 'boolean' }, all: { type: 'boolean' }, limit: { type: 'string' } }, COMMAND_HELP.sessions ?? '');
+  const parsed = parseCommand(
+    'sessions',
+    args,
+    { pending: { type: 'boolean' }, all: { type: 'boolean' }, limit: { type: 'string' } },
+    COMMAND_HELP.sessions ?? '',
+  );
   if (parsed === undefined) return ExitCode.ok;
   const { values } = parsed;
   const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer; got "${values.limit}"`, 'sessions');
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit must be a positive integer; got "${values.limit}"`, 'sessions');
   return withClient(async (client) => {
     const sessions = await listSessions(client, { pending: values.pending === true, all: values.all === true, limit });
     if (values.json === true) {
@@ -30,7 +47,9 @@ export async function sessionsCommand(args: string[]): Promise<number> {
     const width = Math.max(...sessions.map((session) => session.sessionId.length), 'SESSION'.length);
     process.stdout.write(`${'SESSION'.padEnd(width)}  STATUS      PENDING  STARTED\n`);
     for (const session of sessions) {
-      process.stdout.write(`${session.sessionId.padEnd(width)}  ${session.status.toLowerCase().padEnd(10)}  ${String(session.pendingApprovals).padStart(7)}  ${session.startTime}\n`);
+      process.stdout.write(
+        `${session.sessionId.padEnd(width)}  ${session.status.toLowerCase().padEnd(10)}  ${String(session.pendingApprovals).padStart(7)}  ${session.startTime}\n`,
+      );
     }
     return ExitCode.ok;
   });
@@ -51,13 +70,17 @@ type SessionRequest = ApprovalRequest & { sessionId: string };
 
 /** Pending approvals of one session, or of every session that waits (visibility, then a query each). */
 async function pendingRequests(client: SwitchyardClient, sessionId: string | undefined): Promise<SessionRequest[]> {
-  const sessionIds = sessionId !== undefined ? [sessionId] : (await listSessions(client, { pending: true, limit: 100 })).map((session) => session.sessionId);
+  const sessionIds =
+    sessionId !== undefined
+      ? [sessionId]
+      : (await listSessions(client, { pending: true, limit: 100 })).map((session) => session.sessionId);
   const lists = await Promise.all(
     sessionIds.map(async (id) => {
       try {
         return (await client.session(id).pendingApprovals()).map((request) => ({ sessionId: id, ...request }));
       } catch (error) {
-        if (isNotFound(error) && sessionId !== undefined) throw new CliError(`no session ${id} on this server (see \`switchyard sessions\`)`, ExitCode.notFound);
+        if (isNotFound(error) && sessionId !== undefined)
+          throw new CliError(`no session ${id} on this server (see \`switchyard sessions\`)`, ExitCode.notFound);
         if (sessionId === undefined) return []; // closed since visibility listed it
         throw error;
       }
@@ -67,7 +90,9 @@ async function pendingRequests(client: SwitchyardClient, sessionId: string | und
 }
 
 export async function pendingCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand('pending', args, { session: { type: 'string' } }, COMMAND_HELP.pending ?? '', { positionals: true });
+  const parsed = parseCommand('pending', args, { session: { type: 'string' } }, COMMAND_HELP.pending ?? '', {
+    positionals: true,
+  });
   if (parsed === undefined) return ExitCode.ok;
   const sessionId = sessionArgument('pending', parsed.values, parsed.positionals, false);
   return withClient(async (client) => {
@@ -77,16 +102,26 @@ export async function pendingCommand(args: string[]): Promise<number> {
       return ExitCode.ok;
     }
     if (requests.length === 0) {
-      process.stdout.write(sessionId === undefined ? `no approvals pending on task queue ${client.taskQueue}\n` : `session ${sessionId} waits for no approval\n`);
+      process.stdout.write(
+        sessionId === undefined
+          ? `no approvals pending on task queue ${client.taskQueue}\n`
+          : `session ${sessionId} waits for no approval\n`,
+      );
       return ExitCode.ok;
     }
     for (const request of requests) {
       const waited = formatElapsed(Date.now() - Date.parse(request.requestedAt));
-      process.stdout.write(`${request.requestId}  ${request.toolName}  session ${request.sessionId}  waiting ${waited}\n`);
+      process.stdout.write(
+        `${request.requestId}  ${request.toolName}  session ${request.sessionId}  waiting ${waited}\n`,
+      );
       process.stdout.write(`  ${describeRequest(request)}\n`);
       if (request.reason !== undefined) process.stdout.write(`  why: ${request.reason}\n`);
-      process.stdout.write(`  approve: switchyard approve ${request.requestId} --session ${request.sessionId}${request.rememberRule === undefined ? '' : `   (--always remembers ${request.rememberRule})`}\n`);
-      process.stdout.write(`  deny:    switchyard deny ${request.requestId} --session ${request.sessionId} --reason "..."\n`);
+      process.stdout.write(
+        `  approve: switchyard approve ${request.requestId} --session ${request.sessionId}${request.rememberRule === undefined ? '' : `   (--always remembers ${request.rememberRule})`}\n`,
+      );
+      process.stdout.write(
+        `  deny:    switchyard deny ${request.requestId} --session ${request.sessionId} --reason "..."\n`,
+      );
     }
     return ExitCode.ok;
   });
@@ -100,14 +135,21 @@ const DECISION_WAIT_MS = 10_000;
  * The pending request `given` names: its whole id, or its first characters as `pending` and `run` show them
  * (`5f0c…`, `5f0c...` or `5f0c`, at least 4 of them); more than one match is a usage error listing them.
  */
-export function findRequest<T extends { requestId: string; sessionId: string }>(requests: readonly T[], given: string, command = 'approve'): T | undefined {
+export function findRequest<T extends { requestId: string; sessionId: string }>(
+  requests: readonly T[],
+  given: string,
+  command = 'approve',
+): T | undefined {
   const exact = requests.find((candidate) => candidate.requestId === given);
   if (exact !== undefined) return exact;
   const prefix = given.replace(/(?:…|\.\.\.)$/u, '');
   if (prefix.length < 4) return undefined;
   const matches = requests.filter((candidate) => candidate.requestId.startsWith(prefix));
   if (matches.length > 1) {
-    throw new UsageError(`${given} matches ${matches.length} pending requests (${matches.map((match) => `${match.requestId} in ${match.sessionId}`).join(', ')}): give more of the id`, command);
+    throw new UsageError(
+      `${given} matches ${matches.length} pending requests (${matches.map((match) => `${match.requestId} in ${match.sessionId}`).join(', ')}): give more of the id`,
+      command,
+    );
   }
   return matches[0];
 }
@@ -132,40 +174,52 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
   );
   if (parsed === undefined) return ExitCode.ok;
   const { values, positionals } = parsed;
-  if (positionals.length > 1 || (positionals.length === 1 && values.request !== undefined)) throw new UsageError(`${command} takes one request id: REQUEST or --request ID`, command);
+  if (positionals.length > 1 || (positionals.length === 1 && values.request !== undefined))
+    throw new UsageError(`${command} takes one request id: REQUEST or --request ID`, command);
   const requestId = values.request ?? positionals[0];
-  if (requestId === undefined) throw new UsageError(`${command} needs the request id (see \`switchyard pending\`)`, command);
+  if (requestId === undefined)
+    throw new UsageError(`${command} needs the request id (see \`switchyard pending\`)`, command);
   if (command === 'deny' && (values.reason === undefined || values.reason.trim() === '')) {
     throw new UsageError('deny needs --reason "…": the model reads it as the result of the denied call', command);
   }
-  let decision: 'allow' | 'allow_always' | 'deny' = command === 'deny' ? 'deny' : values.always === true ? 'allow_always' : 'allow';
+  let decision: 'allow' | 'allow_always' | 'deny' =
+    command === 'deny' ? 'deny' : values.always === true ? 'allow_always' : 'allow';
   if (values.decision !== undefined) {
     // The older spelling, `approve --decision allow|allow_always|deny`, still works.
-    if (command === 'deny' || !['allow', 'allow_always', 'deny'].includes(values.decision)) throw new UsageError(`--decision must be allow, allow_always or deny; got "${values.decision}"`, command);
+    if (command === 'deny' || !['allow', 'allow_always', 'deny'].includes(values.decision))
+      throw new UsageError(`--decision must be allow, allow_always or deny; got "${values.decision}"`, command);
     decision = values.decision as typeof decision;
   }
-  if (values.key === undefined && values['expires-at'] !== undefined) throw new UsageError('--expires-at needs --key (only a signed grant carries an expiry)', command);
+  if (values.key === undefined && values['expires-at'] !== undefined)
+    throw new UsageError('--expires-at needs --key (only a signed grant carries an expiry)', command);
   return withClient(async (client) => {
     const request = findRequest(await pendingRequests(client, values.session), requestId, command);
     if (request === undefined) {
-      const where = values.session === undefined ? `any session of task queue ${client.taskQueue}` : `session ${values.session}`;
-      throw new CliError(`no pending approval ${requestId} in ${where} (already decided? see \`switchyard pending\`)`, ExitCode.notFound);
+      const where =
+        values.session === undefined ? `any session of task queue ${client.taskQueue}` : `session ${values.session}`;
+      throw new CliError(
+        `no pending approval ${requestId} in ${where} (already decided? see \`switchyard pending\`)`,
+        ExitCode.notFound,
+      );
     }
     const session = client.session(request.sessionId);
     const seen = await decisionLog(session);
     const lastSeq = seen === undefined ? -1 : Math.max(-1, ...seen.map((record) => record.seq));
     const inputDigest = values.digest ?? request.inputDigest;
     // --key signs the approval (docs/APPROVALS.md): what sessions with approvers require.
-    const signed = values.key === undefined
-      ? { by: values.by ?? userNameFromEnv() ?? 'cli' }
-      : await (await import('./approver-commands.js')).signedFields({
-        keyFile: values.key,
-        by: values.by,
-        expiresAt: values['expires-at'],
-        sessionId: request.sessionId,
-        signal: { requestId, inputDigest, decision },
-        command,
-      });
+    const signed =
+      values.key === undefined
+        ? { by: values.by ?? userNameFromEnv() ?? 'cli' }
+        : await (
+            await import('./approver-commands.js')
+          ).signedFields({
+            keyFile: values.key,
+            by: values.by,
+            expiresAt: values['expires-at'],
+            sessionId: request.sessionId,
+            signal: { requestId, inputDigest, decision },
+            command,
+          });
     await session.approve({
       requestId,
       decision,
@@ -175,17 +229,24 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
     });
     const record = seen === undefined ? undefined : await waitForDecision(session, requestId, lastSeq);
     const what = `${request.toolName} (${describeRequest(request)}) in session ${request.sessionId}`;
-    if (values.json === true) writeJson(record ?? { requestId, decision, sessionId: request.sessionId, outcome: 'sent' });
+    if (values.json === true)
+      writeJson(record ?? { requestId, decision, sessionId: request.sessionId, outcome: 'sent' });
     if (record === undefined) {
-      if (values.json !== true) process.stderr.write(`sent ${decision} for ${requestId}: ${what} (the session did not confirm it yet)\n`);
+      if (values.json !== true)
+        process.stderr.write(`sent ${decision} for ${requestId}: ${what} (the session did not confirm it yet)\n`);
       return ExitCode.ok;
     }
     if (record.outcome === 'ignored') {
       const because = record.ignoredBecause === undefined ? '' : `: ${record.ignoredBecause.replaceAll('_', ' ')}`;
-      process.stderr.write(`session ${request.sessionId} ignored the ${decision} for ${requestId}${because}${record.detail === undefined ? '' : ` (${record.detail})`}\n`);
+      process.stderr.write(
+        `session ${request.sessionId} ignored the ${decision} for ${requestId}${because}${record.detail === undefined ? '' : ` (${record.detail})`}\n`,
+      );
       return ExitCode.failed;
     }
-    if (values.json !== true) process.stderr.write(`${decision === 'deny' ? 'denied' : decision === 'allow_always' ? 'allowed (always)' : 'allowed'}: ${what}\n`);
+    if (values.json !== true)
+      process.stderr.write(
+        `${decision === 'deny' ? 'denied' : decision === 'allow_always' ? 'allowed (always)' : 'allowed'}: ${what}\n`,
+      );
     return ExitCode.ok;
   });
 }
@@ -199,10 +260,16 @@ async function decisionLog(session: SessionHandle): Promise<ApprovalDecisionReco
   }
 }
 
-async function waitForDecision(session: SessionHandle, requestId: string, afterSeq: number): Promise<ApprovalDecisionRecord | undefined> {
+async function waitForDecision(
+  session: SessionHandle,
+  requestId: string,
+  afterSeq: number,
+): Promise<ApprovalDecisionRecord | undefined> {
   const deadline = Date.now() + DECISION_WAIT_MS;
   while (Date.now() < deadline) {
-    const record = (await decisionLog(session))?.find((candidate) => candidate.seq > afterSeq && candidate.requestId === requestId);
+    const record = (await decisionLog(session))?.find(
+      (candidate) => candidate.seq > afterSeq && candidate.requestId === requestId,
+    );
     if (record !== undefined) return record;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -210,12 +277,23 @@ async function waitForDecision(session: SessionHandle, requestId: string, afterS
 }
 
 export async function interruptCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand('interrupt', args, { session: { type: 'string' }, reason: { type: 'string' } }, COMMAND_HELP.interrupt ?? '', { positionals: true });
+  const parsed = parseCommand(
+    'interrupt',
+    args,
+    { session: { type: 'string' }, reason: { type: 'string' } },
+    COMMAND_HELP.interrupt ?? '',
+    { positionals: true },
+  );
   if (parsed === undefined) return ExitCode.ok;
   const sessionId = sessionArgument('interrupt', parsed.values, parsed.positionals, true) as string;
   return withClient(async (client) => {
     await client.session(sessionId).interrupt(parsed.values.reason);
-    if (parsed.values.json === true) writeJson({ sessionId, interrupted: true, ...(parsed.values.reason === undefined ? {} : { reason: parsed.values.reason }) });
+    if (parsed.values.json === true)
+      writeJson({
+        sessionId,
+        interrupted: true,
+        ...(parsed.values.reason === undefined ? {} : { reason: parsed.values.reason }),
+      });
     else process.stderr.write(`interrupt sent to ${sessionId}\n`);
     return ExitCode.ok;
   });
@@ -225,7 +303,8 @@ export async function interruptCommand(args: string[]): Promise<number> {
 export async function readCalls(source: string, from: string): Promise<{ calls: ToolCall[]; turnId?: string }> {
   let text: string;
   try {
-    text = source === '-' ? await readStdin() : source.startsWith('@') ? await readFile(source.slice(1), 'utf8') : source;
+    text =
+      source === '-' ? await readStdin() : source.startsWith('@') ? await readFile(source.slice(1), 'utf8') : source;
   } catch (error) {
     throw new UsageError(`cannot read ${from} ${source.replace(/^@/, '')}: ${(error as Error).message}`);
   }
@@ -236,8 +315,13 @@ export async function readCalls(source: string, from: string): Promise<{ calls: 
     throw new UsageError(`${from} is not valid JSON: ${(error as Error).message}`);
   }
   const object = value as { calls?: unknown; turnId?: unknown };
-  const calls = Array.isArray(value) ? value : typeof value === 'object' && value !== null && Array.isArray(object.calls) ? object.calls : undefined;
-  if (calls === undefined) throw new UsageError(`${from} must be a JSON array of {"id","name","input"} calls, or {"calls": [...]}`);
+  const calls = Array.isArray(value)
+    ? value
+    : typeof value === 'object' && value !== null && Array.isArray(object.calls)
+      ? object.calls
+      : undefined;
+  if (calls === undefined)
+    throw new UsageError(`${from} must be a JSON array of {"id","name","input"} calls, or {"calls": [...]}`);
   return { calls: calls as ToolCall[], ...(typeof object.turnId === 'string' ? { turnId: object.turnId } : {}) };
 }
 
@@ -247,10 +331,16 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export const turnSucceeded = (result: TurnResult): boolean => result.results.every((entry) => entry.status === 'success');
+export const turnSucceeded = (result: TurnResult): boolean =>
+  result.results.every((entry) => entry.status === 'success');
 
 export async function turnCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand('turn', args, { session: { type: 'string' }, calls: { type: 'string' }, 'turn-id': { type: 'string' }, cwd: { type: 'string' } }, COMMAND_HELP.turn ?? '');
+  const parsed = parseCommand(
+    'turn',
+    args,
+    { session: { type: 'string' }, calls: { type: 'string' }, 'turn-id': { type: 'string' }, cwd: { type: 'string' } },
+    COMMAND_HELP.turn ?? '',
+  );
   if (parsed === undefined) return ExitCode.ok;
   const { values } = parsed;
   if (values.session === undefined) throw new UsageError('turn needs --session ID', 'turn');
@@ -258,7 +348,11 @@ export async function turnCommand(args: string[]): Promise<number> {
   const { calls, turnId } = await readCalls(values.calls, '--calls');
   return withClient(async (client) => {
     const id = values['turn-id'] ?? turnId ?? `turn-${Date.now().toString(36)}`;
-    const result = await client.executeTurnWithStart(values.session as string, { turnId: id, calls }, values.cwd === undefined ? {} : { cwd: path.resolve(values.cwd) });
+    const result = await client.executeTurnWithStart(
+      values.session as string,
+      { turnId: id, calls },
+      values.cwd === undefined ? {} : { cwd: path.resolve(values.cwd) },
+    );
     writeJson(result);
     return turnSucceeded(result) ? ExitCode.ok : ExitCode.callsFailed;
   });
@@ -268,7 +362,13 @@ export async function turnCommand(args: string[]): Promise<number> {
 const FOLLOW_POLL_MS = 500;
 
 export async function eventsCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand('events', args, { session: { type: 'string' }, since: { type: 'string' }, follow: { type: 'boolean', short: 'f' } }, COMMAND_HELP.events ?? '', { positionals: true });
+  const parsed = parseCommand(
+    'events',
+    args,
+    { session: { type: 'string' }, since: { type: 'string' }, follow: { type: 'boolean', short: 'f' } },
+    COMMAND_HELP.events ?? '',
+    { positionals: true },
+  );
   if (parsed === undefined) return ExitCode.ok;
   const { values } = parsed;
   const sessionId = sessionArgument('events', values, parsed.positionals, true) as string;
@@ -331,17 +431,26 @@ async function followEvents(session: SessionHandle, since: number): Promise<numb
 }
 
 export async function tasksCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand('tasks', args, { stop: { type: 'string' } }, COMMAND_HELP.tasks ?? '', { positionals: true });
+  const parsed = parseCommand('tasks', args, { stop: { type: 'string' } }, COMMAND_HELP.tasks ?? '', {
+    positionals: true,
+  });
   if (parsed === undefined) return ExitCode.ok;
   const { values, positionals } = parsed;
   const [sessionId, ...extra] = positionals;
-  if (sessionId === undefined || extra.length > 0) throw new UsageError('tasks needs exactly one session id: switchyard tasks SESSION [--stop TASK_ID] [--json]', 'tasks');
+  if (sessionId === undefined || extra.length > 0)
+    throw new UsageError(
+      'tasks needs exactly one session id: switchyard tasks SESSION [--stop TASK_ID] [--json]',
+      'tasks',
+    );
   return withClient(async (client) => {
     const session = client.session(sessionId);
     if (values.stop !== undefined) {
       const taskId = values.stop;
       const turnId = `tasks-stop-${taskId}-${Date.now().toString(36)}`;
-      const turnResult = await session.executeTurn({ turnId, calls: [{ id: 'stop', name: 'TaskStop', input: { task_id: taskId } }] });
+      const turnResult = await session.executeTurn({
+        turnId,
+        calls: [{ id: 'stop', name: 'TaskStop', input: { task_id: taskId } }],
+      });
       const result = turnResult.results[0];
       if (result === undefined) throw new Error(`the TaskStop turn ${turnId} returned no result`);
       process.stdout.write(values.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${result.modelContent}\n`);

@@ -1,4 +1,8 @@
-import { pendingApprovalsSearchAttribute, pendingApprovalsSearchAttributeKey, toolSessionWorkflowType } from '../contracts/messages.js';
+import {
+  pendingApprovalsSearchAttribute,
+  pendingApprovalsSearchAttributeKey,
+  toolSessionWorkflowType,
+} from '../contracts/messages.js';
 import type { SwitchyardClient } from '../client/switchyard-client.js';
 
 /** A session as visibility lists it. */
@@ -11,12 +15,18 @@ export interface SessionListing {
 }
 
 /** Sessions of the client's task queue, newest first (one visibility query). */
-export async function listSessions(client: SwitchyardClient, options: { pending?: boolean; all?: boolean; limit: number }): Promise<SessionListing[]> {
+export async function listSessions(
+  client: SwitchyardClient,
+  options: { pending?: boolean; all?: boolean; limit: number },
+): Promise<SessionListing[]> {
   const clauses = [`WorkflowType = "${toolSessionWorkflowType}"`, `TaskQueue = "${client.taskQueue}"`];
   if (options.all !== true) clauses.push('ExecutionStatus = "Running"');
   if (options.pending === true) clauses.push(`${pendingApprovalsSearchAttribute} > 0`);
   const sessions: SessionListing[] = [];
-  for await (const execution of client.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(options.limit, 100) })) {
+  for await (const execution of client.client.workflow.list({
+    query: clauses.join(' AND '),
+    pageSize: Math.min(options.limit, 100),
+  })) {
     sessions.push({
       sessionId: execution.workflowId,
       status: execution.status.name,

@@ -12,12 +12,30 @@ import { runningTasksStartedHere } from '../tools/background/background-tasks.js
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp/mcp.js';
-import { addressFromEnv, approversFileFromEnv, envValue, namespaceFromEnv, processEnvironment, taskQueueFromEnv, policyFileFromEnv } from '../config/environment.js';
+import {
+  addressFromEnv,
+  approversFileFromEnv,
+  envValue,
+  namespaceFromEnv,
+  processEnvironment,
+  taskQueueFromEnv,
+  policyFileFromEnv,
+} from '../config/environment.js';
 import { NativeConnection, createSwitchyardWorker } from '../worker/create-worker.js';
 import { createLogger } from '../worker/logger.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { createTracingFromEnv } from '../worker/telemetry.js';
-import { CliError, ExitCode, UsageError, isUnreachable, npxCommand, onStopSignal, parseCommand, serverAddress, unreachableMessage } from './common.js';
+import {
+  CliError,
+  ExitCode,
+  UsageError,
+  isUnreachable,
+  npxCommand,
+  onStopSignal,
+  parseCommand,
+  serverAddress,
+  unreachableMessage,
+} from './common.js';
 import { importCommandLineModule } from './import-module.js';
 import { COMMAND_HELP } from './help.js';
 import { loadEvaluatorModule, loadOperatorPolicy } from './policy-loading.js';
@@ -31,8 +49,14 @@ async function loadDevServer(): Promise<typeof import('../server/dev-server.js')
   try {
     return await import('../server/dev-server.js');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('@temporalio/testing')) {
-      throw new Error('`switchyard dev` needs the optional dependency @temporalio/testing; install it (npm install @temporalio/testing@1.24.0) or point TEMPORAL_ADDRESS at a running server', { cause: error });
+    if (
+      (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      String((error as Error).message).includes('@temporalio/testing')
+    ) {
+      throw new Error(
+        '`switchyard dev` needs the optional dependency @temporalio/testing; install it (npm install @temporalio/testing@1.24.0) or point TEMPORAL_ADDRESS at a running server',
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -46,7 +70,11 @@ class Stopped extends Error {
 }
 
 /** Resolves with `work`, or rejects with `Stopped` when a stop signal comes first (`cleanup` then gets the late value). */
-async function unlessStopped<T>(work: Promise<T>, stop: Promise<NodeJS.Signals>, cleanup?: (value: T) => Promise<void>): Promise<T> {
+async function unlessStopped<T>(
+  work: Promise<T>,
+  stop: Promise<NodeJS.Signals>,
+  cleanup?: (value: T) => Promise<void>,
+): Promise<T> {
   const outcome = await Promise.race([work.then((value) => ({ value })), stop.then((signal) => ({ signal }))]);
   if ('signal' in outcome) {
     void work.then(cleanup ?? (async () => {}), () => {});
@@ -86,17 +114,23 @@ interface WorkerSetup {
 }
 
 /** Checks every argument before anything starts: a bad one is a usage error (exit 2) and nothing runs. */
-async function workerSetup(command: string, values: { cwd?: string; tools?: string[]; 'mcp-config'?: string; evaluator?: string[] }): Promise<WorkerSetup> {
+async function workerSetup(
+  command: string,
+  values: { cwd?: string; tools?: string[]; 'mcp-config'?: string; evaluator?: string[] },
+): Promise<WorkerSetup> {
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const cwdStat = await stat(cwd).catch(() => undefined);
   if (cwdStat === undefined) throw new UsageError(`--cwd ${cwd} does not exist`, command);
   if (!cwdStat.isDirectory()) throw new UsageError(`--cwd ${cwd} is not a directory`, command);
   const toolModules = (values.tools ?? []).map((file) => path.resolve(file));
-  for (const file of toolModules) if (!existsSync(file)) throw new UsageError(`--tools ${file} does not exist`, command);
+  for (const file of toolModules)
+    if (!existsSync(file)) throw new UsageError(`--tools ${file} does not exist`, command);
   const evaluatorModules = (values.evaluator ?? []).map((file) => path.resolve(file));
-  for (const file of evaluatorModules) if (!existsSync(file)) throw new UsageError(`--evaluator ${file} does not exist`, command);
+  for (const file of evaluatorModules)
+    if (!existsSync(file)) throw new UsageError(`--evaluator ${file} does not exist`, command);
   const policyFile = policyFileFromEnv();
-  const operatorRules = policyFile === undefined || policyFile === '' ? undefined : await loadOperatorPolicy(policyFile, command);
+  const operatorRules =
+    policyFile === undefined || policyFile === '' ? undefined : await loadOperatorPolicy(policyFile, command);
   let mcpConfig: WorkerSetup['mcpConfig'];
   if (values['mcp-config'] !== undefined) {
     const file = path.resolve(values['mcp-config']);
@@ -138,9 +172,12 @@ async function runWorker(options: {
   const evaluators = (await Promise.all(setup.evaluatorModules.map(loadEvaluatorModule))).flat();
   let connection: NativeConnection;
   try {
-    connection = await unlessStopped(NativeConnection.connect({ address: options.address }), options.stop, (late) => late.close());
+    connection = await unlessStopped(NativeConnection.connect({ address: options.address }), options.stop, (late) =>
+      late.close(),
+    );
   } catch (error) {
-    if (isUnreachable(error)) throw new CliError(unreachableMessage(options.address, options.addressSource), ExitCode.unreachable);
+    if (isUnreachable(error))
+      throw new CliError(unreachableMessage(options.address, options.addressSource), ExitCode.unreachable);
     throw error;
   }
   const tracing = createTracingFromEnv();
@@ -153,11 +190,16 @@ async function runWorker(options: {
       } catch (error) {
         throw new UsageError(`--mcp-config ${setup.mcpConfig.file}: ${(error as Error).message}`);
       }
-      mcp = await unlessStopped(connectMcpTools(servers, { onWarning: (message, details) => logger.warn(details, message) }), options.stop, (late) => late.close());
+      mcp = await unlessStopped(
+        connectMcpTools(servers, { onWarning: (message, details) => logger.warn(details, message) }),
+        options.stop,
+        (late) => late.close(),
+      );
       logger.info({ tools: mcp.tools.map((tool) => tool.name) }, 'MCP tools connected');
     }
     const tools = [...builtinTools(), ...customTools, ...(mcp?.tools ?? [])];
-    if (customTools.length > 0) logger.info({ tools: customTools.map((tool) => tool.name), modules: setup.toolModules }, 'custom tools loaded');
+    if (customTools.length > 0)
+      logger.info({ tools: customTools.map((tool) => tool.name), modules: setup.toolModules }, 'custom tools loaded');
     let worker: Worker;
     try {
       worker = await unlessStopped(
@@ -177,14 +219,24 @@ async function runWorker(options: {
         options.stop,
       );
     } catch (error) {
-      if (isUnreachable(error)) throw new CliError(unreachableMessage(options.address, options.addressSource), ExitCode.unreachable);
+      if (isUnreachable(error))
+        throw new CliError(unreachableMessage(options.address, options.addressSource), ExitCode.unreachable);
       throw error;
     }
-    logger.info({ taskQueue: worker.options.taskQueue, namespace: setup.namespace, address: options.address, identity: worker.options.identity }, 'worker started');
+    logger.info(
+      {
+        taskQueue: worker.options.taskQueue,
+        namespace: setup.namespace,
+        address: options.address,
+        identity: worker.options.identity,
+      },
+      'worker started',
+    );
     const running = worker.run();
     if (options.onReady !== undefined) {
       // After the worker's own start-up lines, so the hint is the last thing on the screen.
-      for (let waited = 0; worker.getState() === 'INITIALIZED' && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let waited = 0; worker.getState() === 'INITIALIZED' && waited < 5_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       // The SDK logs its state change a moment after the state changes.
       await new Promise((resolve) => setTimeout(resolve, 500));
       if (worker.getState() === 'RUNNING') options.onReady(worker, tools);
@@ -221,7 +273,12 @@ export function firstTurnHint(options: { address: string; namespace: string; tas
   ].join('\n');
 }
 
-const WORKER_OPTIONS = { cwd: { type: 'string' }, tools: { type: 'string', multiple: true }, 'mcp-config': { type: 'string' }, evaluator: { type: 'string', multiple: true } } as const;
+const WORKER_OPTIONS = {
+  cwd: { type: 'string' },
+  tools: { type: 'string', multiple: true },
+  'mcp-config': { type: 'string' },
+  evaluator: { type: 'string', multiple: true },
+} as const;
 const DEV_OPTIONS = {
   ...WORKER_OPTIONS,
   port: { type: 'string' },
@@ -235,13 +292,17 @@ const DEV_OPTIONS = {
 function parsePort(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new UsageError(`${name} must be a port number, got "${value}"`, 'dev');
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new UsageError(`${name} must be a port number, got "${value}"`, 'dev');
   return port;
 }
 
 /** `switchyard worker` and `switchyard dev`: arguments first (nothing starts on a usage error), then the Runtime. */
 export async function workerCommand(command: 'worker' | 'dev', args: string[]): Promise<number> {
-  const parsed = command === 'dev' ? parseCommand('dev', args, DEV_OPTIONS, COMMAND_HELP.dev ?? '') : parseCommand('worker', args, WORKER_OPTIONS, COMMAND_HELP.worker ?? '');
+  const parsed =
+    command === 'dev'
+      ? parseCommand('dev', args, DEV_OPTIONS, COMMAND_HELP.dev ?? '')
+      : parseCommand('worker', args, WORKER_OPTIONS, COMMAND_HELP.worker ?? '');
   if (parsed === undefined) return ExitCode.ok;
   const values = parsed.values as {
     cwd?: string;
@@ -260,14 +321,22 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
   if (existingServer) {
     // The two modes of `dev`: its own server (the default) or the one TEMPORAL_ADDRESS names; the server's options
     // mean nothing in the second.
-    const serverOnly = (['port', 'ui-port', 'db-file', 'headless'] as const).filter((name) => values[name] !== undefined);
-    if (serverOnly.length > 0) throw new UsageError(`--existing-server starts no server: ${serverOnly.map((name) => `--${name}`).join(', ')} cannot be used with it`, 'dev');
+    const serverOnly = (['port', 'ui-port', 'db-file', 'headless'] as const).filter(
+      (name) => values[name] !== undefined,
+    );
+    if (serverOnly.length > 0)
+      throw new UsageError(
+        `--existing-server starts no server: ${serverOnly.map((name) => `--${name}`).join(', ')} cannot be used with it`,
+        'dev',
+      );
   }
   const setup = await workerSetup(command, values);
   const port = parsePort(values.port, '--port') ?? 7233;
   const uiPort = parsePort(values['ui-port'], '--ui-port') ?? port + 1000;
   const consolePort = parsePort(values['console-port'], '--console-port') ?? uiPort + 1;
-  const logger = createLogger(values.json === true ? { env: { ...processEnvironment(), SWITCHYARD_LOG_FORMAT: 'json' } } : {});
+  const logger = createLogger(
+    values.json === true ? { env: { ...processEnvironment(), SWITCHYARD_LOG_FORMAT: 'json' } } : {},
+  );
   installTemporalRuntime(logger);
   // A signal before the worker runs stops the start; once it runs, the Runtime's own handler shuts it down cleanly.
   // A second signal exits at once.
@@ -287,7 +356,10 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
     }
     if (existingServer) {
       const { address, source } = serverAddress();
-      logger.info({ address, namespace: setup.namespace }, `--existing-server: the worker and the approval console join the server at ${address} (${source}); no server is started`);
+      logger.info(
+        { address, namespace: setup.namespace },
+        `--existing-server: the worker and the approval console join the server at ${address} (${source}); no server is started`,
+      );
       await devOnExistingServer({ address, addressSource: source, setup, logger, stop, consolePort });
       return ExitCode.ok;
     }
@@ -347,7 +419,12 @@ function stopWhenParentExits(logger: PinoLogger): () => void {
 async function settleBackgroundTasks(logger: PinoLogger, dbFile: string | undefined): Promise<void> {
   const running = await runningTasksStartedHere();
   if (running.length === 0) return;
-  const tasks = running.map(({ record }) => ({ sessionId: record.sessionId, taskId: record.taskId, pid: record.pid, command: record.command }));
+  const tasks = running.map(({ record }) => ({
+    sessionId: record.sessionId,
+    taskId: record.taskId,
+    pid: record.pid,
+    command: record.command,
+  }));
   if (dbFile !== undefined) {
     logger.warn(
       { tasks },
@@ -356,13 +433,28 @@ async function settleBackgroundTasks(logger: PinoLogger, dbFile: string | undefi
     return;
   }
   const stopped = await Promise.all(running.map(({ store, record }) => store.stop(record)));
-  logger.info({ tasks, states: stopped.map((state) => state.status) }, `stopped ${running.length} background task(s) this worker started (the in-memory server forgets their sessions)`);
+  logger.info(
+    { tasks, states: stopped.map((state) => state.status) },
+    `stopped ${running.length} background task(s) this worker started (the in-memory server forgets their sessions)`,
+  );
 }
 
 /** `dev --existing-server`: the worker and the approval console against the server TEMPORAL_ADDRESS names. */
-async function devOnExistingServer(options: { address: string; addressSource: string; setup: WorkerSetup; logger: PinoLogger; stop: Promise<NodeJS.Signals>; consolePort: number }): Promise<void> {
+async function devOnExistingServer(options: {
+  address: string;
+  addressSource: string;
+  setup: WorkerSetup;
+  logger: PinoLogger;
+  stop: Promise<NodeJS.Signals>;
+  consolePort: number;
+}): Promise<void> {
   const { setup, logger } = options;
-  const approvalConsole = await startDevConsole({ address: options.address, namespace: setup.namespace, port: options.consolePort, onWarning: (message) => logger.warn(message) });
+  const approvalConsole = await startDevConsole({
+    address: options.address,
+    namespace: setup.namespace,
+    port: options.consolePort,
+    onWarning: (message) => logger.warn(message),
+  });
   try {
     await runWorker({
       address: options.address,
@@ -377,7 +469,12 @@ async function devOnExistingServer(options: { address: string; addressSource: st
           ...(approvalConsole === undefined ? [] : [approvalConsole.line]),
           `Switchyard worker: task queue ${setup.taskQueue}, ${tools.length} tools, sessions default to cwd ${setup.cwd}`,
           '',
-          firstTurnHint({ address: options.address, namespace: setup.namespace, taskQueue: setup.taskQueue, cwd: setup.cwd }),
+          firstTurnHint({
+            address: options.address,
+            namespace: setup.namespace,
+            taskQueue: setup.taskQueue,
+            cwd: setup.cwd,
+          }),
           '',
           'Press Ctrl-C to stop the worker and the console (the server keeps running).',
           '',
@@ -420,7 +517,10 @@ async function dev(options: {
     );
   } catch (error) {
     if (error instanceof Stopped) throw error;
-    throw new CliError(`could not start the Temporal dev server on port ${port} (is another server using it? try --port): ${(error as Error).message}`, ExitCode.failed);
+    throw new CliError(
+      `could not start the Temporal dev server on port ${port} (is another server using it? try --port): ${(error as Error).message}`,
+      ExitCode.failed,
+    );
   }
   const approvalConsole = await startDevConsole({
     address: server.address,
@@ -441,11 +541,18 @@ async function dev(options: {
         const lines = [
           '',
           `Temporal dev server: ${server.address} (namespace ${server.namespace}; binary ${server.binary.path})`,
-          server.uiUrl === undefined ? 'Web UI: off (--headless)' : `Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows`,
+          server.uiUrl === undefined
+            ? 'Web UI: off (--headless)'
+            : `Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows`,
           ...(approvalConsole === undefined ? [] : [approvalConsole.line]),
           `Switchyard worker: task queue ${setup.taskQueue}, ${tools.length} tools, sessions default to cwd ${setup.cwd}`,
           '',
-          firstTurnHint({ address: server.address, namespace: server.namespace, taskQueue: setup.taskQueue, cwd: setup.cwd }),
+          firstTurnHint({
+            address: server.address,
+            namespace: server.namespace,
+            taskQueue: setup.taskQueue,
+            cwd: setup.cwd,
+          }),
           '',
           options.dbFile === undefined
             ? 'Press Ctrl-C to stop the worker, the server and the background tasks it started (the server keeps no state).'

@@ -18,7 +18,11 @@ function code(text: string): string {
  * `staticSummary` and `staticDetails`): the session id, its cwd and permission mode, its rules, and how to approve
  * from that page. Any client starting a `toolSession` can set the same (README "Temporal Web UI").
  */
-export function sessionStartMetadata(sessionId: string, options: SessionOptions, taskQueue: string): { staticSummary: string; staticDetails: string } {
+export function sessionStartMetadata(
+  sessionId: string,
+  options: SessionOptions,
+  taskQueue: string,
+): { staticSummary: string; staticDetails: string } {
   const id = options.sessionId ?? sessionId;
   const cwd = options.cwd ?? "the worker's directory";
   const mode = options.permissionMode ?? 'default';
@@ -35,9 +39,12 @@ export function sessionStartMetadata(sessionId: string, options: SessionOptions,
     const rules = options.rules?.[kind] ?? [];
     if (rules.length === 0) continue;
     const listed = rules.slice(0, LISTED_RULES).map(code).join(', ');
-    details.push(`- ${kind} rules: ${listed}${rules.length > LISTED_RULES ? ` and ${rules.length - LISTED_RULES} more` : ''}`);
+    details.push(
+      `- ${kind} rules: ${listed}${rules.length > LISTED_RULES ? ` and ${rules.length - LISTED_RULES} more` : ''}`,
+    );
   }
-  if (options.approvalTimeoutMs !== undefined) details.push(`- unanswered approvals are denied after ${options.approvalTimeoutMs} ms`);
+  if (options.approvalTimeoutMs !== undefined)
+    details.push(`- unanswered approvals are denied after ${options.approvalTimeoutMs} ms`);
   // Last, a line of lesser value: the Web UI sizes the frame it renders the markdown in a line short.
   details.push('', '_Set by the client that started the session._');
   return { staticSummary: staticSummary.replace(/\s+/g, ' '), staticDetails: details.join('\n') };

@@ -48,7 +48,8 @@ export function validateSessionOptions(options: SessionOptions): SessionOptions 
   for (const list of [options.rules?.allow, options.rules?.ask, options.rules?.deny]) {
     for (const rule of list ?? []) parseRule(rule);
   }
-  const badShadow = invalidRule(options.shadowRules) ?? invalidRule({ allow: (options.limits ?? []).map((limit) => limit.rule) });
+  const badShadow =
+    invalidRule(options.shadowRules) ?? invalidRule({ allow: (options.limits ?? []).map((limit) => limit.rule) });
   if (badShadow !== undefined) throw new TypeError(`Invalid session options: ${badShadow}`);
   return options;
 }
@@ -86,13 +87,17 @@ export class SwitchyardClient {
    * `SWITCHYARD_TASK_QUEUE`, an empty value counting as unset — else `localhost:7233`, `default`, `switchyard`. With
    * a `tracer`, starts, signals and updates carry the trace context (`@temporalio/interceptors-opentelemetry`).
    */
-  static async connect(options: { address?: string; namespace?: string; taskQueue?: string; tracer?: Tracer } = {}): Promise<SwitchyardClient> {
+  static async connect(
+    options: { address?: string; namespace?: string; taskQueue?: string; tracer?: Tracer } = {},
+  ): Promise<SwitchyardClient> {
     const { address, namespace, taskQueue } = resolveConnection(options);
     const connection = await Connection.connect({ address });
     const client = new Client({
       connection,
       namespace,
-      ...(options.tracer === undefined ? {} : { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: options.tracer })] } }),
+      ...(options.tracer === undefined
+        ? {}
+        : { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: options.tracer })] } }),
     });
     return new SwitchyardClient({ client, taskQueue });
   }
@@ -118,7 +123,11 @@ export class SwitchyardClient {
    * a single call per model reply. A request over the size limit is refused before anything is sent, as by
    * `SessionHandle.executeTurn`.
    */
-  async executeTurnWithStart(sessionId: string, request: { turnId: string; calls: ToolCall[] }, options: SessionOptions = {}): Promise<TurnResult> {
+  async executeTurnWithStart(
+    sessionId: string,
+    request: { turnId: string; calls: ToolCall[] },
+    options: SessionOptions = {},
+  ): Promise<TurnResult> {
     const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
     if (oversize !== undefined) throw new Error(`executeTurnWithStart "${request.turnId}" was not sent: ${oversize}`);
     const startOperation = new WithStartWorkflowOperation(toolSessionWorkflowType, {
@@ -149,7 +158,8 @@ export class SessionHandle {
   /** Runs one model reply's tool calls; the update id is the turnId, so a retry re-attaches instead of re-running. */
   executeTurn(request: { turnId: string; calls: ToolCall[] }): Promise<TurnResult> {
     const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
-    if (oversize !== undefined) return Promise.reject(new Error(`executeTurn "${request.turnId}" was not sent: ${oversize}`));
+    if (oversize !== undefined)
+      return Promise.reject(new Error(`executeTurn "${request.turnId}" was not sent: ${oversize}`));
     return this.workflow.executeUpdate(executeTurnUpdate, { args: [request], updateId: request.turnId });
   }
 
@@ -201,7 +211,10 @@ export class SessionHandle {
       return await this.workflow.executeUpdate(submitToolResultUpdate, { args: [request] });
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
-      throw new Error(`submitToolResult for call "${request.callId}" was rejected: ${cause ?? (error as Error).message}`, { cause: error });
+      throw new Error(
+        `submitToolResult for call "${request.callId}" was rejected: ${cause ?? (error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
@@ -245,8 +258,14 @@ export class SessionHandle {
         continue; // not ours to read (another codec, another activity)
       }
       const heartbeat = activity.lastHeartbeatTime;
-      const heartbeatMs = heartbeat == null ? undefined : Number(heartbeat.seconds ?? 0) * 1000 + Math.floor((heartbeat.nanos ?? 0) / 1e6);
-      const entry = toolProgressFromHeartbeat(details, { attempt: activity.attempt ?? 1, ...(heartbeatMs === undefined ? {} : { heartbeatAt: new Date(heartbeatMs) }) });
+      const heartbeatMs =
+        heartbeat == null
+          ? undefined
+          : Number(heartbeat.seconds ?? 0) * 1000 + Math.floor((heartbeat.nanos ?? 0) / 1e6);
+      const entry = toolProgressFromHeartbeat(details, {
+        attempt: activity.attempt ?? 1,
+        ...(heartbeatMs === undefined ? {} : { heartbeatAt: new Date(heartbeatMs) }),
+      });
       if (entry !== undefined) progress.push(entry);
     }
     return progress;
@@ -280,10 +299,17 @@ export class StreamingTurn implements AsyncIterable<ToolResult> {
   #addCalls(options: { calls: ToolCall[]; done: boolean }): Promise<AddCallsResult> {
     const { calls, done } = options;
     const oversize = oversizeRequestReason(calls, MAX_TURN_REQUEST_BYTES);
-    if (oversize !== undefined) return Promise.reject(new Error(`addCalls to "${this.turnId}" was not sent: ${oversize}`));
+    if (oversize !== undefined)
+      return Promise.reject(new Error(`addCalls to "${this.turnId}" was not sent: ${oversize}`));
     // A retried batch re-attaches to the same update instead of adding the calls twice.
-    const updateId = done && calls.length === 0 ? `${this.turnId}:end` : `${this.turnId}:add:${calls[0]?.id ?? ''}:${calls.at(-1)?.id ?? ''}:${calls.length}`;
-    const accepted = this.session.workflow.executeUpdate(addCallsUpdate, { args: [{ turnId: this.turnId, calls, ...(done ? { done } : {}) }], updateId });
+    const updateId =
+      done && calls.length === 0
+        ? `${this.turnId}:end`
+        : `${this.turnId}:add:${calls[0]?.id ?? ''}:${calls.at(-1)?.id ?? ''}:${calls.length}`;
+    const accepted = this.session.workflow.executeUpdate(addCallsUpdate, {
+      args: [{ turnId: this.turnId, calls, ...(done ? { done } : {}) }],
+      updateId,
+    });
     return accepted.then((result) => {
       this.#markOpened();
       return result;

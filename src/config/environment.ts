@@ -5,7 +5,14 @@
 // checked against (test/unit/configuration.test.ts).
 import os from 'node:os';
 import path from 'node:path';
-import { BASH_LIMITS, BASH_TIMEOUTS, DEFAULT_MAX_CONCURRENCY, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, LIMITS } from '../contracts/defaults.js';
+import {
+  BASH_LIMITS,
+  BASH_TIMEOUTS,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_NAMESPACE,
+  DEFAULT_TASK_QUEUE,
+  LIMITS,
+} from '../contracts/defaults.js';
 
 /** A set of environment variables: the process's own unless a caller passes another (tests, child processes). */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -32,7 +39,10 @@ export const configurationVariables: readonly ConfigurationVariable[] = [
   { name: 'TEMPORAL_ADDRESS' },
   { name: 'TEMPORAL_NAMESPACE' },
   { name: 'SWITCHYARD_TASK_QUEUE' },
-  { name: 'SWITCHYARD_MAX_TOOL_CONCURRENCY', aliases: ['CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'] },
+  {
+    name: 'SWITCHYARD_MAX_TOOL_CONCURRENCY',
+    aliases: ['CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'],
+  },
   { name: 'SWITCHYARD_LOG_LEVEL' },
   { name: 'SWITCHYARD_LOG_FORMAT' },
   { name: 'TEMPORAL_CLI_PATH' },
@@ -89,13 +99,21 @@ export interface ConnectionSettings {
  * The connection settings: each option given wins, else its variable (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`,
  * `SWITCHYARD_TASK_QUEUE`), else the default (`localhost:7233`, `default`, `switchyard`).
  */
-export function resolveConnection(options: { address?: string | undefined; namespace?: string | undefined; taskQueue?: string | undefined } = {}, env: Environment = process.env): ConnectionSettings {
+export function resolveConnection(
+  options: { address?: string | undefined; namespace?: string | undefined; taskQueue?: string | undefined } = {},
+  env: Environment = process.env,
+): ConnectionSettings {
   const fromEnv = envValue('TEMPORAL_ADDRESS', env);
   return {
     address: options.address ?? fromEnv ?? DEFAULT_ADDRESS,
     namespace: options.namespace ?? envValue('TEMPORAL_NAMESPACE', env) ?? DEFAULT_NAMESPACE,
     taskQueue: options.taskQueue ?? envValue('SWITCHYARD_TASK_QUEUE', env) ?? DEFAULT_TASK_QUEUE,
-    addressSource: options.address !== undefined ? 'the address given' : fromEnv !== undefined ? 'TEMPORAL_ADDRESS' : 'the default; TEMPORAL_ADDRESS is not set',
+    addressSource:
+      options.address !== undefined
+        ? 'the address given'
+        : fromEnv !== undefined
+          ? 'TEMPORAL_ADDRESS'
+          : 'the default; TEMPORAL_ADDRESS is not set',
   };
 }
 
@@ -120,7 +138,8 @@ export type WorkerRole = (typeof workerRoles)[number];
 export function workerRoleFromEnv(env: Environment = process.env): WorkerRole {
   const value = envValue('SWITCHYARD_WORKER_ROLE', env);
   if (value === undefined) return 'all';
-  if (!(workerRoles as readonly string[]).includes(value)) throw new Error(`SWITCHYARD_WORKER_ROLE must be one of ${workerRoles.join(', ')}; got "${value}"`);
+  if (!(workerRoles as readonly string[]).includes(value))
+    throw new Error(`SWITCHYARD_WORKER_ROLE must be one of ${workerRoles.join(', ')}; got "${value}"`);
   return value as WorkerRole;
 }
 
@@ -151,7 +170,11 @@ export function userSettingsDirFromEnv(env: Environment = process.env): string |
  * names two other agent CLIs use (Claude Code's `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, ZCode's
  * `ZCODE_MAX_TOOL_CONCURRENCY`), so a worker configured for either behaves the same here.
  */
-export const MAX_CONCURRENCY_ENV_VARIABLES = ['SWITCHYARD_MAX_TOOL_CONCURRENCY', 'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 'ZCODE_MAX_TOOL_CONCURRENCY'] as const;
+export const MAX_CONCURRENCY_ENV_VARIABLES = [
+  'SWITCHYARD_MAX_TOOL_CONCURRENCY',
+  'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY',
+  'ZCODE_MAX_TOOL_CONCURRENCY',
+] as const;
 
 /** Reads `SWITCHYARD_MAX_TOOL_CONCURRENCY` (or an alias); a bad value is an error, not a silent default. */
 export function maxConcurrencyFromEnv(env: Environment = process.env): number {
@@ -194,7 +217,8 @@ export function limitFromEnv(name: LimitName, env: Environment = process.env): n
   const raw = envValue(variable, env);
   if (raw === undefined) return LIMITS[name];
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${variable} must be a positive integer, got "${raw}"`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`${variable} must be a positive integer, got "${raw}"`);
   return value;
 }
 
@@ -204,10 +228,14 @@ export function bashTimeoutsFromEnv(env: Environment = process.env): { defaultMs
     const raw = envValue(name, env);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
+    if (!Number.isFinite(value) || value <= 0)
+      throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
     return value;
   };
-  return { defaultMs: ms('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs), maxMs: ms('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs) };
+  return {
+    defaultMs: ms('BASH_DEFAULT_TIMEOUT_MS', BASH_TIMEOUTS.defaultMs),
+    maxMs: ms('BASH_MAX_TIMEOUT_MS', BASH_TIMEOUTS.maxMs),
+  };
 }
 
 /** `SWITCHYARD_BASH_MAX_SPOOL_BYTES`, else `BASH_LIMITS.spoolBytes`: the output one Bash call or task may write. */
@@ -215,7 +243,8 @@ export function bashSpoolBytesFromEnv(env: Environment = process.env): number {
   const raw = envValue('SWITCHYARD_BASH_MAX_SPOOL_BYTES', env);
   if (raw === undefined) return BASH_LIMITS.spoolBytes;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`SWITCHYARD_BASH_MAX_SPOOL_BYTES must be a positive integer number of bytes, got "${raw}"`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`SWITCHYARD_BASH_MAX_SPOOL_BYTES must be a positive integer number of bytes, got "${raw}"`);
   return value;
 }
 
@@ -227,7 +256,10 @@ export function sessionDiskBytesFromEnv(env: Environment = process.env): number 
   const raw = envValue('SWITCHYARD_SESSION_DISK_BYTES', env);
   if (raw === undefined) return DEFAULT_SESSION_DISK_BYTES;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`SWITCHYARD_SESSION_DISK_BYTES must be a non-negative integer number of bytes (0: no quota), got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(
+      `SWITCHYARD_SESSION_DISK_BYTES must be a non-negative integer number of bytes (0: no quota), got "${raw}"`,
+    );
   return value;
 }
 
@@ -247,11 +279,16 @@ export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 's
 export type LogLevelName = (typeof logLevels)[number];
 
 /** `SWITCHYARD_LOG_LEVEL` (default `info`) and `SWITCHYARD_LOG_FORMAT` (default pretty on a terminal, else JSON). */
-export function logSettingsFromEnv(env: Environment = process.env, isTerminal = process.stdout.isTTY === true): { level: LogLevelName; format: 'json' | 'pretty' } {
+export function logSettingsFromEnv(
+  env: Environment = process.env,
+  isTerminal = process.stdout.isTTY === true,
+): { level: LogLevelName; format: 'json' | 'pretty' } {
   const level = (envValue('SWITCHYARD_LOG_LEVEL', env) ?? 'info').toLowerCase();
-  if (!(logLevels as readonly string[]).includes(level)) throw new Error(`SWITCHYARD_LOG_LEVEL must be one of ${logLevels.join(', ')}; got "${level}"`);
+  if (!(logLevels as readonly string[]).includes(level))
+    throw new Error(`SWITCHYARD_LOG_LEVEL must be one of ${logLevels.join(', ')}; got "${level}"`);
   const format = envValue('SWITCHYARD_LOG_FORMAT', env) ?? (isTerminal ? 'pretty' : 'json');
-  if (format !== 'json' && format !== 'pretty') throw new Error(`SWITCHYARD_LOG_FORMAT must be "json" or "pretty"; got "${format}"`);
+  if (format !== 'json' && format !== 'pretty')
+    throw new Error(`SWITCHYARD_LOG_FORMAT must be "json" or "pretty"; got "${format}"`);
   return { level: level as LogLevelName, format };
 }
 

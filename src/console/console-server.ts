@@ -90,7 +90,10 @@ const approvalRequestSchema = z.strictObject({
   // Accepted and ignored: who decides comes from the login, never from the page.
   by: z.unknown().optional(),
 });
-const interruptRequestSchema = z.strictObject({ sessionId: z.string().min(1).max(1_000), reason: z.string().max(2_000).optional() });
+const interruptRequestSchema = z.strictObject({
+  sessionId: z.string().min(1).max(1_000),
+  reason: z.string().max(2_000).optional(),
+});
 
 class HttpError extends Error {
   constructor(
@@ -104,7 +107,10 @@ class HttpError extends Error {
 function withTimeout<T>(promise: Promise<T>, what: string, ms = QUERY_TIMEOUT_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms / 1000} s (is a worker running on its task queue?)`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${ms / 1000} s (is a worker running on its task queue?)`)),
+      ms,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -117,7 +123,7 @@ function withTimeout<T>(promise: Promise<T>, what: string, ms = QUERY_TIMEOUT_MS
  */
 export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? (consoleTokenFromEnv() ?? randomToken());
+  const token = options.token ?? consoleTokenFromEnv() ?? randomToken();
   const { client, identity } = options;
   const users = options.users === undefined ? undefined : new Map(options.users.map((user) => [user.name, user]));
   const namespace = client.options.namespace;
@@ -125,12 +131,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   const boundToLoopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
   let security: ConsoleSecurity | undefined;
 
-  const query = <T>(sessionId: string, run: () => Promise<T>, what: string): Promise<T> => withTimeout(run(), `session ${sessionId} (${what})`);
+  const query = <T>(sessionId: string, run: () => Promise<T>, what: string): Promise<T> =>
+    withTimeout(run(), `session ${sessionId} (${what})`);
 
   async function listPending(): Promise<{ pending: PendingEntry[]; problem?: string }> {
     // One visibility query for "which sessions wait for me", then each one's pending requests.
     const ids: string[] = [];
-    for await (const execution of client.workflow.list({ query: `${pendingApprovalsSearchAttribute} > 0 AND ExecutionStatus = "Running"`, pageSize: LIST_LIMIT })) {
+    for await (const execution of client.workflow.list({
+      query: `${pendingApprovalsSearchAttribute} > 0 AND ExecutionStatus = "Running"`,
+      pageSize: LIST_LIMIT,
+    })) {
       ids.push(execution.workflowId);
       if (ids.length >= LIST_LIMIT) break;
     }
@@ -138,7 +148,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     const lists = await Promise.all(
       ids.map(async (sessionId) => {
         try {
-          const requests = await query(sessionId, () => client.workflow.getHandle(sessionId).query(pendingApprovalsQuery), 'pendingApprovals');
+          const requests = await query(
+            sessionId,
+            () => client.workflow.getHandle(sessionId).query(pendingApprovalsQuery),
+            'pendingApprovals',
+          );
           return requests.map((request): PendingEntry => ({ sessionId, request }));
         } catch (error) {
           problems.push(projectErrorMessage(error));
@@ -151,8 +165,15 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
 
   async function listSessions(pending: PendingEntry[]): Promise<SessionRow[]> {
     const rows: SessionRow[] = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowType = "${toolSessionWorkflowType}" AND ExecutionStatus = "Running"`, pageSize: 20 })) {
-      rows.push({ sessionId: execution.workflowId, startedAt: execution.startTime, pending: pending.filter((entry) => entry.sessionId === execution.workflowId).length });
+    for await (const execution of client.workflow.list({
+      query: `WorkflowType = "${toolSessionWorkflowType}" AND ExecutionStatus = "Running"`,
+      pageSize: 20,
+    })) {
+      rows.push({
+        sessionId: execution.workflowId,
+        startedAt: execution.startTime,
+        pending: pending.filter((entry) => entry.sessionId === execution.workflowId).length,
+      });
       if (rows.length >= 20) break;
     }
     return rows;
@@ -182,7 +203,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
 
   async function sessionData(sessionId: string, turnId: string | undefined): Promise<SessionPageData> {
     const handle = client.workflow.getHandle(sessionId);
-    const data: SessionPageData = { sessionId, status: 'unknown', pending: [], events: [], decisions: [], turns: [], activeTurn: null, live: [] };
+    const data: SessionPageData = {
+      sessionId,
+      status: 'unknown',
+      pending: [],
+      events: [],
+      decisions: [],
+      turns: [],
+      activeTurn: null,
+      live: [],
+    };
     if (turnId !== undefined) data.turnId = turnId;
     let description;
     try {
@@ -233,24 +263,47 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     };
   }
 
-  async function decide(body: unknown, viewer: Viewer): Promise<{ outcome: 'accepted' | 'ignored' | 'unconfirmed'; message: string; record?: ApprovalDecisionRecord }> {
+  async function decide(
+    body: unknown,
+    viewer: Viewer,
+  ): Promise<{ outcome: 'accepted' | 'ignored' | 'unconfirmed'; message: string; record?: ApprovalDecisionRecord }> {
     const parsed = approvalRequestSchema.safeParse(body);
-    if (!parsed.success) throw new HttpError(400, `Invalid approval: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new HttpError(
+        400,
+        `Invalid approval: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+      );
     const { sessionId, requestId, decision, inputDigest, reason } = parsed.data;
     const handle = client.workflow.getHandle(sessionId);
     // Hidden buttons are a courtesy; this is the check: a person who may not decide this request sends nothing.
-    const request: ApprovalRequest | undefined = (await query(sessionId, () => handle.query(pendingApprovalsQuery), 'pendingApprovals')).find((entry) => entry.requestId === requestId);
-    if (request?.approvers !== undefined && !isSessionApprover({ name: viewer.name, sessionApprovers: request.approvers, groups: viewer.groups })) {
-      throw new HttpError(403, `${viewer.name} is not one of this request's approvers (${request.approvers.join(', ') || 'none'}).`);
+    const request: ApprovalRequest | undefined = (
+      await query(sessionId, () => handle.query(pendingApprovalsQuery), 'pendingApprovals')
+    ).find((entry) => entry.requestId === requestId);
+    if (
+      request?.approvers !== undefined &&
+      !isSessionApprover({ name: viewer.name, sessionApprovers: request.approvers, groups: viewer.groups })
+    ) {
+      throw new HttpError(
+        403,
+        `${viewer.name} is not one of this request's approvers (${request.approvers.join(', ') || 'none'}).`,
+      );
     }
-    const signal: ApprovalSignal = { requestId, decision, inputDigest, by: viewer.name, ...(reason === undefined || reason === '' ? {} : { reason }) };
+    const signal: ApprovalSignal = {
+      requestId,
+      decision,
+      inputDigest,
+      by: viewer.name,
+      ...(reason === undefined || reason === '' ? {} : { reason }),
+    };
     const signingKey = users?.get(viewer.name)?.signingKeyPem;
     if (signingKey !== undefined) {
       signal.expiresAt = new Date(Date.now() + SIGNED_DECISION_VALID_MS).toISOString();
       signal.signature = signApproval(approvalSigningPayload(sessionId, signal), signingKey);
     }
     const seen = async (): Promise<ApprovalDecisionRecord[]> =>
-      (await query(sessionId, () => handle.query(approvalDecisionsQuery), 'approvalDecisions')).filter((record) => record.requestId === requestId);
+      (await query(sessionId, () => handle.query(approvalDecisionsQuery), 'approvalDecisions')).filter(
+        (record) => record.requestId === requestId,
+      );
     const before = (await seen()).length;
     await handle.signal(approvalSignal, signal);
     // The signal is delivered; only the session's decision log says whether it took effect.
@@ -261,41 +314,66 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       if (record !== undefined) return { outcome: record.outcome, message: describeDecision(record), record };
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    return { outcome: 'unconfirmed', message: `Sent ${decision}, but the session has not logged it within ${DECISION_CONFIRM_TIMEOUT_MS / 1000} s (is its worker running?).` };
+    return {
+      outcome: 'unconfirmed',
+      message: `Sent ${decision}, but the session has not logged it within ${DECISION_CONFIRM_TIMEOUT_MS / 1000} s (is its worker running?).`,
+    };
   }
 
   async function interrupt(body: unknown, viewer: Viewer): Promise<{ message: string }> {
     const parsed = interruptRequestSchema.safeParse(body);
     if (!parsed.success) throw new HttpError(400, 'Invalid interrupt: needs { sessionId, reason? }');
     const handle = client.workflow.getHandle(parsed.data.sessionId);
-    const active: ActiveTurnView | null = await query(parsed.data.sessionId, () => handle.query(activeTurnQuery), 'activeTurn');
+    const active: ActiveTurnView | null = await query(
+      parsed.data.sessionId,
+      () => handle.query(activeTurnQuery),
+      'activeTurn',
+    );
     if (active === null) return { message: `Session ${parsed.data.sessionId} runs no turn: nothing to interrupt.` };
-    await handle.signal(interruptSignal, { reason: parsed.data.reason ?? `interrupted from the console by ${viewer.name}` });
+    await handle.signal(interruptSignal, {
+      reason: parsed.data.reason ?? `interrupted from the console by ${viewer.name}`,
+    });
     return { message: `Interrupt sent to turn ${active.turnId} of ${parsed.data.sessionId}.` };
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://console.invalid');
     if (security === undefined) throw new HttpError(503, 'starting');
-    if (!hostAllowed(request.headers.host, { boundToLoopback })) throw new HttpError(421, 'This console answers only on its loopback address.');
+    if (!hostAllowed(request.headers.host, { boundToLoopback }))
+      throw new HttpError(421, 'This console answers only on its loopback address.');
     const given = url.searchParams.get('token');
     if (request.method === 'GET' && given !== null) {
-      if (!security.tokenMatches(given)) throw new HttpError(401, users === undefined ? 'Wrong token: open the URL `switchyard console` printed.' : 'Wrong token: open the console with your own token (?token=…).');
+      if (!security.tokenMatches(given))
+        throw new HttpError(
+          401,
+          users === undefined
+            ? 'Wrong token: open the URL `switchyard console` printed.'
+            : 'Wrong token: open the console with your own token (?token=…).',
+        );
       url.searchParams.delete('token');
-      response.writeHead(303, { location: `${url.pathname}${url.search}`, 'set-cookie': security.loginCookies(given), 'cache-control': 'no-store' });
+      response.writeHead(303, {
+        location: `${url.pathname}${url.search}`,
+        'set-cookie': security.loginCookies(given),
+        'cache-control': 'no-store',
+      });
       response.end();
       return;
     }
     const authentication = security.authenticate(request);
     if (authentication.kind === 'none') {
-      throw new HttpError(401, 'This console needs its token: open the URL `switchyard console` printed (it ends in ?token=…), or send Authorization: Bearer <token>.');
+      throw new HttpError(
+        401,
+        'This console needs its token: open the URL `switchyard console` printed (it ends in ?token=…), or send Authorization: Bearer <token>.',
+      );
     }
     if (request.method === 'POST') {
       const refusal = security.refuseStateChange(request, authentication);
       if (refusal !== undefined) throw new HttpError(403, refusal);
       const body = await readJson(request);
-      if (url.pathname === '/api/approval') return sendJson(response, 200, await decide(body, viewerOf(authentication)));
-      if (url.pathname === '/api/interrupt') return sendJson(response, 200, await interrupt(body, viewerOf(authentication)));
+      if (url.pathname === '/api/approval')
+        return sendJson(response, 200, await decide(body, viewerOf(authentication)));
+      if (url.pathname === '/api/interrupt')
+        return sendJson(response, 200, await interrupt(body, viewerOf(authentication)));
       throw new HttpError(404, 'No such action.');
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed.');
@@ -304,7 +382,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     if (url.pathname === '/' || url.pathname === '/fragment/home') {
       const sections = homeSections(await homeData(), pageContext);
       if (live || url.pathname !== '/') return sendJson(response, 200, stringify(sections));
-      return sendPage(response, pageContext, page({ title: 'Switchyard console', context: pageContext, body: homeBody(sections), liveUrl: '/fragment/home' }));
+      return sendPage(
+        response,
+        pageContext,
+        page({
+          title: 'Switchyard console',
+          context: pageContext,
+          body: homeBody(sections),
+          liveUrl: '/fragment/home',
+        }),
+      );
     }
     const sessionMatch = /^\/(session|fragment\/session)\/([^/]+)$/.exec(url.pathname);
     if (sessionMatch !== null) {
@@ -313,7 +400,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       const sections = sessionSections(await sessionData(sessionId, turnId), pageContext);
       if (live || sessionMatch[1] !== 'session') return sendJson(response, 200, stringify(sections));
       const liveUrl = `/fragment/session/${encodeURIComponent(sessionId)}${turnId === undefined ? '' : `?turn=${encodeURIComponent(turnId)}`}`;
-      return sendPage(response, pageContext, page({ title: `Session ${sessionId} · Switchyard console`, context: pageContext, body: sessionBody(sections), liveUrl }));
+      return sendPage(
+        response,
+        pageContext,
+        page({
+          title: `Session ${sessionId} · Switchyard console`,
+          context: pageContext,
+          body: sessionBody(sections),
+          liveUrl,
+        }),
+      );
     }
     if (url.pathname === '/artifact') {
       const uri = url.searchParams.get('uri') ?? '';
@@ -323,7 +419,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       } catch (error) {
         throw new HttpError(404, `No such artifact: ${projectErrorMessage(error)}`);
       }
-      response.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', 'content-security-policy': "sandbox; default-src 'none'" });
+      response.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'content-type': 'text/plain; charset=utf-8',
+        'content-security-policy': "sandbox; default-src 'none'",
+      });
       response.end(content);
       return;
     }
@@ -338,9 +438,14 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         response.end();
         return;
       }
-      if (request.method === 'POST' || request.headers.accept?.includes('application/json') === true) sendJson(response, status, { message });
+      if (request.method === 'POST' || request.headers.accept?.includes('application/json') === true)
+        sendJson(response, status, { message });
       else {
-        response.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'" });
+        response.writeHead(status, {
+          ...SECURITY_HEADERS,
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': "default-src 'none'",
+        });
         response.end(`<!doctype html><title>${status}</title><p>${escapeHtml(message)}</p>`);
       }
     });
@@ -355,7 +460,14 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   const { port } = server.address() as AddressInfo;
   security = new ConsoleSecurity({
     port,
-    ...(options.users === undefined ? { token, identity } : { logins: options.users.map((user) => ({ user: user.name, ...(user.tokenSha256 === undefined ? {} : { tokenSha256: user.tokenSha256 }) })) }),
+    ...(options.users === undefined
+      ? { token, identity }
+      : {
+          logins: options.users.map((user) => ({
+            user: user.name,
+            ...(user.tokenSha256 === undefined ? {} : { tokenSha256: user.tokenSha256 }),
+          })),
+        }),
     ...(options.userHeader === undefined ? {} : { userHeader: options.userHeader }),
   });
   const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
@@ -372,7 +484,12 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   };
 }
 
-const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY' };
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+};
 
 function sendPage(response: ServerResponse, context: PageContext, body: string): void {
   response.writeHead(200, {
@@ -416,7 +533,13 @@ interface RawPendingActivity {
   heartbeatDetails?: { payloads?: unknown[] | null } | null;
 }
 
-const ACTIVITY_STATES: Record<number, string> = { 1: 'scheduled', 2: 'started', 3: 'cancel requested', 4: 'paused', 5: 'pause requested' };
+const ACTIVITY_STATES: Record<number, string> = {
+  1: 'scheduled',
+  2: 'started',
+  3: 'cancel requested',
+  4: 'paused',
+  5: 'pause requested',
+};
 
 /** Running calls from the workflow's pending activities: their last heartbeat holds the output tail. */
 function liveCalls(pendingActivities: readonly RawPendingActivity[], active: ActiveTurnView | null): LiveCall[] {
@@ -425,7 +548,10 @@ function liveCalls(pendingActivities: readonly RawPendingActivity[], active: Act
     const call: LiveCall = {
       activityId: activity.activityId ?? '',
       attempt: activity.attempt ?? 1,
-      state: typeof activity.state === 'number' ? (ACTIVITY_STATES[activity.state] ?? `state ${activity.state}`) : String(activity.state ?? ''),
+      state:
+        typeof activity.state === 'number'
+          ? (ACTIVITY_STATES[activity.state] ?? `state ${activity.state}`)
+          : String(activity.state ?? ''),
     };
     // With one call executing, the activity is that call's.
     if (executing.length === 1 && active?.executing.length === 1) call.callId = active.executing[0];
@@ -434,7 +560,9 @@ function liveCalls(pendingActivities: readonly RawPendingActivity[], active: Act
     const payload = activity.heartbeatDetails?.payloads?.[0];
     if (payload !== undefined && payload !== null) {
       try {
-        const details = defaultPayloadConverter.fromPayload<ExecutionHeartbeat>(payload as Parameters<typeof defaultPayloadConverter.fromPayload>[0]);
+        const details = defaultPayloadConverter.fromPayload<ExecutionHeartbeat>(
+          payload as Parameters<typeof defaultPayloadConverter.fromPayload>[0],
+        );
         call.activeMs = details.activeMs;
         // The heartbeat names its call (several calls may run at once); its tail is the output, else the message.
         if (details.callId !== undefined) call.callId = details.callId;

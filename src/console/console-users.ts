@@ -19,11 +19,17 @@ export interface ConsoleUser {
 const userEntrySchema = z
   .strictObject({
     token: z.string().min(16, 'a token must be at least 16 characters').optional(),
-    tokenSha256: z.string().regex(/^[0-9a-f]{64}$/, 'tokenSha256 must be 64 hex digits').optional(),
+    tokenSha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'tokenSha256 must be 64 hex digits')
+      .optional(),
     signingKeyFile: z.string().min(1).optional(),
     groups: z.array(z.string().min(1)).optional(),
   })
-  .refine((entry) => !(entry.token !== undefined && entry.tokenSha256 !== undefined), 'give token or tokenSha256, not both');
+  .refine(
+    (entry) => !(entry.token !== undefined && entry.tokenSha256 !== undefined),
+    'give token or tokenSha256, not both',
+  );
 
 /** The console's users file (`SWITCHYARD_CONSOLE_USERS_FILE`, `--users FILE`). */
 const usersFileSchema = z.strictObject({ users: z.record(z.string().min(1).max(200), userEntrySchema) });
@@ -57,7 +63,9 @@ export async function loadConsoleUsers(file: string): Promise<ConsoleUser[]> {
         if (createPrivateKey(pem).asymmetricKeyType !== 'ed25519') throw new Error('not an Ed25519 key');
         user.signingKeyPem = pem;
       } catch (error) {
-        throw new Error(`users file ${file}: user "${name}": signingKeyFile ${keyFile}: ${(error as Error).message}`, { cause: error });
+        throw new Error(`users file ${file}: user "${name}": signingKeyFile ${keyFile}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
     users.push(user);

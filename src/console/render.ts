@@ -79,9 +79,14 @@ export function page(options: { title: string; context: PageContext; body: SafeH
 }
 
 /** Home page sections: requests waiting across the namespace, and running sessions. */
-export function homeSections(data: { pending: PendingEntry[]; sessions: SessionRow[]; problem?: string }, context: Pick<PageContext, 'now' | 'viewer'>): Record<string, SafeHtml> {
+export function homeSections(
+  data: { pending: PendingEntry[]; sessions: SessionRow[]; problem?: string },
+  context: Pick<PageContext, 'now' | 'viewer'>,
+): Record<string, SafeHtml> {
   const { now, viewer } = context;
-  const sorted = [...data.pending].sort((a, b) => Date.parse(b.request.requestedAt) - Date.parse(a.request.requestedAt));
+  const sorted = [...data.pending].sort(
+    (a, b) => Date.parse(b.request.requestedAt) - Date.parse(a.request.requestedAt),
+  );
   return {
     'pending-title': html`<h1>Waiting for approval <span class="count">${sorted.length}</span></h1>${data.problem === undefined ? '' : html`<p class="problem">${data.problem}</p>`}`,
     pending:
@@ -114,10 +119,16 @@ export function sessionHref(sessionId: string, turnId?: string): string {
  * One approval request with its buttons; `data-key` lets the live update keep a card (and a half-typed reason). A
  * request that names its approvers shows them, and shows the buttons only to those approvers.
  */
-export function requestCard(entry: PendingEntry, now: number, options: { showSession: boolean; viewer: Viewer }): SafeHtml {
+export function requestCard(
+  entry: PendingEntry,
+  now: number,
+  options: { showSession: boolean; viewer: Viewer },
+): SafeHtml {
   const { sessionId, request } = entry;
   const approvers = request.approvers;
-  const mayDecide = approvers === undefined || isSessionApprover({ name: options.viewer.name, sessionApprovers: approvers, groups: options.viewer.groups });
+  const mayDecide =
+    approvers === undefined ||
+    isSessionApprover({ name: options.viewer.name, sessionApprovers: approvers, groups: options.viewer.groups });
   const waited = now - Date.parse(request.requestedAt);
   return html`<article class="request" tabindex="0" data-key="${sessionId}/${request.requestId}" data-session="${sessionId}" data-request="${request.requestId}" data-digest="${request.inputDigest}">
 <header><span class="tool">${request.toolName}</span>${options.showSession ? html` <a class="session" href="${sessionHref(sessionId)}">${sessionId}</a>` : ''}
@@ -153,7 +164,10 @@ export function renderInput(request: Pick<ApprovalRequest, 'toolName' | 'input' 
       const command = text(field(input, 'command')) ?? '';
       const description = text(field(input, 'description'));
       const background = field(input, 'run_in_background') === true;
-      const where = request.cwd === undefined || request.cwd === '' ? '' : html`<p class="cwd muted">in <code>${request.cwd}</code></p>`;
+      const where =
+        request.cwd === undefined || request.cwd === ''
+          ? ''
+          : html`<p class="cwd muted">in <code>${request.cwd}</code></p>`;
       return html`<pre class="command"><span class="prompt">$ </span>${clip(command, INPUT_SHOWN_CHARS)}</pre>${where}${
         description === undefined ? '' : html`<p class="muted">The model describes it as: ${description}</p>`
       }${background ? html`<p class="muted">Runs in the background.</p>` : ''}${json}`;
@@ -170,7 +184,12 @@ export function renderInput(request: Pick<ApprovalRequest, 'toolName' | 'input' 
                   ...(text(field(input, 'new_string')) ?? '').split('\n').map((line) => `+${line}`),
                 ].join('\n'),
               )
-            : diffBlock((text(field(input, 'content')) ?? '').split('\n').map((line) => `+${line}`).join('\n'));
+            : diffBlock(
+                (text(field(input, 'content')) ?? '')
+                  .split('\n')
+                  .map((line) => `+${line}`)
+                  .join('\n'),
+              );
       return html`<p class="path">${toolName === 'Write' ? 'Write' : 'Edit'} <code>${filePath ?? ''}</code>${field(input, 'replace_all') === true ? ' (every occurrence)' : ''}</p>${body}${json}`;
     }
     case 'WebFetch': {
@@ -193,13 +212,25 @@ export function renderInput(request: Pick<ApprovalRequest, 'toolName' | 'input' 
 export function diffBlock(diff: string): SafeHtml {
   const lines = clip(diff, INPUT_SHOWN_CHARS).split('\n');
   return html`<pre class="diff">${lines.map((line) => {
-    const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : 'ctx';
+    const kind =
+      line.startsWith('+++') || line.startsWith('---')
+        ? 'file'
+        : line.startsWith('+')
+          ? 'add'
+          : line.startsWith('-')
+            ? 'del'
+            : line.startsWith('@@')
+              ? 'hunk'
+              : 'ctx';
     return html`<span class="${kind}">${line}\n</span>`;
   })}</pre>`;
 }
 
 /** Session page sections; each is replaced as a whole by the live update, except the keyed approval cards. */
-export function sessionSections(data: SessionPageData, context: Pick<PageContext, 'now' | 'viewer'>): Record<string, SafeHtml> {
+export function sessionSections(
+  data: SessionPageData,
+  context: Pick<PageContext, 'now' | 'viewer'>,
+): Record<string, SafeHtml> {
   const turnIds = turnIdsOf(data.events);
   const turnId = data.turnId ?? data.activeTurn?.turnId ?? turnIds.at(-1);
   const timeline = turnId === undefined ? undefined : buildTurnTimeline(data.events, turnId);
@@ -265,7 +296,9 @@ export function timelineBlock(timeline: TurnTimeline, now: number): SafeHtml {
   return html`<div class="timeline" data-turn="${timeline.turnId}">
 <p class="muted">Turn <code>${timeline.turnId}</code>: ${timeline.completedAt === undefined ? 'running' : html`${timeline.completedAt - timeline.startedAt} ms${timeline.stopped === true ? ', stopped' : ''}`} · ${timeline.lanes.length} group(s)</p>
 ${timeline.lanes.map(
-  (lane) => html`<div class="lane" data-group="${lane.groupIndex}"><div class="lane-label">Group ${lane.groupIndex + 1}<br><span class="muted">${lane.calls.length > 1 ? `${lane.calls.length} in parallel` : lane.calls[0]?.readOnly === false ? 'exclusive' : '1 call'}</span></div>
+  (
+    lane,
+  ) => html`<div class="lane" data-group="${lane.groupIndex}"><div class="lane-label">Group ${lane.groupIndex + 1}<br><span class="muted">${lane.calls.length > 1 ? `${lane.calls.length} in parallel` : lane.calls[0]?.readOnly === false ? 'exclusive' : '1 call'}</span></div>
 <div class="track">${lane.calls.map((call, index) => html`<div class="row" style="top:${index * 26}px">${bar(call)}</div>`)}<div class="spacer" style="height:${lane.calls.length * 26}px"></div></div></div>`,
 )}
 <p class="legend"><span class="badge status-scheduled">queued / scheduled</span> <span class="badge status-awaiting_approval">waiting for approval</span> <span class="badge status-executing">running</span> <span class="badge status-success">success</span> <span class="badge status-error">error</span> <span class="badge status-denied">denied</span> <span class="badge status-cancelled">cancelled</span></p>
@@ -275,7 +308,9 @@ ${timeline.lanes.map(
 function liveBlock(live: LiveCall[]): SafeHtml {
   if (live.length === 0) return html``;
   return html`<h2>Running now</h2>${live.map(
-    (call) => html`<div class="live-call"><p><b>${call.callId === undefined ? `activity ${call.activityId}` : `call ${call.callId}`}</b> · ${call.state} · attempt ${call.attempt}${call.activeMs === undefined ? '' : ` · ${formatWait(call.activeMs)} active`}${call.lastHeartbeatAt === undefined ? '' : ` · last heartbeat ${call.lastHeartbeatAt}`}</p>
+    (
+      call,
+    ) => html`<div class="live-call"><p><b>${call.callId === undefined ? `activity ${call.activityId}` : `call ${call.callId}`}</b> · ${call.state} · attempt ${call.attempt}${call.activeMs === undefined ? '' : ` · ${formatWait(call.activeMs)} active`}${call.lastHeartbeatAt === undefined ? '' : ` · last heartbeat ${call.lastHeartbeatAt}`}</p>
 <pre class="tail">${call.progress === undefined ? '(no output yet)' : clip(call.progress, OUTPUT_SHOWN_CHARS)}</pre></div>`,
   )}`;
 }
@@ -288,7 +323,9 @@ function resultsBlock(turn: TurnResult | undefined): SafeHtml {
 /** Whether the call's process ran in the OS sandbox: loud (an error badge) when it did not. */
 export function sandboxBadge(result: Pick<ToolResult, 'sandboxed'>): SafeHtml {
   if (result.sandboxed === undefined) return html``;
-  return result.sandboxed ? html` · <span class="muted">sandboxed</span>` : html` · <span class="badge status-error">not sandboxed</span>`;
+  return result.sandboxed
+    ? html` · <span class="muted">sandboxed</span>`
+    : html` · <span class="badge status-error">not sandboxed</span>`;
 }
 
 function resultBlock(result: ToolResult): SafeHtml {
@@ -307,15 +344,19 @@ const IGNORED_TEXT: Record<NonNullable<ApprovalDecisionRecord['ignoredBecause']>
   unsigned: 'this session takes only signed approvals from its approvers',
   bad_signature: 'the signature did not check out',
   unknown_approver: 'the signer is not in the approvers file',
-  not_an_approver: 'the signer is not one of this session\'s approvers',
+  not_an_approver: "the signer is not one of this session's approvers",
   expired: 'the signed grant had expired',
   verification_failed: 'the signature could not be checked',
 };
 
 /** One sentence on what a session did with a decision: shown as the feedback of a button and in the log. */
 export function describeDecision(record: ApprovalDecisionRecord): string {
-  const what = record.decision === undefined ? 'decision' : { allow: 'Approve', allow_always: 'Always allow', deny: 'Deny' }[record.decision];
-  if (record.outcome === 'accepted') return `${what} took effect${record.by === undefined ? '' : ` (by ${record.by}${record.verified ? ', signature verified' : ''})`}.`;
+  const what =
+    record.decision === undefined
+      ? 'decision'
+      : { allow: 'Approve', allow_always: 'Always allow', deny: 'Deny' }[record.decision];
+  if (record.outcome === 'accepted')
+    return `${what} took effect${record.by === undefined ? '' : ` (by ${record.by}${record.verified ? ', signature verified' : ''})`}.`;
   const why = record.ignoredBecause === undefined ? 'unknown reason' : IGNORED_TEXT[record.ignoredBecause];
   return `${what} was ignored: ${why}${record.detail === undefined || record.ignoredBecause === 'hook_answered_first' ? '' : ` (${record.detail})`}.`;
 }

@@ -69,8 +69,14 @@ export class ConsoleSecurity {
     /** A header a trusted reverse proxy sets to the logged-in person (`X-Forwarded-User`, `X-Auth-Request-Email`). */
     userHeader?: string;
   }) {
-    const logins = options.logins ?? (options.token === undefined ? [] : [{ user: options.identity ?? 'console', tokenSha256: sha256(options.token).toString('hex') }]);
-    this.#logins = logins.flatMap((login) => (login.tokenSha256 === undefined ? [] : [{ user: login.user, tokenSha256: Buffer.from(login.tokenSha256, 'hex') }]));
+    const logins =
+      options.logins ??
+      (options.token === undefined
+        ? []
+        : [{ user: options.identity ?? 'console', tokenSha256: sha256(options.token).toString('hex') }]);
+    this.#logins = logins.flatMap((login) =>
+      login.tokenSha256 === undefined ? [] : [{ user: login.user, tokenSha256: Buffer.from(login.tokenSha256, 'hex') }],
+    );
     this.#knownUsers = options.logins === undefined ? undefined : new Set(options.logins.map((login) => login.user));
     this.#userHeader = options.userHeader?.toLowerCase();
     this.cookieName = `switchyard_console_${options.port}`;
@@ -82,7 +88,8 @@ export class ConsoleSecurity {
     if (candidate === undefined || candidate === null || candidate === '') return undefined;
     const digest = sha256(candidate);
     let found: string | undefined;
-    for (const login of this.#logins) if (timingSafeEqual(digest, login.tokenSha256) && found === undefined) found = login.user;
+    for (const login of this.#logins)
+      if (timingSafeEqual(digest, login.tokenSha256) && found === undefined) found = login.user;
     return found;
   }
 
@@ -95,7 +102,8 @@ export class ConsoleSecurity {
       const named = request.headers[this.#userHeader];
       const user = typeof named === 'string' ? named.trim() : undefined;
       // With a users file, only its people; a header naming anyone else logs nobody in.
-      if (user !== undefined && user !== '' && (this.#knownUsers === undefined || this.#knownUsers.has(user))) return { kind: 'proxy', user };
+      if (user !== undefined && user !== '' && (this.#knownUsers === undefined || this.#knownUsers.has(user)))
+        return { kind: 'proxy', user };
     }
     const authorization = request.headers.authorization;
     if (authorization?.startsWith('Bearer ') === true) {
@@ -105,14 +113,18 @@ export class ConsoleSecurity {
     const cookies = parseCookies(request.headers.cookie);
     const browserSession = cookies.get(this.sessionCookieName);
     const user = this.userForToken(cookies.get(this.cookieName));
-    if (user !== undefined && browserSession !== undefined && browserSession.length >= 16) return { kind: 'cookie', browserSession, user };
+    if (user !== undefined && browserSession !== undefined && browserSession.length >= 16)
+      return { kind: 'cookie', browserSession, user };
     return { kind: 'none' };
   }
 
   /** Cookies for a browser that presented a valid token: that token and a random browser-session id. */
   loginCookies(token: string): string[] {
     const attributes = 'Path=/; HttpOnly; SameSite=Strict';
-    return [`${this.cookieName}=${encodeURIComponent(token)}; ${attributes}`, `${this.sessionCookieName}=${randomToken()}; ${attributes}`];
+    return [
+      `${this.cookieName}=${encodeURIComponent(token)}; ${attributes}`,
+      `${this.sessionCookieName}=${randomToken()}; ${attributes}`,
+    ];
   }
 
   /** The CSRF token of one browser session: a keyed hash of its session id, embedded in pages, sent back on POSTs. */
@@ -134,13 +146,17 @@ export class ConsoleSecurity {
    */
   refuseStateChange(request: IncomingMessage, authentication: Authentication): string | undefined {
     const fetchSite = request.headers['sec-fetch-site'];
-    if (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') return `cross-site request refused (Sec-Fetch-Site: ${fetchSite})`;
+    if (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none')
+      return `cross-site request refused (Sec-Fetch-Site: ${fetchSite})`;
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== `http://${request.headers.host ?? ''}`) return `cross-origin request refused (Origin: ${origin})`;
-    if (!(request.headers['content-type'] ?? '').startsWith('application/json')) return 'state changes must be JSON (Content-Type: application/json)';
+    if (origin !== undefined && origin !== `http://${request.headers.host ?? ''}`)
+      return `cross-origin request refused (Origin: ${origin})`;
+    if (!(request.headers['content-type'] ?? '').startsWith('application/json'))
+      return 'state changes must be JSON (Content-Type: application/json)';
     if (authentication.kind === 'cookie' || authentication.kind === 'proxy') {
       const given = request.headers['x-csrf-token'];
-      if (typeof given !== 'string' || !sameSecret(given, this.csrfTokenFor(authentication))) return 'missing or wrong CSRF token (reload the page)';
+      if (typeof given !== 'string' || !sameSecret(given, this.csrfTokenFor(authentication)))
+        return 'missing or wrong CSRF token (reload the page)';
     }
     return undefined;
   }
@@ -157,6 +173,8 @@ export function hostAllowed(hostHeader: string | undefined, options: { boundToLo
   const { boundToLoopback } = options;
   if (!boundToLoopback) return true;
   if (hostHeader === undefined) return false;
-  const name = hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':')[0] ?? '';
+  const name = hostHeader.startsWith('[')
+    ? hostHeader.slice(0, hostHeader.indexOf(']') + 1)
+    : (hostHeader.split(':')[0] ?? '');
   return LOOPBACK_NAMES.has(name.toLowerCase());
 }

@@ -55,7 +55,13 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
         startedAt = at;
         break;
       case 'ToolCallScheduled':
-        calls.set(event.callId, { callId: event.callId, toolName: event.toolName, groupIndex: event.groupIndex, status: 'scheduled', scheduledAt: at });
+        calls.set(event.callId, {
+          callId: event.callId,
+          toolName: event.toolName,
+          groupIndex: event.groupIndex,
+          status: 'scheduled',
+          scheduledAt: at,
+        });
         break;
       case 'PermissionRequested': {
         const call = calls.get(event.callId);
@@ -69,7 +75,8 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
       case 'PermissionDenied': {
         const call = calls.get(event.callId);
         if (call?.approval !== undefined && call.approval.to === undefined) call.approval.to = at;
-        if (call !== undefined && event.type === 'PermissionResolved' && call.status === 'awaiting_approval') call.status = 'scheduled';
+        if (call !== undefined && event.type === 'PermissionResolved' && call.status === 'awaiting_approval')
+          call.status = 'scheduled';
         break;
       }
       case 'ToolCallStarted': {

@@ -105,8 +105,17 @@ export interface ApprovalSigningPayload {
 }
 
 /** The signed object for a signal sent to `sessionId` (`by` and `expiresAt` as the signal carries them). */
-export function approvalSigningPayload(sessionId: string, signal: Pick<ApprovalSignal, 'requestId' | 'inputDigest' | 'decision' | 'by' | 'expiresAt'>): ApprovalSigningPayload {
-  const payload: ApprovalSigningPayload = { sessionId, requestId: signal.requestId, inputDigest: signal.inputDigest, decision: signal.decision, by: signal.by ?? '' };
+export function approvalSigningPayload(
+  sessionId: string,
+  signal: Pick<ApprovalSignal, 'requestId' | 'inputDigest' | 'decision' | 'by' | 'expiresAt'>,
+): ApprovalSigningPayload {
+  const payload: ApprovalSigningPayload = {
+    sessionId,
+    requestId: signal.requestId,
+    inputDigest: signal.inputDigest,
+    decision: signal.decision,
+    by: signal.by ?? '',
+  };
   if (signal.expiresAt !== undefined) payload.expiresAt = signal.expiresAt;
   return payload;
 }

@@ -2,7 +2,9 @@ import { z } from 'zod';
 
 /** One approver in the approvers file: an Ed25519 public key (SPKI PEM) and the groups the approver belongs to. */
 export const approverEntrySchema = z.strictObject({
-  publicKey: z.string().includes('BEGIN PUBLIC KEY', { message: 'publicKey must be an Ed25519 public key in SPKI PEM form (-----BEGIN PUBLIC KEY-----)' }),
+  publicKey: z.string().includes('BEGIN PUBLIC KEY', {
+    message: 'publicKey must be an Ed25519 public key in SPKI PEM form (-----BEGIN PUBLIC KEY-----)',
+  }),
   groups: z.array(z.string().min(1)).optional(),
 });
 export type ApproverEntry = z.infer<typeof approverEntrySchema>;
@@ -20,9 +22,15 @@ export const APPROVER_GROUP_PREFIX = 'group:';
  * Whether `name` is one of a session's approvers: listed by name, or a member of a listed `group:<g>` (membership as
  * the approvers file says). Pure: the worker and the console answer the same.
  */
-export function isSessionApprover(options: { name: string; sessionApprovers: readonly string[]; groups: readonly string[] }): boolean {
+export function isSessionApprover(options: {
+  name: string;
+  sessionApprovers: readonly string[];
+  groups: readonly string[];
+}): boolean {
   const { name, sessionApprovers, groups } = options;
   return sessionApprovers.some((entry) =>
-    entry.startsWith(APPROVER_GROUP_PREFIX) ? groups.includes(entry.slice(APPROVER_GROUP_PREFIX.length)) : entry === name,
+    entry.startsWith(APPROVER_GROUP_PREFIX)
+      ? groups.includes(entry.slice(APPROVER_GROUP_PREFIX.length))
+      : entry === name,
   );
 }

@@ -11,7 +11,9 @@ export interface StoredArtifact {
 }
 
 /** What `put` stores: text (`content`), bytes (`data`) or a file the tool wrote (`file`, moved). */
-export type ArtifactPutOptions = { sessionId: string; callId: string } & ({ content: string } | { data: Uint8Array } | { file: string });
+export type ArtifactPutOptions = { sessionId: string; callId: string } & (
+  { content: string } | { data: Uint8Array } | { file: string }
+);
 
 /** Where full tool outputs live outside Temporal history (claim check). Replace it to share one store between hosts. */
 export interface ArtifactStore {

@@ -47,7 +47,9 @@ export function callInputValue(call: Pick<ToolCall, 'input'>): unknown {
 
 function textFields(input: unknown): Array<[string, string]> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return [];
-  return Object.entries(input as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1].length >= MIN_REF_CHARS);
+  return Object.entries(input as Record<string, unknown>).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1].length >= MIN_REF_CHARS,
+  );
 }
 
 /** Keys of a ready plan that never hold a slice of the input. */
@@ -67,7 +69,8 @@ export function compactPlan(plan: CallPlan, options: { sameAsCall: boolean }): W
       let best: PlanStringRef | undefined;
       for (const [field, text] of sources) {
         const region = sharedRegion(value, text);
-        if (region === undefined || (best !== undefined && region.end - region.start <= best.end - best.start)) continue;
+        if (region === undefined || (best !== undefined && region.end - region.start <= best.end - best.start))
+          continue;
         const ref: PlanStringRef = { path, field, start: region.start, end: region.end };
         if (region.from > 0) ref.before = value.slice(0, region.from);
         if (region.to < value.length) ref.after = value.slice(region.to);
@@ -81,12 +84,15 @@ export function compactPlan(plan: CallPlan, options: { sameAsCall: boolean }): W
     }
     if (Array.isArray(value)) return value.map((item, index) => visit(item, [...path, index]));
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, visit(item, [...path, key])]));
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, visit(item, [...path, key])]),
+      );
     }
     return value;
   };
   const compact: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(plan)) compact[key] = OWN_KEYS.has(key) || sources.length === 0 ? value : visit(value, [key]);
+  for (const [key, value] of Object.entries(plan))
+    compact[key] = OWN_KEYS.has(key) || sources.length === 0 ? value : visit(value, [key]);
   if (options.sameAsCall) {
     delete compact.input;
     compact.inputFromCall = true;
@@ -103,11 +109,15 @@ const MAX_PROBES = 16;
  * The longest stretch of `value` found in `text` from a few probes (`value[from, to)` equals `text[start, end)`), when
  * it is at least `MIN_REF_CHARS` long. Linear in both lengths per probe.
  */
-function sharedRegion(value: string, text: string): { from: number; to: number; start: number; end: number } | undefined {
+function sharedRegion(
+  value: string,
+  text: string,
+): { from: number; to: number; start: number; end: number } | undefined {
   const exact = text.indexOf(value);
   if (exact !== -1) return { from: 0, to: value.length, start: exact, end: exact + value.length };
   const probes = [0];
-  for (let index = 0; index < value.length && probes.length < MAX_PROBES; index += 1) if (SEPARATORS.has(value[index] ?? '')) probes.push(index + 1);
+  for (let index = 0; index < value.length && probes.length < MAX_PROBES; index += 1)
+    if (SEPARATORS.has(value[index] ?? '')) probes.push(index + 1);
   let best: { from: number; to: number; start: number; end: number } | undefined;
   for (const probe of probes) {
     if (probe + MIN_REF_CHARS > value.length) continue;
@@ -140,7 +150,11 @@ export function expandPlan(wire: WireCallPlan, call: Pick<ToolCall, 'input'>): C
   for (const ref of refs) {
     const source = fields[ref.field];
     if (typeof source !== 'string') continue;
-    setAt(plan as unknown as Record<string, unknown>, ref.path, `${ref.before ?? ''}${source.slice(ref.start, ref.end)}${ref.after ?? ''}`);
+    setAt(
+      plan as unknown as Record<string, unknown>,
+      ref.path,
+      `${ref.before ?? ''}${source.slice(ref.start, ref.end)}${ref.after ?? ''}`,
+    );
   }
   return plan;
 }

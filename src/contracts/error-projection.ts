@@ -1,7 +1,12 @@
 import { ERROR_PROJECTION } from './defaults.js';
 
 /** Messages of wrapper errors that say nothing by themselves; projection skips them to reach the cause. */
-const WRAPPER_MESSAGES = new Set(['', 'Activity task failed', 'Activity execution failed', 'Workflow execution failed']);
+const WRAPPER_MESSAGES = new Set([
+  '',
+  'Activity task failed',
+  'Activity execution failed',
+  'Workflow execution failed',
+]);
 
 function messageOf(error: unknown): string | undefined {
   if (typeof error === 'string') return error;

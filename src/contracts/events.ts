@@ -25,7 +25,14 @@ export type SessionEvent =
        */
       groups?: string[][];
     })
-  | (EventBase & { type: 'PermissionRequested'; callId: string; requestId: string; toolName: string; reason?: string; policyVersion?: number })
+  | (EventBase & {
+      type: 'PermissionRequested';
+      callId: string;
+      requestId: string;
+      toolName: string;
+      reason?: string;
+      policyVersion?: number;
+    })
   | (EventBase & {
       type: 'PermissionResolved';
       callId: string;
@@ -36,7 +43,15 @@ export type SessionEvent =
       /** The session policy's version the decision was made under. */
       policyVersion?: number;
     })
-  | (EventBase & { type: 'PermissionDenied'; callId: string; requestId?: string; reason: string; source: string; by?: string; policyVersion?: number })
+  | (EventBase & {
+      type: 'PermissionDenied';
+      callId: string;
+      requestId?: string;
+      reason: string;
+      source: string;
+      by?: string;
+      policyVersion?: number;
+    })
   | (EventBase & {
       /** A `setPolicy` update changed the session's rules or mode; `released`/`denied`: waiting calls it decided. */
       type: 'PolicyChanged';
@@ -135,12 +150,21 @@ export type SessionEvent =
       callId: string;
       toolName: string;
     })
-  | (EventBase & { type: 'ApprovalIgnored'; requestId: string; reason: Exclude<ApprovalIgnoredReason, 'hook_answered_first'>; detail?: string });
+  | (EventBase & {
+      type: 'ApprovalIgnored';
+      requestId: string;
+      reason: Exclude<ApprovalIgnoredReason, 'hook_answered_first'>;
+      detail?: string;
+    });
 
 export type SessionEventType = SessionEvent['type'];
 
 /** An event before the log assigns its position and time. */
-export type NewSessionEvent = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'seq' | 'at'> : never) : never;
+export type NewSessionEvent = SessionEvent extends infer E
+  ? E extends SessionEvent
+    ? Omit<E, 'seq' | 'at'>
+    : never
+  : never;
 
 export interface EventsPage {
   events: SessionEvent[];

@@ -45,7 +45,10 @@ export function compileGlob(pattern: string): PathMatcher {
   try {
     source = picomatch.makeRe(pattern, COMPILE_OPTIONS).source;
   } catch (error) {
-    const detail = error instanceof Error ? error.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '') : String(error);
+    const detail =
+      error instanceof Error
+        ? error.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '')
+        : String(error);
     throw new GlobSyntaxError(`Invalid glob pattern ${pattern}: ${detail}`);
   }
   for (const guard of SEGMENT_GUARDS) source = source.split(guard).join('');
@@ -54,7 +57,9 @@ export function compileGlob(pattern: string): PathMatcher {
     compiled = RE2JS.compile(source, RE2JS.DOTALL);
   } catch (error) {
     if (!(error instanceof RE2JSException)) throw error;
-    throw new GlobSyntaxError(`Invalid glob pattern ${pattern}: ${error.message.replace(/^error parsing regexp: /, '')}`);
+    throw new GlobSyntaxError(
+      `Invalid glob pattern ${pattern}: ${error.message.replace(/^error parsing regexp: /, '')}`,
+    );
   }
   // picomatch's `isMatch` also accepts the pattern itself, spelt literally (`a(1).txt`, `[id].ts`).
   const matcher: PathMatcher = { test: (path) => path === pattern || compiled.test(path) };

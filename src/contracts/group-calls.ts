@@ -14,7 +14,11 @@ export interface GroupableCall {
  * runs alone. A group also closes before a call that would take its inputs past `maxGroupBytes` (a call alone is never
  * split). Returns groups of call ids.
  */
-export function groupCalls(calls: readonly GroupableCall[], maxConcurrency: number, maxGroupBytes: number = PAYLOAD_LIMITS.groupInputBytes): string[][] {
+export function groupCalls(
+  calls: readonly GroupableCall[],
+  maxConcurrency: number,
+  maxGroupBytes: number = PAYLOAD_LIMITS.groupInputBytes,
+): string[][] {
   const cap = Math.max(1, Math.trunc(maxConcurrency));
   let openBytes = 0;
   const groups: string[][] = [];

@@ -7,7 +7,9 @@ import { texts } from './texts.js';
 
 /** The texts of hook answers that add context, in order; empty or missing ones add nothing. */
 export function hookContextOf(answers: ReadonlyArray<{ additionalContext?: unknown }>): string[] {
-  return answers.flatMap((answer) => (typeof answer.additionalContext === 'string' && answer.additionalContext !== '' ? [answer.additionalContext] : []));
+  return answers.flatMap((answer) =>
+    typeof answer.additionalContext === 'string' && answer.additionalContext !== '' ? [answer.additionalContext] : [],
+  );
 }
 
 /** One call's context: its PreToolUse hooks' (from Prepare), then its PostToolUse hooks' (from Execute). */

@@ -42,7 +42,9 @@ export const pendingApprovalsQuery = defineQuery<ApprovalRequest[]>('pendingAppr
 export const pendingClientCallsQuery = defineQuery<PendingClientCall[]>('pendingClientCalls');
 
 /** The client's answer to a parked client-tool call; unknown or already answered call ids are rejected. */
-export const submitToolResultUpdate = defineUpdate<SubmitToolResultResult, [SubmitToolResultRequest]>('submitToolResult');
+export const submitToolResultUpdate = defineUpdate<SubmitToolResultResult, [SubmitToolResultRequest]>(
+  'submitToolResult',
+);
 
 /** What the session did with each `approval` signal, oldest first (wire contract v1.1; bounded). */
 export const approvalDecisionsQuery = defineQuery<ApprovalDecisionRecord[]>('approvalDecisions');
@@ -59,7 +61,10 @@ export const backgroundTasksQuery = defineQuery<BackgroundTaskView[]>('backgroun
 export const pendingApprovalsSearchAttribute = 'SwitchyardPendingApprovals';
 
 /** Typed key of that search attribute. */
-export const pendingApprovalsSearchAttributeKey = defineSearchAttributeKey(pendingApprovalsSearchAttribute, SearchAttributeType.INT);
+export const pendingApprovalsSearchAttributeKey = defineSearchAttributeKey(
+  pendingApprovalsSearchAttribute,
+  SearchAttributeType.INT,
+);
 
 /** Session state (todo list and other tool-set keys) and remembered rules; not part of the wire contract v1. */
 export interface SessionStateView {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 interface ZodDefinition {
   type: string;
@@ -10,7 +11,8 @@ interface ZodDefinition {
   shape?: Record<string, z.ZodType>;
 }
 
-const definitionOf = (schema: z.ZodType): ZodDefinition => (schema as unknown as { _zod: { def: ZodDefinition } })._zod.def;
+const definitionOf = (schema: z.ZodType): ZodDefinition =>
+  (schema as unknown as { _zod: { def: ZodDefinition } })._zod.def;
 
 /** A field may be left out but may not be null: a `null` for it is a strict-mode model's way of leaving it out. */
 function optionalNotNullable(field: z.ZodType): boolean {
@@ -31,7 +33,9 @@ function withoutNullsByZod(schema: z.ZodType, value: unknown): unknown {
     case 'pipe':
       return definition.in === undefined ? value : withoutNullsByZod(definition.in, value);
     case 'array':
-      return Array.isArray(value) && definition.element !== undefined ? value.map((item) => withoutNullsByZod(definition.element as z.ZodType, item)) : value;
+      return Array.isArray(value) && definition.element !== undefined
+        ? value.map((item) => withoutNullsByZod(definition.element as z.ZodType, item))
+        : value;
     case 'object': {
       if (!isRecord(value) || definition.shape === undefined) return value;
       const shape = definition.shape;

@@ -101,17 +101,24 @@ export function ruleMatches(rule: ParsedRule, subject: RuleSubject, options: { b
     case 'text': {
       if (rule.content.endsWith(':*')) {
         const prefix = rule.content.slice(0, -2);
-        return content === prefix || content.startsWith(`${prefix} `) || (subject.contentKind === 'text' && content.startsWith(prefix));
+        return (
+          content === prefix ||
+          content.startsWith(`${prefix} `) ||
+          (subject.contentKind === 'text' && content.startsWith(prefix))
+        );
       }
       return content === rule.content;
     }
     case 'path': {
       const pattern = rule.content.startsWith('//') ? rule.content.slice(1) : rule.content;
-      const beneath = (literal: string, path: string): boolean => options.beneath === true && !isGlobPattern(literal) && path.startsWith(`${literal.replace(/\/+$/, '')}/`);
+      const beneath = (literal: string, path: string): boolean =>
+        options.beneath === true && !isGlobPattern(literal) && path.startsWith(`${literal.replace(/\/+$/, '')}/`);
       if (pattern.startsWith('/')) return ruleGlobMatches(pattern, content) || beneath(pattern, content);
       const relative = relativeTo(subject.cwd, content);
       const relativePattern = pattern.replace(/^\.\//, '');
-      return relative !== undefined && (ruleGlobMatches(relativePattern, relative) || beneath(relativePattern, relative));
+      return (
+        relative !== undefined && (ruleGlobMatches(relativePattern, relative) || beneath(relativePattern, relative))
+      );
     }
     case 'url': {
       if (rule.content.startsWith('domain:')) {
@@ -129,7 +136,11 @@ export function ruleMatches(rule: ParsedRule, subject: RuleSubject, options: { b
 }
 
 /** The first rule of a list that matches, if any (`beneath`: see `ruleMatches`). */
-export function findMatchingRule(rules: readonly ParsedRule[], subject: RuleSubject, options: { beneath?: boolean } = {}): ParsedRule | undefined {
+export function findMatchingRule(
+  rules: readonly ParsedRule[],
+  subject: RuleSubject,
+  options: { beneath?: boolean } = {},
+): ParsedRule | undefined {
   return rules.find((rule) => ruleMatches(rule, subject, options));
 }
 
@@ -180,7 +191,8 @@ export function bashGlobMatches(pattern: string, path: string): boolean {
   const pathSegments = path.split('/');
   const tree = patternSegments.at(-1) === '**';
   if (tree) patternSegments.pop();
-  if (tree ? pathSegments.length <= patternSegments.length : pathSegments.length !== patternSegments.length) return false;
+  if (tree ? pathSegments.length <= patternSegments.length : pathSegments.length !== patternSegments.length)
+    return false;
   return patternSegments.every((segment, index) => segmentMatches(segment, pathSegments[index] ?? ''));
 }
 
@@ -206,7 +218,8 @@ export function readRuleMayMatch(rule: ParsedRule, readPath: string, cwd: string
   if (rule.content === undefined) return true;
   // A read that could not be located (an expansion, a directory too large to list) may be any file: fail closed.
   if (!readPath.startsWith('/')) return true;
-  if (!GLOB_CHAR.test(readPath)) return ruleMatches(rule, { toolName: 'Read', content: readPath, contentKind: 'path', cwd }, { beneath: true });
+  if (!GLOB_CHAR.test(readPath))
+    return ruleMatches(rule, { toolName: 'Read', content: readPath, contentKind: 'path', cwd }, { beneath: true });
   const denied = absolutePattern(rule.content, cwd);
   if (!isGlobPattern(denied)) return bashGlobMatches(readPath, denied);
   const readLiteral = readPath.slice(0, readPath.search(GLOB_CHAR));
@@ -242,7 +255,12 @@ export function checkReadPaths(options: {
     const allowed =
       readPath.startsWith('/') &&
       !GLOB_CHAR.test(readPath) &&
-      rules.allow.some((rule) => rule.toolName === 'Read' && rule.content !== undefined && ruleMatches(rule, { toolName: 'Read', content: readPath, contentKind: 'path', cwd }));
+      rules.allow.some(
+        (rule) =>
+          rule.toolName === 'Read' &&
+          rule.content !== undefined &&
+          ruleMatches(rule, { toolName: 'Read', content: readPath, contentKind: 'path', cwd }),
+      );
     if (!inside && !allowed) findings.unconfined = readPath;
   }
   return findings;

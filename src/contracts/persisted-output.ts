@@ -15,7 +15,10 @@ export function formatBytes(bytes: number): string {
  * The first `limit` characters, cut at the last newline when that newline falls in the second half; `hasMore` when
  * anything was left out.
  */
-export function previewFirstChars(content: string, limit: number = PERSISTED_PREVIEW_CHARS): { preview: string; hasMore: boolean } {
+export function previewFirstChars(
+  content: string,
+  limit: number = PERSISTED_PREVIEW_CHARS,
+): { preview: string; hasMore: boolean } {
   if (content.length <= limit) return { preview: content, hasMore: false };
   const head = content.slice(0, limit);
   const lastNewline = head.lastIndexOf('\n');
@@ -23,11 +26,17 @@ export function previewFirstChars(content: string, limit: number = PERSISTED_PRE
 }
 
 /** The last `limit` characters, cut after the first newline when it falls in the first half (for tail-keeping tools). */
-export function previewLastChars(content: string, limit: number = PERSISTED_PREVIEW_CHARS): { preview: string; hasMore: boolean } {
+export function previewLastChars(
+  content: string,
+  limit: number = PERSISTED_PREVIEW_CHARS,
+): { preview: string; hasMore: boolean } {
   if (content.length <= limit) return { preview: content, hasMore: false };
   const tail = content.slice(-limit);
   const firstNewline = tail.indexOf('\n');
-  return { preview: firstNewline >= 0 && firstNewline < limit / 2 ? tail.slice(firstNewline + 1) : tail, hasMore: true };
+  return {
+    preview: firstNewline >= 0 && firstNewline < limit / 2 ? tail.slice(firstNewline + 1) : tail,
+    hasMore: true,
+  };
 }
 
 export interface PersistedOutputEnvelopeInput {
@@ -45,12 +54,28 @@ export function formatPersistedOutputEnvelope(input: PersistedOutputEnvelopeInpu
   const header = `Output too large (${formatBytes(input.originalBytes)}). Full output saved to: ${input.persistedPath}`;
   if (input.keep === 'tail') {
     const preview = previewLastChars(input.content, previewChars);
-    return [PERSISTED_OUTPUT_OPEN_TAG, header, '', `Preview (last ${formatBytes(previewChars)}):`, preview.hasMore ? '...' : undefined, preview.preview, PERSISTED_OUTPUT_CLOSE_TAG]
+    return [
+      PERSISTED_OUTPUT_OPEN_TAG,
+      header,
+      '',
+      `Preview (last ${formatBytes(previewChars)}):`,
+      preview.hasMore ? '...' : undefined,
+      preview.preview,
+      PERSISTED_OUTPUT_CLOSE_TAG,
+    ]
       .filter((line): line is string => line !== undefined)
       .join('\n');
   }
   const preview = previewFirstChars(input.content, previewChars);
-  return [PERSISTED_OUTPUT_OPEN_TAG, header, '', `Preview (first ${formatBytes(previewChars)}):`, preview.preview, preview.hasMore ? '...' : undefined, PERSISTED_OUTPUT_CLOSE_TAG]
+  return [
+    PERSISTED_OUTPUT_OPEN_TAG,
+    header,
+    '',
+    `Preview (first ${formatBytes(previewChars)}):`,
+    preview.preview,
+    preview.hasMore ? '...' : undefined,
+    PERSISTED_OUTPUT_CLOSE_TAG,
+  ]
     .filter((line): line is string => line !== undefined)
     .join('\n');
 }

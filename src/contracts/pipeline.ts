@@ -44,7 +44,8 @@ export interface SessionContext {
 }
 
 /** A call as Plan sees it: enough to group it, nothing more. */
-export type PlannedCall = { kind: 'planned'; callId: string; toolName: string; concurrentSafe: boolean } | RejectedCallPlan;
+export type PlannedCall =
+  { kind: 'planned'; callId: string; toolName: string; concurrentSafe: boolean } | RejectedCallPlan;
 
 export interface PlanCallsInput {
   session: SessionContext;
@@ -102,7 +103,9 @@ export type ExecutionPlan = Pick<ReadyCallPlan, 'callId' | 'toolName' | 'input' 
 
 export function executionPlan(plan: ReadyCallPlan): ExecutionPlan {
   const { callId, toolName, input, timeoutMs, stopTurnOnSuccess } = plan;
-  return timeoutMs === undefined ? { callId, toolName, input, stopTurnOnSuccess } : { callId, toolName, input, timeoutMs, stopTurnOnSuccess };
+  return timeoutMs === undefined
+    ? { callId, toolName, input, stopTurnOnSuccess }
+    : { callId, toolName, input, timeoutMs, stopTurnOnSuccess };
 }
 
 export interface ExecuteCallInput {
@@ -124,7 +127,10 @@ export interface ExecuteCallInput {
  * What one execution produced; the workflow adds the timings it measured and the permission wait. Its `content` holds
  * only the image blocks: the workflow puts the final text form in front when it hands the result out.
  */
-export interface CallOutcome extends Pick<ToolResult, 'status' | 'modelContent' | 'content' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl' | 'sandboxed'> {
+export interface CallOutcome extends Pick<
+  ToolResult,
+  'status' | 'modelContent' | 'content' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl' | 'sandboxed'
+> {
   /** Why a call that started a process ran it outside the sandbox (`sandboxed: false`), for the session's details. */
   unsandboxedReason?: string;
   /** Session-state keys the call sets (its context modifier). */

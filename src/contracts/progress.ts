@@ -69,7 +69,10 @@ function stringField(value: unknown, name: string): string | undefined {
  * A call's progress from its activity's decoded heartbeat details; undefined for details that are not an execute
  * activity's (an older worker's, another activity's). `heartbeatAt` falls back to the details' own time.
  */
-export function toolProgressFromHeartbeat(details: unknown, options: { attempt: number; heartbeatAt?: Date }): ToolProgress | undefined {
+export function toolProgressFromHeartbeat(
+  details: unknown,
+  options: { attempt: number; heartbeatAt?: Date },
+): ToolProgress | undefined {
   if (details === null || typeof details !== 'object') return undefined;
   const callId = stringField(details, 'callId');
   const toolName = stringField(details, 'toolName');

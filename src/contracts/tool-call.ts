@@ -59,15 +59,20 @@ export function oversizeRequestReason(
   } catch (error) {
     return `calls cannot be serialized (${error instanceof Error ? error.message : String(error)})`;
   }
-  const bytes = Array.isArray(calls) ? sizes.reduce((sum, size) => sum + size, 0) + Math.max(2, items.length + 1) : (sizes[0] ?? 0);
-  if (bytes > limitBytes) return `calls are ${bytes} bytes of JSON, over the ${limitBytes}-byte limit per request; store large content in a file and pass its path`;
+  const bytes = Array.isArray(calls)
+    ? sizes.reduce((sum, size) => sum + size, 0) + Math.max(2, items.length + 1)
+    : (sizes[0] ?? 0);
+  if (bytes > limitBytes)
+    return `calls are ${bytes} bytes of JSON, over the ${limitBytes}-byte limit per request; store large content in a file and pass its path`;
   if (!Array.isArray(calls)) return undefined;
   for (const [index, call] of items.entries()) {
     if (call === null || typeof call !== 'object') continue;
     const { id, name, input } = call as Partial<ToolCall>;
     const label = typeof id === 'string' ? `call "${id.slice(0, 40)}${id.length > 40 ? '…' : ''}"` : 'a call';
-    if (typeof id === 'string' && id.length > limits.callIdChars) return `${label} has an id of ${id.length} characters, over the ${limits.callIdChars}-character limit`;
-    if (typeof name === 'string' && name.length > limits.callNameChars) return `${label} names a tool of ${name.length} characters, over the ${limits.callNameChars}-character limit`;
+    if (typeof id === 'string' && id.length > limits.callIdChars)
+      return `${label} has an id of ${id.length} characters, over the ${limits.callIdChars}-character limit`;
+    if (typeof name === 'string' && name.length > limits.callNameChars)
+      return `${label} names a tool of ${name.length} characters, over the ${limits.callNameChars}-character limit`;
     if ((sizes[index] ?? 0) <= limits.callInputBytes) continue;
     const inputBytes = callInputBytes({ input });
     if (inputBytes > limits.callInputBytes) {

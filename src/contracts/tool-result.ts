@@ -53,7 +53,8 @@ export type ImageMediaType = (typeof imageMediaTypes)[number];
  * - `image`: the bytes live in the artifact store under `artifact` (`switchyard-artifact://…`); history holds only
  *   this reference. `bytes` is the image's size.
  */
-export type ContentBlock = { type: 'text'; text: string } | { type: 'image'; mediaType: ImageMediaType; artifact: string; bytes?: number };
+export type ContentBlock =
+  { type: 'text'; text: string } | { type: 'image'; mediaType: ImageMediaType; artifact: string; bytes?: number };
 
 /** One result per call, in call order (wire contract). */
 export interface ToolResult {

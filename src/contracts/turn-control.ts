@@ -37,14 +37,21 @@ export interface TurnControlSources {
  * 3. a PreToolUse hook's stop, when nothing above said anything.
  */
 export function turnControlOf(sources: TurnControlSources): TurnControl | undefined {
-  let control = sources.current ?? (sources.stopOnSuccess === true ? { stopTurn: true, reason: toolStopReason(sources.toolName) } : undefined);
-  if (sources.postToolUse !== undefined && control?.stopTurn !== true) control = { stopTurn: true, reason: sources.postToolUse.reason };
-  if (control === undefined && sources.preToolUse !== undefined) control = { stopTurn: true, reason: sources.preToolUse.reason };
+  let control =
+    sources.current ??
+    (sources.stopOnSuccess === true ? { stopTurn: true, reason: toolStopReason(sources.toolName) } : undefined);
+  if (sources.postToolUse !== undefined && control?.stopTurn !== true)
+    control = { stopTurn: true, reason: sources.postToolUse.reason };
+  if (control === undefined && sources.preToolUse !== undefined)
+    control = { stopTurn: true, reason: sources.preToolUse.reason };
   return control;
 }
 
 /** Why a finished call stops its turn, or undefined when it does not. */
-export function turnStopReason(result: { toolName: string; turnControl?: TurnControl | undefined }): string | undefined {
+export function turnStopReason(result: {
+  toolName: string;
+  turnControl?: TurnControl | undefined;
+}): string | undefined {
   if (result.turnControl?.stopTurn !== true) return undefined;
   return result.turnControl.reason ?? toolStopReason(result.toolName);
 }

@@ -44,7 +44,10 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
  * `Authorization: Bearer <token>` (401 otherwise) and a Host header naming this address (a page in a browser cannot
  * reach it through DNS rebinding). Each MCP session (one `initialize`) gets its own server on the shared gateway.
  */
-export async function startGatewayHttp(gateway: SwitchyardGateway, options: { port: number; token: string }): Promise<GatewayHttpServer> {
+export async function startGatewayHttp(
+  gateway: SwitchyardGateway,
+  options: { port: number; token: string },
+): Promise<GatewayHttpServer> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
   const server = createServer((req, res) => {
@@ -68,7 +71,8 @@ export async function startGatewayHttp(gateway: SwitchyardGateway, options: { po
       let transport = mcpSession === undefined ? undefined : transports.get(mcpSession);
       if (transport === undefined) {
         if (mcpSession !== undefined) return fail(res, 404, `no MCP session "${mcpSession}" (initialize again)`);
-        if (req.method !== 'POST' || !isInitializeRequest(body)) return fail(res, 400, 'no MCP session: send initialize first');
+        if (req.method !== 'POST' || !isInitializeRequest(body))
+          return fail(res, 400, 'no MCP session: send initialize first');
         const created = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           enableDnsRebindingProtection: true,

@@ -16,7 +16,10 @@ export interface McpCallResult {
  * the store no longer has becomes a text line naming it). `isError` follows the result, so a denial, a timeout or a
  * cancelled call reads as a failure to the client.
  */
-export async function mcpResultOf(result: ToolResult, artifacts: Pick<ArtifactStore, 'readBytes'>): Promise<McpCallResult> {
+export async function mcpResultOf(
+  result: ToolResult,
+  artifacts: Pick<ArtifactStore, 'readBytes'>,
+): Promise<McpCallResult> {
   const content: McpContent[] = [{ type: 'text', text: result.modelContent }];
   for (const block of result.content ?? []) {
     if (block.type !== 'image') continue;

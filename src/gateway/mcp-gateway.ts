@@ -39,7 +39,10 @@ export interface McpToolListing {
 
 /** What a call waiting for a human tells the client (an MCP progress message). */
 export function waitingForApprovalMessage(request: ApprovalRequest, sessionId: string): string {
-  const what = request.preview === undefined ? request.toolName : `${request.toolName}: ${request.preview.split('\n')[0]?.slice(0, 120) ?? ''}`;
+  const what =
+    request.preview === undefined
+      ? request.toolName
+      : `${request.toolName}: ${request.preview.split('\n')[0]?.slice(0, 120) ?? ''}`;
   return `waiting for approval of ${what} (request ${request.requestId}): \`switchyard approve ${request.requestId} --session ${sessionId}\`, or see \`switchyard pending\``;
 }
 
@@ -62,7 +65,10 @@ export class SwitchyardGateway {
   constructor(options: GatewayOptions) {
     this.#options = options;
     this.#listing = listTools(options.tools);
-    this.#batcher = new TurnBatcher((calls) => this.#runTurn(calls), { windowMs: options.batchWindowMs ?? 25, maxCalls: options.maxCallsPerTurn ?? 64 });
+    this.#batcher = new TurnBatcher((calls) => this.#runTurn(calls), {
+      windowMs: options.batchWindowMs ?? 25,
+      maxCalls: options.maxCallsPerTurn ?? 64,
+    });
   }
 
   get sessionId(): string {
@@ -99,7 +105,10 @@ export class SwitchyardGateway {
           ? undefined
           : async (message: string): Promise<void> => {
               step += 1;
-              await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } });
+              await extra.sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: step, message },
+              });
             };
       return this.callTool(request.params.name, request.params.arguments ?? {}, progress);
     });
@@ -109,7 +118,11 @@ export class SwitchyardGateway {
   async #runTurn(calls: Parameters<SwitchyardClient['executeTurnWithStart']>[1]['calls']): Promise<TurnResult> {
     const { switchyard, sessionId, sessionOptions } = this.#options;
     for (const call of calls) this.#attached.add(call.id);
-    return switchyard.executeTurnWithStart(sessionId, { turnId: `${GATEWAY_TURN_PREFIX}${randomUUID()}`, calls }, sessionOptions);
+    return switchyard.executeTurnWithStart(
+      sessionId,
+      { turnId: `${GATEWAY_TURN_PREFIX}${randomUUID()}`, calls },
+      sessionOptions,
+    );
   }
 
   /** A pending gateway call with the same tool and input that nobody in this process awaits: its result. */
@@ -122,14 +135,19 @@ export class SwitchyardGateway {
       return undefined; // no session yet
     }
     const match = pending.find(
-      (request) => request.turnId.startsWith(GATEWAY_TURN_PREFIX) && request.toolName === name && !this.#attached.has(request.callId) && sameJson(request.input, args),
+      (request) =>
+        request.turnId.startsWith(GATEWAY_TURN_PREFIX) &&
+        request.toolName === name &&
+        !this.#attached.has(request.callId) &&
+        sameJson(request.input, args),
     );
     if (match === undefined) return undefined;
     this.#attached.add(match.callId);
     const turn = session.workflow.getUpdateHandle<TurnResult>(match.turnId).result();
     const result = turn.then((value) => {
       const found = value.results.find((candidate) => candidate.callId === match.callId);
-      if (found === undefined) throw new Error(`the turn "${match.turnId}" returned no result for call "${match.callId}"`);
+      if (found === undefined)
+        throw new Error(`the turn "${match.turnId}" returned no result for call "${match.callId}"`);
       return found;
     });
     return { callId: match.callId, result };

@@ -41,7 +41,8 @@ export class TurnBatcher {
       (turn) => {
         for (const entry of batch) {
           const result = turn.results.find((candidate) => candidate.callId === entry.call.id);
-          if (result === undefined) entry.reject(new Error(`the turn "${turn.turnId}" returned no result for call "${entry.call.id}"`));
+          if (result === undefined)
+            entry.reject(new Error(`the turn "${turn.turnId}" returned no result for call "${entry.call.id}"`));
           else entry.resolve(result);
         }
       },

@@ -47,7 +47,12 @@ function preToolUseResult(output: HookOutput): PreToolUseHookResult | undefined 
   const legacy = output.decision === 'approve' ? 'allow' : output.decision === 'block' ? 'deny' : undefined;
   const decision = specific?.permissionDecision ?? output.permissionDecision ?? legacy;
   // The reason comes with the decision's own form.
-  const reason = specific?.permissionDecision != null ? specific.permissionDecisionReason : output.permissionDecision != null ? output.permissionDecisionReason : output.reason;
+  const reason =
+    specific?.permissionDecision != null
+      ? specific.permissionDecisionReason
+      : output.permissionDecision != null
+        ? output.permissionDecisionReason
+        : output.reason;
   return compact<PreToolUseHookResult>({
     permissionDecision: decision ?? undefined,
     permissionDecisionReason: decision == null ? undefined : (reason ?? undefined),
@@ -65,23 +70,36 @@ function permissionRequestResult(output: HookOutput, label: string): PermissionR
   let result: { behavior: PermissionRequestBehavior; message?: string | null; updatedInput?: unknown } | undefined;
   if (specific?.decision != null) result = specific.decision;
   else {
-    const flat = specific?.permissionDecision != null ? specific : output.permissionDecision != null ? output : undefined;
+    const flat =
+      specific?.permissionDecision != null ? specific : output.permissionDecision != null ? output : undefined;
     if (flat?.permissionDecision === 'allow' || flat?.permissionDecision === 'deny') {
-      result = { behavior: flat.permissionDecision, message: flat.permissionDecisionReason, updatedInput: flat.updatedInput };
+      result = {
+        behavior: flat.permissionDecision,
+        message: flat.permissionDecisionReason,
+        updatedInput: flat.updatedInput,
+      };
     } else if (flat === undefined && output.decision != null) {
-      result = { behavior: output.decision === 'approve' ? 'allow' : 'deny', message: output.reason, updatedInput: output.updatedInput };
+      result = {
+        behavior: output.decision === 'approve' ? 'allow' : 'deny',
+        message: output.reason,
+        updatedInput: output.updatedInput,
+      };
     }
   }
   if (result === undefined) return undefined;
   // Allowing the original input when the hook meant to allow a changed one would run what it did not approve.
-  if (result.behavior === 'allow' && result.updatedInput != null) throw new Error(`${label} allowed with updatedInput, which PermissionRequest hooks cannot apply`);
-  return result.message == null ? { behavior: result.behavior } : { behavior: result.behavior, message: result.message };
+  if (result.behavior === 'allow' && result.updatedInput != null)
+    throw new Error(`${label} allowed with updatedInput, which PermissionRequest hooks cannot apply`);
+  return result.message == null
+    ? { behavior: result.behavior }
+    : { behavior: result.behavior, message: result.message };
 }
 
 function postToolUseResult(output: HookOutput): PostToolUseHookResult | undefined {
-  const context = [output.hookSpecificOutput?.additionalContext ?? output.additionalContext, output.decision === 'block' ? output.reason : undefined].filter(
-    (text): text is string => typeof text === 'string' && text !== '',
-  );
+  const context = [
+    output.hookSpecificOutput?.additionalContext ?? output.additionalContext,
+    output.decision === 'block' ? output.reason : undefined,
+  ].filter((text): text is string => typeof text === 'string' && text !== '');
   return compact<PostToolUseHookResult>({
     additionalContext: context.length === 0 ? undefined : context.join('\n'),
     updatedMCPToolOutput: output.hookSpecificOutput?.updatedMCPToolOutput ?? undefined,
@@ -112,7 +130,13 @@ export function commandHooks(
 ): SwitchyardHooks {
   const each = <T>(event: HookEventName, make: (hook: CommandHookConfig, matcher: string | undefined) => T): T[] =>
     (settings.hooks?.[event] ?? []).flatMap((group) => group.hooks.map((hook) => make(hook, group.matcher)));
-  const context = (event: HookEventName, hook: CommandHookConfig, cwd: string, stdin: Record<string, unknown>, run?: HookRunContext): CommandHookRun => ({
+  const context = (
+    event: HookEventName,
+    hook: CommandHookConfig,
+    cwd: string,
+    stdin: Record<string, unknown>,
+    run?: HookRunContext,
+  ): CommandHookRun => ({
     event,
     hook,
     cwd,
@@ -129,25 +153,45 @@ export function commandHooks(
     withMatcher(matcher, {
       async run(input: PreToolUseHookInput, run?: HookRunContext): Promise<PreToolUseHookResult | undefined> {
         const outcome = await runForEvent(context('PreToolUse', hook, input.cwd, baseStdin('PreToolUse', input), run));
-        if (outcome.kind === 'block') return { permissionDecision: 'deny', permissionDecisionReason: outcome.reason || `Blocked by ${label('PreToolUse', hook)}` };
+        if (outcome.kind === 'block')
+          return {
+            permissionDecision: 'deny',
+            permissionDecisionReason: outcome.reason || `Blocked by ${label('PreToolUse', hook)}`,
+          };
         return outcome.output === undefined ? undefined : preToolUseResult(outcome.output);
       },
     }),
   );
   const permissionRequest = each('PermissionRequest', (hook, matcher): PermissionRequestHook =>
     withMatcher(matcher, {
-      async run(input: PermissionRequestHookInput, run?: HookRunContext): Promise<PermissionRequestHookResult | undefined> {
-        const stdin = { ...baseStdin('PermissionRequest', input), permission_request_id: input.requestId, reason: input.reason };
+      async run(
+        input: PermissionRequestHookInput,
+        run?: HookRunContext,
+      ): Promise<PermissionRequestHookResult | undefined> {
+        const stdin = {
+          ...baseStdin('PermissionRequest', input),
+          permission_request_id: input.requestId,
+          reason: input.reason,
+        };
         const outcome = await runForEvent(context('PermissionRequest', hook, input.cwd, stdin, run));
-        if (outcome.kind === 'block') return { behavior: 'deny', message: outcome.reason || `Denied by ${label('PermissionRequest', hook)}` };
-        return outcome.output === undefined ? undefined : permissionRequestResult(outcome.output, label('PermissionRequest', hook));
+        if (outcome.kind === 'block')
+          return { behavior: 'deny', message: outcome.reason || `Denied by ${label('PermissionRequest', hook)}` };
+        return outcome.output === undefined
+          ? undefined
+          : permissionRequestResult(outcome.output, label('PermissionRequest', hook));
       },
     }),
   );
   const postToolUse = each('PostToolUse', (hook, matcher): PostToolUseHook =>
     withMatcher(matcher, {
       async run(input: PostToolUseHookInput): Promise<PostToolUseHookResult | undefined> {
-        const stdin = { ...baseStdin('PostToolUse', input), tool_response: input.toolOutput ?? { content: input.toolResponse.content, isError: input.toolResponse.isError } };
+        const stdin = {
+          ...baseStdin('PostToolUse', input),
+          tool_response: input.toolOutput ?? {
+            content: input.toolResponse.content,
+            isError: input.toolResponse.isError,
+          },
+        };
         const outcome = await runForEvent(context('PostToolUse', hook, input.cwd, stdin));
         if (outcome.kind === 'block') return outcome.reason === '' ? undefined : { additionalContext: outcome.reason };
         return outcome.output === undefined ? undefined : postToolUseResult(outcome.output);
@@ -157,7 +201,11 @@ export function commandHooks(
   const postToolUseFailure = each('PostToolUseFailure', (hook, matcher): PostToolUseFailureHook =>
     withMatcher(matcher, {
       async run(input: PostToolUseFailureHookInput): Promise<PostToolUseHookResult | undefined> {
-        const stdin = { ...baseStdin('PostToolUseFailure', input), error: input.error, is_interrupt: input.isInterrupt };
+        const stdin = {
+          ...baseStdin('PostToolUseFailure', input),
+          error: input.error,
+          is_interrupt: input.isInterrupt,
+        };
         const outcome = await runForEvent(context('PostToolUseFailure', hook, input.cwd, stdin));
         if (outcome.kind === 'block') return outcome.reason === '' ? undefined : { additionalContext: outcome.reason };
         return outcome.output === undefined ? undefined : postToolUseResult(outcome.output);

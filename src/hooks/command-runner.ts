@@ -83,19 +83,27 @@ export async function runCommandHook(options: {
   const stderr = (typeof result.stderr === 'string' ? result.stderr : '').trim();
   if (result.exitCode === undefined) {
     if (result.signal !== undefined) return { kind: 'error', message: `was killed by ${result.signal}` };
-    return { kind: 'error', message: `failed to start: ${(result.originalMessage || result.shortMessage || 'unknown error').replace(/\s*\n\s*/g, '; ')}` };
+    return {
+      kind: 'error',
+      message: `failed to start: ${(result.originalMessage || result.shortMessage || 'unknown error').replace(/\s*\n\s*/g, '; ')}`,
+    };
   }
   if (result.exitCode === 2) return { kind: 'block', reason: stderr };
-  if (result.exitCode !== 0) return { kind: 'error', message: `exited with code ${result.exitCode}${stderr === '' ? '' : `: ${clip(stderr)}`}` };
+  if (result.exitCode !== 0)
+    return { kind: 'error', message: `exited with code ${result.exitCode}${stderr === '' ? '' : `: ${clip(stderr)}`}` };
   const trimmed = stdout.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return { kind: 'ok', stdout };
   let json: unknown;
   try {
     json = JSON.parse(trimmed);
   } catch (error) {
-    return { kind: 'error', message: `printed invalid JSON (${error instanceof Error ? error.message : String(error)}): ${clip(trimmed, 200)}` };
+    return {
+      kind: 'error',
+      message: `printed invalid JSON (${error instanceof Error ? error.message : String(error)}): ${clip(trimmed, 200)}`,
+    };
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { kind: 'error', message: `printed JSON that is not an object: ${clip(trimmed, 200)}` };
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    return { kind: 'error', message: `printed JSON that is not an object: ${clip(trimmed, 200)}` };
   return { kind: 'ok', stdout, json: json as Record<string, unknown> };
 }
 
@@ -149,7 +157,9 @@ export interface CommandHookRun {
 }
 
 /** Runs the command and validates its JSON; throws on every failure. `undefined` output: no JSON printed. */
-export async function runForEvent(run: CommandHookRun): Promise<{ kind: 'ok'; output?: HookOutput } | { kind: 'block'; reason: string }> {
+export async function runForEvent(
+  run: CommandHookRun,
+): Promise<{ kind: 'ok'; output?: HookOutput } | { kind: 'block'; reason: string }> {
   const { event, hook } = run;
   const label = `${event} hook "${clip(hook.command, 200)}"`;
   const timeoutMs = (hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS) * 1000;
@@ -178,9 +188,13 @@ export async function runForEvent(run: CommandHookRun): Promise<{ kind: 'ok'; ou
         return { kind: 'ok' };
       }
       const parsed = hookOutputSchema.safeParse(outcome.json);
-      if (!parsed.success) throw new Error(`${label} printed JSON that does not fit Claude Code's hook output: ${z.prettifyError(parsed.error)}`);
+      if (!parsed.success)
+        throw new Error(
+          `${label} printed JSON that does not fit Claude Code's hook output: ${z.prettifyError(parsed.error)}`,
+        );
       const name = parsed.data.hookSpecificOutput?.hookEventName;
-      if (typeof name === 'string' && name !== event) throw new Error(`${label} printed hookSpecificOutput for ${name}, not ${event}`);
+      if (typeof name === 'string' && name !== event)
+        throw new Error(`${label} printed hookSpecificOutput for ${name}, not ${event}`);
       return { kind: 'ok', output: parsed.data };
     }
     default: {

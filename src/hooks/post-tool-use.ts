@@ -29,22 +29,36 @@ export async function runPostToolUseHooks(options: {
   const { call, result } = options;
   const success = result.status === 'success';
   const results: PostToolUseHookResult[] = [];
-  const run = async (matcher: string | undefined, invoke: () => PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>): Promise<void> => {
+  const run = async (
+    matcher: string | undefined,
+    invoke: () => PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>,
+  ): Promise<void> => {
     if (!hookMatches(matcher, call.toolName)) return;
     try {
       const answer = await invoke();
       if (answer !== undefined && answer !== null && typeof answer === 'object') results.push(answer);
     } catch (error) {
-      options.onWarning?.(`${success ? 'PostToolUse' : 'PostToolUseFailure'} hook failed; ignored`, { toolName: call.toolName, error: String(error) });
+      options.onWarning?.(`${success ? 'PostToolUse' : 'PostToolUseFailure'} hook failed; ignored`, {
+        toolName: call.toolName,
+        error: String(error),
+      });
     }
   };
   if (success) {
     for (const hook of options.hooks?.postToolUse ?? []) {
-      await run(hook.matcher, () => hook.run({ ...call, toolResponse: { content: result.modelContent, isError: result.isError }, toolOutput: options.toolOutput }));
+      await run(hook.matcher, () =>
+        hook.run({
+          ...call,
+          toolResponse: { content: result.modelContent, isError: result.isError },
+          toolOutput: options.toolOutput,
+        }),
+      );
     }
   } else {
     for (const hook of options.hooks?.postToolUseFailure ?? []) {
-      await run(hook.matcher, () => hook.run({ ...call, error: result.modelContent, isInterrupt: result.status === 'cancelled' }));
+      await run(hook.matcher, () =>
+        hook.run({ ...call, error: result.modelContent, isInterrupt: result.status === 'cancelled' }),
+      );
     }
   }
   if (results.length === 0) return undefined;

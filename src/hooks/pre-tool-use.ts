@@ -33,7 +33,10 @@ export async function runPreToolUseHooks(options: {
     if (options.signal.aborted) break;
     let result;
     try {
-      result = await hook.run({ ...call, toolInput: updatedInput?.value ?? call.toolInput }, { signal: options.signal });
+      result = await hook.run(
+        { ...call, toolInput: updatedInput?.value ?? call.toolInput },
+        { signal: options.signal },
+      );
     } catch (error) {
       options.onError?.(error, call.toolName);
       continue;

@@ -20,7 +20,11 @@ export interface SessionHooks {
   untrustedSettingsFiles: string[];
 }
 
-export type SessionHooksOf = (options: { cwd: string; sessionHooks: Record<string, unknown> | undefined; trustWorkspaceSettings: boolean | undefined }) => Promise<SessionHooks>;
+export type SessionHooksOf = (options: {
+  cwd: string;
+  sessionHooks: Record<string, unknown> | undefined;
+  trustWorkspaceSettings: boolean | undefined;
+}) => Promise<SessionHooks>;
 
 function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHooks {
   return {
@@ -41,27 +45,35 @@ export function sessionHooks(options: SessionHooksOptions): SessionHooksOf {
   const { warn } = options;
   const reportedUntrusted = new Set<string>();
   return async ({ cwd, sessionHooks: ofSession, trustWorkspaceSettings }) => {
-    if (options.userSettingsDir === false && ofSession === undefined) return { hooks: options.hooks ?? {}, untrustedSettingsFiles: [] };
-    const files = options.userSettingsDir === false
-      ? undefined
-      : await loadHookSettings({
-        cwd,
-        ...(options.userSettingsDir === undefined ? {} : { userDir: options.userSettingsDir }),
-        trustWorkspaceSettings: trustWorkspaceSettings === true,
-        onWarning: (message) => warn(message),
-      });
+    if (options.userSettingsDir === false && ofSession === undefined)
+      return { hooks: options.hooks ?? {}, untrustedSettingsFiles: [] };
+    const files =
+      options.userSettingsDir === false
+        ? undefined
+        : await loadHookSettings({
+            cwd,
+            ...(options.userSettingsDir === undefined ? {} : { userDir: options.userSettingsDir }),
+            trustWorkspaceSettings: trustWorkspaceSettings === true,
+            onWarning: (message) => warn(message),
+          });
     const untrustedSettingsFiles = files?.untrusted ?? [];
     const unreported = untrustedSettingsFiles.filter((file) => !reportedUntrusted.has(file));
     if (unreported.length > 0) {
       for (const file of unreported) reportedUntrusted.add(file);
-      warn('workspace settings files not loaded: the workspace is not trusted (session option trustWorkspaceSettings or worker env SWITCHYARD_TRUSTED_WORKSPACES)', { cwd, files: unreported });
+      warn(
+        'workspace settings files not loaded: the workspace is not trusted (session option trustWorkspaceSettings or worker env SWITCHYARD_TRUSTED_WORKSPACES)',
+        { cwd, files: unreported },
+      );
     }
     let session: HookSettings | undefined;
     if (ofSession !== undefined) {
       const parsed = hookSettingsSchema.safeParse({ hooks: ofSession });
       if (parsed.success) session = parsed.data;
-      else warn('the session\'s hooks option is invalid; ignored', { error: parsed.error.message });
+      else warn("the session's hooks option is invalid; ignored", { error: parsed.error.message });
     }
-    return { hooks: concatHooks(options.hooks, commandHooks(mergeHookSettings(files?.settings, session), { onWarning: warn })), untrustedSettingsFiles };
+    return {
+      hooks: concatHooks(options.hooks, commandHooks(mergeHookSettings(files?.settings, session), { onWarning: warn })),
+      untrustedSettingsFiles,
+    };
   };
 }

@@ -11,7 +11,12 @@ import { trustedWorkspacesFromEnv } from '../config/environment.js';
 
 export type HookEventName = 'PreToolUse' | 'PermissionRequest' | 'PostToolUse' | 'PostToolUseFailure';
 
-export const HOOK_EVENT_NAMES: readonly HookEventName[] = ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure'];
+export const HOOK_EVENT_NAMES: readonly HookEventName[] = [
+  'PreToolUse',
+  'PermissionRequest',
+  'PostToolUse',
+  'PostToolUseFailure',
+];
 
 export interface CommandHookConfig {
   type: 'command';
@@ -38,13 +43,17 @@ const commandHookSchema = z.object({
 });
 
 /** Hooks of other types (Claude Code's `prompt`, `agent`) are dropped here and reported by `loadHookSettings`. */
-const hookEntrySchema = z.looseObject({ type: z.string() }).transform((entry, context): CommandHookConfig | undefined => {
-  if (entry.type !== 'command') return undefined;
-  const parsed = commandHookSchema.safeParse(entry);
-  if (parsed.success) return parsed.data.timeout === undefined ? { type: 'command', command: parsed.data.command } : parsed.data;
-  for (const issue of parsed.error.issues) context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-  return z.NEVER;
-});
+const hookEntrySchema = z
+  .looseObject({ type: z.string() })
+  .transform((entry, context): CommandHookConfig | undefined => {
+    if (entry.type !== 'command') return undefined;
+    const parsed = commandHookSchema.safeParse(entry);
+    if (parsed.success)
+      return parsed.data.timeout === undefined ? { type: 'command', command: parsed.data.command } : parsed.data;
+    for (const issue of parsed.error.issues)
+      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
 
 const matcherGroupSchema = z
   .object({ matcher: z.string().optional(), hooks: z.array(hookEntrySchema) })
@@ -92,7 +101,6 @@ export function mergeHookSettings(...settings: Array<HookSettings | undefined>):
   return { hooks };
 }
 
-
 /** Counts hooks whose type is not `command` in raw settings, to report what is ignored. */
 function unsupportedHookTypes(raw: unknown): string[] {
   const types: string[] = [];
@@ -113,21 +121,28 @@ function unsupportedHookTypes(raw: unknown): string[] {
   return types;
 }
 
-async function readSettingsFile(file: string, onWarning: ((message: string) => void) | undefined): Promise<HookSettings | undefined> {
+async function readSettingsFile(
+  file: string,
+  onWarning: ((message: string) => void) | undefined,
+): Promise<HookSettings | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    onWarning?.(`Ignoring hook settings ${file}: cannot read it (${error instanceof Error ? error.message : String(error)})`);
+    onWarning?.(
+      `Ignoring hook settings ${file}: cannot read it (${error instanceof Error ? error.message : String(error)})`,
+    );
     return undefined;
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    onWarning?.(`Ignoring hook settings ${file}: invalid JSON (${error instanceof Error ? error.message : String(error)})`);
+    onWarning?.(
+      `Ignoring hook settings ${file}: invalid JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
     return undefined;
   }
   const parsed = hookSettingsSchema.safeParse(raw);
@@ -147,7 +162,11 @@ async function readSettingsFile(file: string, onWarning: ((message: string) => v
  * The model can write them and a cloned repository can ship them, so their hooks load only when trusted.
  */
 export function workspaceSettingsFiles(cwd: string): string[] {
-  return [path.resolve(cwd, '.claude', 'settings.json'), path.resolve(cwd, '.claude', 'settings.local.json'), path.resolve(cwd, '.switchyard', 'settings.json')];
+  return [
+    path.resolve(cwd, '.claude', 'settings.json'),
+    path.resolve(cwd, '.claude', 'settings.local.json'),
+    path.resolve(cwd, '.switchyard', 'settings.json'),
+  ];
 }
 
 export { trustedWorkspacesFromEnv } from '../config/environment.js';
@@ -157,14 +176,18 @@ async function realPathOf(file: string): Promise<string | undefined> {
 }
 
 /** Whether the workspace's real path is one of the trusted real paths or inside one; paths that do not exist trust nothing. */
-export async function isTrustedWorkspace(options: { cwd: string; trustedWorkspaces: readonly string[] }): Promise<boolean> {
+export async function isTrustedWorkspace(options: {
+  cwd: string;
+  trustedWorkspaces: readonly string[];
+}): Promise<boolean> {
   const workspace = await realPathOf(options.cwd);
   if (workspace === undefined) return false;
   for (const entry of options.trustedWorkspaces) {
     const trusted = await realPathOf(path.resolve(entry));
     if (trusted === undefined) continue;
     const relative = path.relative(trusted, workspace);
-    if (relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))) return true;
+    if (relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)))
+      return true;
   }
   return false;
 }
@@ -210,9 +233,14 @@ export async function loadHookSettings(options: {
   }
   const trusted =
     options.trustWorkspaceSettings === true ||
-    (await isTrustedWorkspace({ cwd: options.cwd, trustedWorkspaces: options.trustedWorkspaces ?? trustedWorkspacesFromEnv() }));
+    (await isTrustedWorkspace({
+      cwd: options.cwd,
+      trustedWorkspaces: options.trustedWorkspaces ?? trustedWorkspacesFromEnv(),
+    }));
   const files = trusted ? [userFile, ...workspaceFiles] : [userFile];
   const loaded = await Promise.all(files.map((file) => readSettingsFile(file, options.onWarning)));
-  const untrusted = trusted ? [] : (await Promise.all(workspaceFiles.map(async (file) => ((await isFile(file)) ? [file] : [])))).flat();
+  const untrusted = trusted
+    ? []
+    : (await Promise.all(workspaceFiles.map(async (file) => ((await isFile(file)) ? [file] : [])))).flat();
   return { settings: mergeHookSettings(...loaded), untrusted };
 }

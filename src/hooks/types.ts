@@ -2,9 +2,18 @@
  * Hooks as functions: what library users hand the worker, and what command hooks from settings files become
  * (`command-hooks.ts`). The plain data that reaches the workflow is in `src/contracts/hook-decisions.ts`.
  */
-import type { HookPermissionDecision, PermissionRequestHookInput, PermissionRequestHookResult, PreToolUseHookInput } from '../contracts/hook-decisions.js';
+import type {
+  HookPermissionDecision,
+  PermissionRequestHookInput,
+  PermissionRequestHookResult,
+  PreToolUseHookInput,
+} from '../contracts/hook-decisions.js';
 
-export type { PermissionRequestHookInput, PermissionRequestHookResult, PreToolUseHookInput } from '../contracts/hook-decisions.js';
+export type {
+  PermissionRequestHookInput,
+  PermissionRequestHookResult,
+  PreToolUseHookInput,
+} from '../contracts/hook-decisions.js';
 
 /** What a hook run gets besides its input. */
 export interface HookRunContext {
@@ -30,12 +39,18 @@ export interface PreToolUseHookResult {
 export interface PreToolUseHook {
   /** Regular expression on the tool name (`Bash|Write`); default: every tool. */
   matcher?: string;
-  run(input: PreToolUseHookInput, context?: HookRunContext): PreToolUseHookResult | undefined | Promise<PreToolUseHookResult | undefined>;
+  run(
+    input: PreToolUseHookInput,
+    context?: HookRunContext,
+  ): PreToolUseHookResult | undefined | Promise<PreToolUseHookResult | undefined>;
 }
 
 export interface PermissionRequestHook {
   matcher?: string;
-  run(input: PermissionRequestHookInput, context?: HookRunContext): PermissionRequestHookResult | undefined | Promise<PermissionRequestHookResult | undefined>;
+  run(
+    input: PermissionRequestHookInput,
+    context?: HookRunContext,
+  ): PermissionRequestHookResult | undefined | Promise<PermissionRequestHookResult | undefined>;
 }
 
 /** PostToolUse: after a successful call; may add context for the model or stop the turn. */
@@ -78,7 +93,9 @@ export interface PostToolUseHook {
 
 export interface PostToolUseFailureHook {
   matcher?: string;
-  run(input: PostToolUseFailureHookInput): PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>;
+  run(
+    input: PostToolUseFailureHookInput,
+  ): PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>;
 }
 
 export interface SwitchyardHooks {

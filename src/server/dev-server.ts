@@ -48,27 +48,38 @@ export interface DevServer {
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const found = await findTemporalBinary({ env: options.env, onProgress: options.onProgress });
   if (found === undefined) {
-    throw new Error('No Temporal CLI: none on PATH or in TEMPORAL_CLI_PATH, the download failed and there is no Go toolchain to build one; install the Temporal CLI (https://docs.temporal.io/cli) or Go');
+    throw new Error(
+      'No Temporal CLI: none on PATH or in TEMPORAL_CLI_PATH, the download failed and there is no Go toolchain to build one; install the Temporal CLI (https://docs.temporal.io/cli) or Go',
+    );
   }
   const wrapper = options.ownSession === true ? await ownSessionWrapper(found.path) : undefined;
   const executable = { type: 'existing-path', path: wrapper?.path ?? found.path } as const;
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const ip = options.ip ?? '127.0.0.1';
-  const extraArgs = ['--sqlite-pragma', 'journal_mode=WAL', '--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
-  const environment = await createWithRetries(() => TestWorkflowEnvironment.createLocal({
-    server: {
-      executable,
-      namespace,
-      ip,
-      ...(options.port === undefined ? {} : { port: options.port }),
-      ...(options.ui ? { ui: true } : {}),
-      ...(options.uiPort === undefined ? {} : { uiPort: options.uiPort }),
-      ...(options.dbFilename === undefined ? {} : { dbFilename: options.dbFilename }),
-      searchAttributes: [pendingApprovalsSearchAttributeKey],
-      extraArgs,
-      log: { format: 'json', level: 'error' },
-    },
-  }), options.onProgress).catch(async (error: unknown) => {
+  const extraArgs = [
+    '--sqlite-pragma',
+    'journal_mode=WAL',
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
+  ];
+  const environment = await createWithRetries(
+    () =>
+      TestWorkflowEnvironment.createLocal({
+        server: {
+          executable,
+          namespace,
+          ip,
+          ...(options.port === undefined ? {} : { port: options.port }),
+          ...(options.ui ? { ui: true } : {}),
+          ...(options.uiPort === undefined ? {} : { uiPort: options.uiPort }),
+          ...(options.dbFilename === undefined ? {} : { dbFilename: options.dbFilename }),
+          searchAttributes: [pendingApprovalsSearchAttributeKey],
+          extraArgs,
+          log: { format: 'json', level: 'error' },
+        },
+      }),
+    options.onProgress,
+  ).catch(async (error: unknown) => {
     await wrapper?.remove();
     throw error;
   });
@@ -92,7 +103,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
  * The SDK gives a dev server 5 s to answer; a loaded machine (or a SQLite file still being released by a server that
  * just stopped) can miss that. Two more tries before giving up.
  */
-async function createWithRetries(create: () => Promise<TestWorkflowEnvironment>, onProgress?: (message: string) => void): Promise<TestWorkflowEnvironment> {
+async function createWithRetries(
+  create: () => Promise<TestWorkflowEnvironment>,
+  onProgress?: (message: string) => void,
+): Promise<TestWorkflowEnvironment> {
   const attempts = 3;
   for (let attempt = 1; ; attempt++) {
     try {

@@ -99,23 +99,35 @@ export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}
     }).then(
       () => true,
       (error: unknown) => {
-        onProgress(`Could not download the Temporal CLI (${error instanceof Error ? error.message : String(error)}); trying a Go build…`);
+        onProgress(
+          `Could not download the Temporal CLI (${error instanceof Error ? error.message : String(error)}); trying a Go build…`,
+        );
         return false;
       },
     );
     if (downloaded) return { path: cached, source: 'downloaded' };
   }
-  const go = await findOnPath('go', env) ?? ((await isExecutable('/usr/local/go/bin/go')) ? '/usr/local/go/bin/go' : undefined);
+  const go =
+    (await findOnPath('go', env)) ??
+    ((await isExecutable('/usr/local/go/bin/go')) ? '/usr/local/go/bin/go' : undefined);
   if (go === undefined) return undefined;
   await installIntoCache({
     target: cached,
     onProgress,
     install: async (staging) => {
-      onProgress(`Building the Temporal CLI v${TEMPORAL_CLI_VERSION} with Go into ${path.dirname(cached)} (one time; this takes a few minutes)…`);
+      onProgress(
+        `Building the Temporal CLI v${TEMPORAL_CLI_VERSION} with Go into ${path.dirname(cached)} (one time; this takes a few minutes)…`,
+      );
       const started = Date.now();
-      const ticker = setInterval(() => onProgress(`…still building the Temporal CLI (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
+      const ticker = setInterval(
+        () => onProgress(`…still building the Temporal CLI (${Math.round((Date.now() - started) / 1000)} s)`),
+        30_000,
+      );
       try {
-        await run(go, ['install', GO_PACKAGE], { env: { ...env, GOBIN: staging, GOFLAGS: env.GOFLAGS ?? '-trimpath' }, stdout: 'inherit' });
+        await run(go, ['install', GO_PACKAGE], {
+          env: { ...env, GOBIN: staging, GOFLAGS: env.GOFLAGS ?? '-trimpath' },
+          stdout: 'inherit',
+        });
       } finally {
         clearInterval(ticker);
       }
@@ -129,7 +141,11 @@ export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}
  * Puts `temporal` into the cache entry of `target`: `install` writes it into a temporary folder beside the entry,
  * which is renamed into place, under a lock (several processes may start at once).
  */
-async function installIntoCache(options: { target: string; onProgress: (message: string) => void; install: (staging: string) => Promise<void> }): Promise<void> {
+async function installIntoCache(options: {
+  target: string;
+  onProgress: (message: string) => void;
+  install: (staging: string) => Promise<void>;
+}): Promise<void> {
   const { target, onProgress } = options;
   const dir = path.dirname(target);
   await mkdir(path.dirname(dir), { recursive: true });
@@ -139,7 +155,8 @@ async function installIntoCache(options: { target: string; onProgress: (message:
     const staging = await mkdtemp(`${dir}.build-`);
     try {
       await options.install(staging);
-      if (!(await isExecutable(path.join(staging, path.basename(target))))) throw new Error(`no ${path.basename(target)} executable was produced`);
+      if (!(await isExecutable(path.join(staging, path.basename(target)))))
+        throw new Error(`no ${path.basename(target)} executable was produced`);
       await rm(dir, { recursive: true, force: true });
       await rename(staging, dir);
     } finally {
@@ -161,11 +178,17 @@ interface DownloadInfo {
  * archive of this version and platform, fetch it and take the CLI out. Here with a timeout on every wait, so a
  * machine without internet falls through to the Go build within seconds.
  */
-async function downloadCli(options: { staging: string; baseUrl: string; timeoutMs: number; onProgress: (message: string) => void }): Promise<void> {
+async function downloadCli(options: {
+  staging: string;
+  baseUrl: string;
+  timeoutMs: number;
+  onProgress: (message: string) => void;
+}): Promise<void> {
   const { staging, timeoutMs, onProgress } = options;
   const platform = ({ linux: 'linux', darwin: 'darwin' } as Partial<Record<NodeJS.Platform, string>>)[process.platform];
   const arch = ({ x64: 'amd64', arm64: 'arm64' } as Partial<Record<string, string>>)[process.arch];
-  if (platform === undefined || arch === undefined) throw new Error(`no download for ${process.platform}/${process.arch}`);
+  if (platform === undefined || arch === undefined)
+    throw new Error(`no download for ${process.platform}/${process.arch}`);
   const query = new URLSearchParams({ arch, platform, format: 'tar.gz' });
   const infoUrl = `${options.baseUrl.replace(/\/+$/, '')}/cli/v${TEMPORAL_CLI_VERSION}?${query}`;
   onProgress(`Downloading the Temporal CLI v${TEMPORAL_CLI_VERSION} (${infoUrl})…`);
@@ -175,7 +198,11 @@ async function downloadCli(options: { staging: string; baseUrl: string; timeoutM
   });
   if (!infoResponse.ok) throw new Error(`${infoUrl} answered ${infoResponse.status}`);
   const info = (await infoResponse.json()) as Partial<DownloadInfo>;
-  if (typeof info.archive_url !== 'string' || !/^https?:\/\//.test(info.archive_url) || typeof info.file_to_extract !== 'string') {
+  if (
+    typeof info.archive_url !== 'string' ||
+    !/^https?:\/\//.test(info.archive_url) ||
+    typeof info.file_to_extract !== 'string'
+  ) {
     throw new Error(`${infoUrl} answered without archive_url and file_to_extract`);
   }
   const archive = await fetchWithIdleTimeout(info.archive_url, timeoutMs);
@@ -186,11 +213,14 @@ async function downloadCli(options: { staging: string; baseUrl: string; timeoutM
   await writeFile(file, binary);
   await chmod(file, 0o755);
   await run(file, ['--version'], { env: processEnvironment(), stdout: 'ignore', timeoutMs: 30_000 });
-  onProgress(`Downloaded the Temporal CLI (${Math.round(archive.length / 1024 / 1024)} MiB) in ${Math.round((Date.now() - started) / 1000)} s`);
+  onProgress(
+    `Downloaded the Temporal CLI (${Math.round(archive.length / 1024 / 1024)} MiB) in ${Math.round((Date.now() - started) / 1000)} s`,
+  );
 }
 
 function describeFetchError(error: unknown): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'no answer in time';
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return 'no answer in time';
   const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
   return cause?.code ?? (error instanceof Error ? error.message : String(error));
 }
@@ -225,13 +255,14 @@ export function fileFromTar(tar: Buffer, name: string): Buffer | undefined {
   const wanted = name.replace(/^\.\//, '');
   const text = (bytes: Buffer): string => bytes.toString('utf8').replace(/\0[\s\S]*$/, '');
   let nextName: string | undefined;
-  for (let offset = 0; offset + 512 <= tar.length; ) {
+  for (let offset = 0; offset + 512 <= tar.length;) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((byte) => byte === 0)) break;
     const size = Number.parseInt(text(header.subarray(124, 136)).trim() || '0', 8);
     const type = text(header.subarray(156, 157));
     const prefix = text(header.subarray(257, 263)) === 'ustar' ? text(header.subarray(345, 500)) : '';
-    const entryName = nextName ?? (prefix === '' ? text(header.subarray(0, 100)) : `${prefix}/${text(header.subarray(0, 100))}`);
+    const entryName =
+      nextName ?? (prefix === '' ? text(header.subarray(0, 100)) : `${prefix}/${text(header.subarray(0, 100))}`);
     const body = tar.subarray(offset + 512, offset + 512 + size);
     nextName = undefined;
     if (type === 'L') nextName = text(body);
@@ -265,9 +296,17 @@ async function acquireLock(lock: string, onProgress: (message: string) => void):
   }
 }
 
-function run(command: string, args: string[], options: { env: NodeJS.ProcessEnv; stdout: 'inherit' | 'ignore'; timeoutMs?: number }): Promise<void> {
+function run(
+  command: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; stdout: 'inherit' | 'ignore'; timeoutMs?: number },
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env, stdio: ['ignore', options.stdout, 'pipe'], ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }) });
+    const child = spawn(command, args, {
+      env: options.env,
+      stdio: ['ignore', options.stdout, 'pipe'],
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4_000);

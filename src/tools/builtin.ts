@@ -12,5 +12,17 @@ import { writeTool } from './builtin/write.js';
 
 /** The tools every worker offers unless told otherwise: Claude Code's names and input fields. */
 export function builtinTools(): Tool[] {
-  return [readTool, writeTool, editTool, globTool, grepTool, bashTool, taskOutputTool, taskStopTool, webFetchTool, todoWriteTool, submitResultTool];
+  return [
+    readTool,
+    writeTool,
+    editTool,
+    globTool,
+    grepTool,
+    bashTool,
+    taskOutputTool,
+    taskStopTool,
+    webFetchTool,
+    todoWriteTool,
+    submitResultTool,
+  ];
 }

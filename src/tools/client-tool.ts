@@ -28,7 +28,9 @@ function jsonSchemaValidator(schema: Record<string, unknown>): (input: Record<st
     }
     if (validate === 'unchecked') return { ok: true };
     const result = validate(input);
-    return result.valid ? { ok: true } : { ok: false, message: `InputValidationError: ${result.errorMessage}`, errorCode: 'input_validation' };
+    return result.valid
+      ? { ok: true }
+      : { ok: false, message: `InputValidationError: ${result.errorMessage}`, errorCode: 'input_validation' };
   };
 }
 
@@ -67,7 +69,10 @@ const MAX_OVERLAYS = 256;
  * The registry a session's calls look tools up in: the worker's, plus the session's client tools (a worker tool of the
  * same name wins, so a client cannot shadow a built-in's checks).
  */
-export function registryWithClientTools(base: ToolRegistry, specs: readonly ClientToolSpec[] | undefined): ToolRegistry {
+export function registryWithClientTools(
+  base: ToolRegistry,
+  specs: readonly ClientToolSpec[] | undefined,
+): ToolRegistry {
   if (specs === undefined || specs.length === 0) return base;
   let cache = overlays.get(base);
   if (cache === undefined) {

@@ -202,7 +202,10 @@ export interface ToolDefinition<Input> {
    * needed (`narrowToAllow`). It cannot lift an explicit ask rule or `alwaysAsk`; if it throws, the ask stands
    * without a preview.
    */
-  prepareApproval?(input: Input, context: ToolPrepareContext): Promise<{ preview?: string; narrowToAllow?: boolean }> | { preview?: string; narrowToAllow?: boolean };
+  prepareApproval?(
+    input: Input,
+    context: ToolPrepareContext,
+  ): Promise<{ preview?: string; narrowToAllow?: boolean }> | { preview?: string; narrowToAllow?: boolean };
   /**
    * Facts for the permission chain beyond `ruleContent` (see `PermissionFacts`), from the resolved input. Runs at
    * Prepare, just before the call's group; if it throws, the call is denied (fail closed).
@@ -222,7 +225,9 @@ export interface ToolDefinition<Input> {
 export type Tool = ToolDefinition<any>;
 
 /** Defines a tool; the input type follows from the zod schema. */
-export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<z.infer<Schema>> & { inputSchema: Schema }): Tool {
+export function defineTool<Schema extends z.ZodType>(
+  definition: ToolDefinition<z.infer<Schema>> & { inputSchema: Schema },
+): Tool {
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(definition.name)) {
     throw new TypeError(`Invalid tool name "${definition.name}": use 1-64 letters, digits, "_", ".", ":" or "-"`);
   }

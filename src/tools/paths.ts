@@ -50,15 +50,26 @@ export async function realPathOfDeepestExisting(absolutePath: string): Promise<s
  * when an allow rule of this tool names the path explicitly with an absolute pattern (`Read(/etc/hosts)`,
  * `Write(/tmp/**)`); a whole-tool rule (`Read`) does not open paths outside cwd.
  */
-export async function checkToolPath(options: { cwd: string; toolName: string; absolutePath: string; allowRules: readonly string[] }): Promise<string | undefined> {
+export async function checkToolPath(options: {
+  cwd: string;
+  toolName: string;
+  absolutePath: string;
+  allowRules: readonly string[];
+}): Promise<string | undefined> {
   const reason = await pathEscapeReason(options.cwd, options.absolutePath);
   if (reason === undefined) return undefined;
   const real = await realPathOfDeepestExisting(options.absolutePath);
   const allowed = options.allowRules.some((text) => {
     try {
       const rule = parseRule(text);
-      if (rule.toolName !== options.toolName || rule.content === undefined || !/^\/\/?/.test(rule.content)) return false;
-      const subject = (content: string) => ({ toolName: options.toolName, content, contentKind: 'path' as const, cwd: options.cwd });
+      if (rule.toolName !== options.toolName || rule.content === undefined || !/^\/\/?/.test(rule.content))
+        return false;
+      const subject = (content: string) => ({
+        toolName: options.toolName,
+        content,
+        contentKind: 'path' as const,
+        cwd: options.cwd,
+      });
       return ruleMatches(rule, subject(options.absolutePath)) && ruleMatches(rule, subject(real));
     } catch {
       return false;
@@ -75,7 +86,10 @@ export const filePathToolFields = {
   ruleKind: 'path' as const,
   ruleContent: (input: { file_path: string }): string => input.file_path,
   summarize: (input: { file_path: string }): string => input.file_path,
-  resolveInput: <Input extends { file_path: string }>(input: Input, context: { cwd: string }): Input => ({ ...input, file_path: resolveToolPath(context.cwd, input.file_path) }),
+  resolveInput: <Input extends { file_path: string }>(input: Input, context: { cwd: string }): Input => ({
+    ...input,
+    file_path: resolveToolPath(context.cwd, input.file_path),
+  }),
 };
 
 /**
@@ -100,13 +114,25 @@ export async function realPathFacts(cwd: string, absolutePath: string): Promise<
  * At execution: the rule among `denyRules` (of `toolName`, or covering it) that the path's real target matches now,
  * if any. A directory swapped for a link to a denied place after approval is refused here.
  */
-export async function deniedRealPath(options: { cwd: string; toolName: string; absolutePath: string; denyRules: readonly string[] }): Promise<{ rule: string; realPath: string } | undefined> {
+export async function deniedRealPath(options: {
+  cwd: string;
+  toolName: string;
+  absolutePath: string;
+  denyRules: readonly string[];
+}): Promise<{ rule: string; realPath: string } | undefined> {
   if (options.denyRules.length === 0) return undefined;
   const realPath = await realPathAsSeenByRules(options.cwd, options.absolutePath);
   for (const text of options.denyRules) {
     try {
       const rule = parseRule(text);
-      if (ruleMatches(rule, { toolName: options.toolName, content: realPath, contentKind: 'path', cwd: options.cwd }, { beneath: true })) return { rule: text, realPath };
+      if (
+        ruleMatches(
+          rule,
+          { toolName: options.toolName, content: realPath, contentKind: 'path', cwd: options.cwd },
+          { beneath: true },
+        )
+      )
+        return { rule: text, realPath };
     } catch {
       // The session's rules were checked when it started; an unparsable one names nothing.
     }

@@ -6,10 +6,20 @@ import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
 import { createActivities } from '../activities/create-activities.js';
 import type { Tracer } from '@opentelemetry/api';
-import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
+import {
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
-import { dataDirFromEnv, resolveConnection, sessionDiskBytesFromEnv, switchFromEnv, userSettingsDirFromEnv, workerRoleFromEnv } from '../config/environment.js';
+import {
+  dataDirFromEnv,
+  resolveConnection,
+  sessionDiskBytesFromEnv,
+  switchFromEnv,
+  userSettingsDirFromEnv,
+  workerRoleFromEnv,
+} from '../config/environment.js';
 import { sessionDiskQuota } from '../artifacts/session-disk.js';
 import type { WorkerRole } from '../config/environment.js';
 import { probeSandboxStartupLine } from '../tools/sandbox/sandbox-report.js';
@@ -48,7 +58,9 @@ export const prebuiltWorkflowBundlePath: string | undefined = (() => {
 })();
 
 function defaultWorkflowBundle(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
-  return prebuiltWorkflowBundlePath === undefined ? { workflowsPath } : { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };
+  return prebuiltWorkflowBundlePath === undefined
+    ? { workflowsPath }
+    : { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };
 }
 
 export interface SwitchyardWorkerOptions {
@@ -147,7 +159,13 @@ export interface SwitchyardWorkerOptions {
   tuning?: WorkerTuning;
 }
 
-export { namespaceFromEnv, switchFromEnv, taskQueueFromEnv, workerRoleFromEnv, workerRoles } from '../config/environment.js';
+export {
+  namespaceFromEnv,
+  switchFromEnv,
+  taskQueueFromEnv,
+  workerRoleFromEnv,
+  workerRoles,
+} from '../config/environment.js';
 export type { WorkerRole };
 
 /** The `Worker.create` options a Switchyard worker lets its caller tune. */
@@ -167,7 +185,10 @@ export type WorkerTuning = Pick<
  * Whether the namespace has the `SwitchyardPendingApprovals` search attribute: `true`/`false` from the operator
  * service, or `'unknown'` when the server would not say (no permission, an older server).
  */
-export async function hasPendingApprovalsSearchAttribute(connection: NativeConnection, namespace: string): Promise<boolean | 'unknown'> {
+export async function hasPendingApprovalsSearchAttribute(
+  connection: NativeConnection,
+  namespace: string,
+): Promise<boolean | 'unknown'> {
   try {
     const response = await connection.operatorService.listSearchAttributes({ namespace });
     return Object.hasOwn(response.customAttributes ?? {}, pendingApprovalsSearchAttribute);
@@ -186,7 +207,6 @@ export function missingSearchAttributeMessage(namespace: string): string {
   );
 }
 
-
 /** The worker side of the telemetry sink: spans and `tool.call.*` logs for what the workflow reports. */
 function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): InjectedSinks<SwitchyardSinks> {
   const telemetry = createToolCallTelemetry({
@@ -194,7 +214,8 @@ function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): Inje
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const open = new Map<string, ToolCallRecorder>();
-  const keyOf = (workflowId: string, record: { turnId: string; callId: string }): string => `${workflowId}/${record.turnId}/${record.callId}`;
+  const keyOf = (workflowId: string, record: { turnId: string; callId: string }): string =>
+    `${workflowId}/${record.turnId}/${record.callId}`;
   return {
     switchyardTelemetry: {
       toolCallStarted: {
@@ -250,7 +271,10 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   // A broken approvers file is a start-up error, not a stream of approvals that never verify.
   if (options.approversFile !== undefined) {
     const approvers = await loadApproversFile(options.approversFile);
-    logger?.info({ approversFile: options.approversFile, approvers: Object.keys(approvers.approvers).length }, 'approvers file loaded');
+    logger?.info(
+      { approversFile: options.approversFile, approvers: Object.keys(approvers.approvers).length },
+      'approvers file loaded',
+    );
   }
   if (logger !== undefined && (options.role ?? workerRoleFromEnv()) !== 'workflows') {
     // Loud where the worker cannot sandbox the processes its tools start (see SECURITY.md, the second wall).
@@ -266,22 +290,34 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     workerIdentity: identity,
     pendingApprovalsSearchAttribute: pendingApprovals,
     // The default store checks each session's disk quota (SWITCHYARD_SESSION_DISK_BYTES) before it writes.
-    artifacts: options.artifacts ?? new FileArtifactStore(dataDir, { quota: sessionDiskQuota({ dataDir, limitBytes: sessionDiskBytesFromEnv() }) }),
+    artifacts:
+      options.artifacts ??
+      new FileArtifactStore(dataDir, { quota: sessionDiskQuota({ dataDir, limitBytes: sessionDiskBytesFromEnv() }) }),
     dataDir,
     ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
     ...(options.approversFile === undefined ? {} : { approversFile: options.approversFile }),
-    ...(logger === undefined ? {} : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
+    ...(logger === undefined
+      ? {}
+      : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(options.operatorRules === undefined ? {} : { operatorRules: options.operatorRules }),
     ...(options.evaluators === undefined ? {} : { evaluators: options.evaluators }),
-    ...(options.userSettingsDir !== undefined ? { userSettingsDir: options.userSettingsDir } : userSettings === undefined ? {} : { userSettingsDir: userSettings }),
+    ...(options.userSettingsDir !== undefined
+      ? { userSettingsDir: options.userSettingsDir }
+      : userSettings === undefined
+        ? {}
+        : { userSettingsDir: userSettings }),
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
-  if (options.defaultMaxConcurrency !== undefined) activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
+  if (options.defaultMaxConcurrency !== undefined)
+    activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
   const localReadOnlyCalls = options.localReadOnlyCalls ?? switchFromEnv('SWITCHYARD_LOCAL_READ_ONLY_CALLS');
   if (localReadOnlyCalls !== false) {
     const limits = localReadOnlyCalls === true ? {} : localReadOnlyCalls;
-    activityDependencies.localCalls = { maxTimeoutMs: limits.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS, budgetMs: limits.budgetMs ?? DEFAULT_LOCAL_CALL_BUDGET_MS };
+    activityDependencies.localCalls = {
+      maxTimeoutMs: limits.maxTimeoutMs ?? DEFAULT_LOCAL_CALL_MAX_TIMEOUT_MS,
+      budgetMs: limits.budgetMs ?? DEFAULT_LOCAL_CALL_BUDGET_MS,
+    };
   }
   const role = options.role ?? workerRoleFromEnv();
   return Worker.create({
@@ -291,7 +327,13 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     identity,
     // A workflows-only worker runs no tool code, but checks approval signatures itself (a local activity of the session).
     ...(role === 'workflows'
-      ? { activities: { verifyApproval: createVerifyApproval(options.approversFile === undefined ? {} : { approversFile: options.approversFile }) } }
+      ? {
+          activities: {
+            verifyApproval: createVerifyApproval(
+              options.approversFile === undefined ? {} : { approversFile: options.approversFile },
+            ),
+          },
+        }
       : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Temporal's own activity spans (they join the trace of the client that started the turn).
@@ -307,7 +349,10 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
             ],
           },
         }),
-    sinks: telemetrySinks({ ...(options.tracer === undefined ? {} : { tracer: options.tracer }), ...(logger === undefined ? {} : { logger }) }),
+    sinks: telemetrySinks({
+      ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+      ...(logger === undefined ? {} : { logger }),
+    }),
     ...(role === 'tools'
       ? {}
       : options.workflowBundle !== undefined

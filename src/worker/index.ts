@@ -29,7 +29,13 @@ export type {
   ValidationOutcome,
 } from '../tools/define-tool.js';
 export { builtinTools } from '../tools/builtin.js';
-export { McpConnection, McpConnectionError, connectMcpTools, mcpServersFromConfig, mcpToolName } from '../tools/mcp/mcp.js';
+export {
+  McpConnection,
+  McpConnectionError,
+  connectMcpTools,
+  mcpServersFromConfig,
+  mcpToolName,
+} from '../tools/mcp/mcp.js';
 export type { McpConnectionOptions, McpServerConfig, McpTool } from '../tools/mcp/mcp.js';
 
 export type {

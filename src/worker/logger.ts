@@ -5,7 +5,6 @@ import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { logSettingsFromEnv, processEnvironment } from '../config/environment.js';
 
-
 /**
  * pino-pretty is an optional dependency, loaded only when pretty logs are asked for: undefined when it is not
  * installed (`npm install --omit=optional`), and the logs stay JSON.
@@ -23,12 +22,22 @@ function loadPretty(): ((options: PrettyOptions) => PrettyStream) | undefined {
  * The process logger: JSON lines by default, pretty when stdout is a terminal (or `SWITCHYARD_LOG_FORMAT=pretty`).
  * Level from `SWITCHYARD_LOG_LEVEL` (default `info`). Without the optional pino-pretty, always JSON.
  */
-export function createLogger(options: { env?: NodeJS.ProcessEnv; destination?: NodeJS.WritableStream } = {}): PinoLogger {
+export function createLogger(
+  options: { env?: NodeJS.ProcessEnv; destination?: NodeJS.WritableStream } = {},
+): PinoLogger {
   const { level, format } = logSettingsFromEnv(options.env ?? processEnvironment());
   const base = { name: 'switchyard', level };
   const pretty = format === 'pretty' ? loadPretty() : undefined;
   if (pretty !== undefined) {
-    return pino(base, pretty({ colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', destination: options.destination ?? 1 }));
+    return pino(
+      base,
+      pretty({
+        colorize: true,
+        translateTime: 'HH:MM:ss.l',
+        ignore: 'pid,hostname',
+        destination: options.destination ?? 1,
+      }),
+    );
   }
   return options.destination === undefined ? pino(base) : pino(base, options.destination);
 }

@@ -11,10 +11,24 @@ let installedWith: PinoLogger | undefined;
 export function installTemporalRuntime(logger: PinoLogger): void {
   if (installedWith === logger) return;
   if (installedWith !== undefined) throw new Error('The Temporal Runtime was already installed with another logger');
-  const level = logger.level === 'trace' ? 'TRACE' : logger.level === 'debug' ? 'DEBUG' : logger.level === 'info' ? 'INFO' : logger.level === 'warn' ? 'WARN' : 'ERROR';
+  const level =
+    logger.level === 'trace'
+      ? 'TRACE'
+      : logger.level === 'debug'
+        ? 'DEBUG'
+        : logger.level === 'info'
+          ? 'INFO'
+          : logger.level === 'warn'
+            ? 'WARN'
+            : 'ERROR';
   Runtime.install({
     logger: new PinoTemporalLogger(logger),
-    telemetryOptions: { logging: { filter: { core: level === 'TRACE' || level === 'DEBUG' ? level : 'WARN', other: 'ERROR' }, forward: {} } },
+    telemetryOptions: {
+      logging: {
+        filter: { core: level === 'TRACE' || level === 'DEBUG' ? level : 'WARN', other: 'ERROR' },
+        forward: {},
+      },
+    },
   });
   installedWith = logger;
 }

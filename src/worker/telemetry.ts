@@ -96,7 +96,8 @@ export function createToolCallTelemetry(options: { tracer?: Tracer; logger?: Log
             ...(end.durationMs === undefined ? {} : { durationMs: end.durationMs }),
           };
           if (!failure) logger?.info({ event: 'tool.call.completed', ...fields }, 'tool.call.completed');
-          else if (end.stage === 'lookup' && !known) logger?.warn({ event: 'tool.call.not_found', ...fields }, 'tool.call.not_found');
+          else if (end.stage === 'lookup' && !known)
+            logger?.warn({ event: 'tool.call.not_found', ...fields }, 'tool.call.not_found');
           else logger?.warn({ event: 'tool.call.failed', ...fields }, 'tool.call.failed');
           if (span === undefined) return;
           const attributes: Attributes = {
@@ -122,7 +123,10 @@ export function createToolCallTelemetry(options: { tracer?: Tracer; logger?: Log
  * with a tracer, a zero-length span `approval.decision` whose `switchyard.approval.*` attributes say who decided
  * what, about which call and input digest, whether the signature verified, and why an ignored one was ignored.
  */
-export function recordApprovalDecision(options: { tracer?: Tracer; logger?: Logger }, record: ApprovalDecisionTelemetryRecord): void {
+export function recordApprovalDecision(
+  options: { tracer?: Tracer; logger?: Logger },
+  record: ApprovalDecisionTelemetryRecord,
+): void {
   const { tracer, logger } = options;
   const fields = { event: 'approval.decision', ...record, at: new Date(record.at).toISOString() };
   if (record.outcome === 'accepted') logger?.info(fields, 'approval.decision');
@@ -216,7 +220,10 @@ export function stageOf(errorCode: string | undefined, status: string): ToolCall
  * elsewhere, build your own provider and exporter and pass its tracer to `createToolCallTelemetry` (and to the
  * Temporal OpenTelemetry interceptors). Call `shutdown` on exit to flush.
  */
-export function createTracingFromEnv(env: Environment = processEnvironment()): { tracer?: Tracer; shutdown(): Promise<void> } {
+export function createTracingFromEnv(env: Environment = processEnvironment()): {
+  tracer?: Tracer;
+  shutdown(): Promise<void>;
+} {
   if (!consoleTracingFromEnv(env)) return { shutdown: async () => {} };
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ConsoleSpanExporter())] });
   return { tracer: provider.getTracer(TRACER_NAME), shutdown: () => provider.shutdown() };

@@ -38,7 +38,10 @@ type SessionRouting = Pick<SessionOptions, 'toolTaskQueue' | 'heartbeatTimeoutMs
 /** The option sets, one literal each; the local and the remote form of an activity are built from the same one. */
 const OPTIONS = {
   /** Plan: lookup, parse and grouping only. */
-  plan: (options: Pick<SessionOptions, 'planTimeoutMs'>) => ({ startToCloseTimeout: options.planTimeoutMs ?? DEFAULT_PLAN_TIMEOUT_MS, retry: { maximumAttempts: 3 } }),
+  plan: (options: Pick<SessionOptions, 'planTimeoutMs'>) => ({
+    startToCloseTimeout: options.planTimeoutMs ?? DEFAULT_PLAN_TIMEOUT_MS,
+    retry: { maximumAttempts: 3 },
+  }),
   /** PreToolUse command hooks may take a minute each; a retry would run them again, so one retry only. */
   prepare: { startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 2 } },
   /**
@@ -68,7 +71,10 @@ const OPTIONS = {
    * reject message, with PostToolUseFailure context), not a bare cancellation. The activity answers once it has fired
    * the handler's abort signal (Bash kills its process group on it); it does not wait for the handler to return.
    */
-  executeCall: (plan: Pick<ReadyCallPlan, 'summary'>) => ({ cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, summary: plan.summary }),
+  executeCall: (plan: Pick<ReadyCallPlan, 'summary'>) => ({
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    summary: plan.summary,
+  }),
 } as const;
 
 /**
@@ -76,13 +82,20 @@ const OPTIONS = {
  * also prepares the first group runs that group's PreToolUse hooks, so it gets Prepare's limit, not Plan's: slow hooks
  * must not make a whole turn fail as "could not plan".
  */
-export function pipelineActivities(options: Pick<SessionOptions, 'toolTaskQueue' | 'planTimeoutMs'>): Pick<Activities, 'planCalls' | 'prepareCalls'> {
+export function pipelineActivities(
+  options: Pick<SessionOptions, 'toolTaskQueue' | 'planTimeoutMs'>,
+): Pick<Activities, 'planCalls' | 'prepareCalls'> {
   const planOptions = OPTIONS.plan(options);
   if (options.toolTaskQueue === undefined) {
     const { planCalls: localPlanCalls } = proxyLocalActivities<Activities>(planOptions);
-    const { planCalls: localPlanAndPrepare, prepareCalls: localPrepareCalls } = proxyLocalActivities<Activities>(OPTIONS.prepare);
+    const { planCalls: localPlanAndPrepare, prepareCalls: localPrepareCalls } = proxyLocalActivities<Activities>(
+      OPTIONS.prepare,
+    );
     return {
-      planCalls: (input) => afterLocalActivities(() => (input.prepareFirstGroup === undefined ? localPlanCalls(input) : localPlanAndPrepare(input))),
+      planCalls: (input) =>
+        afterLocalActivities(() =>
+          input.prepareFirstGroup === undefined ? localPlanCalls(input) : localPlanAndPrepare(input),
+        ),
       prepareCalls: (input) => afterLocalActivities(() => localPrepareCalls(input)),
     };
   }
@@ -98,12 +111,14 @@ export function pipelineActivities(options: Pick<SessionOptions, 'toolTaskQueue'
 
 /** The session's PermissionRequest hooks, racing the human approver on the session's tool queue. */
 export function permissionRequestHooksActivity(options: SessionRouting): Activities['runPermissionRequestHooks'] {
-  return proxyActivities<Activities>({ ...toolQueue(options), ...OPTIONS.permissionRequestHooks(options) }).runPermissionRequestHooks;
+  return proxyActivities<Activities>({ ...toolQueue(options), ...OPTIONS.permissionRequestHooks(options) })
+    .runPermissionRequestHooks;
 }
 
 /** The session's approval evaluator `name`, on the session's tool queue. */
 export function approvalEvaluatorActivity(options: SessionRouting, name: string): Activities['runApprovalEvaluator'] {
-  return proxyActivities<Activities>({ ...toolQueue(options), ...OPTIONS.approvalEvaluator(options, name) }).runApprovalEvaluator;
+  return proxyActivities<Activities>({ ...toolQueue(options), ...OPTIONS.approvalEvaluator(options, name) })
+    .runApprovalEvaluator;
 }
 
 /**
@@ -118,7 +133,10 @@ export function stopBackgroundTasksActivity(options: SessionRouting): Activities
 }
 
 /** One call as a regular activity on the session's tool queue; at most once for side effects: only idempotent tools are retried after a lost worker. */
-export function executeCallActivity(plan: Pick<ReadyCallPlan, 'summary' | 'flags'>, options: SessionRouting): Activities['executeCall'] {
+export function executeCallActivity(
+  plan: Pick<ReadyCallPlan, 'summary' | 'flags'>,
+  options: SessionRouting,
+): Activities['executeCall'] {
   const remote: ActivityOptions = {
     ...toolQueue(options),
     startToCloseTimeout: EXECUTION_BACKSTOP,
@@ -130,9 +148,13 @@ export function executeCallActivity(plan: Pick<ReadyCallPlan, 'summary' | 'flags
 }
 
 /** One call as a local activity: the deadline (or the local budget) is enforced inside the activity; this bound only catches a hung handler. */
-export function localExecuteCallActivity(plan: Pick<ReadyCallPlan, 'summary' | 'timeoutMs'>, policy: LocalCallsPolicy): Activities['executeCall'] {
+export function localExecuteCallActivity(
+  plan: Pick<ReadyCallPlan, 'summary' | 'timeoutMs'>,
+  policy: LocalCallsPolicy,
+): Activities['executeCall'] {
   const local: LocalActivityOptions = {
-    startToCloseTimeout: Math.min(plan.timeoutMs ?? 0, policy.budgetMs ?? Number.POSITIVE_INFINITY) + LOCAL_CALL_TIMEOUT_MARGIN_MS,
+    startToCloseTimeout:
+      Math.min(plan.timeoutMs ?? 0, policy.budgetMs ?? Number.POSITIVE_INFINITY) + LOCAL_CALL_TIMEOUT_MARGIN_MS,
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
     ...OPTIONS.executeCall(plan),
   };

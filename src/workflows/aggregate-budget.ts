@@ -35,14 +35,21 @@ export function applyAggregateBudget(options: {
 }): AggregateBudgetOutcome {
   const replaced = new Set<string>();
   const sizeOf = (result: BudgetedResult): number =>
-    replaced.has(result.key) && result.replacement !== undefined ? result.replacement.envelope.length : result.modelContent.length;
+    replaced.has(result.key) && result.replacement !== undefined
+      ? result.replacement.envelope.length
+      : result.modelContent.length;
   for (const result of options.results) {
     if (options.alreadyReplaced.has(result.key) && result.replacement !== undefined) replaced.add(result.key);
   }
   let total = (options.charsAlreadyHandedOut ?? 0) + options.results.reduce((sum, result) => sum + sizeOf(result), 0);
   const newlyReplaced: string[] = [];
   const candidates = options.results
-    .filter((result) => !replaced.has(result.key) && result.replacement !== undefined && result.replacement.envelope.length < result.modelContent.length)
+    .filter(
+      (result) =>
+        !replaced.has(result.key) &&
+        result.replacement !== undefined &&
+        result.replacement.envelope.length < result.modelContent.length,
+    )
     .sort((a, b) => b.modelContent.length - a.modelContent.length || a.key.localeCompare(b.key));
   for (const candidate of candidates) {
     if (total <= options.budgetChars) break;

@@ -78,7 +78,11 @@ export function resumeToolTurns(carried: CarriedSessionState): void {
 }
 
 function invalid(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: invalidToolTurnFailureType, message: `Invalid runToolTurn request: ${message}`, nonRetryable: true });
+  return ApplicationFailure.create({
+    type: invalidToolTurnFailureType,
+    message: `Invalid runToolTurn request: ${message}`,
+    nonRetryable: true,
+  });
 }
 
 function checkRequest(request: { turnId: string; calls: readonly ToolCall[]; sessionOptions: SessionOptions }): void {
@@ -89,7 +93,9 @@ function checkRequest(request: { turnId: string; calls: readonly ToolCall[]; ses
   if (!parsed.success) throw invalid(formatZodError(parsed.error));
   const maxCalls = sessionOptions.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN;
   if (calls.length > maxCalls && executor?.queue.knows(turnId) !== true) {
-    throw invalid(`turn "${turnId}" has ${calls.length} calls, over the limit of ${maxCalls} calls per turn (maxCallsPerTurn); send fewer calls per turn`);
+    throw invalid(
+      `turn "${turnId}" has ${calls.length} calls, over the limit of ${maxCalls} calls per turn (maxCallsPerTurn); send fewer calls per turn`,
+    );
   }
 }
 

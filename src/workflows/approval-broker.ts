@@ -1,5 +1,10 @@
 import { CancellationScope, condition, isCancellation, uuid4 } from '@temporalio/workflow';
-import type { ApprovalDecisionRecord, ApprovalIgnoredReason, ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
+import type {
+  ApprovalDecisionRecord,
+  ApprovalIgnoredReason,
+  ApprovalRequest,
+  ApprovalSignal,
+} from '../contracts/approval.js';
 import { approvalSignalSchema, approvalSigningPayload } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
@@ -12,7 +17,16 @@ import type { PermissionDecision } from './decide-permission.js';
 import { runEvaluator } from './approval-evaluator.js';
 
 /** What the signature check said about a signal that named a pending request with the right digest. */
-type SignatureCheck = { kind: 'taken'; verified: boolean } | { kind: 'ignored'; reason: Extract<ApprovalIgnoredReason, 'unsigned' | 'bad_signature' | 'unknown_approver' | 'not_an_approver' | 'expired' | 'verification_failed'>; detail: string };
+type SignatureCheck =
+  | { kind: 'taken'; verified: boolean }
+  | {
+      kind: 'ignored';
+      reason: Extract<
+        ApprovalIgnoredReason,
+        'unsigned' | 'bad_signature' | 'unknown_approver' | 'not_an_approver' | 'expired' | 'verification_failed'
+      >;
+      detail: string;
+    };
 
 export type ApprovalOutcome =
   | { kind: 'decided'; signal: ApprovalSignal; waitMs: number }
@@ -75,11 +89,20 @@ export class ApprovalBroker {
     const turnId = runningTurnId ?? '';
     const parsed = approvalSignalSchema.safeParse(raw);
     if (!parsed.success) {
-      const requestId = typeof (raw as { requestId?: unknown } | null)?.requestId === 'string' ? (raw as { requestId: string }).requestId : '';
+      const requestId =
+        typeof (raw as { requestId?: unknown } | null)?.requestId === 'string'
+          ? (raw as { requestId: string }).requestId
+          : '';
       const detail = formatZodError(parsed.error);
       this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId, reason: 'invalid', detail });
       const by = (raw as { by?: unknown } | null)?.by;
-      this.#state.recordApprovalDecision({ requestId, outcome: 'ignored', ignoredBecause: 'invalid', detail, ...(typeof by === 'string' ? { by: by.slice(0, 200) } : {}) });
+      this.#state.recordApprovalDecision({
+        requestId,
+        outcome: 'ignored',
+        ignoredBecause: 'invalid',
+        detail,
+        ...(typeof by === 'string' ? { by: by.slice(0, 200) } : {}),
+      });
       return;
     }
     const signal = parsed.data;
@@ -91,26 +114,59 @@ export class ApprovalBroker {
       reason: signal.reason,
       ...(signal.expiresAt === undefined ? {} : { expiresAt: signal.expiresAt }),
     };
-    const call = (request: ApprovalRequest): Partial<ApprovalDecisionRecord> => ({ callId: request.callId, toolName: request.toolName, turnId: request.turnId });
+    const call = (request: ApprovalRequest): Partial<ApprovalDecisionRecord> => ({
+      callId: request.callId,
+      toolName: request.toolName,
+      turnId: request.turnId,
+    });
     const entry = this.#pendingEntry(signal.requestId);
     if (entry === undefined) return this.#ignoreDecided(signal, turnId, logged);
     if (signal.inputDigest !== entry.request.inputDigest) {
       const detail = `expected ${entry.request.inputDigest}, got ${signal.inputDigest}`;
-      this.#state.emit({ type: 'ApprovalIgnored', turnId: entry.request.turnId, requestId: signal.requestId, reason: 'digest_mismatch', detail });
-      this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'ignored', ignoredBecause: 'digest_mismatch', detail });
+      this.#state.emit({
+        type: 'ApprovalIgnored',
+        turnId: entry.request.turnId,
+        requestId: signal.requestId,
+        reason: 'digest_mismatch',
+        detail,
+      });
+      this.#state.recordApprovalDecision({
+        ...logged,
+        ...call(entry.request),
+        outcome: 'ignored',
+        ignoredBecause: 'digest_mismatch',
+        detail,
+      });
       return;
     }
     // Unsigned and expired signals are judged at once (no await: the handler decides in the activation it ran in).
     const check = this.#judgeWithoutSignature(signal) ?? (await this.#verifySignature(signal));
     if (check.kind === 'ignored') {
-      this.#state.emit({ type: 'ApprovalIgnored', turnId: entry.request.turnId, requestId: signal.requestId, reason: check.reason, detail: check.detail });
-      this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'ignored', ignoredBecause: check.reason, detail: check.detail });
+      this.#state.emit({
+        type: 'ApprovalIgnored',
+        turnId: entry.request.turnId,
+        requestId: signal.requestId,
+        reason: check.reason,
+        detail: check.detail,
+      });
+      this.#state.recordApprovalDecision({
+        ...logged,
+        ...call(entry.request),
+        outcome: 'ignored',
+        ignoredBecause: check.reason,
+        detail: check.detail,
+      });
       return;
     }
     // The check may have taken a while: another answer, a hook, the timeout or an interrupt may have ended the wait.
     if (this.#pendingEntry(signal.requestId) !== entry) return this.#ignoreDecided(signal, turnId, logged);
     entry.decision = signal;
-    this.#state.recordApprovalDecision({ ...logged, ...call(entry.request), outcome: 'accepted', verified: check.verified });
+    this.#state.recordApprovalDecision({
+      ...logged,
+      ...call(entry.request),
+      outcome: 'accepted',
+      verified: check.verified,
+    });
   }
 
   /**
@@ -121,7 +177,13 @@ export class ApprovalBroker {
     const released: string[] = [];
     const denied: string[] = [];
     for (const entry of this.#pending.values()) {
-      if (entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined || entry.redecide === undefined) continue;
+      if (
+        entry.decision !== undefined ||
+        entry.hookDecision !== undefined ||
+        entry.ruling !== undefined ||
+        entry.redecide === undefined
+      )
+        continue;
       const decision = entry.redecide();
       if (decision.behavior === 'ask') continue;
       this.#rule(entry, { kind: 'policy', behavior: decision.behavior, reason: decision.reason, by });
@@ -151,19 +213,37 @@ export class ApprovalBroker {
   /** The request's entry while it still waits for an answer. */
   #pendingEntry(requestId: string): PendingApproval | undefined {
     const entry = this.#pending.get(requestId);
-    return entry === undefined || entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined ? undefined : entry;
+    return entry === undefined ||
+      entry.decision !== undefined ||
+      entry.hookDecision !== undefined ||
+      entry.ruling !== undefined
+      ? undefined
+      : entry;
   }
 
   /** A signal for a request that is not waiting (any more, or never was): ignored, saying how the request ended. */
-  #ignoreDecided(signal: ApprovalSignal, turnId: string, logged: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion' | 'outcome'>): void {
+  #ignoreDecided(
+    signal: ApprovalSignal,
+    turnId: string,
+    logged: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion' | 'outcome'>,
+  ): void {
     const entry = this.#pending.get(signal.requestId);
     const ended = this.#ended.get(signal.requestId);
     const hookFirst = entry?.hookDecision !== undefined || ended?.how === 'hook';
-    const known = entry !== undefined || ended !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
+    const known =
+      entry !== undefined || ended !== undefined || this.#state.decidedRequestIds.includes(signal.requestId);
     const ruling = entry?.ruling === undefined ? undefined : ENDINGS[entry.ruling.kind];
-    const detail = hookFirst ? 'a PermissionRequest hook answered first' : (ruling ?? (ended === undefined ? undefined : ENDINGS[ended.how]));
+    const detail = hookFirst
+      ? 'a PermissionRequest hook answered first'
+      : (ruling ?? (ended === undefined ? undefined : ENDINGS[ended.how]));
     const request = entry?.request ?? ended?.request;
-    this.#state.emit({ type: 'ApprovalIgnored', turnId, requestId: signal.requestId, reason: known ? 'already_decided' : 'unknown', ...(detail === undefined ? {} : { detail }) });
+    this.#state.emit({
+      type: 'ApprovalIgnored',
+      turnId,
+      requestId: signal.requestId,
+      reason: known ? 'already_decided' : 'unknown',
+      ...(detail === undefined ? {} : { detail }),
+    });
     this.#state.recordApprovalDecision({
       ...logged,
       ...(request === undefined ? {} : { callId: request.callId, toolName: request.toolName, turnId: request.turnId }),
@@ -182,10 +262,18 @@ export class ApprovalBroker {
     const approvers = this.#state.options.approvers;
     if (signal.signature === undefined) {
       if (approvers === undefined) return { kind: 'taken', verified: false };
-      return { kind: 'ignored', reason: 'unsigned', detail: `this session takes only approvals signed by its approvers (${approvers.join(', ') || 'none'})` };
+      return {
+        kind: 'ignored',
+        reason: 'unsigned',
+        detail: `this session takes only approvals signed by its approvers (${approvers.join(', ') || 'none'})`,
+      };
     }
     if (signal.expiresAt !== undefined && Date.parse(signal.expiresAt) <= Date.now()) {
-      return { kind: 'ignored', reason: 'expired', detail: `the grant expired at ${signal.expiresAt} (session time ${new Date().toISOString()})` };
+      return {
+        kind: 'ignored',
+        reason: 'expired',
+        detail: `the grant expired at ${signal.expiresAt} (session time ${new Date().toISOString()})`,
+      };
     }
     return undefined;
   }
@@ -201,14 +289,26 @@ export class ApprovalBroker {
           ...(approvers === undefined ? {} : { sessionApprovers: approvers }),
         }),
       );
-      return verdict.verified ? { kind: 'taken', verified: true } : { kind: 'ignored', reason: verdict.reason, detail: verdict.detail };
+      return verdict.verified
+        ? { kind: 'taken', verified: true }
+        : { kind: 'ignored', reason: verdict.reason, detail: verdict.detail };
     } catch (error) {
-      return { kind: 'ignored', reason: 'verification_failed', detail: `the signature could not be checked: ${projectErrorMessage(error)}` };
+      return {
+        kind: 'ignored',
+        reason: 'verification_failed',
+        detail: `the signature could not be checked: ${projectErrorMessage(error)}`,
+      };
     }
   }
 
   /** Waits for a decision on one call (or the approval timeout, or an interrupt of the turn's scope). */
-  async request(options: { turnId: string; cwd: string; plan: ReadyCallPlan; reason: string; redecide?: () => PermissionDecision }): Promise<ApprovalOutcome> {
+  async request(options: {
+    turnId: string;
+    cwd: string;
+    plan: ReadyCallPlan;
+    reason: string;
+    redecide?: () => PermissionDecision;
+  }): Promise<ApprovalOutcome> {
     const { turnId, cwd, plan, reason } = options;
     const requestId = uuid4();
     const request: ApprovalRequest = {
@@ -225,9 +325,20 @@ export class ApprovalBroker {
     };
     if (this.#state.options.approvers !== undefined) request.approvers = [...this.#state.options.approvers];
     if (plan.approval?.preview !== undefined) request.preview = plan.approval.preview;
-    const entry: PendingApproval = { request, ...(options.redecide === undefined ? {} : { redecide: options.redecide }) };
+    const entry: PendingApproval = {
+      request,
+      ...(options.redecide === undefined ? {} : { redecide: options.redecide }),
+    };
     this.#pending.set(requestId, entry);
-    this.#state.emit({ type: 'PermissionRequested', turnId, callId: plan.callId, requestId, toolName: plan.toolName, reason, policyVersion: this.#state.policy.version });
+    this.#state.emit({
+      type: 'PermissionRequested',
+      turnId,
+      callId: plan.callId,
+      requestId,
+      toolName: plan.toolName,
+      reason,
+      policyVersion: this.#state.policy.version,
+    });
     this.#onChange();
     const startedAt = Date.now();
     const waitMs = (): number => Date.now() - startedAt;
@@ -266,13 +377,25 @@ export class ApprovalBroker {
         .run(() => runEvaluator({ state: this.#state, name: evaluatorName, request, cwd }))
         .then(
           (answer) => {
-            if (answer === undefined || entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined) return;
-            this.#rule(entry, { kind: 'evaluator', behavior: answer.decision, reason: answer.reason, by: `evaluator:${evaluatorName}` });
+            if (
+              answer === undefined ||
+              entry.decision !== undefined ||
+              entry.hookDecision !== undefined ||
+              entry.ruling !== undefined
+            )
+              return;
+            this.#rule(entry, {
+              kind: 'evaluator',
+              behavior: answer.decision,
+              reason: answer.reason,
+              by: `evaluator:${evaluatorName}`,
+            });
           },
           () => undefined,
         );
     }
-    const decided = (): boolean => entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined;
+    const decided = (): boolean =>
+      entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined;
     let how: Ending = 'cancelled';
     try {
       const timeoutMs = this.#state.options.approvalTimeoutMs;
@@ -285,7 +408,9 @@ export class ApprovalBroker {
       if (entry.ruling !== undefined) return { ...entry.ruling, waitMs: waitMs() };
       if (entry.hookDecision !== undefined) {
         const { behavior, message } = entry.hookDecision;
-        return message === undefined ? { kind: 'hook', behavior, waitMs: waitMs() } : { kind: 'hook', behavior, message, waitMs: waitMs() };
+        return message === undefined
+          ? { kind: 'hook', behavior, waitMs: waitMs() }
+          : { kind: 'hook', behavior, message, waitMs: waitMs() };
       }
       const signal = entry.decision;
       if (signal === undefined) throw new Error('unreachable: approval without decision');

@@ -13,7 +13,12 @@ const RECENT_CALLS = 20;
  * worker, and whatever answer arrives first is the only one the workflow takes, so the call is decided once. Returns
  * the evaluator's allow or deny; undefined (the human decides) for `escalate`, an error or a timeout.
  */
-export async function runEvaluator(options: { state: SessionState; name: string; request: ApprovalRequest; cwd: string }): Promise<{ decision: 'allow' | 'deny'; reason: string } | undefined> {
+export async function runEvaluator(options: {
+  state: SessionState;
+  name: string;
+  request: ApprovalRequest;
+  cwd: string;
+}): Promise<{ decision: 'allow' | 'deny'; reason: string } | undefined> {
   const { state, name, request, cwd } = options;
   const runApprovalEvaluator = approvalEvaluatorActivity(state.options, name);
   const evaluation: EvaluationRequest = {
@@ -31,7 +36,12 @@ export async function runEvaluator(options: { state: SessionState; name: string;
     if (answer.decision === 'escalate') return undefined;
     return { decision: answer.decision, reason: answer.reason };
   } catch (error) {
-    if (!isCancellation(error)) log.warn('approval evaluator gave no decision; the human decides', { evaluator: name, callId: request.callId, error: projectErrorMessage(error) });
+    if (!isCancellation(error))
+      log.warn('approval evaluator gave no decision; the human decides', {
+        evaluator: name,
+        callId: request.callId,
+        error: projectErrorMessage(error),
+      });
     throw error;
   }
 }
@@ -39,8 +49,15 @@ export async function runEvaluator(options: { state: SessionState; name: string;
 function recentCalls(state: SessionState): EvaluationRequest['recentHistory'] {
   const calls: EvaluationRequest['recentHistory'] = [];
   for (const event of state.events.read(0, Number.MAX_SAFE_INTEGER).events) {
-    if (event.type === 'ToolCallResult') calls.push({ toolName: event.toolName, callId: event.callId, status: event.status });
-    else if (event.type === 'ToolCallError') calls.push({ toolName: event.toolName, callId: event.callId, status: event.status, message: event.message.slice(0, 300) });
+    if (event.type === 'ToolCallResult')
+      calls.push({ toolName: event.toolName, callId: event.callId, status: event.status });
+    else if (event.type === 'ToolCallError')
+      calls.push({
+        toolName: event.toolName,
+        callId: event.callId,
+        status: event.status,
+        message: event.message.slice(0, 300),
+      });
   }
   return calls.slice(-RECENT_CALLS);
 }

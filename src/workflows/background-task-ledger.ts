@@ -1,5 +1,10 @@
 import { BACKGROUND_TASK_DEFAULTS } from '../contracts/background-tasks.js';
-import type { BackgroundTaskEndReason, BackgroundTaskReport, BackgroundTaskStatus, BackgroundTaskView } from '../contracts/background-tasks.js';
+import type {
+  BackgroundTaskEndReason,
+  BackgroundTaskReport,
+  BackgroundTaskStatus,
+  BackgroundTaskView,
+} from '../contracts/background-tasks.js';
 import type { NewSessionEvent } from '../contracts/events.js';
 import { clipText } from '../contracts/clip-fields.js';
 import { CARRIED_FIELD_MAX_CHARS } from '../contracts/defaults.js';
@@ -20,14 +25,27 @@ export class BackgroundTaskLedger {
    * Records what a call reported, emitting `BackgroundTaskStarted` for a new task and `BackgroundTaskEnded` the first
    * time a known task is seen ended.
    */
-  observe(options: { report: BackgroundTaskReport; turnId: string; callId: string; toolName: string; emit: (event: NewSessionEvent) => void }): void {
+  observe(options: {
+    report: BackgroundTaskReport;
+    turnId: string;
+    callId: string;
+    toolName: string;
+    emit: (event: NewSessionEvent) => void;
+  }): void {
     const { report, turnId, callId, emit } = options;
     switch (report.kind) {
       case 'started': {
         if (this.#tasks.has(report.taskId)) return;
         // The command is kept for display and carried across continue-as-new: clipped, like every carried field.
         const command = clipText(report.command, CARRIED_FIELD_MAX_CHARS.text);
-        const view: BackgroundTaskView = { taskId: report.taskId, command, turnId, callId, startedAt: report.startedAt, status: 'running' };
+        const view: BackgroundTaskView = {
+          taskId: report.taskId,
+          command,
+          turnId,
+          callId,
+          startedAt: report.startedAt,
+          status: 'running',
+        };
         if (report.description !== undefined) view.description = report.description;
         this.#tasks.set(report.taskId, view);
         this.#trim();
@@ -35,7 +53,15 @@ export class BackgroundTaskLedger {
         return;
       }
       case 'observed':
-        this.#end({ taskId: report.taskId, status: report.status, ...(report.exitCode === undefined ? {} : { exitCode: report.exitCode }), turnId, callId, reason: options.toolName === 'TaskStop' ? 'stopped' : 'observed', emit });
+        this.#end({
+          taskId: report.taskId,
+          status: report.status,
+          ...(report.exitCode === undefined ? {} : { exitCode: report.exitCode }),
+          turnId,
+          callId,
+          reason: options.toolName === 'TaskStop' ? 'stopped' : 'observed',
+          emit,
+        });
         return;
       default: {
         const exhaustive: never = report;
@@ -45,7 +71,14 @@ export class BackgroundTaskLedger {
   }
 
   /** Records tasks stopped because the session ended. */
-  sessionEnded(options: { tasks: ReadonlyArray<{ taskId: string; status: Exclude<BackgroundTaskStatus, 'running'>; exitCode?: number | null }>; emit: (event: NewSessionEvent) => void }): void {
+  sessionEnded(options: {
+    tasks: ReadonlyArray<{
+      taskId: string;
+      status: Exclude<BackgroundTaskStatus, 'running'>;
+      exitCode?: number | null;
+    }>;
+    emit: (event: NewSessionEvent) => void;
+  }): void {
     for (const task of options.tasks) {
       const view = this.#tasks.get(task.taskId);
       this.#end({ ...task, turnId: view?.turnId ?? '', reason: 'session_ended', emit: options.emit });

@@ -27,7 +27,8 @@ export class ClientCallBoard {
   validate(request: SubmitToolResultRequest): void {
     if (this.#answered.has(request.callId)) throw new Error(`Client call "${request.callId}" was already answered`);
     const parked = this.#parked.get(request.callId);
-    if (parked === undefined) throw new Error(`No client call "${request.callId}" is waiting for a result (query pendingClientCalls)`);
+    if (parked === undefined)
+      throw new Error(`No client call "${request.callId}" is waiting for a result (query pendingClientCalls)`);
   }
 
   /** The update handler, after the validator accepted it. */
@@ -43,9 +44,18 @@ export class ClientCallBoard {
    * Parks a call until the client answers, the turn is interrupted (cancellation of the turn's scope) or `timeoutMs`
    * passes. Never throws: each ending is the call's outcome.
    */
-  async park(options: { callId: string; turnId: string; toolName: string; input: unknown; timeoutMs?: number; onParked: () => void }): Promise<CallOutcome> {
+  async park(options: {
+    callId: string;
+    turnId: string;
+    toolName: string;
+    input: unknown;
+    timeoutMs?: number;
+    onParked: () => void;
+  }): Promise<CallOutcome> {
     const { callId, turnId, toolName, input, timeoutMs } = options;
-    const entry: ParkedCall = { view: { callId, turnId, toolName, input, requestedAt: new Date(Date.now()).toISOString() } };
+    const entry: ParkedCall = {
+      view: { callId, turnId, toolName, input, requestedAt: new Date(Date.now()).toISOString() },
+    };
     this.#parked.set(callId, entry);
     options.onParked();
     const startedAt = Date.now();
@@ -55,17 +65,38 @@ export class ClientCallBoard {
       const waitedMs = Date.now() - startedAt;
       if (entry.answer === undefined) {
         this.#answered.add(callId); // too late now: a later answer is rejected, not taken for another call
-        return { status: 'error', modelContent: texts.clientToolTimedOut(toolName, timeoutMs ?? 0), isError: true, errorCode: errorCodes.timeout, activeMs: 0, queuedMs: waitedMs };
+        return {
+          status: 'error',
+          modelContent: texts.clientToolTimedOut(toolName, timeoutMs ?? 0),
+          isError: true,
+          errorCode: errorCodes.timeout,
+          activeMs: 0,
+          queuedMs: waitedMs,
+        };
       }
       const { content, isError } = entry.answer;
       const modelContent = content === '' ? texts.emptyOutput(toolName) : content;
       return isError === true
-        ? { status: 'error', modelContent, isError: true, errorCode: errorCodes.handlerError, activeMs: 0, queuedMs: waitedMs }
+        ? {
+            status: 'error',
+            modelContent,
+            isError: true,
+            errorCode: errorCodes.handlerError,
+            activeMs: 0,
+            queuedMs: waitedMs,
+          }
         : { status: 'success', modelContent, isError: false, activeMs: 0, queuedMs: waitedMs };
     } catch (error) {
       if (!isCancellation(error)) throw error;
       this.#answered.add(callId);
-      return { status: 'cancelled', modelContent: texts.rejectMessage, isError: true, errorCode: errorCodes.cancelled, activeMs: 0, queuedMs: Date.now() - startedAt };
+      return {
+        status: 'cancelled',
+        modelContent: texts.rejectMessage,
+        isError: true,
+        errorCode: errorCodes.cancelled,
+        activeMs: 0,
+        queuedMs: Date.now() - startedAt,
+      };
     } finally {
       this.#parked.delete(callId);
     }

@@ -1,7 +1,13 @@
 import type { CommandFacts, CommandPartFacts, PermissionFacts } from '../contracts/call-plan.js';
 import type { PermissionMode } from '../contracts/session.js';
 import type { ParsedRule, ReadPathFindings, RuleSubject } from '../contracts/permission-rules.js';
-import { checkReadPaths, findMatchingRule, isPrefixRule, ruleCoversTool, ruleMatches } from '../contracts/permission-rules.js';
+import {
+  checkReadPaths,
+  findMatchingRule,
+  isPrefixRule,
+  ruleCoversTool,
+  ruleMatches,
+} from '../contracts/permission-rules.js';
 
 import type { HookPermissionDecision } from '../contracts/hook-decisions.js';
 
@@ -62,14 +68,20 @@ export function decidePermission(given: PermissionInput): PermissionDecision {
   const reads = readFindings(input);
   const denied = denyReason(input, reads);
   if (denied !== undefined) return { behavior: 'deny', source: 'rule', reason: denied };
-  if (hook?.decision === 'deny') return { behavior: 'deny', source: 'hook', reason: hook.reason ?? 'Blocked by PreToolUse hook' };
+  if (hook?.decision === 'deny')
+    return { behavior: 'deny', source: 'hook', reason: hook.reason ?? 'Blocked by PreToolUse hook' };
   if (input.facts?.deny !== undefined) return { behavior: 'deny', source: 'tool', reason: input.facts.deny.reason };
   if (mode === 'plan' && !isReadOnly(input)) {
-    return { behavior: 'deny', source: 'mode', reason: `${subject.toolName} was denied: the session is in plan mode, which allows only read-only tools.` };
+    return {
+      behavior: 'deny',
+      source: 'mode',
+      reason: `${subject.toolName} was denied: the session is in plan mode, which allows only read-only tools.`,
+    };
   }
   if (mode === 'bypassPermissions') {
     const operatorAsk = given.operator === undefined ? undefined : findRuleForAnySpelling(given.operator.ask, input);
-    if (operatorAsk !== undefined) return { behavior: 'ask', source: 'rule', reason: `The rule ${operatorAsk.rule.source} requires approval.` };
+    if (operatorAsk !== undefined)
+      return { behavior: 'ask', source: 'rule', reason: `The rule ${operatorAsk.rule.source} requires approval.` };
     return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' };
   }
 
@@ -78,7 +90,11 @@ export function decidePermission(given: PermissionInput): PermissionDecision {
     decision = { behavior: 'ask', source: 'hook', reason: hook.reason ?? 'A PreToolUse hook asked for confirmation.' };
   }
   if (decision.behavior === 'ask' && mode === 'dontAsk') {
-    return { behavior: 'deny', source: 'mode', reason: `${subject.toolName} needs approval, but the session's permission mode is dontAsk, so it was denied.` };
+    return {
+      behavior: 'deny',
+      source: 'mode',
+      reason: `${subject.toolName} needs approval, but the session's permission mode is dontAsk, so it was denied.`,
+    };
   }
   return decision;
 }
@@ -87,7 +103,14 @@ export function decidePermission(given: PermissionInput): PermissionDecision {
 function withOperatorRules(input: PermissionInput): PermissionInput {
   const { operator, rules } = input;
   if (operator === undefined) return input;
-  return { ...input, rules: { allow: [...operator.allow, ...rules.allow], ask: [...operator.ask, ...rules.ask], deny: [...operator.deny, ...rules.deny] } };
+  return {
+    ...input,
+    rules: {
+      allow: [...operator.allow, ...rules.allow],
+      ask: [...operator.ask, ...rules.ask],
+      deny: [...operator.deny, ...rules.deny],
+    },
+  };
 }
 
 /** Whether a rule matches the call itself or, for a shell command, any of its spellings (what limits count). */
@@ -113,7 +136,11 @@ function spellingsOf(commands: CommandFacts): string[] {
 }
 
 /** A rule matching the real path a file tool's path leads to (`PermissionFacts.realPath`), if any. */
-function realPathRule(rules: readonly ParsedRule[], input: PermissionInput, options: { beneath?: boolean } = {}): ParsedRule | undefined {
+function realPathRule(
+  rules: readonly ParsedRule[],
+  input: PermissionInput,
+  options: { beneath?: boolean } = {},
+): ParsedRule | undefined {
   const realPath = input.facts?.realPath;
   if (realPath === undefined || realPath === input.subject.content) return undefined;
   return findMatchingRule(rules, { ...input.subject, content: realPath }, options);
@@ -128,7 +155,11 @@ function findAllowRule(rules: readonly ParsedRule[], input: PermissionInput): Pa
 }
 
 /** The first rule matching the call itself or, for a shell command, any of its spellings. */
-function findRuleForAnySpelling(rules: readonly ParsedRule[], input: Pick<PermissionInput, 'subject' | 'facts'>, options: { beneath?: boolean } = {}): { rule: ParsedRule; spelling?: string } | undefined {
+function findRuleForAnySpelling(
+  rules: readonly ParsedRule[],
+  input: Pick<PermissionInput, 'subject' | 'facts'>,
+  options: { beneath?: boolean } = {},
+): { rule: ParsedRule; spelling?: string } | undefined {
   const whole = findMatchingRule(rules, input.subject, options);
   if (whole !== undefined) return { rule: whole };
   const commands = input.facts?.commands;
@@ -148,10 +179,15 @@ function denyReason(input: PermissionInput, reads: ReadPathFindings): string | u
     return `Permission to use ${toolName} was denied by the rule ${match.rule.source}${part}.`;
   }
   const realMatch = realPathRule(input.rules.deny, input, { beneath: true });
-  if (realMatch !== undefined) return `Permission to use ${toolName} was denied by the rule ${realMatch.source}: ${input.subject.content ?? ''} leads to ${input.facts?.realPath ?? ''}.`;
+  if (realMatch !== undefined)
+    return `Permission to use ${toolName} was denied by the rule ${realMatch.source}: ${input.subject.content ?? ''} leads to ${input.facts?.realPath ?? ''}.`;
   const unanalysed = input.facts?.commands?.parsed === false ? input.facts.commands.unanalysed : undefined;
   if (unanalysed !== undefined) {
-    const rule = input.rules.deny.find((candidate) => candidate.toolName === 'Read' || (ruleCoversTool(candidate.toolName, toolName) && candidate.content !== undefined));
+    const rule = input.rules.deny.find(
+      (candidate) =>
+        candidate.toolName === 'Read' ||
+        (ruleCoversTool(candidate.toolName, toolName) && candidate.content !== undefined),
+    );
     if (rule !== undefined) {
       return `Permission to use ${toolName} was denied: the rule ${rule.source} is in force, and the command has ${unanalysed}, which no rule can be checked against. Write the command out plainly.`;
     }
@@ -170,19 +206,32 @@ function denyReason(input: PermissionInput, reads: ReadPathFindings): string | u
 
 /** A whole-tool rule, or (for a shell command) an exact rule naming the whole command as given. */
 function findWholeCommandRule(rules: readonly ParsedRule[], subject: RuleSubject): ParsedRule | undefined {
-  return rules.find((rule) => ruleCoversTool(rule.toolName, subject.toolName) && (rule.content === undefined || (!isPrefixRule(rule) && rule.content === subject.content)));
+  return rules.find(
+    (rule) =>
+      ruleCoversTool(rule.toolName, subject.toolName) &&
+      (rule.content === undefined || (!isPrefixRule(rule) && rule.content === subject.content)),
+  );
 }
 
 /** The rule allowing one simple command: a command that runs another (`sudo`, `bash -c`) only by an exact rule. */
-function findPartRule(rules: readonly ParsedRule[], subject: RuleSubject, part: CommandPartFacts): ParsedRule | undefined {
+function findPartRule(
+  rules: readonly ParsedRule[],
+  subject: RuleSubject,
+  part: CommandPartFacts,
+): ParsedRule | undefined {
   return rules.find((rule) => {
-    if (part.runner === true && rule.content !== undefined && (isPrefixRule(rule) || rule.content !== part.content)) return false;
+    if (part.runner === true && rule.content !== undefined && (isPrefixRule(rule) || rule.content !== part.content))
+      return false;
     return ruleMatches(rule, { ...subject, content: part.content });
   });
 }
 
 /** How a plain shell command fares part by part: allowed (with the strongest source used) or the parts that need approval. */
-function judgeParts(input: PermissionInput, commands: CommandFacts, reads: ReadPathFindings): { allowed: PermissionDecision } | { unallowed: string[] } {
+function judgeParts(
+  input: PermissionInput,
+  commands: CommandFacts,
+  reads: ReadPathFindings,
+): { allowed: PermissionDecision } | { unallowed: string[] } {
   const unallowed: string[] = [];
   let source: PermissionSource = 'mode';
   let rule: ParsedRule | undefined;
@@ -218,40 +267,73 @@ function baseDecision(input: PermissionInput, reads: ReadPathFindings): Permissi
     return { behavior: 'ask', source: 'rule', reason: `The rule ${ask.rule.source} requires approval${part}.` };
   }
   const realAsk = realPathRule(rules.ask, input, { beneath: true });
-  if (realAsk !== undefined) return { behavior: 'ask', source: 'rule', reason: `The rule ${realAsk.source} requires approval: ${subject.content ?? ''} leads to ${input.facts?.realPath ?? ''}.` };
+  if (realAsk !== undefined)
+    return {
+      behavior: 'ask',
+      source: 'rule',
+      reason: `The rule ${realAsk.source} requires approval: ${subject.content ?? ''} leads to ${input.facts?.realPath ?? ''}.`,
+    };
   if (reads.asked !== undefined) {
-    return { behavior: 'ask', source: 'rule', reason: `The rule ${reads.asked.rule.source} requires approval (${subject.toolName} reads ${reads.asked.readPath}).` };
+    return {
+      behavior: 'ask',
+      source: 'rule',
+      reason: `The rule ${reads.asked.rule.source} requires approval (${subject.toolName} reads ${reads.asked.readPath}).`,
+    };
   }
-  if (input.alwaysAsk) return { behavior: 'ask', source: 'tool', reason: `${subject.toolName} always asks for approval.` };
-  if (input.facts?.strongAsk !== undefined) return { behavior: 'ask', source: 'tool', reason: input.facts.strongAsk.reason };
+  if (input.alwaysAsk)
+    return { behavior: 'ask', source: 'tool', reason: `${subject.toolName} always asks for approval.` };
+  if (input.facts?.strongAsk !== undefined)
+    return { behavior: 'ask', source: 'tool', reason: input.facts.strongAsk.reason };
 
   const commands = input.facts?.commands;
   let defaultReason = `${subject.toolName} is not read-only and needs approval.`;
   if (commands !== undefined) {
     // A shell command: whole-tool and exact rules first, then part by part (never for what is not a plain list).
     const allowRule = findWholeCommandRule(rules.allow, subject);
-    if (allowRule !== undefined) return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
+    if (allowRule !== undefined)
+      return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
     const remembered = findWholeCommandRule(input.remembered, subject);
-    if (remembered !== undefined) return { behavior: 'allow', source: 'remembered', reason: `Allowed by the remembered approval ${remembered.source}.` };
+    if (remembered !== undefined)
+      return {
+        behavior: 'allow',
+        source: 'remembered',
+        reason: `Allowed by the remembered approval ${remembered.source}.`,
+      };
     if (!commands.parsed) {
       defaultReason = `${subject.toolName} needs approval: the command cannot be checked against rules part by part (${commands.reason}).`;
     } else {
       const judged = judgeParts(input, commands, reads);
       if ('allowed' in judged) return judged.allowed;
-      const outside = reads.unconfined === undefined ? '' : ` It reads ${reads.unconfined}, outside the working directory.`;
+      const outside =
+        reads.unconfined === undefined ? '' : ` It reads ${reads.unconfined}, outside the working directory.`;
       defaultReason = `${subject.toolName} needs approval for ${judged.unallowed.map((content) => `\`${content}\``).join(', ')}.${outside}`;
     }
   } else {
     const allowRule = findAllowRule(rules.allow, input);
-    if (allowRule !== undefined) return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
+    if (allowRule !== undefined)
+      return { behavior: 'allow', source: 'rule', reason: `Allowed by the rule ${allowRule.source}.` };
     const remembered = findAllowRule(input.remembered, input);
-    if (remembered !== undefined) return { behavior: 'allow', source: 'remembered', reason: `Allowed by the remembered approval ${remembered.source}.` };
-    if (input.readOnly && reads.unconfined === undefined) return { behavior: 'allow', source: 'mode', reason: 'Read-only tools need no approval.' };
-    if (input.readOnly) defaultReason = `${subject.toolName} reads ${reads.unconfined ?? ''}, outside the working directory, and needs approval.`;
+    if (remembered !== undefined)
+      return {
+        behavior: 'allow',
+        source: 'remembered',
+        reason: `Allowed by the remembered approval ${remembered.source}.`,
+      };
+    if (input.readOnly && reads.unconfined === undefined)
+      return { behavior: 'allow', source: 'mode', reason: 'Read-only tools need no approval.' };
+    if (input.readOnly)
+      defaultReason = `${subject.toolName} reads ${reads.unconfined ?? ''}, outside the working directory, and needs approval.`;
   }
-  if (input.mode === 'acceptEdits' && input.editsInsideCwd) return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows file edits inside the working directory.' };
+  if (input.mode === 'acceptEdits' && input.editsInsideCwd)
+    return {
+      behavior: 'allow',
+      source: 'mode',
+      reason: 'acceptEdits mode allows file edits inside the working directory.',
+    };
   // A default ask: the weakest decision, which a hook's allow or the tool's prepareApproval may lift.
-  if (hook?.decision === 'allow') return { behavior: 'allow', source: 'hook', reason: hook.reason ?? 'Allowed by a PreToolUse hook.' };
-  if (input.toolNarrowedToAllow === true) return { behavior: 'allow', source: 'tool', reason: `${subject.toolName} found nothing that needs approval.` };
+  if (hook?.decision === 'allow')
+    return { behavior: 'allow', source: 'hook', reason: hook.reason ?? 'Allowed by a PreToolUse hook.' };
+  if (input.toolNarrowedToAllow === true)
+    return { behavior: 'allow', source: 'tool', reason: `${subject.toolName} found nothing that needs approval.` };
   return { behavior: 'ask', source: 'mode', reason: defaultReason };
 }

@@ -75,9 +75,16 @@ export function renderCurrentDetails(options: { identity: SessionIdentity; view:
     state,
   ];
   // Loud where processes run with the worker's full rights: the session turned the sandbox off, or the worker had none.
-  if (identity.sandboxMode === 'off') lines.push('', "**Sandbox off** (session option `sandbox.mode`): Bash and background tasks run with the worker's full rights.");
+  if (identity.sandboxMode === 'off')
+    lines.push(
+      '',
+      "**Sandbox off** (session option `sandbox.mode`): Bash and background tasks run with the worker's full rights.",
+    );
   if (view.unsandboxed !== undefined && view.unsandboxed.calls > 0) {
-    lines.push('', `**${view.unsandboxed.calls} call(s) ran without the OS sandbox** on this worker: ${escapeMarkdown(clip(oneLine(view.unsandboxed.lastReason), CURRENT_DETAILS_LIMITS.reasonChars))}`);
+    lines.push(
+      '',
+      `**${view.unsandboxed.calls} call(s) ran without the OS sandbox** on this worker: ${escapeMarkdown(clip(oneLine(view.unsandboxed.lastReason), CURRENT_DETAILS_LIMITS.reasonChars))}`,
+    );
   }
   if (view.pending.length > 0) {
     lines.push(
@@ -87,7 +94,8 @@ export function renderCurrentDetails(options: { identity: SessionIdentity; view:
     const listed = view.pending.slice(0, CURRENT_DETAILS_LIMITS.requests);
     listed.forEach((request, index) => lines.push('', ...renderRequest(request, index + 1, now)));
     const more = view.pending.length - listed.length;
-    if (more > 0) lines.push('', `…and ${more} more: \`switchyard pending\` or the \`pendingApprovals\` query lists them all.`);
+    if (more > 0)
+      lines.push('', `…and ${more} more: \`switchyard pending\` or the \`pendingApprovals\` query lists them all.`);
   }
   lines.push('', `_Updated ${now.toISOString()} (workflow time)._`);
   return lines.join('\n');
@@ -97,12 +105,25 @@ function renderRequest(request: ApprovalRequest, position: number, now: Date): s
   const subject = describeInput(request.toolName, request.input);
   const waited = now.getTime() - Date.parse(request.requestedAt);
   const since = `waiting since ${request.requestedAt}${waited >= 1_000 ? ` (${formatDuration(waited)} at the last update)` : ''}`;
-  const lines = [`**${position}. ${request.toolName}**${subject === '' ? '' : ` ${inlineCode(subject)}`} — ${since}`, ''];
+  const lines = [
+    `**${position}. ${request.toolName}**${subject === '' ? '' : ` ${inlineCode(subject)}`} — ${since}`,
+    '',
+  ];
   // One property per line, so the 64-character digest fits the Web UI's column without scrolling sideways.
-  lines.push(fenced(JSON.stringify({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest }, null, 2), 'json'), '');
-  if (request.reason !== undefined && request.reason !== '') lines.push(`- why: ${escapeMarkdown(clip(oneLine(request.reason), CURRENT_DETAILS_LIMITS.reasonChars))}`);
-  if (request.rememberRule !== undefined) lines.push(`- \`allow_always\` remembers ${inlineCode(request.rememberRule)}`);
-  lines.push(`- request ${inlineCode(request.requestId)}, call ${inlineCode(request.callId)}, turn ${inlineCode(request.turnId)}`);
+  lines.push(
+    fenced(
+      JSON.stringify({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest }, null, 2),
+      'json',
+    ),
+    '',
+  );
+  if (request.reason !== undefined && request.reason !== '')
+    lines.push(`- why: ${escapeMarkdown(clip(oneLine(request.reason), CURRENT_DETAILS_LIMITS.reasonChars))}`);
+  if (request.rememberRule !== undefined)
+    lines.push(`- \`allow_always\` remembers ${inlineCode(request.rememberRule)}`);
+  lines.push(
+    `- request ${inlineCode(request.requestId)}, call ${inlineCode(request.callId)}, turn ${inlineCode(request.turnId)}`,
+  );
   if (request.preview !== undefined && request.preview !== '') {
     lines.push('', fenced(clip(request.preview, CURRENT_DETAILS_LIMITS.previewChars), 'diff'));
   }
@@ -113,13 +134,16 @@ function renderRequest(request: ApprovalRequest, position: number, now: Date): s
 export function describeInput(toolName: string, input: unknown): string {
   if (input === null || typeof input !== 'object') return '';
   const fields = input as Record<string, unknown>;
-  const text = (key: string): string | undefined => (typeof fields[key] === 'string' && fields[key] !== '' ? (fields[key] as string) : undefined);
+  const text = (key: string): string | undefined =>
+    typeof fields[key] === 'string' && fields[key] !== '' ? (fields[key] as string) : undefined;
   const subject =
     text('command') ??
     text('file_path') ??
     text('notebook_path') ??
     text('url') ??
-    (text('pattern') === undefined ? undefined : `${text('pattern')}${text('path') === undefined ? '' : ` in ${text('path')}`}`) ??
+    (text('pattern') === undefined
+      ? undefined
+      : `${text('pattern')}${text('path') === undefined ? '' : ` in ${text('path')}`}`) ??
     text('path');
   if (subject !== undefined) return clip(subject, CURRENT_DETAILS_LIMITS.subjectChars);
   // Any other tool (MCP, custom): its input as compact JSON.

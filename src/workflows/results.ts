@@ -43,7 +43,11 @@ export function finishResult(options: {
   const totalMs = clock.startedAt === undefined ? 0 : now - clock.startedAt;
   const full: ToolResult = {
     ...result,
-    timings: { totalMs, permissionWaitMs: result.timings?.permissionWaitMs ?? 0, queuedMs: result.timings?.queuedMs ?? 0 },
+    timings: {
+      totalMs,
+      permissionWaitMs: result.timings?.permissionWaitMs ?? 0,
+      queuedMs: result.timings?.queuedMs ?? 0,
+    },
   };
   if (full.status === 'success') {
     const modelBytes = full.budget?.modelBytes ?? utf8Length(full.modelContent);
@@ -63,7 +67,15 @@ export function finishResult(options: {
     });
   } else {
     const errorCode = full.errorCode === undefined ? {} : { errorCode: full.errorCode };
-    state.emit({ type: 'ToolCallError', turnId: clock.turnId, callId: full.callId, toolName: full.toolName, status: full.status, message: full.modelContent, ...errorCode });
+    state.emit({
+      type: 'ToolCallError',
+      turnId: clock.turnId,
+      callId: full.callId,
+      toolName: full.toolName,
+      status: full.status,
+      message: full.modelContent,
+      ...errorCode,
+    });
   }
   switchyardTelemetry.toolCallEnded({
     sessionId: clock.sessionId,
@@ -96,14 +108,25 @@ export function endedResult(options: {
     state: options.state,
     clock: options.clock,
     permission: 'none_needed',
-    result: { callId: call.callId, toolName: call.toolName, status: options.status, modelContent: options.modelContent, isError: true, errorCode: options.errorCode },
+    result: {
+      callId: call.callId,
+      toolName: call.toolName,
+      status: options.status,
+      modelContent: options.modelContent,
+      isError: true,
+      errorCode: options.errorCode,
+    },
   });
 }
 
 /** Why queued calls of a turn will not run: the turn was interrupted, or a result asked to stop it. */
-export function skippedReason(options: { interrupted: { reason?: string } | undefined; stopReason: string | undefined }): { modelContent: string; errorCode: string } | undefined {
+export function skippedReason(options: {
+  interrupted: { reason?: string } | undefined;
+  stopReason: string | undefined;
+}): { modelContent: string; errorCode: string } | undefined {
   if (options.interrupted !== undefined) return { modelContent: texts.rejectMessage, errorCode: errorCodes.cancelled };
-  if (options.stopReason !== undefined) return { modelContent: texts.turnStopCancelled, errorCode: errorCodes.turnStopped };
+  if (options.stopReason !== undefined)
+    return { modelContent: texts.turnStopCancelled, errorCode: errorCodes.turnStopped };
   return undefined;
 }
 

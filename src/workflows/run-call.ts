@@ -49,7 +49,12 @@ export interface CallRun {
 }
 
 type Authorization =
-  | { kind: 'authorized'; permission: ToolCallTelemetryEndRecord['permission']; permissionWaitMs: number; rememberRule?: string }
+  | {
+      kind: 'authorized';
+      permission: ToolCallTelemetryEndRecord['permission'];
+      permissionWaitMs: number;
+      rememberRule?: string;
+    }
   | { kind: 'refused'; result: ToolResult };
 
 /** The back half of the per-call pipeline, after Prepare: permission → approval → execute → result. */
@@ -61,7 +66,14 @@ export async function runCall(run: CallRun): Promise<CallCompletion> {
     if (authorization.kind === 'refused') return { result: authorization.result, hookContext };
     if (run.turn.interrupted !== undefined) {
       const modelContent = texts.rejectMessage;
-      return { result: finish(run, { ...base(run.plan), status: 'cancelled', modelContent, isError: true, errorCode: errorCodes.cancelled }, 'none_needed'), hookContext };
+      return {
+        result: finish(
+          run,
+          { ...base(run.plan), status: 'cancelled', modelContent, isError: true, errorCode: errorCodes.cancelled },
+          'none_needed',
+        ),
+        hookContext,
+      };
     }
     return await executeAuthorized({ run, authorization, hookContext });
   } finally {
@@ -77,14 +89,37 @@ function finish(run: CallRun, result: UntimedResult, permission: ToolCallTelemet
   return finishResult({ state: run.state, clock: run.clock, result, permission });
 }
 
-function denied(run: CallRun, options: { reason: string; source: string; permissionWaitMs: number; requestId?: string; by?: string }): Authorization {
+function denied(
+  run: CallRun,
+  options: { reason: string; source: string; permissionWaitMs: number; requestId?: string; by?: string },
+): Authorization {
   const { plan, turn } = run;
   const requestId = options.requestId === undefined ? {} : { requestId: options.requestId };
   const by = options.by === undefined ? {} : { by: options.by };
   const policyVersion = run.state.policy.version;
-  run.state.emit({ type: 'PermissionDenied', turnId: turn.turnId, callId: plan.callId, reason: options.reason, source: options.source, ...requestId, ...by, policyVersion });
+  run.state.emit({
+    type: 'PermissionDenied',
+    turnId: turn.turnId,
+    callId: plan.callId,
+    reason: options.reason,
+    source: options.source,
+    ...requestId,
+    ...by,
+    policyVersion,
+  });
   const errorCode = options.source === 'hook' ? errorCodes.hookBlocked : errorCodes.permissionDenied;
-  const result = finish(run, { ...base(plan), status: 'denied', modelContent: options.reason, isError: true, errorCode, timings: { permissionWaitMs: options.permissionWaitMs } }, 'denied');
+  const result = finish(
+    run,
+    {
+      ...base(plan),
+      status: 'denied',
+      modelContent: options.reason,
+      isError: true,
+      errorCode,
+      timings: { permissionWaitMs: options.permissionWaitMs },
+    },
+    'denied',
+  );
   return { kind: 'refused', result };
 }
 
@@ -92,14 +127,26 @@ function denied(run: CallRun, options: { reason: string; source: string; permiss
 function permissionInput(run: CallRun): PermissionInput {
   const { state, plan } = run;
   return {
-    subject: { toolName: plan.toolName, contentKind: plan.ruleKind, cwd: run.cwd, ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }) },
+    subject: {
+      toolName: plan.toolName,
+      contentKind: plan.ruleKind,
+      cwd: run.cwd,
+      ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }),
+    },
     mode: state.policy.permissionMode,
     rules: state.rules,
     remembered: state.remembered,
     readOnly: plan.flags.declaredReadOnly,
     editsInsideCwd: plan.editsInsideCwd,
     alwaysAsk: plan.alwaysAsk,
-    ...(plan.hook?.decision === undefined ? {} : { hook: { decision: plan.hook.decision, ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }) } }),
+    ...(plan.hook?.decision === undefined
+      ? {}
+      : {
+          hook: {
+            decision: plan.hook.decision,
+            ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }),
+          },
+        }),
     ...(plan.approval?.narrowToAllow === true ? { toolNarrowedToAllow: true } : {}),
     ...(plan.permission === undefined ? {} : { facts: plan.permission }),
     ...(run.operator === undefined ? {} : { operator: run.operator }),
@@ -115,11 +162,24 @@ async function authorizeCall(run: CallRun): Promise<Authorization> {
   if (shadow !== undefined) {
     const would = decidePermission({ ...input, rules: shadow });
     if (would.behavior !== decision.behavior) {
-      state.emit({ type: 'PolicyShadowDecision', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, enforced: decision.behavior, shadow: would.behavior, shadowReason: would.reason, policyVersion: state.policy.version });
+      state.emit({
+        type: 'PolicyShadowDecision',
+        turnId: turn.turnId,
+        callId: plan.callId,
+        toolName: plan.toolName,
+        enforced: decision.behavior,
+        shadow: would.behavior,
+        shadowReason: would.reason,
+        policyVersion: state.policy.version,
+      });
     }
   }
-  if (decision.behavior === 'deny') return denied(run, { reason: decision.reason, source: decision.source, permissionWaitMs: 0 });
-  const limits = state.policy.limits.length === 0 ? { taken: [] } : state.policy.takeLimits(turn.turnId, (rule) => ruleMatchesCall(rule, input));
+  if (decision.behavior === 'deny')
+    return denied(run, { reason: decision.reason, source: decision.source, permissionWaitMs: 0 });
+  const limits =
+    state.policy.limits.length === 0
+      ? { taken: [] }
+      : state.policy.takeLimits(turn.turnId, (rule) => ruleMatchesCall(rule, input));
   if ('denied' in limits) return denied(run, { reason: limits.denied, source: 'limit', permissionWaitMs: 0 });
   if (decision.behavior === 'allow') return { kind: 'authorized', permission: 'none_needed', permissionWaitMs: 0 };
   const authorization = await awaitApproval(run, decision.reason);
@@ -130,35 +190,90 @@ async function authorizeCall(run: CallRun): Promise<Authorization> {
 /** The approval broker's outcome for a call that asks, as an authorization. */
 async function awaitApproval(run: CallRun, reason: string): Promise<Authorization> {
   const { state, plan, turn } = run;
-  const outcome = await run.broker.request({ turnId: turn.turnId, cwd: run.cwd, plan, reason, redecide: () => decidePermission(permissionInput(run)) });
+  const outcome = await run.broker.request({
+    turnId: turn.turnId,
+    cwd: run.cwd,
+    plan,
+    reason,
+    redecide: () => decidePermission(permissionInput(run)),
+  });
   const permissionWaitMs = outcome.waitMs;
   const policyVersion = state.policy.version;
   switch (outcome.kind) {
     case 'cancelled': {
       const modelContent = texts.rejectMessage;
-      const result = finish(run, { ...base(plan), status: 'cancelled', modelContent, isError: true, errorCode: errorCodes.cancelled, timings: { permissionWaitMs } }, 'none_needed');
+      const result = finish(
+        run,
+        {
+          ...base(plan),
+          status: 'cancelled',
+          modelContent,
+          isError: true,
+          errorCode: errorCodes.cancelled,
+          timings: { permissionWaitMs },
+        },
+        'none_needed',
+      );
       return { kind: 'refused', result };
     }
     case 'hook':
       if (outcome.behavior === 'deny') {
-        return denied(run, { reason: outcome.message ?? `A PermissionRequest hook denied permission to use ${plan.toolName}.`, source: 'hook', permissionWaitMs });
+        return denied(run, {
+          reason: outcome.message ?? `A PermissionRequest hook denied permission to use ${plan.toolName}.`,
+          source: 'hook',
+          permissionWaitMs,
+        });
       }
-      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, decision: 'allow', source: 'hook', policyVersion });
+      state.emit({
+        type: 'PermissionResolved',
+        turnId: turn.turnId,
+        callId: plan.callId,
+        decision: 'allow',
+        source: 'hook',
+        policyVersion,
+      });
       return { kind: 'authorized', permission: 'approved', permissionWaitMs };
     case 'policy':
     case 'evaluator':
-      if (outcome.behavior === 'deny') return denied(run, { reason: outcome.reason, source: outcome.kind, permissionWaitMs, by: outcome.by });
-      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, decision: 'allow', source: outcome.kind, by: outcome.by, policyVersion });
+      if (outcome.behavior === 'deny')
+        return denied(run, { reason: outcome.reason, source: outcome.kind, permissionWaitMs, by: outcome.by });
+      state.emit({
+        type: 'PermissionResolved',
+        turnId: turn.turnId,
+        callId: plan.callId,
+        decision: 'allow',
+        source: outcome.kind,
+        by: outcome.by,
+        policyVersion,
+      });
       return { kind: 'authorized', permission: 'approved', permissionWaitMs };
     case 'timeout':
-      return denied(run, { reason: texts.approvalTimedOut(plan.toolName, state.options.approvalTimeoutMs ?? 0), source: 'timeout', permissionWaitMs });
+      return denied(run, {
+        reason: texts.approvalTimedOut(plan.toolName, state.options.approvalTimeoutMs ?? 0),
+        source: 'timeout',
+        permissionWaitMs,
+      });
     case 'decided': {
       const { signal } = outcome;
       if (signal.decision === 'deny') {
-        return denied(run, { reason: texts.approvalDenied(plan.toolName, signal.reason), source: 'user', permissionWaitMs, requestId: signal.requestId });
+        return denied(run, {
+          reason: texts.approvalDenied(plan.toolName, signal.reason),
+          source: 'user',
+          permissionWaitMs,
+          requestId: signal.requestId,
+        });
       }
       const by = signal.by === undefined ? {} : { by: signal.by };
-      state.emit({ type: 'PermissionResolved', turnId: turn.turnId, callId: plan.callId, requestId: signal.requestId, decision: signal.decision, source: 'user', ...by, policyVersion });
+      state.emit({
+        type: 'PermissionResolved',
+        turnId: turn.turnId,
+        callId: plan.callId,
+        requestId: signal.requestId,
+        decision: signal.decision,
+        source: 'user',
+        ...by,
+        policyVersion,
+      });
       const authorized: Authorization = { kind: 'authorized', permission: 'approved', permissionWaitMs };
       return signal.decision === 'allow_always' ? { ...authorized, rememberRule: plan.rememberRule } : authorized;
     }
@@ -169,13 +284,35 @@ async function awaitApproval(run: CallRun, reason: string): Promise<Authorizatio
   }
 }
 
-async function executeAuthorized(options: { run: CallRun; authorization: Extract<Authorization, { kind: 'authorized' }>; hookContext: string[] }): Promise<CallCompletion> {
+async function executeAuthorized(options: {
+  run: CallRun;
+  authorization: Extract<Authorization, { kind: 'authorized' }>;
+  hookContext: string[];
+}): Promise<CallCompletion> {
   const { run, authorization, hookContext } = options;
   const { state, plan, turn, clock } = run;
-  state.emit({ type: 'ToolCallStarted', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, readOnly: plan.flags.readOnly, sideEffectScope: plan.flags.sideEffectScope });
-  switchyardTelemetry.toolCallStarted({ sessionId: clock.sessionId, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, known: true, startedAt: clock.startedAt ?? Date.now() });
+  state.emit({
+    type: 'ToolCallStarted',
+    turnId: turn.turnId,
+    callId: plan.callId,
+    toolName: plan.toolName,
+    readOnly: plan.flags.readOnly,
+    sideEffectScope: plan.flags.sideEffectScope,
+  });
+  switchyardTelemetry.toolCallStarted({
+    sessionId: clock.sessionId,
+    turnId: turn.turnId,
+    callId: plan.callId,
+    toolName: plan.toolName,
+    known: true,
+    startedAt: clock.startedAt ?? Date.now(),
+  });
   const outcome = plan.clientTool === true ? await parkForClient(run) : await executeActivity(run);
-  const turnControl = turnControlOf({ toolName: plan.toolName, current: outcome.turnControl, preToolUse: plan.hook?.stopTurn });
+  const turnControl = turnControlOf({
+    toolName: plan.toolName,
+    current: outcome.turnControl,
+    preToolUse: plan.hook?.stopTurn,
+  });
   const result: UntimedResult = {
     ...base(plan),
     status: outcome.status,
@@ -189,12 +326,22 @@ async function executeAuthorized(options: { run: CallRun; authorization: Extract
   if (outcome.budget !== undefined) result.budget = outcome.budget;
   if (turnControl !== undefined) result.turnControl = turnControl;
   if (outcome.sandboxed !== undefined) result.sandboxed = outcome.sandboxed;
-  if (outcome.sandboxed === false && outcome.unsandboxedReason !== undefined) state.noteUnsandboxed(outcome.unsandboxedReason);
+  if (outcome.sandboxed === false && outcome.unsandboxedReason !== undefined)
+    state.noteUnsandboxed(outcome.unsandboxedReason);
   if (outcome.backgroundTask !== undefined) {
-    state.backgroundTasks.observe({ report: outcome.backgroundTask, turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName, emit: (event) => state.emit(event) });
+    state.backgroundTasks.observe({
+      report: outcome.backgroundTask,
+      turnId: turn.turnId,
+      callId: plan.callId,
+      toolName: plan.toolName,
+      emit: (event) => state.emit(event),
+    });
     if (outcome.backgroundTask.kind === 'started') result.backgroundTask = { taskId: outcome.backgroundTask.taskId };
   }
-  const completion: CallCompletion = { result: finish(run, result, authorization.permission), hookContext: joinHookContext(hookContext, outcome.hookContext) };
+  const completion: CallCompletion = {
+    result: finish(run, result, authorization.permission),
+    hookContext: joinHookContext(hookContext, outcome.hookContext),
+  };
   if (outcome.aggregateReplacement !== undefined) completion.replacement = outcome.aggregateReplacement;
   if (outcome.sessionState !== undefined) completion.stateChanges = outcome.sessionState;
   if (authorization.rememberRule !== undefined) completion.rememberRule = authorization.rememberRule;
@@ -211,7 +358,8 @@ function parkForClient(run: CallRun): Promise<CallOutcome> {
     toolName: plan.toolName,
     input: plan.input,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    onParked: () => state.emit({ type: 'ClientToolRequested', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName }),
+    onParked: () =>
+      state.emit({ type: 'ClientToolRequested', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName }),
   });
 }
 
@@ -219,10 +367,15 @@ function parkForClient(run: CallRun): Promise<CallOutcome> {
  * Whether a call runs as a local activity: read-only, idempotent (a replayed workflow task may run it again),
  * concurrency-safe, with a deadline short enough to hold a workflow task open (the SDK heartbeats the task meanwhile).
  */
-export function runsLocally(plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>, policy: LocalCallsPolicy | undefined): boolean {
+export function runsLocally(
+  plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>,
+  policy: LocalCallsPolicy | undefined,
+): boolean {
   if (policy === undefined) return false;
   const { readOnly, idempotent, concurrentSafe } = plan.flags;
-  return readOnly && idempotent && concurrentSafe && plan.timeoutMs !== undefined && plan.timeoutMs <= policy.maxTimeoutMs;
+  return (
+    readOnly && idempotent && concurrentSafe && plan.timeoutMs !== undefined && plan.timeoutMs <= policy.maxTimeoutMs
+  );
 }
 
 /**
@@ -231,7 +384,10 @@ export function runsLocally(plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>, po
  * activities leave with the workflow task, which stays open while its local activities run: the regular calls would
  * wait behind the local ones.
  */
-export function batchLocalCalls(plans: ReadonlyArray<Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>>, policy: LocalCallsPolicy | undefined): LocalCallsPolicy | undefined {
+export function batchLocalCalls(
+  plans: ReadonlyArray<Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>>,
+  policy: LocalCallsPolicy | undefined,
+): LocalCallsPolicy | undefined {
   if (policy === undefined) return undefined;
   // A policy recorded before the budget existed decides call by call, as it did then, so its histories replay.
   if (policy.budgetMs === undefined) return policy;
@@ -245,14 +401,22 @@ function failedOutcome(status: CallOutcome['status'], modelContent: string, erro
 /** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
 async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const { state, plan, siblings } = run;
-  const request: ExecuteCallInput = { session: state.context(), turnId: run.turn.turnId, cwd: run.cwd, plan: executionPlan(plan), ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}) };
-  const regular = (): Promise<CallOutcome> =>
-    executeCallActivity(plan, state.options)(request);
+  const request: ExecuteCallInput = {
+    session: state.context(),
+    turnId: run.turn.turnId,
+    cwd: run.cwd,
+    plan: executionPlan(plan),
+    ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}),
+  };
+  const regular = (): Promise<CallOutcome> => executeCallActivity(plan, state.options)(request);
   const policy = run.localCalls;
   const execute = async (): Promise<CallOutcome> => {
     if (policy === undefined || !runsLocally(plan, policy)) return regular();
     const local = await afterLocalActivities(() =>
-      localExecuteCallActivity(plan, policy)({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) }),
+      localExecuteCallActivity(
+        plan,
+        policy,
+      )({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) }),
     );
     if (local.relocate !== true) return local;
     // Still running after its local budget: the call starts again as a regular activity (it is idempotent and
@@ -267,19 +431,23 @@ async function executeActivity(run: CallRun): Promise<CallOutcome> {
     // `block` tools run to completion through an interrupt.
     const outcome = scope === undefined ? await CancellationScope.nonCancellable(execute) : await scope.run(execute);
     const cancelledBy = siblings.cancelledBy(plan.callId);
-    if (outcome.status === 'cancelled' && cancelledBy !== undefined) return { ...outcome, modelContent: texts.siblingErrored(cancelledBy), errorCode: errorCodes.siblingError };
+    if (outcome.status === 'cancelled' && cancelledBy !== undefined)
+      return { ...outcome, modelContent: texts.siblingErrored(cancelledBy), errorCode: errorCodes.siblingError };
     if (outcome.isError && outcome.status === 'error' && plan.cancelSiblingsOnError) siblings.cancelOthers(plan);
     return outcome;
   } catch (error) {
     if (isCancellation(error)) {
       const cancelledBy = siblings.cancelledBy(plan.callId);
-      if (cancelledBy !== undefined) return failedOutcome('cancelled', texts.siblingErrored(cancelledBy), errorCodes.siblingError);
+      if (cancelledBy !== undefined)
+        return failedOutcome('cancelled', texts.siblingErrored(cancelledBy), errorCodes.siblingError);
       return failedOutcome('cancelled', texts.rejectMessage, errorCodes.cancelled);
     }
     if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
       // Only a missed heartbeat means the worker was lost; the backstop is a plain timeout.
-      if (error.cause.timeoutType !== 'HEARTBEAT') return failedOutcome('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout);
-      if (!plan.flags.idempotent) return failedOutcome('error', texts.interruptedMayHavePartlyRun(plan.toolName), errorCodes.interrupted);
+      if (error.cause.timeoutType !== 'HEARTBEAT')
+        return failedOutcome('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout);
+      if (!plan.flags.idempotent)
+        return failedOutcome('error', texts.interruptedMayHavePartlyRun(plan.toolName), errorCodes.interrupted);
     }
     return failedOutcome('error', projectErrorMessage(error), errorCodes.handlerError);
   } finally {

@@ -54,14 +54,22 @@ export function isConcurrentSafe(planned: PlannedCall): boolean {
  * For a whole turn, whose calls are all known at once, this yields exactly `groupCalls`: consecutive safe calls in
  * groups of at most `maxConcurrency` members and `maxGroupBytes` of input (a new group waits for the previous one to finish), each unsafe call alone.
  */
-export function startableCalls(options: { calls: readonly TurnCall[]; group: OpenGroup | undefined; maxConcurrency: number; maxGroupBytes?: number }): {
+export function startableCalls(options: {
+  calls: readonly TurnCall[];
+  group: OpenGroup | undefined;
+  maxConcurrency: number;
+  maxGroupBytes?: number;
+}): {
   start: TurnCall[];
   newGroup: boolean;
 } {
   const cap = Math.max(1, Math.trunc(options.maxConcurrency));
   const maxBytes = options.maxGroupBytes ?? PAYLOAD_LIMITS.groupInputBytes;
   const executing = options.calls.some((call) => call.state === 'executing');
-  let joining = executing && options.group !== undefined ? { size: options.group.size, allSafe: options.group.allSafe, bytes: options.group.bytes ?? 0 } : undefined;
+  let joining =
+    executing && options.group !== undefined
+      ? { size: options.group.size, allSafe: options.group.allSafe, bytes: options.group.bytes ?? 0 }
+      : undefined;
   const newGroup = joining === undefined;
   const start: TurnCall[] = [];
   for (const call of options.calls) {
@@ -70,7 +78,13 @@ export function startableCalls(options: { calls: readonly TurnCall[]; group: Ope
     const safe = isConcurrentSafe(call.planned);
     const bytes = call.inputBytes ?? 0;
     if (joining === undefined) joining = { size: 0, allSafe: true, bytes: 0 };
-    else if (!(safe && joining.allSafe && joining.size < cap && (joining.size === 0 || joining.bytes + bytes <= maxBytes))) break;
+    else if (!(
+      safe &&
+      joining.allSafe &&
+      joining.size < cap &&
+      (joining.size === 0 || joining.bytes + bytes <= maxBytes)
+    ))
+      break;
     start.push(call);
     joining.size += 1;
     joining.bytes += bytes;

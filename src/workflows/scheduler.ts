@@ -74,33 +74,57 @@ export class Scheduler {
   }
 
   createTurn(options: { turnId: string; kind: Turn['kind'] }): Turn {
-    return { turnId: options.turnId, kind: options.kind, calls: [], done: false, ended: false, siblings: new SiblingGroup(), pendingChanges: [], handedOut: 0, handedOutChars: 0 };
+    return {
+      turnId: options.turnId,
+      kind: options.kind,
+      calls: [],
+      done: false,
+      ended: false,
+      siblings: new SiblingGroup(),
+      pendingChanges: [],
+      handedOut: 0,
+      handedOutChars: 0,
+    };
   }
 
   /** Adds calls to a turn; streaming calls are planned at once (Plan has no side effects), even while the turn queues. */
   addCalls(options: { turn: Turn; calls: readonly ToolCall[]; done: boolean }): void {
     const { turn } = options;
     const addedAt = Date.now();
-    const added = options.calls.map((call, offset): TurnCall => ({ index: turn.calls.length + offset, call, inputBytes: callInputBytes(call), addedAt, state: 'queued' }));
+    const added = options.calls.map((call, offset): TurnCall => ({
+      index: turn.calls.length + offset,
+      call,
+      inputBytes: callInputBytes(call),
+      addedAt,
+      state: 'queued',
+    }));
     turn.calls.push(...added);
     if (options.done) turn.done = true;
     if (turn.kind === 'streaming' && added.length > 0) {
       // Called from the addCalls handler, in the session's root scope: planning gets a scope that ends with it.
-      inReleasedScope(() => this.#plan({ turn, added, prepareFirstGroup: false })).catch((error: unknown) => log.error('planning failed', { error: projectErrorMessage(error) }));
+      inReleasedScope(() => this.#plan({ turn, added, prepareFirstGroup: false })).catch((error: unknown) =>
+        log.error('planning failed', { error: projectErrorMessage(error) }),
+      );
     }
   }
 
   /** Runs a turn to its end; returns its result with every result handed out. */
   async run(turn: Turn, current: RunningTurn): Promise<TurnResult> {
     const state = this.#state;
-    state.emit({ type: 'TurnStarted', turnId: turn.turnId, callIds: turn.calls.map((entry) => entry.call.id), streaming: turn.kind === 'streaming' });
+    state.emit({
+      type: 'TurnStarted',
+      turnId: turn.turnId,
+      callIds: turn.calls.map((entry) => entry.call.id),
+      streaming: turn.kind === 'streaming',
+    });
     if (turn.kind === 'whole') {
       await this.#plan({ turn, added: turn.calls, prepareFirstGroup: true });
       this.#emitWholeGrouping(turn);
     }
     const maxConcurrency = (): number => turn.maxConcurrency ?? 10;
     const finished = (): boolean => turn.done && turn.calls.every((entry) => entry.completion !== undefined);
-    const skipping = (): boolean => skippedReason({ interrupted: current.interrupted, stopReason: turn.stopReason }) !== undefined;
+    const skipping = (): boolean =>
+      skippedReason({ interrupted: current.interrupted, stopReason: turn.stopReason }) !== undefined;
     for (;;) {
       // Not cancellable: the loop handles an interrupt itself (it ends what is queued and waits for the rest).
       await CancellationScope.nonCancellable(() =>
@@ -116,7 +140,11 @@ export class Scheduler {
       if (current.interrupted !== undefined) turn.done = true;
       if (this.#skipQueued(turn, current)) continue;
       if (finished()) break;
-      const { start, newGroup } = startableCalls({ calls: turn.calls, group: turn.group, maxConcurrency: maxConcurrency() });
+      const { start, newGroup } = startableCalls({
+        calls: turn.calls,
+        group: turn.group,
+        maxConcurrency: maxConcurrency(),
+      });
       if (newGroup || turn.group === undefined) {
         turn.group = { index: (turn.group?.index ?? -1) + 1, size: 0, allSafe: true, bytes: 0 };
         turn.siblings = new SiblingGroup();
@@ -130,12 +158,20 @@ export class Scheduler {
         group.bytes = (group.bytes ?? 0) + (entry.inputBytes ?? 0);
         group.allSafe = group.allSafe && entry.planned?.kind === 'planned' && entry.planned.concurrentSafe;
         if (turn.kind === 'streaming') {
-          state.emit({ type: 'ToolCallScheduled', turnId: turn.turnId, callId: entry.call.id, toolName: entry.planned?.toolName ?? entry.call.name, groupIndex: group.index });
+          state.emit({
+            type: 'ToolCallScheduled',
+            turnId: turn.turnId,
+            callId: entry.call.id,
+            toolName: entry.planned?.toolName ?? entry.call.name,
+            groupIndex: group.index,
+          });
         }
       }
       this.#runBatch({ turn, current, batch: start, siblings: turn.siblings }).catch((error: unknown) => {
         const modelContent = `Switchyard failed while running the call: ${projectErrorMessage(error)}`;
-        for (const entry of start) if (entry.completion === undefined) this.#endCall({ turn, entry, status: 'error', modelContent, errorCode: errorCodes.handlerError });
+        for (const entry of start)
+          if (entry.completion === undefined)
+            this.#endCall({ turn, entry, status: 'error', modelContent, errorCode: errorCodes.handlerError });
       });
     }
     this.handOut(turn, turn.calls.length);
@@ -144,10 +180,21 @@ export class Scheduler {
       if (entry.result === undefined) throw new Error(`unreachable: no result for call ${entry.call.id}`);
       return entry.result;
     });
-    const reason = current.interrupted !== undefined ? `interrupted${current.interrupted.reason ? `: ${current.interrupted.reason}` : ''}` : turn.stopReason;
+    const reason =
+      current.interrupted !== undefined
+        ? `interrupted${current.interrupted.reason ? `: ${current.interrupted.reason}` : ''}`
+        : turn.stopReason;
     const stopped = reason !== undefined;
-    state.emit({ type: 'TurnCompleted', turnId: turn.turnId, stopped, ...(stopped ? { stopReason: reason } : {}), resultCount: results.length });
-    return stopped ? { turnId: turn.turnId, results, stopped, stopReason: reason } : { turnId: turn.turnId, results, stopped };
+    state.emit({
+      type: 'TurnCompleted',
+      turnId: turn.turnId,
+      stopped,
+      ...(stopped ? { stopReason: reason } : {}),
+      resultCount: results.length,
+    });
+    return stopped
+      ? { turnId: turn.turnId, results, stopped, stopReason: reason }
+      : { turnId: turn.turnId, results, stopped };
   }
 
   /**
@@ -161,7 +208,11 @@ export class Scheduler {
     const outcome = applyAggregateBudget({
       results: batch.map((entry) => {
         const completion = completionOf(entry);
-        return { key: keyOf(entry), modelContent: completion.result.modelContent, ...(completion.replacement === undefined ? {} : { replacement: completion.replacement }) };
+        return {
+          key: keyOf(entry),
+          modelContent: completion.result.modelContent,
+          ...(completion.replacement === undefined ? {} : { replacement: completion.replacement }),
+        };
       }),
       budgetChars: this.#state.options.aggregateBudgetChars ?? DEFAULT_AGGREGATE_BUDGET_CHARS,
       alreadyReplaced: this.#state.replacedResults,
@@ -178,18 +229,38 @@ export class Scheduler {
         const budget: NonNullable<ToolResult['budget']> =
           replacement.artifact === undefined
             ? { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'truncate' }
-            : { truncated: true, originalBytes, modelBytes: utf8Length(replacement.envelope), policy: 'artifact', artifact: replacement.artifact };
+            : {
+                truncated: true,
+                originalBytes,
+                modelBytes: utf8Length(replacement.envelope),
+                policy: 'artifact',
+                artifact: replacement.artifact,
+              };
         final = { ...result, modelContent: replacement.envelope, budget };
         // `ToolCallResult` told the sizes when the call finished; the sizes the model gets follow.
         if (newlyReplaced.has(keyOf(entry))) {
-          this.#state.emit({ type: 'ToolCallResultReplaced', turnId: turn.turnId, callId: result.callId, toolName: result.toolName, ...budget });
+          this.#state.emit({
+            type: 'ToolCallResultReplaced',
+            turnId: turn.turnId,
+            callId: result.callId,
+            toolName: result.toolName,
+            ...budget,
+          });
         }
       }
       turn.handedOutChars += final.modelContent.length;
-      const timeline: NonNullable<ToolResult['timeline']> = { addedAt: new Date(entry.addedAt).toISOString(), finishedAt: new Date(entry.finishedAt ?? Date.now()).toISOString() };
+      const timeline: NonNullable<ToolResult['timeline']> = {
+        addedAt: new Date(entry.addedAt).toISOString(),
+        finishedAt: new Date(entry.finishedAt ?? Date.now()).toISOString(),
+      };
       if (entry.startedAt !== undefined) timeline.startedAt = new Date(entry.startedAt).toISOString();
       const modelContent = withHookContext(final.modelContent, hookContext ?? []);
-      entry.result = { ...final, modelContent, ...(final.content === undefined ? {} : { content: withTextForm(final.content, modelContent) }), timeline };
+      entry.result = {
+        ...final,
+        modelContent,
+        ...(final.content === undefined ? {} : { content: withTextForm(final.content, modelContent) }),
+        timeline,
+      };
     }
     turn.handedOut = upTo;
   }
@@ -203,7 +274,16 @@ export class Scheduler {
   async #plan(options: { turn: Turn; added: readonly TurnCall[]; prepareFirstGroup: boolean }): Promise<void> {
     const { turn, added } = options;
     const reject = (modelContent: string, errorCode: string): void => {
-      for (const entry of added) entry.planned = { kind: 'rejected', callId: entry.call.id, toolName: entry.call.name, status: 'error', modelContent, errorCode, stage: 'lookup' };
+      for (const entry of added)
+        entry.planned = {
+          kind: 'rejected',
+          callId: entry.call.id,
+          toolName: entry.call.name,
+          status: 'error',
+          modelContent,
+          errorCode,
+          stage: 'lookup',
+        };
     };
     if (this.#state.ruleError !== undefined) {
       reject(texts.invalidSessionRules(this.#state.ruleError), errorCodes.permissionDenied);
@@ -214,7 +294,9 @@ export class Scheduler {
       const planned = await pipelineActivities(this.#state.options).planCalls({
         session: this.#state.context(),
         calls: added.map((entry) => entry.call),
-        ...(options.prepareFirstGroup ? { prepareFirstGroup: maxConcurrency === undefined ? {} : { maxConcurrency } } : {}),
+        ...(options.prepareFirstGroup
+          ? { prepareFirstGroup: maxConcurrency === undefined ? {} : { maxConcurrency } }
+          : {}),
       });
       this.#onPlanned(planned);
       turn.maxConcurrency ??= maxConcurrency ?? planned.defaultMaxConcurrency;
@@ -222,7 +304,8 @@ export class Scheduler {
         entry.planned = planned.plans[offset];
       });
       if (planned.firstGroup !== undefined) turn.firstGroup = planned.firstGroup;
-      if (planned.localCalls !== undefined && this.#state.options.toolTaskQueue === undefined) turn.localCalls = planned.localCalls;
+      if (planned.localCalls !== undefined && this.#state.options.toolTaskQueue === undefined)
+        turn.localCalls = planned.localCalls;
     } catch (error) {
       // An interrupt while planning: the calls are skipped like queued ones (their plans only need to exist).
       if (isCancellation(error)) reject(texts.rejectMessage, errorCodes.cancelled);
@@ -233,7 +316,11 @@ export class Scheduler {
   /** `ToolCallScheduled` for every call of a whole turn, the grouping on the first (once per turn). */
   #emitWholeGrouping(turn: Turn): void {
     const groups = groupCalls(
-      turn.calls.map((entry) => ({ id: entry.call.id, concurrentSafe: entry.planned?.kind === 'planned' && entry.planned.concurrentSafe, bytes: entry.inputBytes ?? 0 })),
+      turn.calls.map((entry) => ({
+        id: entry.call.id,
+        concurrentSafe: entry.planned?.kind === 'planned' && entry.planned.concurrentSafe,
+        bytes: entry.inputBytes ?? 0,
+      })),
       turn.maxConcurrency ?? 10,
     );
     const byId = new Map(turn.calls.map((entry) => [entry.call.id, entry]));
@@ -242,7 +329,14 @@ export class Scheduler {
       for (const callId of group) {
         const entry = byId.get(callId);
         const toolName = entry?.planned?.toolName ?? entry?.call.name ?? '';
-        this.#state.emit({ type: 'ToolCallScheduled', turnId: turn.turnId, callId, toolName, groupIndex, ...(first ? { groups } : {}) });
+        this.#state.emit({
+          type: 'ToolCallScheduled',
+          turnId: turn.turnId,
+          callId,
+          toolName,
+          groupIndex,
+          ...(first ? { groups } : {}),
+        });
         first = false;
       }
     });
@@ -262,12 +356,24 @@ export class Scheduler {
   }
 
   /** Prepare for the calls that start together, then each one's run; each result completes its call. */
-  async #runBatch(options: { turn: Turn; current: RunningTurn; batch: readonly TurnCall[]; siblings: SiblingGroup }): Promise<void> {
+  async #runBatch(options: {
+    turn: Turn;
+    current: RunningTurn;
+    batch: readonly TurnCall[];
+    siblings: SiblingGroup;
+  }): Promise<void> {
     const { turn, current, batch, siblings } = options;
     const toPrepare: TurnCall[] = [];
     for (const entry of batch) {
       const planned = entry.planned;
-      if (planned?.kind === 'rejected') this.#endCall({ turn, entry, status: planned.status, modelContent: planned.modelContent, errorCode: planned.errorCode });
+      if (planned?.kind === 'rejected')
+        this.#endCall({
+          turn,
+          entry,
+          status: planned.status,
+          modelContent: planned.modelContent,
+          errorCode: planned.errorCode,
+        });
       else toPrepare.push(entry);
     }
     if (toPrepare.length === 0) return;
@@ -275,22 +381,45 @@ export class Scheduler {
     try {
       prepared = await this.#prepare(turn, toPrepare);
     } catch (error) {
-      const skip = isCancellation(error) ? skippedReason({ interrupted: current.interrupted ?? {}, stopReason: undefined }) : undefined;
-      const modelContent = skip?.modelContent ?? `Switchyard could not prepare the tool calls: ${projectErrorMessage(error)}`;
-      for (const entry of toPrepare) this.#endCall({ turn, entry, status: skip === undefined ? 'error' : 'cancelled', modelContent, errorCode: skip?.errorCode ?? errorCodes.prepareFailed });
+      const skip = isCancellation(error)
+        ? skippedReason({ interrupted: current.interrupted ?? {}, stopReason: undefined })
+        : undefined;
+      const modelContent =
+        skip?.modelContent ?? `Switchyard could not prepare the tool calls: ${projectErrorMessage(error)}`;
+      for (const entry of toPrepare)
+        this.#endCall({
+          turn,
+          entry,
+          status: skip === undefined ? 'error' : 'cancelled',
+          modelContent,
+          errorCode: skip?.errorCode ?? errorCodes.prepareFailed,
+        });
       return;
     }
     turn.cwd ??= prepared.cwd;
     this.#state.reportUntrustedSettings(turn.turnId, prepared.untrustedSettings);
     const ready = prepared.plans.filter((plan): plan is ReadyCallPlan => plan.kind !== 'rejected');
     const localCalls = batchLocalCalls(ready, turn.localCalls);
-    const operator = prepared.operatorRules === undefined ? undefined : parseRules(prepared.operatorRules, () => undefined, OPERATOR_RULE_LABEL);
+    const operator =
+      prepared.operatorRules === undefined
+        ? undefined
+        : parseRules(prepared.operatorRules, () => undefined, OPERATOR_RULE_LABEL);
     await Promise.all(
       toPrepare.map(async (entry, offset) => {
         const plan = prepared.plans[offset];
         if (plan === undefined || plan.kind === 'rejected') {
-          const rejected = plan ?? { status: 'error' as const, modelContent: 'Switchyard prepared no plan for this call.', errorCode: errorCodes.prepareFailed };
-          this.#endCall({ turn, entry, status: rejected.status, modelContent: rejected.modelContent, errorCode: rejected.errorCode });
+          const rejected = plan ?? {
+            status: 'error' as const,
+            modelContent: 'Switchyard prepared no plan for this call.',
+            errorCode: errorCodes.prepareFailed,
+          };
+          this.#endCall({
+            turn,
+            entry,
+            status: rejected.status,
+            modelContent: rejected.modelContent,
+            errorCode: rejected.errorCode,
+          });
           return;
         }
         const completion = await runCall({
@@ -311,12 +440,26 @@ export class Scheduler {
   }
 
   /** Prepare's answer for the calls, with their plans expanded (see `expandPlan`). */
-  async #prepare(turn: Turn, calls: readonly TurnCall[]): Promise<Omit<PreparedCalls, 'plans'> & { plans: CallPlan[] }> {
+  async #prepare(
+    turn: Turn,
+    calls: readonly TurnCall[],
+  ): Promise<Omit<PreparedCalls, 'plans'> & { plans: CallPlan[] }> {
     const first = turn.firstGroup;
     turn.firstGroup = undefined;
-    const reuse = first !== undefined && first.plans.length === calls.length && first.plans.every((plan, index) => plan.callId === calls[index]?.call.id);
-    const prepared = reuse ? first : await pipelineActivities(this.#state.options).prepareCalls({ session: this.#state.context(), calls: calls.map((entry) => entry.call) });
-    return { ...prepared, plans: prepared.plans.map((plan, index) => expandPlan(plan, calls[index]?.call ?? { input: undefined })) };
+    const reuse =
+      first !== undefined &&
+      first.plans.length === calls.length &&
+      first.plans.every((plan, index) => plan.callId === calls[index]?.call.id);
+    const prepared = reuse
+      ? first
+      : await pipelineActivities(this.#state.options).prepareCalls({
+          session: this.#state.context(),
+          calls: calls.map((entry) => entry.call),
+        });
+    return {
+      ...prepared,
+      plans: prepared.plans.map((plan, index) => expandPlan(plan, calls[index]?.call ?? { input: undefined })),
+    };
   }
 
   #clock(turn: Turn, entry: TurnCall): { sessionId: string; turnId: string; startedAt: number | undefined } {
@@ -324,10 +467,23 @@ export class Scheduler {
   }
 
   /** A call that ends without running its pipeline (rejected, skipped, or failed to prepare). */
-  #endCall(options: { turn: Turn; entry: TurnCall; status: ToolResult['status']; modelContent: string; errorCode: string }): void {
+  #endCall(options: {
+    turn: Turn;
+    entry: TurnCall;
+    status: ToolResult['status'];
+    modelContent: string;
+    errorCode: string;
+  }): void {
     const { turn, entry } = options;
     const call = { callId: entry.call.id, toolName: entry.planned?.toolName ?? entry.call.name };
-    const result = endedResult({ state: this.#state, clock: this.#clock(turn, entry), call, status: options.status, modelContent: options.modelContent, errorCode: options.errorCode });
+    const result = endedResult({
+      state: this.#state,
+      clock: this.#clock(turn, entry),
+      call,
+      status: options.status,
+      modelContent: options.modelContent,
+      errorCode: options.errorCode,
+    });
     this.#complete(turn, entry, { result });
   }
 
@@ -350,7 +506,13 @@ export class Scheduler {
     const groupIndex = turn.group?.index ?? 0;
     const members = turn.calls.filter((other) => other.groupIndex === groupIndex);
     const failed = members.filter((other) => other.completion?.result.isError === true).length;
-    this.#state.emit({ type: 'ToolBatchComplete', turnId: turn.turnId, groupIndex, succeeded: members.length - failed, failed });
+    this.#state.emit({
+      type: 'ToolBatchComplete',
+      turnId: turn.turnId,
+      groupIndex,
+      succeeded: members.length - failed,
+      failed,
+    });
   }
 }
 

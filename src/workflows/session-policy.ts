@@ -23,7 +23,11 @@ export interface CarriedPolicy {
 }
 
 /** Parses a rule set; the first rule that does not parse is reported through `onError` and left out. */
-export function parseRules(rules: PermissionRules | undefined, onError: (message: string) => void, label = ''): ParsedRules {
+export function parseRules(
+  rules: PermissionRules | undefined,
+  onError: (message: string) => void,
+  label = '',
+): ParsedRules {
   const parse = (list: readonly string[] | undefined): ParsedRule[] =>
     (list ?? []).flatMap((rule) => {
       try {
@@ -57,7 +61,11 @@ export class PolicyState {
     const onError = (message: string): void => {
       ruleError ??= message;
     };
-    this.#policy = carried?.policy ?? { version: 1, rules: options.rules ?? {}, ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }) };
+    this.#policy = carried?.policy ?? {
+      version: 1,
+      rules: options.rules ?? {},
+      ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }),
+    };
     this.#rules = parseRules(this.#policy.rules, onError);
     this.shadow = options.shadowRules === undefined ? undefined : parseRules(options.shadowRules, onError);
     this.limits = (options.limits ?? []).map((limit) => {
@@ -93,7 +101,11 @@ export class PolicyState {
   update(request: SetPolicyRequest): number {
     const rules: PermissionRules = { ...this.#policy.rules, ...(request.rules ?? {}) };
     const permissionMode = request.permissionMode ?? this.#policy.permissionMode;
-    this.#policy = { version: this.#policy.version + 1, rules, ...(permissionMode === undefined ? {} : { permissionMode }) };
+    this.#policy = {
+      version: this.#policy.version + 1,
+      rules,
+      ...(permissionMode === undefined ? {} : { permissionMode }),
+    };
     this.#rules = parseRules(rules, () => undefined);
     return this.#policy.version;
   }
@@ -110,7 +122,9 @@ export class PolicyState {
       const counts = limit.per === 'session' ? this.#sessionCounts : turnCounts;
       const used = counts[index] ?? 0;
       if (used >= limit.max) {
-        return { denied: `Denied by the limit ${limit.rule} (at most ${limit.max} per ${limit.per}): ${used} matching call${used === 1 ? ' has' : 's have'} already run.` };
+        return {
+          denied: `Denied by the limit ${limit.rule} (at most ${limit.max} per ${limit.per}): ${used} matching call${used === 1 ? ' has' : 's have'} already run.`,
+        };
       }
       taken.push(index);
     }
@@ -135,7 +149,8 @@ export class PolicyState {
     if (counts === undefined) {
       counts = this.limits.map(() => 0);
       this.#turnCounts.set(turnId, counts);
-      if (this.#turnCounts.size > TURN_COUNTS_RETAINED) this.#turnCounts.delete(this.#turnCounts.keys().next().value ?? '');
+      if (this.#turnCounts.size > TURN_COUNTS_RETAINED)
+        this.#turnCounts.delete(this.#turnCounts.keys().next().value ?? '');
     }
     return counts;
   }

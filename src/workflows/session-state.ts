@@ -48,7 +48,10 @@ export interface CarriedSessionState {
   /** v1.1: the session's background tasks as last seen. */
   backgroundTasks?: BackgroundTaskView[];
   /** What the session did with each `approval` signal, newest last (bounded). */
-  approvalDecisions?: Array<Omit<ApprovalDecisionRecord, 'verified' | 'policyVersion'> & Partial<Pick<ApprovalDecisionRecord, 'verified' | 'policyVersion'>>>;
+  approvalDecisions?: Array<
+    Omit<ApprovalDecisionRecord, 'verified' | 'policyVersion'> &
+      Partial<Pick<ApprovalDecisionRecord, 'verified' | 'policyVersion'>>
+  >;
   /** The session's policy when `setPolicy` changed it, and its session-wide limit counts. */
   policy?: CarriedPolicy;
 }
@@ -99,7 +102,11 @@ export class SessionState {
     this.reportedUntrustedSettings = new Set(carried?.reportedUntrustedSettings ?? []);
     this.backgroundTasks = new BackgroundTaskLedger(carried?.backgroundTasks);
     // Entries carried from a run older than signed approvals lack the audit fields: unverified, the first policy.
-    this.approvalDecisions = (carried?.approvalDecisions ?? []).map((record) => ({ ...record, verified: record.verified ?? false, policyVersion: record.policyVersion ?? INITIAL_POLICY_VERSION }));
+    this.approvalDecisions = (carried?.approvalDecisions ?? []).map((record) => ({
+      ...record,
+      verified: record.verified ?? false,
+      policyVersion: record.policyVersion ?? INITIAL_POLICY_VERSION,
+    }));
     let ruleError: string | undefined;
     const parse = (list: readonly string[] | undefined): ParsedRule[] =>
       (list ?? []).flatMap((rule) => {
@@ -174,10 +181,18 @@ export class SessionState {
    * Appends to the approval decision log, numbering the entry and stamping it with workflow time and the policy
    * version; telemetry (a pino line and a span, `src/worker/telemetry.ts`) hears of it too. Unverified by default.
    */
-  recordApprovalDecision(record: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion'> & { verified?: boolean }): void {
+  recordApprovalDecision(
+    record: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion'> & { verified?: boolean },
+  ): void {
     const seq = (this.approvalDecisions.at(-1)?.seq ?? -1) + 1;
     const now = Date.now();
-    const entry: ApprovalDecisionRecord = { seq, at: new Date(now).toISOString(), ...record, verified: record.verified ?? false, policyVersion: this.policy.version };
+    const entry: ApprovalDecisionRecord = {
+      seq,
+      at: new Date(now).toISOString(),
+      ...record,
+      verified: record.verified ?? false,
+      policyVersion: this.policy.version,
+    };
     this.approvalDecisions.push(entry);
     if (this.approvalDecisions.length > APPROVAL_DECISIONS_RETAINED) this.approvalDecisions.shift();
     switchyardTelemetry.approvalDecision({
@@ -215,7 +230,10 @@ export class SessionState {
   carry(): CarriedSessionState {
     return {
       events: this.events.carry(),
-      completedTurns: newestWithinBytes([...this.completedTurns.values()].slice(-COMPLETED_TURNS_RETAINED), CARRIED_TURNS_MAX_BYTES),
+      completedTurns: newestWithinBytes(
+        [...this.completedTurns.values()].slice(-COMPLETED_TURNS_RETAINED),
+        CARRIED_TURNS_MAX_BYTES,
+      ),
       rememberedRules: this.remembered.map((rule) => rule.source),
       sessionState: { ...this.#toolState },
       decidedRequestIds: this.decidedRequestIds.slice(-DECIDED_REQUESTS_RETAINED),

@@ -40,7 +40,12 @@ export class ToolExecutor {
 
   constructor(options: SessionOptions, carried?: CarriedSessionState) {
     this.state = new SessionState(options, carried);
-    this.details = new SessionDetails({ sessionId: this.state.sessionId, cwd: options.cwd, permissionMode: options.permissionMode, sandboxMode: options.sandbox?.mode });
+    this.details = new SessionDetails({
+      sessionId: this.state.sessionId,
+      cwd: options.cwd,
+      permissionMode: options.permissionMode,
+      sandboxMode: options.sandbox?.mode,
+    });
     this.broker = new ApprovalBroker({ state: this.state, onChange: () => this.refresh() });
     this.queue = new TurnQueue({ state: this.state, onChange: () => this.refresh() });
     this.scheduler = new Scheduler({
@@ -83,10 +88,15 @@ export class ToolExecutor {
  * `turnResults`, `sessionState`, `activeTurn`. `executor` is read at each message, so a caller may replace the executor
  * between turns.
  */
-export function installExecutorHandlers(options: { executor: () => ToolExecutor; isStreaming: (turnId: string) => boolean }): void {
+export function installExecutorHandlers(options: {
+  executor: () => ToolExecutor;
+  isStreaming: (turnId: string) => boolean;
+}): void {
   const { executor, isStreaming } = options;
   // Every field a sender supplies is clipped first: the session logs and carries what it keeps of a signal.
-  setHandler(approvalSignal, (signal) => executor().broker.onSignal(clipSignalFields(signal), executor().queue.current?.turnId));
+  setHandler(approvalSignal, (signal) =>
+    executor().broker.onSignal(clipSignalFields(signal), executor().queue.current?.turnId),
+  );
   setHandler(interruptSignal, (signal) => executor().queue.interrupt(clipSignalFields(signal)?.reason));
   setHandler(eventsQuery, (query) => executor().state.events.read(query?.since ?? 0));
   setHandler(pendingApprovalsQuery, () => executor().broker.pendingRequests());

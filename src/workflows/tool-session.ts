@@ -1,11 +1,30 @@
-import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { DEFAULT_CONTINUE_AS_NEW_EVENTS, DEFAULT_MAX_CALLS_PER_TURN, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
+import {
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  isCancellation,
+  log,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  DEFAULT_CONTINUE_AS_NEW_EVENTS,
+  DEFAULT_MAX_CALLS_PER_TURN,
+  MAX_TURN_REQUEST_BYTES,
+} from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
 import { invalidRule, setPolicyRequestSchema } from '../contracts/policy.js';
 import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
-import { addCallsRequestSchema, awaitResultsRequestSchema, executeTurnRequestSchema, formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
+import {
+  addCallsRequestSchema,
+  awaitResultsRequestSchema,
+  executeTurnRequestSchema,
+  formatZodError,
+  oversizeRequestReason,
+} from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { stopBackgroundTasksActivity } from './activity-routing.js';
@@ -27,7 +46,10 @@ export interface SessionSummary {
  * the same core `runToolTurn` (`api.ts`) runs in a user's own workflow; this workflow adds the updates and continues
  * as new between turns when history grows.
  */
-export async function toolSession(options: SessionOptions = {}, carried?: CarriedSessionState): Promise<SessionSummary> {
+export async function toolSession(
+  options: SessionOptions = {},
+  carried?: CarriedSessionState,
+): Promise<SessionSummary> {
   const executor = new ToolExecutor(options, carried);
   const { state, queue } = executor;
   installHandlers(executor);
@@ -35,7 +57,9 @@ export async function toolSession(options: SessionOptions = {}, carried?: Carrie
 
   const eventThreshold = options.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_EVENTS;
   try {
-    await condition(() => queue.idle && (workflowInfo().continueAsNewSuggested || state.events.appendedThisRun >= eventThreshold));
+    await condition(
+      () => queue.idle && (workflowInfo().continueAsNewSuggested || state.events.appendedThisRun >= eventThreshold),
+    );
     // Signals and updates that arrived meanwhile finish first; none is lost across continue-as-new.
     await condition(allHandlersFinished);
   } catch (error) {
@@ -55,10 +79,12 @@ export async function toolSession(options: SessionOptions = {}, carried?: Carrie
 async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
   if (!state.backgroundTasks.anyRunning) return;
   try {
-    const stopped = await CancellationScope.nonCancellable(() => stopBackgroundTasksActivity(state.options)({ sessionId: state.sessionId }));
+    const stopped = await CancellationScope.nonCancellable(() =>
+      stopBackgroundTasksActivity(state.options)({ sessionId: state.sessionId }),
+    );
     state.backgroundTasks.sessionEnded({ tasks: stopped.tasks, emit: (event) => state.emit(event) });
   } catch (error) {
-    log.error('could not stop the session\'s background tasks', { error: projectErrorMessage(error) });
+    log.error("could not stop the session's background tasks", { error: projectErrorMessage(error) });
   }
 }
 
@@ -70,21 +96,25 @@ function installHandlers(executor: ToolExecutor): void {
   const maxCalls = state.options.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN;
   const checkCallCount = (count: number, turnId: string): void => {
     if (count > maxCalls) {
-      throw new Error(`Turn "${turnId}" has ${count} calls, over this session's limit of ${maxCalls} calls per turn (maxCallsPerTurn); send fewer calls per turn`);
+      throw new Error(
+        `Turn "${turnId}" has ${count} calls, over this session's limit of ${maxCalls} calls per turn (maxCallsPerTurn); send fewer calls per turn`,
+      );
     }
   };
 
   // An update, not a signal, because the caller waits for the results; the update id is the turnId.
   setHandler(
     executeTurnUpdate,
-    (request: ExecuteTurnRequest): Promise<TurnResult> | TurnResult => executor.runWholeTurn(request.turnId, request.calls),
+    (request: ExecuteTurnRequest): Promise<TurnResult> | TurnResult =>
+      executor.runWholeTurn(request.turnId, request.calls),
     {
       validator: (request) => {
         const parsed = executeTurnRequestSchema.safeParse(request);
         if (!parsed.success) throw new Error(`Invalid executeTurn request: ${formatZodError(parsed.error)}`);
         const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
         if (oversize !== undefined) throw new Error(`Invalid executeTurn request: ${oversize}`);
-        if (streaming.has(request.turnId)) throw new Error(`Turn "${request.turnId}" is a streaming turn: use addCalls and awaitResults`);
+        if (streaming.has(request.turnId))
+          throw new Error(`Turn "${request.turnId}" is a streaming turn: use addCalls and awaitResults`);
         if (!queue.knows(request.turnId)) checkCallCount(request.calls.length, request.turnId);
       },
     },
@@ -100,7 +130,9 @@ function installHandlers(executor: ToolExecutor): void {
         streaming.set(request.turnId, created);
         queue
           .enqueue(request.turnId, (current) => scheduler.run(created, current))
-          .catch((error: unknown) => log.error('streaming turn failed', { turnId: request.turnId, error: projectErrorMessage(error) }))
+          .catch((error: unknown) =>
+            log.error('streaming turn failed', { turnId: request.turnId, error: projectErrorMessage(error) }),
+          )
           .finally(() => streaming.delete(request.turnId));
       }
       scheduler.addCalls({ turn, calls: request.calls, done: request.done === true });
@@ -114,11 +146,15 @@ function installHandlers(executor: ToolExecutor): void {
         if (oversize !== undefined) throw new Error(`Invalid addCalls request: ${oversize}`);
         const turn = streaming.get(request.turnId);
         if (turn === undefined) {
-          if (queue.knows(request.turnId)) throw new Error(`Turn "${request.turnId}" is a whole turn (executeTurn) or has ended; a streaming turn needs a new turnId`);
+          if (queue.knows(request.turnId))
+            throw new Error(
+              `Turn "${request.turnId}" is a whole turn (executeTurn) or has ended; a streaming turn needs a new turnId`,
+            );
           checkCallCount(request.calls.length, request.turnId);
           return;
         }
-        if (turn.done && request.calls.length > 0) throw new Error(`Turn "${request.turnId}" is done: no more calls can be added`);
+        if (turn.done && request.calls.length > 0)
+          throw new Error(`Turn "${request.turnId}" is done: no more calls can be added`);
         const known = new Set(turn.calls.map((entry) => entry.call.id));
         const duplicate = parsed.data.calls.find((call) => known.has(call.id));
         if (duplicate !== undefined) throw new Error(`duplicate call id "${duplicate.id}" in turn "${request.turnId}"`);
@@ -165,7 +201,15 @@ function installHandlers(executor: ToolExecutor): void {
       const { released, denied } = executor.broker.reconsider(request.by ?? 'setPolicy');
       const by = request.by === undefined ? {} : { by: request.by };
       const reason = request.reason === undefined ? {} : { reason: request.reason };
-      state.emit({ type: 'PolicyChanged', turnId: queue.current?.turnId ?? '', policyVersion, ...by, ...reason, released, denied });
+      state.emit({
+        type: 'PolicyChanged',
+        turnId: queue.current?.turnId ?? '',
+        policyVersion,
+        ...by,
+        ...reason,
+        released,
+        denied,
+      });
       return { policyVersion, released, denied };
     },
     {

@@ -29,7 +29,11 @@ describe('on a Temporal cluster with PostgreSQL', () => {
     cluster = await startCluster({ progress: (line) => process.stderr.write(`[cluster] ${line}\n`) });
     dir = await scratchDir();
     connection = await Connection.connect({ address: cluster.address });
-    client = new SwitchyardClient({ client: new Client({ connection, namespace: cluster.namespace }), taskQueue, artifacts: new FileArtifactStore(dir) });
+    client = new SwitchyardClient({
+      client: new Client({ connection, namespace: cluster.namespace }),
+      taskQueue,
+      artifacts: new FileArtifactStore(dir),
+    });
   }, 1_800_000);
   afterAll(async () => {
     await connection?.close();
@@ -37,19 +41,40 @@ describe('on a Temporal cluster with PostgreSQL', () => {
   });
 
   it('a waiting approval is found through the visibility query, approved, and the call runs once', async () => {
-    const worker = await spawnWorkerProcess({ address: cluster.address, namespace: cluster.namespace, taskQueue, dataDir: dir });
+    const worker = await spawnWorkerProcess({
+      address: cluster.address,
+      namespace: cluster.namespace,
+      taskQueue,
+      dataDir: dir,
+    });
     try {
       const target = path.join(dir, 'approved.txt');
       const session = await client.startSession(uniqueName('approval'), { cwd: dir });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }] });
+      const turn = session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }],
+      });
       const query = `${pendingApprovalsSearchAttribute} > 0 AND WorkflowId = '${session.sessionId}'`;
-      await waitFor(async () => (await client.client.workflow.count(query)).count, (count) => count === 1, { what: 'the session in the visibility query', timeoutMs: 60_000 });
+      await waitFor(
+        async () => (await client.client.workflow.count(query)).count,
+        (count) => count === 1,
+        { what: 'the session in the visibility query', timeoutMs: 60_000 },
+      );
       const [request] = (await session.pendingApprovals()) as [ApprovalRequest];
-      await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest, by: 'cluster-test' });
+      await session.approve({
+        requestId: request.requestId,
+        decision: 'allow',
+        inputDigest: request.inputDigest,
+        by: 'cluster-test',
+      });
       const result = await turn;
       expect(result.results[0]?.status).toBe('success');
       expect(await readFile(target, 'utf8')).toBe('once\n');
-      await waitFor(async () => (await client.client.workflow.count(query)).count, (count) => count === 0, { what: 'the session to leave the visibility query', timeoutMs: 60_000 });
+      await waitFor(
+        async () => (await client.client.workflow.count(query)).count,
+        (count) => count === 0,
+        { what: 'the session to leave the visibility query', timeoutMs: 60_000 },
+      );
     } finally {
       await killProcess(worker);
     }
@@ -57,12 +82,33 @@ describe('on a Temporal cluster with PostgreSQL', () => {
 
   it('a worker SIGKILLed mid-call: the non-idempotent call is reported interrupted, never re-run', async () => {
     const target = path.join(dir, 'append-once.txt');
-    const first = await spawnWorkerProcess({ address: cluster.address, namespace: cluster.namespace, taskQueue, dataDir: dir });
-    const session = await client.startSession(uniqueName('kill'), { cwd: dir, heartbeatTimeoutMs: 2_000, permissionMode: 'bypassPermissions' });
-    const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'a', name: 'AppendThenWait', input: { file_path: target, wait_ms: 60_000 } }] });
-    await waitFor(() => readFile(target, 'utf8').catch(() => ''), (text) => text === 'ran\n', { what: 'the append', timeoutMs: 60_000 });
+    const first = await spawnWorkerProcess({
+      address: cluster.address,
+      namespace: cluster.namespace,
+      taskQueue,
+      dataDir: dir,
+    });
+    const session = await client.startSession(uniqueName('kill'), {
+      cwd: dir,
+      heartbeatTimeoutMs: 2_000,
+      permissionMode: 'bypassPermissions',
+    });
+    const turn = session.executeTurn({
+      turnId: 't',
+      calls: [{ id: 'a', name: 'AppendThenWait', input: { file_path: target, wait_ms: 60_000 } }],
+    });
+    await waitFor(
+      () => readFile(target, 'utf8').catch(() => ''),
+      (text) => text === 'ran\n',
+      { what: 'the append', timeoutMs: 60_000 },
+    );
     await killProcess(first);
-    const second = await spawnWorkerProcess({ address: cluster.address, namespace: cluster.namespace, taskQueue, dataDir: dir });
+    const second = await spawnWorkerProcess({
+      address: cluster.address,
+      namespace: cluster.namespace,
+      taskQueue,
+      dataDir: dir,
+    });
     try {
       const result = await turn;
       expect(result.results[0]).toMatchObject({ status: 'error', errorCode: 'interrupted' });
@@ -75,14 +121,23 @@ describe('on a Temporal cluster with PostgreSQL', () => {
   it("scale-out: a workflow-only worker and a tool worker owning the workspace; the session's files change only there", async () => {
     const workspace = await scratchDir('cluster-workspace-');
     const toolQueue = uniqueName('cluster-ws');
-    const workflowWorker = await spawnWorkerProcess({ address: cluster.address, namespace: cluster.namespace, taskQueue, dataDir: dir }, { tools: 'builtin', env: { SWITCHYARD_WORKER_ROLE: 'workflows' } });
+    const workflowWorker = await spawnWorkerProcess(
+      { address: cluster.address, namespace: cluster.namespace, taskQueue, dataDir: dir },
+      { tools: 'builtin', env: { SWITCHYARD_WORKER_ROLE: 'workflows' } },
+    );
     const toolWorker = await spawnWorkerProcess(
       { address: cluster.address, namespace: cluster.namespace, taskQueue: toolQueue, dataDir: dir },
       { tools: 'builtin', env: { SWITCHYARD_WORKER_ROLE: 'tools', SWITCHYARD_WORKER_CWD: workspace } },
     );
     try {
-      const session = await client.startSession(uniqueName('scale-out'), { toolTaskQueue: toolQueue, permissionMode: 'bypassPermissions' });
-      const result = await session.executeTurn({ turnId: 't', calls: [{ id: 'w', name: 'Write', input: { file_path: 'note.txt', content: 'here\n' } }] });
+      const session = await client.startSession(uniqueName('scale-out'), {
+        toolTaskQueue: toolQueue,
+        permissionMode: 'bypassPermissions',
+      });
+      const result = await session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'w', name: 'Write', input: { file_path: 'note.txt', content: 'here\n' } }],
+      });
       expect(result.results[0]?.status).toBe('success');
       expect(await readFile(path.join(workspace, 'note.txt'), 'utf8')).toBe('here\n');
     } finally {
@@ -95,14 +150,34 @@ describe('on a Temporal cluster with PostgreSQL', () => {
     const native = await NativeConnection.connect({ address: cluster.address });
     try {
       const bare = uniqueName('bare');
-      await promisify(execFile)(cluster.cli, ['operator', 'namespace', 'create', '--namespace', bare, '--address', cluster.address]);
+      await promisify(execFile)(cluster.cli, [
+        'operator',
+        'namespace',
+        'create',
+        '--namespace',
+        bare,
+        '--address',
+        cluster.address,
+      ]);
       await waitFor(
-        () => createSwitchyardWorker({ connection: native, namespace: bare, taskQueue, tools: testTools(), workflowBundle: { codePath: inject('workflowBundlePath') } }).then(() => 'started', (error: unknown) => String(error)),
+        () =>
+          createSwitchyardWorker({
+            connection: native,
+            namespace: bare,
+            taskQueue,
+            tools: testTools(),
+            workflowBundle: { codePath: inject('workflowBundlePath') },
+          }).then(
+            () => 'started',
+            (error: unknown) => String(error),
+          ),
         (outcome) => !/not found/i.test(outcome),
         { what: 'the new namespace to be usable', timeoutMs: 60_000 },
       ).then((outcome) => {
         expect(outcome).toMatch(/SwitchyardPendingApprovals/);
-        expect(outcome).toMatch(/temporal operator search-attribute create --namespace \S+ --name SwitchyardPendingApprovals --type Int/);
+        expect(outcome).toMatch(
+          /temporal operator search-attribute create --namespace \S+ --name SwitchyardPendingApprovals --type Int/,
+        );
       });
     } finally {
       await native.close();

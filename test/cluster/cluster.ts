@@ -38,7 +38,6 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-
 /**
  * A free port under 32768: Temporal's SQL schema keeps membership ports in a `smallint` column, so the kernel's
  * ephemeral ports (32768 and up here) fail with "out of range for type smallint".
@@ -57,31 +56,61 @@ async function freeLowPort(): Promise<number> {
 }
 
 /** Runs a command to completion; rejects with its output when it fails. */
-function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<string> {
+function run(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.slice(-4000)}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(output)
+        : reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.slice(-4000)}`)),
+    );
   });
 }
 
 /** The server and SQL tool binaries, built with Go into the cache on first use (minutes once, then instant). */
-export async function ensureServerBinaries(progress: Progress): Promise<{ server: string; sqlTool: string; schemaDir: string }> {
+export async function ensureServerBinaries(
+  progress: Progress,
+): Promise<{ server: string; sqlTool: string; schemaDir: string }> {
   const dir = path.join(switchyardCacheDir(), `temporal-server-${TEMPORAL_SERVER_VERSION}`);
   const server = path.join(dir, 'temporal-server');
   const sqlTool = path.join(dir, 'temporal-sql-tool');
   const goEnv = { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/local/go/bin` };
   if (!(await exists(server)) || !(await exists(sqlTool))) {
-    progress(`building go.temporal.io/server v${TEMPORAL_SERVER_VERSION} and its SQL tool with Go (once; cached in ${dir})`);
+    progress(
+      `building go.temporal.io/server v${TEMPORAL_SERVER_VERSION} and its SQL tool with Go (once; cached in ${dir})`,
+    );
     const work = await mkdtemp(path.join(os.tmpdir(), 'switchyard-server-build-'));
     try {
       await writeFile(path.join(work, 'go.mod'), 'module switchyard.local/temporal-server\n\ngo 1.26\n');
-      await run('go', ['get', `go.temporal.io/server/cmd/server@v${TEMPORAL_SERVER_VERSION}`, `go.temporal.io/server/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`], { env: goEnv, cwd: work });
-      await run('go', ['build', '-o', path.join(work, 'temporal-server'), 'go.temporal.io/server/cmd/server'], { env: goEnv, cwd: work });
-      await run('go', ['build', '-o', path.join(work, 'temporal-sql-tool'), 'go.temporal.io/server/cmd/tools/sql'], { env: goEnv, cwd: work });
+      await run(
+        'go',
+        [
+          'get',
+          `go.temporal.io/server/cmd/server@v${TEMPORAL_SERVER_VERSION}`,
+          `go.temporal.io/server/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`,
+        ],
+        { env: goEnv, cwd: work },
+      );
+      await run('go', ['build', '-o', path.join(work, 'temporal-server'), 'go.temporal.io/server/cmd/server'], {
+        env: goEnv,
+        cwd: work,
+      });
+      await run('go', ['build', '-o', path.join(work, 'temporal-sql-tool'), 'go.temporal.io/server/cmd/tools/sql'], {
+        env: goEnv,
+        cwd: work,
+      });
       await mkdir(dir, { recursive: true });
       await rename(path.join(work, 'temporal-server'), server);
       await rename(path.join(work, 'temporal-sql-tool'), sqlTool);
@@ -90,12 +119,21 @@ export async function ensureServerBinaries(progress: Progress): Promise<{ server
     }
   }
   const modCache = (await run('go', ['env', 'GOMODCACHE'], { env: goEnv })).trim();
-  const schemaDir = path.join(modCache, `go.temporal.io/server@v${TEMPORAL_SERVER_VERSION}`, 'schema', 'postgresql', 'v12');
+  const schemaDir = path.join(
+    modCache,
+    `go.temporal.io/server@v${TEMPORAL_SERVER_VERSION}`,
+    'schema',
+    'postgresql',
+    'v12',
+  );
   if (!(await exists(schemaDir))) {
     // The module is in the Go module cache after a build; fetch it if the binaries came from elsewhere.
     const work = await mkdtemp(path.join(os.tmpdir(), 'switchyard-server-schema-'));
     await writeFile(path.join(work, 'go.mod'), 'module switchyard.local/temporal-schema\n\ngo 1.26\n');
-    await run('go', ['mod', 'download', `go.temporal.io/server@v${TEMPORAL_SERVER_VERSION}`], { env: goEnv, cwd: work });
+    await run('go', ['mod', 'download', `go.temporal.io/server@v${TEMPORAL_SERVER_VERSION}`], {
+      env: goEnv,
+      cwd: work,
+    });
     await rm(work, { recursive: true, force: true });
   }
   return { server, sqlTool, schemaDir };
@@ -106,8 +144,16 @@ function asPostgres(command: string, args: string[]): [string, string[]] {
   return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
-function startProcess(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; logTo: string[] }): ChildProcess {
-  const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; logTo: string[] },
+): ChildProcess {
+  const child = spawn(command, args, {
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const keep = (chunk: Buffer): void => {
     options.logTo.push(chunk.toString());
     if (options.logTo.length > 200) options.logTo.splice(0, options.logTo.length - 200);
@@ -128,7 +174,14 @@ async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
   }
 }
 
-function serverConfig(options: { pgPort: number; ports: Record<'frontend' | 'history' | 'matching' | 'worker', { grpc: number; membership: number }>; httpPort: number; metricsPort: number; pprofPort: number; dynamicConfig: string }): string {
+function serverConfig(options: {
+  pgPort: number;
+  ports: Record<'frontend' | 'history' | 'matching' | 'worker', { grpc: number; membership: number }>;
+  httpPort: number;
+  metricsPort: number;
+  pprofPort: number;
+  dynamicConfig: string;
+}): string {
   const datastore = (database: string, maxConns: number) => `      sql:
         pluginName: "postgres12"
         databaseName: "${database}"
@@ -220,16 +273,50 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
     await mkdir(pgData);
     if (asRoot) {
       await chmod(pgParent, 0o755);
-      await chown(pgData, Number((await run('id', ['-u', 'postgres'])).trim()), Number((await run('id', ['-g', 'postgres'])).trim()));
+      await chown(
+        pgData,
+        Number((await run('id', ['-u', 'postgres'])).trim()),
+        Number((await run('id', ['-g', 'postgres'])).trim()),
+      );
     }
-    const [initdb, initdbArgs] = asPostgres(path.join(POSTGRES_BIN, 'initdb'), ['-D', pgData, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+    const [initdb, initdbArgs] = asPostgres(path.join(POSTGRES_BIN, 'initdb'), [
+      '-D',
+      pgData,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+    ]);
     await run(initdb, initdbArgs);
     const pgPort = await freePort();
-    const [postgres, postgresArgs] = asPostgres(path.join(POSTGRES_BIN, 'postgres'), ['-D', pgData, '-p', String(pgPort), '-k', pgData, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off']);
+    const [postgres, postgresArgs] = asPostgres(path.join(POSTGRES_BIN, 'postgres'), [
+      '-D',
+      pgData,
+      '-p',
+      String(pgPort),
+      '-k',
+      pgData,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'fsync=off',
+    ]);
     children.push(startProcess(postgres, postgresArgs, { logTo: logs }));
     for (let attempt = 0; ; attempt += 1) {
       try {
-        await run('psql', ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-c', "CREATE USER temporal WITH SUPERUSER PASSWORD 'temporal'"]);
+        await run('psql', [
+          '-h',
+          '127.0.0.1',
+          '-p',
+          String(pgPort),
+          '-U',
+          'postgres',
+          '-c',
+          "CREATE USER temporal WITH SUPERUSER PASSWORD 'temporal'",
+        ]);
         break;
       } catch (error) {
         if (attempt > 100) throw error;
@@ -243,7 +330,20 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
       ['temporal', 'temporal'],
       ['temporal_visibility', 'visibility'],
     ] as const) {
-      const base = ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(pgPort), '-u', 'temporal', '--pw', 'temporal', '--db', database];
+      const base = [
+        '--plugin',
+        'postgres12',
+        '--ep',
+        '127.0.0.1',
+        '-p',
+        String(pgPort),
+        '-u',
+        'temporal',
+        '--pw',
+        'temporal',
+        '--db',
+        database,
+      ];
       await run(sqlTool, [...base, 'create-database']);
       await run(sqlTool, [...base, 'setup-schema', '-v', '0.0']);
       await run(sqlTool, [...base, 'update-schema', '-d', path.join(schemaDir, schema, 'versioned')]);
@@ -256,26 +356,66 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
     await mkdir(configDir);
     const dynamicConfig = path.join(configDir, 'dynamicconfig.yaml');
     // Visibility queries with custom search attributes and fast namespace refresh, as a test cluster wants.
-    await writeFile(dynamicConfig, 'system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n    constraints: {}\n');
+    await writeFile(
+      dynamicConfig,
+      'system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n    constraints: {}\n',
+    );
     await writeFile(
       path.join(configDir, 'development.yaml'),
-      serverConfig({ pgPort, ports, httpPort: await freePort(), metricsPort: await freePort(), pprofPort: await freePort(), dynamicConfig }),
+      serverConfig({
+        pgPort,
+        ports,
+        httpPort: await freePort(),
+        metricsPort: await freePort(),
+        pprofPort: await freePort(),
+        dynamicConfig,
+      }),
     );
-    children.push(startProcess(server, ['--root', dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], { logTo: logs, cwd: dir }));
+    children.push(
+      startProcess(server, ['--root', dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
+        logTo: logs,
+        cwd: dir,
+      }),
+    );
     const address = `127.0.0.1:${ports.frontend.grpc}`;
     for (let attempt = 0; ; attempt += 1) {
       try {
         await run(cli, ['operator', 'cluster', 'health', '--address', address]);
         break;
       } catch (error) {
-        if (attempt > 300) throw new Error(`the Temporal server did not become healthy: ${String(error)}\n${logs.join('').slice(-4000)}`);
+        if (attempt > 300)
+          throw new Error(
+            `the Temporal server did not become healthy: ${String(error)}\n${logs.join('').slice(-4000)}`,
+          );
         await sleep(300);
       }
     }
     const namespace = 'default';
-    await run(cli, ['operator', 'namespace', 'create', '--namespace', namespace, '--address', address, '--retention', '24h']);
+    await run(cli, [
+      'operator',
+      'namespace',
+      'create',
+      '--namespace',
+      namespace,
+      '--address',
+      address,
+      '--retention',
+      '24h',
+    ]);
     if (options.searchAttribute !== false) {
-      await run(cli, ['operator', 'search-attribute', 'create', '--namespace', namespace, '--address', address, '--name', pendingApprovalsSearchAttribute, '--type', 'Int']);
+      await run(cli, [
+        'operator',
+        'search-attribute',
+        'create',
+        '--namespace',
+        namespace,
+        '--address',
+        address,
+        '--name',
+        pendingApprovalsSearchAttribute,
+        '--type',
+        'Int',
+      ]);
     }
     // The namespace takes a moment to reach every service's cache.
     const connection = await Connection.connect({ address });

@@ -107,8 +107,8 @@ const isLedgerKind = (kind: CallKind): kind is LedgerKind => kind in LEDGERS;
 /** The text Read and Grep find in the scenario directory. */
 const NOTES = 'fault notes: the quick brown fox\nline two\n';
 
-const between = (random: () => number, low: number, high: number): number => low + Math.floor(random() * (high - low + 1));
-
+const between = (random: () => number, low: number, high: number): number =>
+  low + Math.floor(random() * (high - low + 1));
 
 /** Retries `body` while the server or the worker is away; updates and signals are idempotent by their ids. */
 async function retrying<T>(what: string, body: () => Promise<T>, deadline: number): Promise<T> {
@@ -191,30 +191,74 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     const unread = unreadTasks.get(sessionId) ?? [];
     if (unread.length > 0 && random() < 0.7) {
       const taskId = unread.shift() as string;
-      planned.push({ kind: 'taskOutput', taskId, call: { id: 'out', name: 'TaskOutput', input: { task_id: taskId, block: true, timeout: between(random, 500, 4_000) } } });
+      planned.push({
+        kind: 'taskOutput',
+        taskId,
+        call: {
+          id: 'out',
+          name: 'TaskOutput',
+          input: { task_id: taskId, block: true, timeout: between(random, 500, 4_000) },
+        },
+      });
     }
     for (let index = 0; index < count; index += 1) {
       const id = `c${index}`;
       const token = `${sessionId}/${turnId}/${id}`;
       const pick = random();
       if (pick < 0.3) {
-        planned.push({ kind: 'ledger', token, call: { id, name: 'LedgerAppend', input: { file_path: LEDGERS.ledger, text: `${token}\n`, delay_ms: between(random, 0, 600) } } });
+        planned.push({
+          kind: 'ledger',
+          token,
+          call: {
+            id,
+            name: 'LedgerAppend',
+            input: { file_path: LEDGERS.ledger, text: `${token}\n`, delay_ms: between(random, 0, 600) },
+          },
+        });
       } else if (pick < 0.4) {
-        planned.push({ kind: 'bash', token, call: { id, name: 'Bash', input: { command: `sleep 0.${between(random, 0, 5)}; printf '%s\\n' '${token}' >> ${LEDGERS.bash}` } } });
+        planned.push({
+          kind: 'bash',
+          token,
+          call: {
+            id,
+            name: 'Bash',
+            input: { command: `sleep 0.${between(random, 0, 5)}; printf '%s\\n' '${token}' >> ${LEDGERS.bash}` },
+          },
+        });
       } else if (pick < 0.48) {
         const command = `printf '%s\\n' '${token}' >> ${LEDGERS.background}; sleep ${between(random, 0, 3)}.${between(random, 0, 9)}; echo 'done ${token}'`;
-        planned.push({ kind: 'background', token, call: { id, name: 'Bash', input: { command, run_in_background: true } } });
+        planned.push({
+          kind: 'background',
+          token,
+          call: { id, name: 'Bash', input: { command, run_in_background: true } },
+        });
       } else if (pick < 0.58) {
         // The sequence a model sends: Write a new file, then Edit it, in one reply.
         const file = `work/${sessionId}-${turnId}-${id}.txt`;
-        planned.push({ kind: 'write', token, file, call: { id, name: 'Write', input: { file_path: file, content: `alpha ${token}\n` } } });
-        planned.push({ kind: 'edit', token, file, call: { id: `${id}e`, name: 'Edit', input: { file_path: file, old_string: 'alpha', new_string: 'omega' } } });
+        planned.push({
+          kind: 'write',
+          token,
+          file,
+          call: { id, name: 'Write', input: { file_path: file, content: `alpha ${token}\n` } },
+        });
+        planned.push({
+          kind: 'edit',
+          token,
+          file,
+          call: { id: `${id}e`, name: 'Edit', input: { file_path: file, old_string: 'alpha', new_string: 'omega' } },
+        });
       } else if (pick < 0.72) {
         planned.push({ kind: 'read', call: { id, name: 'Read', input: { file_path: 'notes.txt' } } });
       } else if (pick < 0.8) {
-        planned.push({ kind: 'grep', call: { id, name: 'Grep', input: { pattern: 'quick brown', path: 'notes.txt', output_mode: 'content' } } });
+        planned.push({
+          kind: 'grep',
+          call: { id, name: 'Grep', input: { pattern: 'quick brown', path: 'notes.txt', output_mode: 'content' } },
+        });
       } else {
-        planned.push({ kind: 'sleep', call: { id, name: 'Sleep', input: { ms: between(random, 20, 700), label: `${turnId}/${id}` } } });
+        planned.push({
+          kind: 'sleep',
+          call: { id, name: 'Sleep', input: { ms: between(random, 20, 700), label: `${turnId}/${id}` } },
+        });
       }
     }
     return { sessionId, turnId, planned, streaming: random() < 0.3 };
@@ -234,7 +278,11 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     const calls = turn.planned.map((p) => p.call);
     const deadline = Date.now() + 600_000;
     if (!turn.streaming) {
-      const result = await retrying(`turn ${turn.sessionId}/${turn.turnId}`, () => session.executeTurn({ turnId: turn.turnId, calls }), deadline);
+      const result = await retrying(
+        `turn ${turn.sessionId}/${turn.turnId}`,
+        () => session.executeTurn({ turnId: turn.turnId, calls }),
+        deadline,
+      );
       turn.results = result.results;
       return;
     }
@@ -250,7 +298,11 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       const since = results.length;
       const page = await retrying(
         `results of ${turn.sessionId}/${turn.turnId} from ${since}`,
-        () => session.workflow.executeUpdate(awaitResultsUpdate, { args: [{ turnId: turn.turnId, since }], updateId: `${turn.turnId}:await:${since}` }),
+        () =>
+          session.workflow.executeUpdate(awaitResultsUpdate, {
+            args: [{ turnId: turn.turnId, since }],
+            updateId: `${turn.turnId}:await:${since}`,
+          }),
         deadline,
       );
       results.push(...page.results);
@@ -284,7 +336,12 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       noteStartedTasks(turn);
       completedTurns += 1;
     }
-    const last: TurnRecord = { sessionId: session.sessionId, turnId: 'after-faults', planned: [{ kind: 'sleep', call: { id: 'ping', name: 'Sleep', input: { ms: 1, label: 'still here' } } }], streaming: false };
+    const last: TurnRecord = {
+      sessionId: session.sessionId,
+      turnId: 'after-faults',
+      planned: [{ kind: 'sleep', call: { id: 'ping', name: 'Sleep', input: { ms: 1, label: 'still here' } } }],
+      streaming: false,
+    };
     turns.push(last);
     await runTurn(session, last);
   });
@@ -297,7 +354,9 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     while (!faultsDone || sessionLoopsPending()) {
       await sleep(between(random, 50, 900));
       for (const session of sessions) {
-        const pending: ApprovalRequest[] | undefined = await bounded(connection, 3_000, () => session.pendingApprovals());
+        const pending: ApprovalRequest[] | undefined = await bounded(connection, 3_000, () =>
+          session.pendingApprovals(),
+        );
         for (const request of pending ?? []) {
           const key = `${session.sessionId}/${request.turnId}/${request.callId}`;
           const decision = decisions.get(key) ?? (random() < 0.8 ? 'allow' : 'deny');
@@ -306,7 +365,14 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
             if (decision === 'allow') report.approvalsGranted += 1;
             else report.approvalsDenied += 1;
           }
-          await bounded(connection, 5_000, () => session.approve({ requestId: request.requestId, decision, inputDigest: request.inputDigest, by: 'fault-driver' }));
+          await bounded(connection, 5_000, () =>
+            session.approve({
+              requestId: request.requestId,
+              decision,
+              inputDigest: request.inputDigest,
+              by: 'fault-driver',
+            }),
+          );
         }
       }
     }
@@ -331,28 +397,38 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       }
       await sleep(between(random, 0, 1_500));
       worker = await spawnWorkerProcess(workerTarget, workerOptions);
-      log(`[faults seed ${options.seed}] kill ${report.kills}/${options.kills}${report.serverRestarts > 0 ? `, server restarts ${report.serverRestarts}` : ''}, turns so far ${turns.length}`);
+      log(
+        `[faults seed ${options.seed}] kill ${report.kills}/${options.kills}${report.serverRestarts > 0 ? `, server restarts ${report.serverRestarts}` : ''}, turns so far ${turns.length}`,
+      );
     }
     faultsDone = true;
   })();
 
   try {
     await killer;
-    const settled = await Promise.race([Promise.allSettled(sessionLoops), sleep(finalDeadline() - Date.now()).then(() => 'timeout' as const)]);
+    const settled = await Promise.race([
+      Promise.allSettled(sessionLoops),
+      sleep(finalDeadline() - Date.now()).then(() => 'timeout' as const),
+    ]);
     loopsSettled = true;
     if (settled === 'timeout') violate('sessions did not finish their turns within 180 s after the last kill');
-    else for (const outcome of settled) if (outcome.status === 'rejected') violate(`a session loop failed: ${String(outcome.reason)}`);
+    else
+      for (const outcome of settled)
+        if (outcome.status === 'rejected') violate(`a session loop failed: ${String(outcome.reason)}`);
     await approver;
 
     // Invariants, from the ledger files, the files written, the background tasks on disk and the histories.
     const appended = new Map<string, number>();
     for (const file of Object.values(LEDGERS)) {
-      const lines = (await readFile(path.join(dir, file), 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+      const lines = (await readFile(path.join(dir, file), 'utf8').catch(() => ''))
+        .split('\n')
+        .filter((line) => line !== '');
       report.ledgerAppends += lines.length;
       for (const line of lines) appended.set(line, (appended.get(line) ?? 0) + 1);
     }
     for (const [token, count] of appended) if (count > 1) violate(`non-idempotent call ${token} ran ${count} times`);
-    const fileText = (file: string): Promise<string | undefined> => readFile(path.join(dir, file), 'utf8').catch(() => undefined);
+    const fileText = (file: string): Promise<string | undefined> =>
+      readFile(path.join(dir, file), 'utf8').catch(() => undefined);
     for (const turn of turns) {
       if (turn.results === undefined) continue;
       report.turns += 1;
@@ -360,7 +436,10 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       report.calls += turn.planned.length;
       const ids = turn.results.map((r) => r.callId);
       const expected = turn.planned.map((p) => p.call.id);
-      if (JSON.stringify(ids) !== JSON.stringify(expected)) violate(`turn ${turn.sessionId}/${turn.turnId} returned results for ${JSON.stringify(ids)}, expected ${JSON.stringify(expected)}`);
+      if (JSON.stringify(ids) !== JSON.stringify(expected))
+        violate(
+          `turn ${turn.sessionId}/${turn.turnId} returned results for ${JSON.stringify(ids)}, expected ${JSON.stringify(expected)}`,
+        );
       for (const [index, plannedCall] of turn.planned.entries()) {
         const result = turn.results[index];
         if (result === undefined) continue;
@@ -370,33 +449,52 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
         if (result.status === 'success') tally.succeeded += 1;
         const key = `${turn.sessionId}/${turn.turnId}/${plannedCall.call.id}`;
         const decision = decisions.get(key);
-        if (decision === 'deny' && result.status === 'success') violate(`${key}: the approver denied it, yet it succeeded`);
+        if (decision === 'deny' && result.status === 'success')
+          violate(`${key}: the approver denied it, yet it succeeded`);
         const { kind, token, file } = plannedCall;
         if (isLedgerKind(kind) && token !== undefined) {
           const count = appended.get(token) ?? 0;
-          if (result.status === 'success' && count !== 1) violate(`${token} (${kind}) succeeded but appended ${count} times`);
-          if (result.status === 'denied' && count !== 0) violate(`${token} (${kind}) was denied but appended ${count} times`);
+          if (result.status === 'success' && count !== 1)
+            violate(`${token} (${kind}) succeeded but appended ${count} times`);
+          if (result.status === 'denied' && count !== 0)
+            violate(`${token} (${kind}) was denied but appended ${count} times`);
           if (decision === 'deny' && count !== 0) violate(`${token} (${kind}): the approver denied it, yet it ran`);
         }
         if (kind === 'write' && file !== undefined) {
           const text = await fileText(file);
-          if (result.status === 'success' && text !== `alpha ${token}\n` && text !== `omega ${token}\n`) violate(`${key}: Write succeeded but ${file} holds ${JSON.stringify(text)}`);
-          if ((result.status === 'denied' || decision === 'deny') && text !== undefined) violate(`${key}: Write was denied but ${file} exists`);
+          if (result.status === 'success' && text !== `alpha ${token}\n` && text !== `omega ${token}\n`)
+            violate(`${key}: Write succeeded but ${file} holds ${JSON.stringify(text)}`);
+          if ((result.status === 'denied' || decision === 'deny') && text !== undefined)
+            violate(`${key}: Write was denied but ${file} exists`);
         }
         if (kind === 'edit' && file !== undefined) {
           const text = await fileText(file);
-          if (result.status === 'success' && text !== `omega ${token}\n`) violate(`${key}: Edit succeeded but ${file} holds ${JSON.stringify(text)}`);
-          if ((result.status === 'denied' || decision === 'deny') && text === `omega ${token}\n`) violate(`${key}: Edit was denied but ${file} was edited`);
+          if (result.status === 'success' && text !== `omega ${token}\n`)
+            violate(`${key}: Edit succeeded but ${file} holds ${JSON.stringify(text)}`);
+          if ((result.status === 'denied' || decision === 'deny') && text === `omega ${token}\n`)
+            violate(`${key}: Edit was denied but ${file} was edited`);
         }
-        if ((kind === 'read' || kind === 'grep') && result.status === 'success' && !result.modelContent.includes('the quick brown fox')) {
-          violate(`${key}: ${kind} succeeded without the file's text: ${JSON.stringify(result.modelContent.slice(0, 200))}`);
+        if (
+          (kind === 'read' || kind === 'grep') &&
+          result.status === 'success' &&
+          !result.modelContent.includes('the quick brown fox')
+        ) {
+          violate(
+            `${key}: ${kind} succeeded without the file's text: ${JSON.stringify(result.modelContent.slice(0, 200))}`,
+          );
         }
         if (kind === 'taskOutput' && result.status === 'success' && plannedCall.taskId !== undefined) {
           const started = startedTasks.get(plannedCall.taskId);
           const content = result.modelContent;
-          if (!content.includes(`Task ${plannedCall.taskId} `)) violate(`${key}: TaskOutput's text has no status line: ${JSON.stringify(content.slice(-300))}`);
-          if (content.includes('exited with code') && !content.includes(`done ${started?.token ?? '?'}\nTask ${plannedCall.taskId} exited with code 0.`)) {
-            violate(`${key}: TaskOutput of an ended task lacks its output or code 0: ${JSON.stringify(content.slice(-300))}`);
+          if (!content.includes(`Task ${plannedCall.taskId} `))
+            violate(`${key}: TaskOutput's text has no status line: ${JSON.stringify(content.slice(-300))}`);
+          if (
+            content.includes('exited with code') &&
+            !content.includes(`done ${started?.token ?? '?'}\nTask ${plannedCall.taskId} exited with code 0.`)
+          ) {
+            violate(
+              `${key}: TaskOutput of an ended task lacks its output or code 0: ${JSON.stringify(content.slice(-300))}`,
+            );
           }
         }
       }
@@ -404,7 +502,8 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     for (const token of appended.keys()) {
       const [sessionId, turnId, callId] = token.split('/');
       const owner = turns.find((t) => t.sessionId === sessionId && t.turnId === turnId);
-      if (owner?.planned.every((p) => p.call.id !== callId) !== false) violate(`ledger line ${token} belongs to no planned call`);
+      if (owner?.planned.every((p) => p.call.id !== callId) !== false)
+        violate(`ledger line ${token} belongs to no planned call`);
     }
     // Background tasks run detached from the worker: every one a Bash call reported started ran to its end, once.
     const store = new BackgroundTaskStore(dir);
@@ -418,9 +517,12 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       const state = await store.waitForEnd(record, { timeoutMs: 15_000 });
       const output = await readFile(store.outputPath(record), 'utf8').catch(() => '');
       if (state.status !== 'exited' || state.exitCode !== 0 || output !== `done ${token}\n`) {
-        violate(`background task ${taskId} (${token}) ended ${JSON.stringify(state)} with output ${JSON.stringify(output)}`);
+        violate(
+          `background task ${taskId} (${token}) ended ${JSON.stringify(state)} with output ${JSON.stringify(output)}`,
+        );
       }
-      if ((appended.get(token) ?? 0) !== 1) violate(`background task ${taskId} (${token}) appended ${appended.get(token) ?? 0} times`);
+      if ((appended.get(token) ?? 0) !== 1)
+        violate(`background task ${taskId} (${token}) appended ${appended.get(token) ?? 0} times`);
     }
     // Every run of every session: no WorkflowTaskFailed.
     for (const session of sessions) {
@@ -429,12 +531,17 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
         const history = await client.client.workflow.getHandle(session.sessionId, execution.runId).fetchHistory();
         const failed = (history.events ?? []).filter((event) => event.workflowTaskFailedEventAttributes != null);
         for (const event of failed) {
-          violate(`WorkflowTaskFailed in ${session.sessionId} run ${execution.runId}: ${event.workflowTaskFailedEventAttributes?.failure?.message ?? '?'}`);
+          violate(
+            `WorkflowTaskFailed in ${session.sessionId} run ${execution.runId}: ${event.workflowTaskFailedEventAttributes?.failure?.message ?? '?'}`,
+          );
         }
         // Keep the evidence: the failing run's whole history, replayable with Worker.runReplayHistory.
         if (failed.length > 0) {
           await mkdir(resultsDir, { recursive: true });
-          await writeFile(path.join(resultsDir, `history-${session.sessionId}-${execution.runId}.json`), JSON.stringify(history));
+          await writeFile(
+            path.join(resultsDir, `history-${session.sessionId}-${execution.runId}.json`),
+            JSON.stringify(history),
+          );
         }
       }
     }
@@ -456,6 +563,8 @@ export function formatReport(report: FaultRunReport): string {
     `(${report.streamingTurns} streaming), ${report.calls} calls, ${report.ledgerAppends} ledger appends, ${report.backgroundTasks} background tasks, ` +
     `${report.approvalsGranted} approvals granted / ${report.approvalsDenied} denied, ${report.interruptedCalls} calls interrupted by a lost worker, ` +
     `${report.runs} workflow runs, ${(report.durationMs / 1000).toFixed(0)} s, ${report.violations.length} violations; ` +
-    `succeeded/calls by kind: ${Object.entries(report.byKind).map(([kind, tally]) => `${kind} ${tally.succeeded}/${tally.calls}`).join(', ')}`
+    `succeeded/calls by kind: ${Object.entries(report.byKind)
+      .map(([kind, tally]) => `${kind} ${tally.succeeded}/${tally.calls}`)
+      .join(', ')}`
   );
 }

@@ -18,7 +18,13 @@ describe(`fault injection: ${totalKills} worker kills from seed ${firstSeed}`, (
     const seed = firstSeed + index;
     const kills = Math.min(perScenario, totalKills - index * perScenario);
     it(`seed ${seed}: ${kills} kills`, { timeout: 3_600_000 }, async () => {
-      const report = await runFaultScenario({ seed, kills, sessions: 3, serverRestartChance: 0.1, log: (line) => process.stderr.write(`${line}\n`) });
+      const report = await runFaultScenario({
+        seed,
+        kills,
+        sessions: 3,
+        serverRestartChance: 0.1,
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
       reports.push(report);
       process.stderr.write(`${formatReport(report)}\n`);
       const dir = path.resolve('test/faults/results');

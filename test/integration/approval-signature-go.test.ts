@@ -12,9 +12,17 @@ const run = promisify(execFile);
 async function goBinary(): Promise<string> {
   for (const directory of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/local/go/bin']) {
     const candidate = path.join(directory, 'go');
-    if (await access(candidate).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
-  throw new Error('no Go toolchain (go on PATH or /usr/local/go/bin/go): this project needs Go to build the Temporal CLI too');
+  throw new Error(
+    'no Go toolchain (go on PATH or /usr/local/go/bin/go): this project needs Go to build the Temporal CLI too',
+  );
 }
 
 // docs/APPROVALS.md promises that another language can sign: its "Signing from Go" program, run as printed, must
@@ -29,7 +37,11 @@ describe('signing an approval from Go, as docs/APPROVALS.md shows', () => {
     const directory = path.join(await scratchDir('switchyard-go-sign-'), 'sign');
     await mkdir(directory);
     await writeFile(path.join(directory, 'main.go'), program ?? '');
-    const env = { ...process.env, GO111MODULE: 'off', GOCACHE: process.env.GOCACHE ?? path.join(directory, '.gocache') };
+    const env = {
+      ...process.env,
+      GO111MODULE: 'off',
+      GOCACHE: process.env.GOCACHE ?? path.join(directory, '.gocache'),
+    };
     const { stdout } = await run(await goBinary(), ['run', 'main.go'], { cwd: directory, env, timeout: 120_000 });
     expect(stdout.trim()).toBe(expected);
     const payload = {
@@ -43,6 +55,8 @@ describe('signing an approval from Go, as docs/APPROVALS.md shows', () => {
     const publicKey = /```\n(-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----\n)```/.exec(doc)?.[1];
     expect(publicKey, 'docs/APPROVALS.md prints the vector public key').toBeDefined();
     const approvers = { approvers: { alice: { publicKey: publicKey ?? '' } } };
-    expect(verifyApprovalSignature({ payload, signature: stdout.trim(), approvers, sessionApprovers: ['alice'] })).toEqual({ verified: true, approver: 'alice' });
+    expect(
+      verifyApprovalSignature({ payload, signature: stdout.trim(), approvers, sessionApprovers: ['alice'] }),
+    ).toEqual({ verified: true, approver: 'alice' });
   }, 180_000);
 });

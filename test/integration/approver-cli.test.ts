@@ -56,7 +56,12 @@ describe('signing approvals and exporting the audit trail with the switchyard CL
     await harness.close();
   });
 
-  const pending = (session: SessionHandle) => waitFor(() => session.pendingApprovals(), (list) => list.length === 1, { what: 'one pending approval' });
+  const pending = (session: SessionHandle) =>
+    waitFor(
+      () => session.pendingApprovals(),
+      (list) => list.length === 1,
+      { what: 'one pending approval' },
+    );
 
   it('`keys new` writes a key pair; `approve|deny --key` sign; `audit --json` lists both decisions with who, tool and digest', async () => {
     const created = JSON.parse((await runCli(['keys', 'new', 'alice', '--dir', keysDir, '--json'], env)).stdout) as {
@@ -71,36 +76,90 @@ describe('signing approvals and exporting the audit trail with the switchyard CL
     await writeFile(approversFile, JSON.stringify({ approvers: created.approvers }));
 
     worker = startCli(['worker', '--cwd', cwd], { ...env, SWITCHYARD_APPROVERS_FILE: approversFile });
-    await worker.waitForLog((line) => line.msg === 'worker started' && line.taskQueue === harness.taskQueue, 'the worker to start');
+    await worker.waitForLog(
+      (line) => line.msg === 'worker started' && line.taskQueue === harness.taskQueue,
+      'the worker to start',
+    );
 
     const session = await harness.startSession({ cwd, approvers: ['alice'] });
-    const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'w1', name: 'Write', input: { file_path: 'allowed.txt', content: 'yes\n' } }] });
+    const first = session.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'w1', name: 'Write', input: { file_path: 'allowed.txt', content: 'yes\n' } }],
+    });
     const allowRequest = (await pending(session))[0] as ApprovalRequest;
     // Unsigned: the session ignores it, and the CLI says so (exit 1).
-    await expect(runCli(['approve', allowRequest.requestId, '--session', session.sessionId], env)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('unsigned') });
-    const approved = await runCli(['approve', allowRequest.requestId, '--session', session.sessionId, '--key', created.privateKeyFile], env);
+    await expect(
+      runCli(['approve', allowRequest.requestId, '--session', session.sessionId], env),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('unsigned') });
+    const approved = await runCli(
+      ['approve', allowRequest.requestId, '--session', session.sessionId, '--key', created.privateKeyFile],
+      env,
+    );
     expect(approved.stderr).toContain('allowed: Write');
     expect((await first).results[0]).toMatchObject({ status: 'success' });
     expect(await readFile(path.join(cwd, 'allowed.txt'), 'utf8')).toBe('yes\n');
 
-    const second = session.executeTurn({ turnId: 't2', calls: [{ id: 'w2', name: 'Write', input: { file_path: 'denied.txt', content: 'no\n' } }] });
+    const second = session.executeTurn({
+      turnId: 't2',
+      calls: [{ id: 'w2', name: 'Write', input: { file_path: 'denied.txt', content: 'no\n' } }],
+    });
     const denyRequest = (await pending(session))[0] as ApprovalRequest;
-    await runCli(['deny', denyRequest.requestId, '--session', session.sessionId, '--reason', 'not today', '--key', created.privateKeyFile], env);
+    await runCli(
+      [
+        'deny',
+        denyRequest.requestId,
+        '--session',
+        session.sessionId,
+        '--reason',
+        'not today',
+        '--key',
+        created.privateKeyFile,
+      ],
+      env,
+    );
     expect((await second).results[0]).toMatchObject({ status: 'denied' });
 
     // A closed session stays in the audit while its history exists.
     await session.end();
     const audit = async (args: string[] = []): Promise<AuditLine[]> =>
-      (await runCli(['audit', '--json', ...args], env)).stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as AuditLine);
-    const lines = await waitFor(() => audit(), (list) => list.filter((line) => line.sessionId === session.sessionId).length === 3, {
-      what: 'the three decisions of the session in `audit`',
-      timeoutMs: 60_000,
-    });
+      (await runCli(['audit', '--json', ...args], env)).stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as AuditLine);
+    const lines = await waitFor(
+      () => audit(),
+      (list) => list.filter((line) => line.sessionId === session.sessionId).length === 3,
+      {
+        what: 'the three decisions of the session in `audit`',
+        timeoutMs: 60_000,
+      },
+    );
     const mine = lines.filter((line) => line.sessionId === session.sessionId);
     expect(mine).toMatchObject([
       { requestId: allowRequest.requestId, outcome: 'ignored', verified: false, decision: 'allow' },
-      { requestId: allowRequest.requestId, callId: 'w1', toolName: 'Write', inputDigest: allowRequest.inputDigest, decision: 'allow', by: 'alice', verified: true, outcome: 'accepted', policyVersion: 1 },
-      { requestId: denyRequest.requestId, callId: 'w2', toolName: 'Write', inputDigest: denyRequest.inputDigest, decision: 'deny', by: 'alice', verified: true, outcome: 'accepted', reason: 'not today', policyVersion: 1 },
+      {
+        requestId: allowRequest.requestId,
+        callId: 'w1',
+        toolName: 'Write',
+        inputDigest: allowRequest.inputDigest,
+        decision: 'allow',
+        by: 'alice',
+        verified: true,
+        outcome: 'accepted',
+        policyVersion: 1,
+      },
+      {
+        requestId: denyRequest.requestId,
+        callId: 'w2',
+        toolName: 'Write',
+        inputDigest: denyRequest.inputDigest,
+        decision: 'deny',
+        by: 'alice',
+        verified: true,
+        outcome: 'accepted',
+        reason: 'not today',
+        policyVersion: 1,
+      },
     ]);
     for (const line of mine) expect(Date.parse(line.at)).not.toBeNaN();
     expect(await audit(['--session', session.sessionId])).toEqual(mine);
@@ -108,13 +167,17 @@ describe('signing approvals and exporting the audit trail with the switchyard CL
     await expect(runCli(['audit', '--since', 'yesterday'], env)).rejects.toMatchObject({ code: 2 });
 
     // Each decision is a pino line of the worker too.
-    const logged = worker.logs().filter((line) => line.event === 'approval.decision' && line.sessionId === session.sessionId);
+    const logged = worker
+      .logs()
+      .filter((line) => line.event === 'approval.decision' && line.sessionId === session.sessionId);
     expect(logged).toMatchObject([
       { outcome: 'ignored', ignoredBecause: 'unsigned' },
       { outcome: 'accepted', by: 'alice', verified: true, toolName: 'Write', decision: 'allow' },
       { outcome: 'accepted', by: 'alice', verified: true, decision: 'deny' },
     ]);
-    const events = (await session.events()).events.filter((event): event is Extract<SessionEvent, { type: 'ApprovalIgnored' }> => event.type === 'ApprovalIgnored');
+    const events = (await session.events()).events.filter(
+      (event): event is Extract<SessionEvent, { type: 'ApprovalIgnored' }> => event.type === 'ApprovalIgnored',
+    );
     expect(events.map((event) => event.reason)).toEqual(['unsigned']);
   });
 });

@@ -23,11 +23,16 @@ describe('Bash interrupted through a session escalates SIGTERM to SIGKILL (real 
       'echo $$ > shell.pid',
       'while :; do echo tick >> signals.log; sleep 0.1; done',
     ].join('\n');
-    const log = async (): Promise<string[]> => (await readFile(path.join(cwd, 'signals.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    const log = async (): Promise<string[]> =>
+      (await readFile(path.join(cwd, 'signals.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
     const outcome = await harness.withWorker(async () => {
       // Outside the OS sandbox: there SIGTERM reaches the command's own process group, whose host pid the test follows.
       // In the sandbox the group signal ends bubblewrap, and its pid namespace dies at once (sandbox.test.ts).
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'off' } });
+      const session = await harness.startSession({
+        cwd,
+        permissionMode: 'bypassPermissions',
+        sandbox: { mode: 'off' },
+      });
       const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'stubborn', name: 'Bash', input: { command } }] });
       await waitFor(log, (lines) => lines.includes('tick'), { what: 'the command to run', timeoutMs: 60_000 });
       await session.interrupt('stop it');
@@ -36,7 +41,11 @@ describe('Bash interrupted through a session escalates SIGTERM to SIGKILL (real 
     expect(outcome.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
     const pid = Number(await readFile(path.join(cwd, 'shell.pid'), 'utf8'));
     // Its SIGTERM handler ran and the loop went on; only the SIGKILL that follows could end it, and it did.
-    await waitFor(async () => processExists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 30_000 });
+    await waitFor(
+      async () => processExists(-pid),
+      (groupExists) => !groupExists,
+      { what: 'the process group to be gone', timeoutMs: 30_000 },
+    );
     expect(processExists(pid)).toBe(false);
     const lines = await log();
     expect(lines).toContain('term');

@@ -29,7 +29,11 @@ describe('Bash through a session (real server, real processes)', () => {
   it('interrupt during `sleep 100` leaves no process behind, and a block tool beside it completes', async () => {
     const outcome = await harness.withWorker(async () => {
       // Outside the OS sandbox: the test follows the child by its host pid (sandbox.test.ts covers the sandboxed kill).
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'off' } });
+      const session = await harness.startSession({
+        cwd,
+        permissionMode: 'bypassPermissions',
+        sandbox: { mode: 'off' },
+      });
       const turn = session.executeTurn({
         turnId: 't',
         calls: [{ id: 'sleep', name: 'Bash', input: { command: 'sleep 100 & echo "pid=$!"; wait' } }],
@@ -37,10 +41,15 @@ describe('Bash through a session (real server, real processes)', () => {
       // The pid arrives as progress in the activity's heartbeat details.
       const description = await waitFor(
         () => session.workflow.describe(),
-        (d) => Buffer.from(d.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0]?.data ?? []).toString().includes('pid='),
+        (d) =>
+          Buffer.from(d.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0]?.data ?? [])
+            .toString()
+            .includes('pid='),
         { what: 'the pid in heartbeat progress' },
       );
-      const details = Buffer.from(description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0]?.data ?? []).toString();
+      const details = Buffer.from(
+        description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0]?.data ?? [],
+      ).toString();
       const pid = Number(/pid=(\d+)/.exec(details)?.[1]);
       expect(processExists(pid)).toBe(true);
       await session.interrupt('stop');
@@ -52,12 +61,19 @@ describe('Bash through a session (real server, real processes)', () => {
           { id: 'block', name: 'BlockingSleep', input: { ms: 1_500 } },
         ],
       });
-      await waitFor(async () => (await session.events()).events, (events) => events.filter((e) => e.type === 'ToolCallStarted' && e.turnId === 't2').length === 2);
+      await waitFor(
+        async () => (await session.events()).events,
+        (events) => events.filter((e) => e.type === 'ToolCallStarted' && e.turnId === 't2').length === 2,
+      );
       await session.interrupt('stop again');
       return { result, pid, blockResult: await blockTurn };
     });
     expect(outcome.result.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
-    await waitFor(async () => processExists(outcome.pid), (isAlive) => !isAlive, { what: 'the sleep to die', timeoutMs: 5_000 });
+    await waitFor(
+      async () => processExists(outcome.pid),
+      (isAlive) => !isAlive,
+      { what: 'the sleep to die', timeoutMs: 5_000 },
+    );
     expect(outcome.blockResult.results.map((r) => r.status)).toEqual(['cancelled', 'success']);
   });
 
@@ -76,7 +92,11 @@ describe('Bash through a session (real server, real processes)', () => {
     });
     const [blocked, fails, read, after] = result.results;
     expect(fails).toMatchObject({ status: 'error', errorCode: 'exit_code' });
-    expect(blocked).toMatchObject({ status: 'cancelled', errorCode: 'sibling_error', modelContent: 'Cancelled: parallel tool call Bash(ls definitely/not/here) errored' });
+    expect(blocked).toMatchObject({
+      status: 'cancelled',
+      errorCode: 'sibling_error',
+      modelContent: 'Cancelled: parallel tool call Bash(ls definitely/not/here) errored',
+    });
     expect(read?.status).toBe('success');
     expect(after).toMatchObject({ status: 'success', modelContent: 'later\n' });
     expect(result.stopped).toBe(false);
@@ -86,10 +106,16 @@ describe('Bash through a session (real server, real processes)', () => {
     const outcome = await harness.withWorker(async () => {
       // `/dev/zero` is a read outside cwd: a Read rule allows it.
       const session = await harness.startSession({ cwd, rules: { allow: ['Read(/dev/zero)'] } });
-      const warm = await session.executeTurn({ turnId: 'warm', calls: [{ id: 'w', name: 'Bash', input: { command: 'echo warm' } }] });
+      const warm = await session.executeTurn({
+        turnId: 'warm',
+        calls: [{ id: 'w', name: 'Bash', input: { command: 'echo warm' } }],
+      });
       const before = await historySize(session);
       const rssBefore = process.memoryUsage().rss;
-      const result = await session.executeTurn({ turnId: 'big', calls: [{ id: 'big', name: 'Bash', input: { command: 'head -c 52428800 /dev/zero | tr "\\0" x' } }] });
+      const result = await session.executeTurn({
+        turnId: 'big',
+        calls: [{ id: 'big', name: 'Bash', input: { command: 'head -c 52428800 /dev/zero | tr "\\0" x' } }],
+      });
       const rssGrowth = process.memoryUsage().rss - rssBefore;
       return { result, warm, growth: (await historySize(session)) - before, rssGrowth };
     });

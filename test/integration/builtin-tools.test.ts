@@ -14,7 +14,11 @@ import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { allEvents, answer, eventsOfType, sessionStateOf, waitForPendingApprovals } from '../support/session-probes.js';
 
-const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Every built-in tool through a real session, with the real tool (`builtinTools()`), not the stand-ins of
@@ -34,8 +38,10 @@ describe('built-in tools through a session (real tools, real server)', () => {
     await harness.close();
   });
 
-  const turn = (session: SessionHandle, turnId: string, calls: ToolCall[]): Promise<TurnResult> => session.executeTurn({ turnId, calls });
-  const permissionRequests = async (session: SessionHandle) => eventsOfType(await allEvents(session), 'PermissionRequested');
+  const turn = (session: SessionHandle, turnId: string, calls: ToolCall[]): Promise<TurnResult> =>
+    session.executeTurn({ turnId, calls });
+  const permissionRequests = async (session: SessionHandle) =>
+    eventsOfType(await allEvents(session), 'PermissionRequested');
 
   it('Read returns numbered lines, honours offset and limit, and needs no approval', async () => {
     const cwd = await scratchDir();
@@ -46,9 +52,15 @@ describe('built-in tools through a session (real tools, real server)', () => {
       { id: 'window', name: 'Read', input: { file_path: path.join(cwd, 'notes.txt'), offset: 2, limit: 2 } },
       { id: 'missing', name: 'Read', input: { file_path: 'nope.txt' } },
     ]);
-    expect(results[0]).toMatchObject({ status: 'success', modelContent: '     1\tone\n     2\ttwo\n     3\tthree\n     4\tfour\n     5\tfive' });
+    expect(results[0]).toMatchObject({
+      status: 'success',
+      modelContent: '     1\tone\n     2\ttwo\n     3\tthree\n     4\tfour\n     5\tfive',
+    });
     expect(results[1]).toMatchObject({ status: 'success', modelContent: '     2\ttwo\n     3\tthree' });
-    expect(results[2]).toMatchObject({ status: 'error', modelContent: `<tool_use_error>File does not exist: ${path.join(cwd, 'nope.txt')}</tool_use_error>` });
+    expect(results[2]).toMatchObject({
+      status: 'error',
+      modelContent: `<tool_use_error>File does not exist: ${path.join(cwd, 'nope.txt')}</tool_use_error>`,
+    });
     expect(await permissionRequests(session)).toEqual([]);
   });
 
@@ -57,9 +69,16 @@ describe('built-in tools through a session (real tools, real server)', () => {
     const file = path.join(cwd, 'config.txt');
     await writeFile(file, 'name = old\nsize = 1\n');
     const session = await harness.startSession({ cwd });
-    const pending = turn(session, 't1', [{ id: 'w', name: 'Write', input: { file_path: 'config.txt', content: 'name = new\nsize = 1\n' } }]);
+    const pending = turn(session, 't1', [
+      { id: 'w', name: 'Write', input: { file_path: 'config.txt', content: 'name = new\nsize = 1\n' } },
+    ]);
     const [request] = await waitForPendingApprovals(session);
-    expect(request).toMatchObject({ callId: 'w', toolName: 'Write', input: { file_path: file }, rememberRule: `Write(${file})` });
+    expect(request).toMatchObject({
+      callId: 'w',
+      toolName: 'Write',
+      input: { file_path: file },
+      rememberRule: `Write(${file})`,
+    });
     // The approver sees the change itself: the old line removed, the new one added, the unchanged line as context.
     expect(request?.preview).toContain('-name = old');
     expect(request?.preview).toContain('+name = new');
@@ -69,7 +88,11 @@ describe('built-in tools through a session (real tools, real server)', () => {
     if (request === undefined) throw new Error('no pending approval');
     await answer(session, request, 'allow');
     const { results } = await pending;
-    expect(results[0]).toMatchObject({ status: 'success', modelContent: `The file ${file} has been updated.`, display: { type: 'file_diff' } });
+    expect(results[0]).toMatchObject({
+      status: 'success',
+      modelContent: `The file ${file} has been updated.`,
+      display: { type: 'file_diff' },
+    });
     expect(await readFile(file, 'utf8')).toBe('name = new\nsize = 1\n');
   });
 
@@ -78,7 +101,11 @@ describe('built-in tools through a session (real tools, real server)', () => {
     const file = path.join(cwd, 'config.txt');
     await writeFile(file, 'name = old\nsize = 1\n');
     const session = await harness.startSession({ cwd });
-    const edit: ToolCall = { id: 'e', name: 'Edit', input: { file_path: 'config.txt', old_string: 'size = 1', new_string: 'size = 2' } };
+    const edit: ToolCall = {
+      id: 'e',
+      name: 'Edit',
+      input: { file_path: 'config.txt', old_string: 'size = 1', new_string: 'size = 2' },
+    };
 
     const denied = turn(session, 't1', [edit]);
     const [first] = await waitForPendingApprovals(session);
@@ -124,7 +151,9 @@ describe('built-in tools through a session (real tools, real server)', () => {
       { id: 'none', name: 'Glob', input: { pattern: '**/*.py' } },
     ]);
     const lines = (content: string | undefined): string[] => (content ?? '').split('\n').sort();
-    expect(lines(results[0]?.modelContent)).toEqual(['d.ts', 'src/a.ts', 'src/lib/b.ts'].map((file) => path.join(cwd, file)).sort());
+    expect(lines(results[0]?.modelContent)).toEqual(
+      ['d.ts', 'src/a.ts', 'src/lib/b.ts'].map((file) => path.join(cwd, file)).sort(),
+    );
     expect(lines(results[1]?.modelContent)).toEqual([path.join(cwd, 'src/a.ts')]);
     expect(results[2]).toMatchObject({ status: 'success', modelContent: 'No files found' });
     expect(await permissionRequests(session)).toEqual([]);
@@ -143,9 +172,14 @@ describe('built-in tools through a session (real tools, real server)', () => {
       { id: 'none', name: 'Grep', input: { pattern: 'gamma' } },
     ]);
     expect((results[0]?.modelContent ?? '').split('\n').sort()).toEqual(
-      [`${path.join(cwd, 'notes.md')}:1:alpha in the notes`, `${path.join(cwd, 'src/a.ts')}:2:export const alpha = 1;`].sort(),
+      [
+        `${path.join(cwd, 'notes.md')}:1:alpha in the notes`,
+        `${path.join(cwd, 'src/a.ts')}:2:export const alpha = 1;`,
+      ].sort(),
     );
-    expect((results[1]?.modelContent ?? '').split('\n').sort()).toEqual([path.join(cwd, 'src/a.ts'), path.join(cwd, 'src/b.ts')].sort());
+    expect((results[1]?.modelContent ?? '').split('\n').sort()).toEqual(
+      [path.join(cwd, 'src/a.ts'), path.join(cwd, 'src/b.ts')].sort(),
+    );
     expect(results[2]).toMatchObject({ status: 'success', modelContent: 'No matches found' });
     expect(await permissionRequests(session)).toEqual([]);
   });
@@ -165,11 +199,19 @@ describe('built-in tools through a session (real tools, real server)', () => {
 
     const writing = turn(session, 't2', [{ id: 'touch', name: 'Bash', input: { command: 'touch made.txt' } }]);
     const [request] = await waitForPendingApprovals(session);
-    expect(request).toMatchObject({ callId: 'touch', toolName: 'Bash', input: { command: 'touch made.txt' }, rememberRule: 'Bash(touch:*)' });
+    expect(request).toMatchObject({
+      callId: 'touch',
+      toolName: 'Bash',
+      input: { command: 'touch made.txt' },
+      rememberRule: 'Bash(touch:*)',
+    });
     expect(await exists(path.join(cwd, 'made.txt'))).toBe(false);
     if (request === undefined) throw new Error('no pending approval');
     await answer(session, request, 'allow');
-    expect((await writing).results[0]).toMatchObject({ status: 'success', modelContent: '(Bash completed with no output)' });
+    expect((await writing).results[0]).toMatchObject({
+      status: 'success',
+      modelContent: '(Bash completed with no output)',
+    });
     expect(await exists(path.join(cwd, 'made.txt'))).toBe(true);
   });
 
@@ -181,7 +223,9 @@ describe('built-in tools through a session (real tools, real server)', () => {
       server = createServer((request, response) => {
         requests += 1;
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        response.end(`<html><head><title>Local page</title><script>var hidden = 1;</script></head><body><p>Hello from the test server at ${request.url}</p></body></html>`);
+        response.end(
+          `<html><head><title>Local page</title><script>var hidden = 1;</script></head><body><p>Hello from the test server at ${request.url}</p></body></html>`,
+        );
       });
       server.listen(0, '127.0.0.1');
       await once(server, 'listening');
@@ -197,7 +241,12 @@ describe('built-in tools through a session (real tools, real server)', () => {
       const before = requests;
       const pending = turn(session, 't1', [{ id: 'f', name: 'WebFetch', input: { url: `${base}/first` } }]);
       const [request] = await waitForPendingApprovals(session);
-      expect(request).toMatchObject({ callId: 'f', toolName: 'WebFetch', input: { url: `${base}/first` }, rememberRule: 'WebFetch(domain:127.0.0.1)' });
+      expect(request).toMatchObject({
+        callId: 'f',
+        toolName: 'WebFetch',
+        input: { url: `${base}/first` },
+        rememberRule: 'WebFetch(domain:127.0.0.1)',
+      });
       expect(request?.reason).toContain('loopback');
       expect(requests).toBe(before); // nothing fetched while the approval waits
       if (request === undefined) throw new Error('no pending approval');
@@ -221,7 +270,10 @@ describe('built-in tools through a session (real tools, real server)', () => {
     });
 
     it('fetches without asking when an allow rule names the exact loopback host', async () => {
-      const session = await harness.startSession({ cwd: await scratchDir(), rules: { allow: ['WebFetch(domain:127.0.0.1)'] } });
+      const session = await harness.startSession({
+        cwd: await scratchDir(),
+        rules: { allow: ['WebFetch(domain:127.0.0.1)'] },
+      });
       const { results } = await turn(session, 't1', [{ id: 'f', name: 'WebFetch', input: { url: `${base}/allowed` } }]);
       expect(results[0]?.status).toBe('success');
       expect(results[0]?.modelContent).toContain('Hello from the test server at /allowed');
@@ -237,14 +289,25 @@ describe('built-in tools through a session (real tools, real server)', () => {
     ];
     const first = await turn(session, 't1', [{ id: 'todo', name: 'TodoWrite', input: { todos: plan } }]);
     expect(first.results[0]?.status).toBe('success');
-    expect(first.results[0]?.modelContent).toMatch(/^Todos have been modified successfully\. 2 todos: 0 completed, 1 in progress, 1 pending\./);
+    expect(first.results[0]?.modelContent).toMatch(
+      /^Todos have been modified successfully\. 2 todos: 0 completed, 1 in progress, 1 pending\./,
+    );
     expect((await sessionStateOf(session)).state.todos).toEqual(plan);
 
     const done = [{ content: 'Write the tests', status: 'completed' }];
     const second = await turn(session, 't2', [
       { id: 'todo2', name: 'TodoWrite', input: { todos: done } },
       // Two items in progress: refused, and the list stays as the call before left it.
-      { id: 'bad', name: 'TodoWrite', input: { todos: [{ content: 'a', status: 'in_progress' }, { content: 'b', status: 'in_progress' }] } },
+      {
+        id: 'bad',
+        name: 'TodoWrite',
+        input: {
+          todos: [
+            { content: 'a', status: 'in_progress' },
+            { content: 'b', status: 'in_progress' },
+          ],
+        },
+      },
     ]);
     expect(second.results.map((result) => result.status)).toEqual(['success', 'error']);
     expect((await sessionStateOf(session)).state.todos).toEqual(done);

@@ -17,18 +17,32 @@ describe('the state a session carries across continue-as-new stays under the pay
   });
   afterAll(async () => harness.close());
 
-  it('24 turns that each read 180 KB, continuing as new every few turns, all complete', { timeout: 240_000 }, async () => {
-    await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', continueAsNewAfterEvents: 20 });
-      const firstRun = (await session.workflow.describe()).runId;
-      for (let turn = 0; turn < 24; turn += 1) {
-        const result = await session.executeTurn({ turnId: `t${turn}`, calls: [{ id: 'r', name: 'Read', input: { file_path: path.join(cwd, 'big.txt') } }] });
-        expect(result.results[0]?.status).toBe('success');
-      }
-      expect((await session.workflow.describe()).runId).not.toBe(firstRun);
-      // The latest turn is still re-attachable by its id after the continue-as-new.
-      const again = await session.executeTurn({ turnId: 't23', calls: [{ id: 'r', name: 'Read', input: { file_path: path.join(cwd, 'big.txt') } }] });
-      expect(again.results[0]?.status).toBe('success');
-    });
-  });
+  it(
+    '24 turns that each read 180 KB, continuing as new every few turns, all complete',
+    { timeout: 240_000 },
+    async () => {
+      await harness.withWorker(async () => {
+        const session = await harness.startSession({
+          cwd,
+          permissionMode: 'bypassPermissions',
+          continueAsNewAfterEvents: 20,
+        });
+        const firstRun = (await session.workflow.describe()).runId;
+        for (let turn = 0; turn < 24; turn += 1) {
+          const result = await session.executeTurn({
+            turnId: `t${turn}`,
+            calls: [{ id: 'r', name: 'Read', input: { file_path: path.join(cwd, 'big.txt') } }],
+          });
+          expect(result.results[0]?.status).toBe('success');
+        }
+        expect((await session.workflow.describe()).runId).not.toBe(firstRun);
+        // The latest turn is still re-attachable by its id after the continue-as-new.
+        const again = await session.executeTurn({
+          turnId: 't23',
+          calls: [{ id: 'r', name: 'Read', input: { file_path: path.join(cwd, 'big.txt') } }],
+        });
+        expect(again.results[0]?.status).toBe('success');
+      });
+    },
+  );
 });

@@ -12,8 +12,13 @@ import { waitFor } from '../support/wait-for.js';
 
 const clickButton: ClientToolSpec = {
   name: 'ClickButton',
-  description: 'Clicks a button in the user\'s browser.',
-  inputSchema: { type: 'object', properties: { selector: { type: 'string', minLength: 1 } }, required: ['selector'], additionalProperties: false },
+  description: "Clicks a button in the user's browser.",
+  inputSchema: {
+    type: 'object',
+    properties: { selector: { type: 'string', minLength: 1 } },
+    required: ['selector'],
+    additionalProperties: false,
+  },
   readOnly: true,
 };
 
@@ -42,13 +47,25 @@ describe('client tools', () => {
         { id: 'glob', name: 'Glob', input: { pattern: '*.txt' } },
       ],
     });
-    const parked = await waitFor(() => session.pendingClientCalls(), (calls) => calls.length === 1, { what: 'the parked client call' });
-    expect(parked[0]).toMatchObject({ callId: 'click', turnId: 't1', toolName: 'ClickButton', input: { selector: '#ok' } });
+    const parked = await waitFor(
+      () => session.pendingClientCalls(),
+      (calls) => calls.length === 1,
+      { what: 'the parked client call' },
+    );
+    expect(parked[0]).toMatchObject({
+      callId: 'click',
+      turnId: 't1',
+      toolName: 'ClickButton',
+      input: { selector: '#ok' },
+    });
     // Its siblings in the same read-only group finished while it waits.
     const events = await waitFor(
       () => session.events(),
-      (page) => ['read', 'glob'].every((id) => page.events.some((event) => event.type === 'ToolCallResult' && event.callId === id)),
-      { what: 'the siblings\' results' },
+      (page) =>
+        ['read', 'glob'].every((id) =>
+          page.events.some((event) => event.type === 'ToolCallResult' && event.callId === id),
+        ),
+      { what: "the siblings' results" },
     );
     expect(events.events.some((event) => event.type === 'ClientToolRequested' && event.callId === 'click')).toBe(true);
     const scheduled = events.events.filter((event) => event.type === 'ToolCallScheduled');
@@ -60,7 +77,10 @@ describe('client tools', () => {
     worker = await harness.startWorker({ defaultCwd: cwd });
     try {
       await expect(session.submitToolResult({ callId: 'nope', content: 'x' })).rejects.toThrow(/No client call "nope"/);
-      expect(await session.submitToolResult({ callId: 'click', content: 'clicked #ok' })).toEqual({ callId: 'click', accepted: true });
+      expect(await session.submitToolResult({ callId: 'click', content: 'clicked #ok' })).toEqual({
+        callId: 'click',
+        accepted: true,
+      });
       const result = await turn;
       expect(result.results.map((entry) => [entry.callId, entry.status])).toEqual([
         ['read', 'success'],
@@ -71,7 +91,9 @@ describe('client tools', () => {
       // A second answer to the same call is rejected, not taken for another one: through the client, and as any
       // Temporal client sends it (the validator's reason is the failure's cause).
       await expect(session.submitToolResult({ callId: 'click', content: 'again' })).rejects.toThrow(/already answered/);
-      const raw = await session.workflow.executeUpdate('submitToolResult', { args: [{ callId: 'click', content: 'again' }] }).catch((error: unknown) => error);
+      const raw = await session.workflow
+        .executeUpdate('submitToolResult', { args: [{ callId: 'click', content: 'again' }] })
+        .catch((error: unknown) => error);
       expect(((raw as Error).cause as Error).message).toMatch(/Client call "click" was already answered/);
       expect(await session.pendingClientCalls()).toEqual([]);
     } finally {
@@ -81,39 +103,75 @@ describe('client tools', () => {
   });
 
   it('validates the input against the JSON Schema and applies permission rules before parking', async () => {
-    await harness.withWorker(async () => {
-      const session = await harness.client.startSession(uniqueName('client-tools-rules'), { cwd, clientTools: [clickButton, { ...clickButton, name: 'DeleteAccount', readOnly: false }], rules: { deny: ['DeleteAccount'] } });
-      const result = await session.executeTurn({
-        turnId: 't1',
-        calls: [
-          { id: 'bad', name: 'ClickButton', input: { selector: '' } },
-          { id: 'denied', name: 'DeleteAccount', input: { selector: '#delete' } },
-        ],
-      });
-      expect(result.results[0]).toMatchObject({ status: 'error', errorCode: 'input_validation' });
-      expect(result.results[0]?.modelContent).toMatch(/^<tool_use_error>InputValidationError: .*selector/);
-      expect(result.results[1]).toMatchObject({ status: 'denied' });
-      expect(await session.pendingClientCalls()).toEqual([]);
-    }, { defaultCwd: cwd });
+    await harness.withWorker(
+      async () => {
+        const session = await harness.client.startSession(uniqueName('client-tools-rules'), {
+          cwd,
+          clientTools: [clickButton, { ...clickButton, name: 'DeleteAccount', readOnly: false }],
+          rules: { deny: ['DeleteAccount'] },
+        });
+        const result = await session.executeTurn({
+          turnId: 't1',
+          calls: [
+            { id: 'bad', name: 'ClickButton', input: { selector: '' } },
+            { id: 'denied', name: 'DeleteAccount', input: { selector: '#delete' } },
+          ],
+        });
+        expect(result.results[0]).toMatchObject({ status: 'error', errorCode: 'input_validation' });
+        expect(result.results[0]?.modelContent).toMatch(/^<tool_use_error>InputValidationError: .*selector/);
+        expect(result.results[1]).toMatchObject({ status: 'denied' });
+        expect(await session.pendingClientCalls()).toEqual([]);
+      },
+      { defaultCwd: cwd },
+    );
   });
 
   it('ends a parked call as cancelled when the turn is interrupted', async () => {
-    await harness.withWorker(async () => {
-      const session = await harness.client.startSession(uniqueName('client-tools-interrupt'), { cwd, clientTools: [clickButton] });
-      const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'click', name: 'ClickButton', input: { selector: '#go' } }] });
-      await waitFor(() => session.pendingClientCalls(), (calls) => calls.length === 1, { what: 'the parked client call' });
-      await session.interrupt('the user pressed stop');
-      const result = await turn;
-      expect(result.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
-      await expect(session.submitToolResult({ callId: 'click', content: 'too late' })).rejects.toThrow(/already answered/);
-    }, { defaultCwd: cwd });
+    await harness.withWorker(
+      async () => {
+        const session = await harness.client.startSession(uniqueName('client-tools-interrupt'), {
+          cwd,
+          clientTools: [clickButton],
+        });
+        const turn = session.executeTurn({
+          turnId: 't1',
+          calls: [{ id: 'click', name: 'ClickButton', input: { selector: '#go' } }],
+        });
+        await waitFor(
+          () => session.pendingClientCalls(),
+          (calls) => calls.length === 1,
+          { what: 'the parked client call' },
+        );
+        await session.interrupt('the user pressed stop');
+        const result = await turn;
+        expect(result.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
+        await expect(session.submitToolResult({ callId: 'click', content: 'too late' })).rejects.toThrow(
+          /already answered/,
+        );
+      },
+      { defaultCwd: cwd },
+    );
   });
 
   it('ends a parked call with a clear error after clientToolTimeoutMs', async () => {
-    await harness.withWorker(async () => {
-      const session = await harness.client.startSession(uniqueName('client-tools-timeout'), { cwd, clientTools: [clickButton], clientToolTimeoutMs: 1_000 });
-      const result = await session.executeTurn({ turnId: 't1', calls: [{ id: 'click', name: 'ClickButton', input: { selector: '#go' } }] });
-      expect(result.results[0]).toMatchObject({ status: 'error', errorCode: 'timeout', modelContent: texts.clientToolTimedOut('ClickButton', 1_000) });
-    }, { defaultCwd: cwd });
+    await harness.withWorker(
+      async () => {
+        const session = await harness.client.startSession(uniqueName('client-tools-timeout'), {
+          cwd,
+          clientTools: [clickButton],
+          clientToolTimeoutMs: 1_000,
+        });
+        const result = await session.executeTurn({
+          turnId: 't1',
+          calls: [{ id: 'click', name: 'ClickButton', input: { selector: '#go' } }],
+        });
+        expect(result.results[0]).toMatchObject({
+          status: 'error',
+          errorCode: 'timeout',
+          modelContent: texts.clientToolTimedOut('ClickButton', 1_000),
+        });
+      },
+      { defaultCwd: cwd },
+    );
   });
 });

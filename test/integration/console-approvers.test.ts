@@ -36,12 +36,28 @@ describe('the console with a login per person, for sessions with approvers, in a
     await writeFile(path.join(secrets, 'bob.key'), bob.privateKeyPem, { mode: 0o600 });
     // Both are known approvers with keys; only alice is an approver of the sessions below.
     const approversFile = path.join(secrets, 'approvers.json');
-    await writeFile(approversFile, JSON.stringify({ approvers: { alice: { publicKey: alice.publicKeyPem }, bob: { publicKey: bob.publicKeyPem } } }));
+    await writeFile(
+      approversFile,
+      JSON.stringify({ approvers: { alice: { publicKey: alice.publicKeyPem }, bob: { publicKey: bob.publicKeyPem } } }),
+    );
     const usersFile = path.join(secrets, 'users.json');
-    await writeFile(usersFile, JSON.stringify({ users: { alice: { token: ALICE_TOKEN, signingKeyFile: 'alice.key' }, bob: { token: BOB_TOKEN, signingKeyFile: 'bob.key' } } }));
+    await writeFile(
+      usersFile,
+      JSON.stringify({
+        users: {
+          alice: { token: ALICE_TOKEN, signingKeyFile: 'alice.key' },
+          bob: { token: BOB_TOKEN, signingKeyFile: 'bob.key' },
+        },
+      }),
+    );
     harness = await createHarness({ tools: builtinTools(), defaultCwd: cwd, approversFile });
     worker = await harness.startWorker();
-    console_ = await startConsole({ client: harness.client.client, port: 0, identity: 'unused', users: await loadConsoleUsers(usersFile) });
+    console_ = await startConsole({
+      client: harness.client.client,
+      port: 0,
+      identity: 'unused',
+      users: await loadConsoleUsers(usersFile),
+    });
     browser = await launchTestBrowser();
   });
 
@@ -69,21 +85,36 @@ describe('the console with a login per person, for sessions with approvers, in a
   const post = (page: Page, body: Record<string, unknown>): Promise<{ status: number; message: string }> =>
     page.evaluate(async (payload) => {
       // Runs in the browser (the test's tsconfig has no DOM types).
-      const page = globalThis as unknown as { document: { querySelector(selector: string): { getAttribute(name: string): string | null } | null } };
+      const page = globalThis as unknown as {
+        document: { querySelector(selector: string): { getAttribute(name: string): string | null } | null };
+      };
       const csrf = page.document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
-      const response = await fetch('/api/approval', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(payload) });
+      const response = await fetch('/api/approval', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+        body: JSON.stringify(payload),
+      });
       return { status: response.status, message: ((await response.json()) as { message: string }).message };
     }, body);
-  const waitingWrite = async (file: string): Promise<{ session: SessionHandle; turn: Promise<unknown>; request: ApprovalRequest }> => {
+  const waitingWrite = async (
+    file: string,
+  ): Promise<{ session: SessionHandle; turn: Promise<unknown>; request: ApprovalRequest }> => {
     const session = await harness.startSession({ cwd, approvers: ['alice'] });
     sessions.push(session);
-    const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'w1', name: 'Write', input: { file_path: file, content: 'by alice\n' } }] });
+    const turn = session.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'w1', name: 'Write', input: { file_path: file, content: 'by alice\n' } }],
+    });
     turn.catch(() => undefined);
-    const [request] = await waitFor(() => session.pendingApprovals(), (list) => list.length === 1, { what: 'the Write to wait' });
+    const [request] = await waitFor(
+      () => session.pendingApprovals(),
+      (list) => list.length === 1,
+      { what: 'the Write to wait' },
+    );
     return { session, turn, request: request as ApprovalRequest };
   };
 
-  it('shows each request\'s approvers, gives only the approver working buttons, and decides as the logged-in person', async () => {
+  it("shows each request's approvers, gives only the approver working buttons, and decides as the logged-in person", async () => {
     const { session, turn, request } = await waitingWrite('clicked.txt');
     const sessionPath = `/session/${encodeURIComponent(session.sessionId)}`;
     const card = (page: Page) => page.locator(`article.request[data-request="${request.requestId}"]`);
@@ -93,9 +124,15 @@ describe('the console with a login per person, for sessions with approvers, in a
     expect(await bobPage.locator('header .who').textContent()).toContain('bob');
     expect(await card(bobPage).locator('.approvers').textContent()).toContain('alice');
     expect(await card(bobPage).locator('button[data-decision]').count()).toBe(0);
-    expect(await card(bobPage).locator('.not-approver').textContent()).toContain('not one of this request\'s approvers');
+    expect(await card(bobPage).locator('.not-approver').textContent()).toContain("not one of this request's approvers");
     // Bob sends the POST himself, even in alice's name: refused, nothing reaches the session.
-    const forged = await post(bobPage, { sessionId: session.sessionId, requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest, by: 'alice' });
+    const forged = await post(bobPage, {
+      sessionId: session.sessionId,
+      requestId: request.requestId,
+      decision: 'allow',
+      inputDigest: request.inputDigest,
+      by: 'alice',
+    });
     expect(forged.status).toBe(403);
     expect(await session.workflow.query(approvalDecisionsQuery)).toEqual([]);
     expect(await session.pendingApprovals()).toHaveLength(1);
@@ -104,15 +141,32 @@ describe('the console with a login per person, for sessions with approvers, in a
     await card(alicePage).waitFor({ timeout: 30_000 });
     expect(await alicePage.locator('header .who').textContent()).toContain('alice');
     await card(alicePage).locator('button[data-decision="allow"]').click();
-    await expect.poll(() => card(alicePage).locator('.feedback').textContent().catch(() => ''), { timeout: 20_000 }).toMatch(/took effect \(by alice, signature verified\)/);
+    await expect
+      .poll(
+        () =>
+          card(alicePage)
+            .locator('.feedback')
+            .textContent()
+            .catch(() => ''),
+        { timeout: 20_000 },
+      )
+      .toMatch(/took effect \(by alice, signature verified\)/);
     await turn;
-    expect(await session.workflow.query(approvalDecisionsQuery)).toMatchObject([{ outcome: 'accepted', decision: 'allow', by: 'alice', verified: true }]);
+    expect(await session.workflow.query(approvalDecisionsQuery)).toMatchObject([
+      { outcome: 'accepted', decision: 'allow', by: 'alice', verified: true },
+    ]);
   });
 
   it('takes who decides from the login: a forged `by` in the POST body has no effect', async () => {
     const { session, turn, request } = await waitingWrite('forged.txt');
     const alicePage = await loginAs(ALICE_TOKEN, '/');
-    const answer = await post(alicePage, { sessionId: session.sessionId, requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest, by: 'mallory' });
+    const answer = await post(alicePage, {
+      sessionId: session.sessionId,
+      requestId: request.requestId,
+      decision: 'allow',
+      inputDigest: request.inputDigest,
+      by: 'mallory',
+    });
     expect(answer).toMatchObject({ status: 200, message: expect.stringContaining('by alice') });
     await turn;
     const decisions = await session.workflow.query(approvalDecisionsQuery);

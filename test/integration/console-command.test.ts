@@ -49,7 +49,10 @@ describe('`switchyard console` against a real server', { timeout: 180_000 }, () 
     };
     // A Bash call waiting for a human: what the console lists.
     session = await harness.startSession({ cwd });
-    turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'wait-for-me', name: 'Bash', input: { command: 'touch approved.txt' } }] });
+    turn = session.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'wait-for-me', name: 'Bash', input: { command: 'touch approved.txt' } }],
+    });
     turn.catch(() => undefined);
     await waitForPendingApprovals(session);
   });
@@ -89,7 +92,8 @@ describe('`switchyard console` against a real server', { timeout: 180_000 }, () 
         const response = await fetch(home, { headers: { ...bearer, accept: 'application/json' } });
         return { status: response.status, body: await response.text() };
       },
-      (answer) => answer.status === 200 && answer.body.includes(session.sessionId) && answer.body.includes('touch approved.txt'),
+      (answer) =>
+        answer.status === 200 && answer.body.includes(session.sessionId) && answer.body.includes('touch approved.txt'),
       { what: 'the console to list the pending Bash call', timeoutMs: 60_000 },
     );
     expect(sections.status).toBe(200);
@@ -99,7 +103,11 @@ describe('`switchyard console` against a real server', { timeout: 180_000 }, () 
     expect(await page.text()).toContain(session.sessionId);
 
     // Without the token, or with another, nothing is served.
-    const refusedHeaders: Array<Record<string, string>> = [{}, { accept: 'application/json' }, { authorization: 'Bearer not-the-token' }];
+    const refusedHeaders: Array<Record<string, string>> = [
+      {},
+      { accept: 'application/json' },
+      { authorization: 'Bearer not-the-token' },
+    ];
     for (const headers of refusedHeaders) {
       const refused = await fetch(home, { headers, redirect: 'manual' });
       expect(refused.status, JSON.stringify(headers)).toBe(401);

@@ -72,32 +72,70 @@ describe('approval console in a real browser', () => {
     promise.catch(() => undefined);
     return promise;
   };
-  const cardOf = (page: Page, session: SessionHandle) => page.locator(`article.request[data-session="${session.sessionId}"]`);
+  const cardOf = (page: Page, session: SessionHandle) =>
+    page.locator(`article.request[data-session="${session.sessionId}"]`);
   const decisionsOf = (session: SessionHandle) => session.workflow.query(approvalDecisionsQuery);
 
   it('lists a waiting Bash call with its command, and approving it by clicking completes the turn', async () => {
     const session = await startSession();
-    const turn = running(session.executeTurn({
-      turnId: 't1',
-      calls: [{ id: 'b1', name: 'Bash', input: { command: "printf 'approved by click\\n' > clicked.txt && cat clicked.txt", description: 'Write a file' } }],
-    }));
+    const turn = running(
+      session.executeTurn({
+        turnId: 't1',
+        calls: [
+          {
+            id: 'b1',
+            name: 'Bash',
+            input: {
+              command: "printf 'approved by click\\n' > clicked.txt && cat clicked.txt",
+              description: 'Write a file',
+            },
+          },
+        ],
+      }),
+    );
     // Two more waiting sessions, so the list shows a diff and a fetch too.
     const editSession = await startSession();
     await writeFile(path.join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-    const editTurn = running(editSession.executeTurn({ turnId: 't1', calls: [{ id: 'e1', name: 'Edit', input: { file_path: 'notes.txt', old_string: 'beta', new_string: 'BETA (edited)' } }] }));
+    const editTurn = running(
+      editSession.executeTurn({
+        turnId: 't1',
+        calls: [
+          {
+            id: 'e1',
+            name: 'Edit',
+            input: { file_path: 'notes.txt', old_string: 'beta', new_string: 'BETA (edited)' },
+          },
+        ],
+      }),
+    );
     const fetchSession = await startSession();
-    const fetchTurn = running(fetchSession.executeTurn({ turnId: 't1', calls: [{ id: 'w1', name: 'WebFetch', input: { url: 'https://docs.example.com/guide?q=1', prompt: 'Summarise the guide' } }] }));
+    const fetchTurn = running(
+      fetchSession.executeTurn({
+        turnId: 't1',
+        calls: [
+          {
+            id: 'w1',
+            name: 'WebFetch',
+            input: { url: 'https://docs.example.com/guide?q=1', prompt: 'Summarise the guide' },
+          },
+        ],
+      }),
+    );
 
     const page = await openConsole();
     const card = cardOf(page, session);
     await card.waitFor({ timeout: 30_000 });
-    await expect.poll(() => card.locator('pre.command').textContent()).toContain("printf 'approved by click\\n' > clicked.txt && cat clicked.txt");
+    await expect
+      .poll(() => card.locator('pre.command').textContent())
+      .toContain("printf 'approved by click\\n' > clicked.txt && cat clicked.txt");
     expect(await card.locator('.why').textContent()).toMatch(/Why it asks/);
     expect(await card.locator('.rule').textContent()).toContain('Always allow');
     expect(await card.locator('.ago').textContent()).toMatch(/\d+ s/);
     const editCard = cardOf(page, editSession);
     await editCard.waitFor({ timeout: 30_000 });
-    expect((await editCard.locator('pre.diff .add').allTextContents()).map((line) => line.trim())).toContain('+BETA (edited)');
+    expect((await editCard.locator('pre.diff .add').allTextContents()).map((line) => line.trim())).toContain(
+      '+BETA (edited)',
+    );
     expect((await editCard.locator('pre.diff .del').allTextContents()).map((line) => line.trim())).toContain('-beta');
     const fetchCard = cardOf(page, fetchSession);
     await fetchCard.waitFor({ timeout: 30_000 });
@@ -108,13 +146,24 @@ describe('approval console in a real browser', () => {
     }
 
     await card.locator('button[data-decision="allow"]').click();
-    await expect.poll(() => card.locator('.feedback').textContent().catch(() => ''), { timeout: 20_000 }).toMatch(/took effect \(by test-operator\)/);
+    await expect
+      .poll(
+        () =>
+          card
+            .locator('.feedback')
+            .textContent()
+            .catch(() => ''),
+        { timeout: 20_000 },
+      )
+      .toMatch(/took effect \(by test-operator\)/);
     const result = await turn;
     expect(result.results[0]).toMatchObject({ status: 'success', modelContent: 'approved by click\n' });
     // The card leaves the live list without a reload; the flash line keeps the confirmation.
     await card.waitFor({ state: 'detached', timeout: 20_000 });
     expect(await page.locator('#flash').textContent()).toContain('Approve took effect (by test-operator)');
-    expect(await decisionsOf(session)).toMatchObject([{ outcome: 'accepted', decision: 'allow', by: 'test-operator', callId: 'b1', toolName: 'Bash' }]);
+    expect(await decisionsOf(session)).toMatchObject([
+      { outcome: 'accepted', decision: 'allow', by: 'test-operator', callId: 'b1', toolName: 'Bash' },
+    ]);
 
     // Keyboard: A on the focused card is "Always allow", remembered as the card's rule.
     await editCard.focus();
@@ -129,7 +178,12 @@ describe('approval console in a real browser', () => {
 
   it('denies with a reason that reaches the result, and says why a second answer is ignored', async () => {
     const session = await startSession();
-    const turn = running(session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch should-not-exist.txt' } }] }));
+    const turn = running(
+      session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch should-not-exist.txt' } }],
+      }),
+    );
     const page = await openConsole();
     const card = cardOf(page, session);
     await card.waitFor({ timeout: 30_000 });
@@ -145,7 +199,11 @@ describe('approval console in a real browser', () => {
     const csrf = await page.locator('meta[name="csrf-token"]').getAttribute('content');
     const again = await page.evaluate(
       async ({ body, token }) => {
-        const response = await fetch('/api/approval', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token }, body: JSON.stringify(body) });
+        const response = await fetch('/api/approval', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': token },
+          body: JSON.stringify(body),
+        });
         return { status: response.status, json: (await response.json()) as { outcome: string; message: string } };
       },
       { body: { sessionId: session.sessionId, requestId, inputDigest: digest, decision: 'allow' }, token: csrf ?? '' },
@@ -171,31 +229,57 @@ describe('approval console in a real browser', () => {
     expect(bare.status).toBe(401);
     expect(await bare.text()).toContain('needs its token');
     expect((await fetch(`${console_.url}?token=wrong`)).status).toBe(401);
-    expect((await fetch(new URL('/fragment/home', console_.url), { headers: { accept: 'application/json' } })).status).toBe(401);
-    const unauthenticatedPost = await fetch(new URL('/api/interrupt', console_.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sessionId":"x"}' });
+    expect(
+      (await fetch(new URL('/fragment/home', console_.url), { headers: { accept: 'application/json' } })).status,
+    ).toBe(401);
+    const unauthenticatedPost = await fetch(new URL('/api/interrupt', console_.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"sessionId":"x"}',
+    });
     expect(unauthenticatedPost.status).toBe(401);
     // A script with the token is let in; the same POST from another origin is not.
-    const scripted = await fetch(new URL('/api/interrupt', console_.url), { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-0123456789abcdef' }, body: '{"sessionId":"no-such-session-xyz"}' });
+    const scripted = await fetch(new URL('/api/interrupt', console_.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-0123456789abcdef' },
+      body: '{"sessionId":"no-such-session-xyz"}',
+    });
     expect(scripted.status).not.toBe(401);
     expect(scripted.status).not.toBe(403);
     const crossOrigin = await fetch(new URL('/api/interrupt', console_.url), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-0123456789abcdef', origin: 'http://evil.example' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer test-token-0123456789abcdef',
+        origin: 'http://evil.example',
+      },
       body: '{"sessionId":"x"}',
     });
     expect(crossOrigin.status).toBe(403);
 
     // In the browser: the console's cookie is set, then a page on another origin posts a form to the console.
     const session = await startSession();
-    const turn = running(session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch cross-site.txt' } }] }));
+    const turn = running(
+      session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch cross-site.txt' } }],
+      }),
+    );
     const consolePage = await openConsole();
     const card = cardOf(consolePage, session);
     await card.waitFor({ timeout: 30_000 });
-    const body = JSON.stringify({ sessionId: session.sessionId, requestId: await card.getAttribute('data-request'), inputDigest: await card.getAttribute('data-digest'), decision: 'allow' });
+    const body = JSON.stringify({
+      sessionId: session.sessionId,
+      requestId: await card.getAttribute('data-request'),
+      inputDigest: await card.getAttribute('data-digest'),
+      decision: 'allow',
+    });
     const evil: Server = createServer((_, response) => {
       response.writeHead(200, { 'content-type': 'text/html' });
       const action = new URL('/api/approval', console_.url).href;
-      response.end(`<form id="f" method="POST" action="${action}" enctype="text/plain"><input name='${body.slice(0, -2)}' value='${body.slice(-2)}'></form><script>document.getElementById('f').submit()</script>`);
+      response.end(
+        `<form id="f" method="POST" action="${action}" enctype="text/plain"><input name='${body.slice(0, -2)}' value='${body.slice(-2)}'></form><script>document.getElementById('f').submit()</script>`,
+      );
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     try {
@@ -213,28 +297,46 @@ describe('approval console in a real browser', () => {
     await consolePage.goto(new URL(`/session/${encodeURIComponent(session.sessionId)}`, console_.url).href);
     await consolePage.locator('button.interrupt:not([disabled])').click();
     expect((await turn).results[0]?.status).toBe('cancelled');
-    await expect.poll(() => consolePage.locator('#flash').textContent()).toContain(`Interrupt sent to turn t1 of ${session.sessionId}`);
+    await expect
+      .poll(() => consolePage.locator('#flash').textContent())
+      .toContain(`Interrupt sent to turn t1 of ${session.sessionId}`);
     await consolePage.close();
   });
 
   it('says a decision was ignored because a PermissionRequest hook answered first', async () => {
     // A second worker, with a hook, on its own task queue: the console watches the whole namespace.
-    const hooked = await createHarness({ defaultCwd: cwd, hooks: { permissionRequest: [{ matcher: 'Bash', run: async () => ({ behavior: 'allow' as const }) }] } });
+    const hooked = await createHarness({
+      defaultCwd: cwd,
+      hooks: { permissionRequest: [{ matcher: 'Bash', run: async () => ({ behavior: 'allow' as const }) }] },
+    });
     const hookedWorker = await hooked.startWorker();
     try {
       const session = await hooked.startSession({ cwd });
       sessions.push(session);
-      const result = await session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch hooked.txt' } }] });
+      const result = await session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch hooked.txt' } }],
+      });
       expect(result.results[0]?.status).toBe('success');
       const requested = (await session.events()).events.find((event) => event.type === 'PermissionRequested');
       const requestId = requested?.type === 'PermissionRequested' ? requested.requestId : '';
       const response = await fetch(new URL('/api/approval', console_.url), {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-0123456789abcdef' },
-        body: JSON.stringify({ sessionId: session.sessionId, requestId, inputDigest: 'f'.repeat(64), decision: 'deny' }),
+        body: JSON.stringify({
+          sessionId: session.sessionId,
+          requestId,
+          inputDigest: 'f'.repeat(64),
+          decision: 'deny',
+        }),
       });
-      expect(await response.json()).toMatchObject({ outcome: 'ignored', message: 'Deny was ignored: a PermissionRequest hook answered first.' });
-      expect(await decisionsOf(session)).toMatchObject([{ requestId, outcome: 'ignored', ignoredBecause: 'hook_answered_first', by: 'test-operator', callId: 'b1' }]);
+      expect(await response.json()).toMatchObject({
+        outcome: 'ignored',
+        message: 'Deny was ignored: a PermissionRequest hook answered first.',
+      });
+      expect(await decisionsOf(session)).toMatchObject([
+        { requestId, outcome: 'ignored', ignoredBecause: 'hook_answered_first', by: 'test-operator', callId: 'b1' },
+      ]);
     } finally {
       hookedWorker.worker.shutdown();
       await hookedWorker.done;
@@ -245,13 +347,33 @@ describe('approval console in a real browser', () => {
   it('tails a running call from its heartbeat, live, and its Interrupt button stops it', async () => {
     // A short heartbeat timeout, so the worker sends heartbeats (and their output tail) often.
     const session = await startSession({ permissionMode: 'bypassPermissions', heartbeatTimeoutMs: 2_000 });
-    const turn = running(session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'for i in $(seq 1 120); do echo tick-$i; sleep 0.25; done' } }] }));
+    const turn = running(
+      session.executeTurn({
+        turnId: 't1',
+        calls: [
+          { id: 'b1', name: 'Bash', input: { command: 'for i in $(seq 1 120); do echo tick-$i; sleep 0.25; done' } },
+        ],
+      }),
+    );
     const page = await openConsole(`/session/${encodeURIComponent(session.sessionId)}`);
     const tail = page.locator('#live .live-call');
     await expect.poll(() => tail.textContent().catch(() => ''), { timeout: 30_000 }).toMatch(/call b1[\s\S]*tick-\d+/);
     const first = Number(/tick-(\d+)\s*$/.exec((await tail.locator('pre.tail').textContent()) ?? '')?.[1]);
     // It moves without a reload.
-    await expect.poll(async () => Number(/tick-(\d+)\s*$/.exec((await tail.locator('pre.tail').textContent().catch(() => '')) ?? '')?.[1]), { timeout: 30_000 }).toBeGreaterThan(first);
+    await expect
+      .poll(
+        async () =>
+          Number(
+            /tick-(\d+)\s*$/.exec(
+              (await tail
+                .locator('pre.tail')
+                .textContent()
+                .catch(() => '')) ?? '',
+            )?.[1],
+          ),
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThan(first);
     await page.locator('button.interrupt:not([disabled])').click();
     expect((await turn).results[0]?.status).toBe('cancelled');
     await page.close();
@@ -260,7 +382,10 @@ describe('approval console in a real browser', () => {
   it('shows a tool output holding <script> as text', async () => {
     const session = await startSession({ permissionMode: 'bypassPermissions' });
     const payload = '<script>window.__pwned = 1</script><b id="injected">bold</b>';
-    await session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: `printf '%s\\n' '${payload}'` } }] });
+    await session.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'b1', name: 'Bash', input: { command: `printf '%s\\n' '${payload}'` } }],
+    });
     const page = await openConsole(`/session/${encodeURIComponent(session.sessionId)}`);
     const output = page.locator('.result[data-call="b1"] pre.output');
     await output.waitFor({ timeout: 30_000 });
@@ -278,14 +403,16 @@ describe('approval console in a real browser', () => {
     await writeFile(path.join(cwd, 'a.txt'), 'first file\n');
     await writeFile(path.join(cwd, 'b.txt'), 'second file\n');
     const session = await startSession();
-    const turn = running(session.executeTurn({
-      turnId: 't1',
-      calls: [
-        { id: 'r1', name: 'Read', input: { file_path: 'a.txt' } },
-        { id: 'r2', name: 'Read', input: { file_path: 'b.txt' } },
-        { id: 'b1', name: 'Bash', input: { command: 'cat a.txt b.txt > both.txt && wc -l both.txt' } },
-      ],
-    }));
+    const turn = running(
+      session.executeTurn({
+        turnId: 't1',
+        calls: [
+          { id: 'r1', name: 'Read', input: { file_path: 'a.txt' } },
+          { id: 'r2', name: 'Read', input: { file_path: 'b.txt' } },
+          { id: 'b1', name: 'Bash', input: { command: 'cat a.txt b.txt > both.txt && wc -l both.txt' } },
+        ],
+      }),
+    );
     const page = await openConsole(`/session/${encodeURIComponent(session.sessionId)}`);
     const card = page.locator('article.request');
     await card.waitFor({ timeout: 30_000 });
@@ -301,9 +428,12 @@ describe('approval console in a real browser', () => {
     expect(await lanes.nth(1).locator('.bar').count()).toBe(1);
     expect(await lanes.nth(1).textContent()).toContain('exclusive');
     expect(await lanes.nth(1).locator('.bar.status-success .wait').count()).toBe(1);
-    expect(await page.locator('a.webui').getAttribute('href')).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:8233/namespaces/[^/]+/workflows/${session.sessionId}/[0-9a-f-]+/history$`));
+    expect(await page.locator('a.webui').getAttribute('href')).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:8233/namespaces/[^/]+/workflows/${session.sessionId}/[0-9a-f-]+/history$`),
+    );
     await expect.poll(() => page.locator('.result').count()).toBe(3);
-    if (screenshotDir !== undefined) await page.screenshot({ path: path.join(screenshotDir, 'console-timeline.png'), fullPage: true });
+    if (screenshotDir !== undefined)
+      await page.screenshot({ path: path.join(screenshotDir, 'console-timeline.png'), fullPage: true });
     await page.close();
   });
 });

@@ -14,17 +14,31 @@ import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { startPrivateDevServer } from '../support/private-dev-server.js';
-import { allEvents, answer, currentRunId, eventsOfType, sessionStateOf, waitForPendingApprovals } from '../support/session-probes.js';
+import {
+  allEvents,
+  answer,
+  currentRunId,
+  eventsOfType,
+  sessionStateOf,
+  waitForPendingApprovals,
+} from '../support/session-probes.js';
 import { waitFor } from '../support/wait-for.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 /** A text file whose `Read` result is about `chars` characters (numbered lines of 50 characters). */
 async function writeLines(file: string, chars: number): Promise<void> {
   const lines = Math.ceil(chars / 58);
-  await writeFile(file, Array.from({ length: lines }, (_, index) => `line ${index} `.padEnd(50, '.')).join('\n') + '\n');
+  await writeFile(
+    file,
+    Array.from({ length: lines }, (_, index) => `line ${index} `.padEnd(50, '.')).join('\n') + '\n',
+  );
 }
 
 async function collectResults(iterable: AsyncIterable<ToolResult>): Promise<ToolResult[]> {
@@ -34,10 +48,18 @@ async function collectResults(iterable: AsyncIterable<ToolResult>): Promise<Tool
 }
 
 /** Whether a run's history shows the turn's update completed inside that run, and the run ended by continuing as new. */
-function turnCompletedThenContinued(events: readonly HistoryEvent[], turnId: string): { completedInRun: boolean; endedByContinueAsNew: boolean } {
-  const completedAt = events.findIndex((event) => event.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId === turnId);
+function turnCompletedThenContinued(
+  events: readonly HistoryEvent[],
+  turnId: string,
+): { completedInRun: boolean; endedByContinueAsNew: boolean } {
+  const completedAt = events.findIndex(
+    (event) => event.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId === turnId,
+  );
   const last = events.at(-1);
-  return { completedInRun: completedAt !== -1, endedByContinueAsNew: last?.workflowExecutionContinuedAsNewEventAttributes != null };
+  return {
+    completedInRun: completedAt !== -1,
+    endedByContinueAsNew: last?.workflowExecutionContinuedAsNewEventAttributes != null,
+  };
 }
 
 /**
@@ -72,7 +94,11 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
       ],
     };
     await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, aggregateBudgetChars: 12_000, continueAsNewAfterEvents: threshold });
+      const session = await harness.startSession({
+        cwd,
+        aggregateBudgetChars: 12_000,
+        continueAsNewAfterEvents: threshold,
+      });
       const firstRun = await currentRunId(session);
       const pending = session.executeTurn(t1);
       const [request] = await waitForPendingApprovals(session);
@@ -89,12 +115,22 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
       const cursorAfterT1 = (await session.events()).next;
 
       // Between turns it continues as new: run 1 completed the turn's update, then ended by continuing as new.
-      const secondRun = await waitFor(() => currentRunId(session), (runId) => runId !== firstRun, { what: 'continue-as-new', timeoutMs: 60_000 });
-      expect(turnCompletedThenContinued(await historyOfRun(session, firstRun), 't1')).toEqual({ completedInRun: true, endedByContinueAsNew: true });
+      const secondRun = await waitFor(
+        () => currentRunId(session),
+        (runId) => runId !== firstRun,
+        { what: 'continue-as-new', timeoutMs: 60_000 },
+      );
+      expect(turnCompletedThenContinued(await historyOfRun(session, firstRun), 't1')).toEqual({
+        completedInRun: true,
+        endedByContinueAsNew: true,
+      });
 
       // A new turn in the new run: `touch` was approved "always" in run 1, so it runs without asking (had the rule been
       // lost, the turn would wait for an approval nobody gives and the test would time out).
-      const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'touch2', name: 'Bash', input: { command: 'touch second.txt' } }] });
+      const second = await session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'touch2', name: 'Bash', input: { command: 'touch second.txt' } }],
+      });
       expect(second.results[0]?.status).toBe('success');
       expect(await exists(path.join(cwd, 'second.txt'))).toBe(true);
       const sinceT1 = await allEvents(session, cursorAfterT1);
@@ -127,7 +163,10 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
       const session = await harness.startSession({ cwd, continueAsNewAfterEvents: threshold });
       const firstRun = await currentRunId(session);
       const turn = session.streamTurn('s1');
-      await turn.add({ id: 'read', name: 'Read', input: { file_path: 'notes.txt' } }, { id: 'touch', name: 'Bash', input: { command: 'touch streamed.txt' } });
+      await turn.add(
+        { id: 'read', name: 'Read', input: { file_path: 'notes.txt' } },
+        { id: 'touch', name: 'Bash', input: { command: 'touch streamed.txt' } },
+      );
       await turn.end();
       // No awaitResults is in flight and addCalls has returned: only the running turn holds the run back.
       const [request] = await waitForPendingApprovals(session);
@@ -135,7 +174,11 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
       expect(await currentRunId(session)).toBe(firstRun);
       if (request === undefined) throw new Error('no pending approval');
       await answer(session, request, 'allow');
-      await waitFor(() => currentRunId(session), (runId) => runId !== firstRun, { what: 'continue-as-new', timeoutMs: 60_000 });
+      await waitFor(
+        () => currentRunId(session),
+        (runId) => runId !== firstRun,
+        { what: 'continue-as-new', timeoutMs: 60_000 },
+      );
       // The caller reads the results only now, from the next run.
       const results = await collectResults(turn);
       expect(results.map((result) => [result.callId, result.status])).toEqual([
@@ -152,7 +195,11 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
     await writeLines(path.join(cwd, 'small.txt'), 5_000);
     const threshold = 12;
     await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, aggregateBudgetChars: 12_000, continueAsNewAfterEvents: threshold });
+      const session = await harness.startSession({
+        cwd,
+        aggregateBudgetChars: 12_000,
+        continueAsNewAfterEvents: threshold,
+      });
       const runs = [await currentRunId(session)];
       let cursor = 0;
       let runStart = 0;
@@ -162,7 +209,13 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
         cursor = (await session.events(cursor)).next;
         if (cursor - runStart >= threshold) {
           const previous = runs.at(-1);
-          runs.push(await waitFor(() => currentRunId(session), (runId) => runId !== previous, { what: 'continue-as-new', timeoutMs: 60_000 }));
+          runs.push(
+            await waitFor(
+              () => currentRunId(session),
+              (runId) => runId !== previous,
+              { what: 'continue-as-new', timeoutMs: 60_000 },
+            ),
+          );
           runStart = cursor;
         }
         return result;
@@ -181,7 +234,9 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
 
       // t1 runs again, in a later run, with only the big Read: alone it is well under the 12,000 budget...
       const again = await send('t1', [bigRead]);
-      expect(eventsOfType(await allEvents(session, runStart), 'TurnStarted').map((event) => event.turnId)).toContain('t1');
+      expect(eventsOfType(await allEvents(session, runStart), 'TurnStarted').map((event) => event.turnId)).toContain(
+        't1',
+      );
       // ...yet it is the envelope, because this key was replaced before: a replaced result stays replaced.
       expect(again.results[0]?.status).toBe('success');
       expect(again.results[0]?.modelContent.startsWith('<persisted-output>')).toBe(true);
@@ -191,7 +246,7 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
     });
   });
 
-  describe("when Temporal suggests continue-as-new (a private server with limit.historyCount.suggestContinueAsNew=8)", () => {
+  describe('when Temporal suggests continue-as-new (a private server with limit.historyCount.suggestContinueAsNew=8)', () => {
     let server: Awaited<ReturnType<typeof startPrivateDevServer>>;
     beforeAll(async () => {
       server = await startPrivateDevServer({ dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 8 } });
@@ -204,7 +259,11 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
       const taskQueue = uniqueName('tq');
       const connection = await Connection.connect({ address: server.address });
       const nativeConnection = await NativeConnection.connect({ address: server.address });
-      const client = new SwitchyardClient({ client: new Client({ connection, namespace: server.namespace }), taskQueue, artifacts: new FileArtifactStore(dataDir) });
+      const client = new SwitchyardClient({
+        client: new Client({ connection, namespace: server.namespace }),
+        taskQueue,
+        artifacts: new FileArtifactStore(dataDir),
+      });
       const worker = await createSwitchyardWorker({
         connection: nativeConnection,
         namespace: server.namespace,
@@ -219,7 +278,10 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
         // The event threshold stays at its default (2,000): only Temporal's suggestion can trigger continue-as-new.
         const session = await client.startSession(uniqueName('session'), { cwd });
         const firstRun = await currentRunId(session);
-        const pending = session.executeTurn({ turnId: 't1', calls: [{ id: 'touch', name: 'Bash', input: { command: 'touch first.txt' } }] });
+        const pending = session.executeTurn({
+          turnId: 't1',
+          calls: [{ id: 'touch', name: 'Bash', input: { command: 'touch first.txt' } }],
+        });
         const [request] = await waitForPendingApprovals(session);
         // Temporal suggests continue-as-new while the turn waits for its approval (history says so), and the run stays.
         // How many workflow tasks ran before the wait varies with load; an ignored signal (unknown request) makes one
@@ -236,14 +298,22 @@ describe('continue-as-new carries session state, and a new turn uses it (real to
         await answer(session, request, 'allow_always');
         expect((await pending).results[0]?.status).toBe('success');
 
-        await waitFor(() => currentRunId(session), (runId) => runId !== firstRun, { what: 'continue-as-new', timeoutMs: 60_000 });
-        const runOne = (await client.client.workflow.getHandle(session.sessionId, firstRun).fetchHistory()).events ?? [];
+        await waitFor(
+          () => currentRunId(session),
+          (runId) => runId !== firstRun,
+          { what: 'continue-as-new', timeoutMs: 60_000 },
+        );
+        const runOne =
+          (await client.client.workflow.getHandle(session.sessionId, firstRun).fetchHistory()).events ?? [];
         expect(turnCompletedThenContinued(runOne, 't1')).toEqual({ completedInRun: true, endedByContinueAsNew: true });
         // Far below the 2,000-event threshold: the suggestion was the trigger.
         expect((await session.events()).next).toBeLessThan(50);
 
         const cursor = (await session.events()).next;
-        const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'touch2', name: 'Bash', input: { command: 'touch second.txt' } }] });
+        const second = await session.executeTurn({
+          turnId: 't2',
+          calls: [{ id: 'touch2', name: 'Bash', input: { command: 'touch second.txt' } }],
+        });
         expect(second.results[0]?.status).toBe('success');
         expect(await exists(path.join(cwd, 'second.txt'))).toBe(true);
         expect(eventsOfType(await allEvents(session, cursor), 'PermissionRequested')).toEqual([]);

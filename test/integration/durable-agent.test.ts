@@ -49,7 +49,11 @@ function watch(child: ChildProcess): Watched {
           } else if (child.exitCode !== null || child.signalCode !== null) {
             clearTimeout(timer);
             waiters.delete(check);
-            reject(new Error(`process exited (${child.exitCode ?? child.signalCode}) before ${String(pattern)}; output:\n${output}`));
+            reject(
+              new Error(
+                `process exited (${child.exitCode ?? child.signalCode}) before ${String(pattern)}; output:\n${output}`,
+              ),
+            );
           }
         };
         waiters.add(check);
@@ -74,7 +78,10 @@ describe('durable agent example', () => {
   beforeAll(async () => {
     harness = await createHarness();
     model = await startScriptedModel();
-    const { code } = await bundleWorkflowCode({ workflowsPath: agentWorkflowsPath, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: agentWorkflowsPath,
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+    });
     bundlePath = path.join(await scratchDir('agent-bundle-'), 'bundle.js');
     await writeFile(bundlePath, code);
     env = {
@@ -96,7 +103,12 @@ describe('durable agent example', () => {
   });
 
   const startWorker = async (): Promise<Watched> => {
-    const worker = watch(spawn(process.execPath, ['--import', 'tsx', 'examples/durable-agent/worker.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] }));
+    const worker = watch(
+      spawn(process.execPath, ['--import', 'tsx', 'examples/durable-agent/worker.ts'], {
+        env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    );
     processes.push(worker.child);
     await worker.waitFor(/agent worker ready/);
     return worker;
@@ -104,7 +116,13 @@ describe('durable agent example', () => {
 
   it('fixes the demo through an approval and a killed worker, running each tool call once', async () => {
     let worker = await startWorker();
-    const agent = watch(spawn(process.execPath, ['--import', 'tsx', 'examples/durable-agent/main.ts', 'fix the failing test in ./demo', '--no-worker'], { env, stdio: ['pipe', 'pipe', 'inherit'] }));
+    const agent = watch(
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', 'examples/durable-agent/main.ts', 'fix the failing test in ./demo', '--no-worker'],
+        { env, stdio: ['pipe', 'pipe', 'inherit'] },
+      ),
+    );
     processes.push(agent.child);
     const [, workspace] = (await agent.waitFor(/Workspace: (\S+)/)) as [string, string];
     const [, workflowId] = (await agent.waitFor(/Agent (\S+) started/)) as [string, string];
@@ -145,11 +163,24 @@ describe('durable agent example', () => {
       return attributes === undefined || attributes === null ? [] : [callIdOf.get(String(attributes.scheduledEventId))];
     });
     expect(completed.filter((id) => id !== undefined).sort()).toEqual(['toolu_edit', 'toolu_test']);
-    expect(events.filter((event) => event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes)).toEqual([]);
+    expect(
+      events.filter((event) => event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes),
+    ).toEqual([]);
     // The approvals were answered from the example's prompt, after the restart, and the model saw every result.
-    const decisions = await harness.client.client.workflow.getHandle(workflowId).query<Array<{ outcome: string; toolName?: string }>>('approvalDecisions');
-    expect(decisions.map((decision) => [decision.toolName, decision.outcome])).toEqual([['Edit', 'accepted'], ['Bash', 'accepted']]);
-    expect(model.requests.at(-1)?.messages.at(-1)?.content).toEqual([expect.objectContaining({ type: 'tool_result', tool_use_id: 'toolu_test', content: expect.stringMatching(/# pass 1/) })]);
+    const decisions = await harness.client.client.workflow
+      .getHandle(workflowId)
+      .query<Array<{ outcome: string; toolName?: string }>>('approvalDecisions');
+    expect(decisions.map((decision) => [decision.toolName, decision.outcome])).toEqual([
+      ['Edit', 'accepted'],
+      ['Bash', 'accepted'],
+    ]);
+    expect(model.requests.at(-1)?.messages.at(-1)?.content).toEqual([
+      expect.objectContaining({
+        type: 'tool_result',
+        tool_use_id: 'toolu_test',
+        content: expect.stringMatching(/# pass 1/),
+      }),
+    ]);
     await killProcess(worker.child);
   }, 240_000);
 });

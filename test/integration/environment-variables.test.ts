@@ -19,14 +19,19 @@ import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
 async function blockingSettingsDir(dir: string, matcher: string, reason: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   const hook = { type: 'command', command: `echo '${reason}' >&2; exit 2` };
-  await writeFile(path.join(dir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher, hooks: [hook] }] } }));
+  await writeFile(
+    path.join(dir, 'settings.json'),
+    JSON.stringify({ hooks: { PreToolUse: [{ matcher, hooks: [hook] }] } }),
+  );
   return dir;
 }
 
 const execFileAsync = promisify(execFile);
 
 const groupsOf = (events: SessionEvent[], turnId: string): string[][] | undefined => {
-  const scheduled = events.find((event) => event.type === 'ToolCallScheduled' && event.turnId === turnId && event.groups !== undefined);
+  const scheduled = events.find(
+    (event) => event.type === 'ToolCallScheduled' && event.turnId === turnId && event.groups !== undefined,
+  );
   return scheduled?.type === 'ToolCallScheduled' ? scheduled.groups : undefined;
 };
 
@@ -46,24 +51,45 @@ describe('environment variables of a worker (worker processes, real server)', { 
 
   describe('one worker started with SWITCHYARD_MAX_TOOL_CONCURRENCY=2, BASH_DEFAULT_TIMEOUT_MS=1500, BASH_MAX_TIMEOUT_MS=3000 and SWITCHYARD_USER_SETTINGS_DIR', () => {
     beforeAll(async () => {
-      const settingsDir = await blockingSettingsDir(await scratchDir('switchyard-user-'), 'Grep', 'blocked by the user settings hook');
+      const settingsDir = await blockingSettingsDir(
+        await scratchDir('switchyard-user-'),
+        'Grep',
+        'blocked by the user settings hook',
+      );
       processes.push(
         await spawnWorkerProcess(harness, {
           tools: 'builtin',
-          env: { SWITCHYARD_MAX_TOOL_CONCURRENCY: '2', BASH_DEFAULT_TIMEOUT_MS: '1500', BASH_MAX_TIMEOUT_MS: '3000', SWITCHYARD_USER_SETTINGS_DIR: settingsDir },
+          env: {
+            SWITCHYARD_MAX_TOOL_CONCURRENCY: '2',
+            BASH_DEFAULT_TIMEOUT_MS: '1500',
+            BASH_MAX_TIMEOUT_MS: '3000',
+            SWITCHYARD_USER_SETTINGS_DIR: settingsDir,
+          },
         }),
       );
     });
 
     it('SWITCHYARD_MAX_TOOL_CONCURRENCY caps the groups of a session that sets no maxConcurrency, not of one that does', async () => {
-      const calls = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ id: name, name: 'Read', input: { file_path: `${name}.txt` } }));
+      const calls = ['a', 'b', 'c', 'd', 'e'].map((name) => ({
+        id: name,
+        name: 'Read',
+        input: { file_path: `${name}.txt` },
+      }));
       const capped = await harness.startSession({ cwd });
       const own = await harness.startSession({ cwd, maxConcurrency: 3 });
-      const [cappedResult, ownResult] = await Promise.all([capped.executeTurn({ turnId: 't', calls }), own.executeTurn({ turnId: 't', calls })]);
-      expect(cappedResult.results.map((r) => [r.callId, r.status, r.modelContent])).toEqual(['a', 'b', 'c', 'd', 'e'].map((name) => [name, 'success', `     1\t${name}`]));
+      const [cappedResult, ownResult] = await Promise.all([
+        capped.executeTurn({ turnId: 't', calls }),
+        own.executeTurn({ turnId: 't', calls }),
+      ]);
+      expect(cappedResult.results.map((r) => [r.callId, r.status, r.modelContent])).toEqual(
+        ['a', 'b', 'c', 'd', 'e'].map((name) => [name, 'success', `     1\t${name}`]),
+      );
       expect(ownResult.results.map((r) => r.status)).toEqual(['success', 'success', 'success', 'success', 'success']);
       expect(groupsOf((await capped.events()).events, 't')).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
-      expect(groupsOf((await own.events()).events, 't')).toEqual([['a', 'b', 'c'], ['d', 'e']]);
+      expect(groupsOf((await own.events()).events, 't')).toEqual([
+        ['a', 'b', 'c'],
+        ['d', 'e'],
+      ]);
     });
 
     it('BASH_DEFAULT_TIMEOUT_MS stops a Bash call that names no timeout, BASH_MAX_TIMEOUT_MS caps one that names more', async () => {
@@ -120,7 +146,10 @@ describe('environment variables of a worker (worker processes, real server)', { 
         SWITCHYARD_USER_SETTINGS_DIR: '',
       };
       cli = startCli(['worker', '--cwd', cwd], env);
-      await cli.waitForLog((line) => line.msg === 'worker started' && line.taskQueue === taskQueue, 'the worker to start');
+      await cli.waitForLog(
+        (line) => line.msg === 'worker started' && line.taskQueue === taskQueue,
+        'the worker to start',
+      );
       // A separate process, as a user's agent is: SwitchyardClient.connect() with no options at all.
       const script = `
         import { SwitchyardClient } from ${JSON.stringify(path.resolve('src/index.ts'))};
@@ -132,13 +161,20 @@ describe('environment variables of a worker (worker processes, real server)', { 
         await client.client.connection.close();
       `;
       const session = uniqueName('env-connect');
-      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...env, SESSION: session, SESSION_CWD: cwd }, timeout: 90_000 });
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { env: { ...env, SESSION: session, SESSION_CWD: cwd }, timeout: 90_000 },
+      );
       const [connected, ran] = stdout
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(connected).toEqual({ taskQueue, namespace: harness.namespace });
-      expect(ran).toMatchObject({ result: { callId: 'read', status: 'success', modelContent: '     1\ta' }, workflowTaskQueue: taskQueue });
+      expect(ran).toMatchObject({
+        result: { callId: 'read', status: 'success', modelContent: '     1\ta' },
+        workflowTaskQueue: taskQueue,
+      });
     });
   });
 
@@ -173,8 +209,14 @@ describe('environment variables of a worker (worker processes, real server)', { 
       };
       delete env.SWITCHYARD_USER_SETTINGS_DIR;
       cli = startCli(['worker', '--cwd', cwd], env);
-      await cli.waitForLog((line) => line.msg === 'worker started' && line.taskQueue === taskQueue, 'the worker to start');
-      expect((await readOn(taskQueue)).results[0]).toMatchObject({ status: 'denied', modelContent: 'blocked by ~/.switchyard' });
+      await cli.waitForLog(
+        (line) => line.msg === 'worker started' && line.taskQueue === taskQueue,
+        'the worker to start',
+      );
+      expect((await readOn(taskQueue)).results[0]).toMatchObject({
+        status: 'denied',
+        modelContent: 'blocked by ~/.switchyard',
+      });
     });
 
     it('a spawned test worker with that same HOME does not: its user settings dir is empty', async () => {

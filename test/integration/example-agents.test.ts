@@ -21,7 +21,9 @@ type Reply = { json: unknown } | { events: Array<{ event?: string; data: unknown
  * A scripted model server: answers each API's path from a script, in the API's wire format, and records the
  * requests, so a test can check what the example loop sent back (tool results keyed and shaped as the API wants).
  */
-async function scriptedModelServer(script: Record<string, Reply[]>): Promise<{ baseUrl: string; requests: Record<string, Array<Record<string, unknown>>>; close(): Promise<void> }> {
+async function scriptedModelServer(
+  script: Record<string, Reply[]>,
+): Promise<{ baseUrl: string; requests: Record<string, Array<Record<string, unknown>>>; close(): Promise<void> }> {
   const requests: Record<string, Array<Record<string, unknown>>> = {};
   const server: Server = createServer((request, response) => {
     let body = '';
@@ -41,14 +43,20 @@ async function scriptedModelServer(script: Record<string, Reply[]>): Promise<{ b
       }
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       for (const event of reply.events) {
-        response.write(`${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`);
+        response.write(
+          `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`,
+        );
       }
       response.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 const anthropicEvent = (data: { type: string } & Record<string, unknown>) => ({ event: data.type, data });
@@ -68,16 +76,25 @@ describe('example agent loops against a scripted model server', () => {
     const toolUse = (index: number, id: string, name: string, json: string) => [
       anthropicEvent({ type: 'content_block_start', index, content_block: { type: 'tool_use', id, name, input: {} } }),
       anthropicEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: '' } }),
-      ...(json.match(/.{1,5}/g) ?? []).map((partial_json) => anthropicEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
+      ...(json.match(/.{1,5}/g) ?? []).map((partial_json) =>
+        anthropicEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }),
+      ),
       anthropicEvent({ type: 'content_block_stop', index }),
     ];
     const server = await scriptedModelServer({
       '/v1/messages': [
         {
           events: [
-            anthropicEvent({ type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [], stop_reason: null } }),
+            anthropicEvent({
+              type: 'message_start',
+              message: { id: 'msg_1', role: 'assistant', content: [], stop_reason: null },
+            }),
             anthropicEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-            anthropicEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Let me look.' } }),
+            anthropicEvent({
+              type: 'content_block_delta',
+              index: 0,
+              delta: { type: 'text_delta', text: 'Let me look.' },
+            }),
             anthropicEvent({ type: 'content_block_stop', index: 0 }),
             ...toolUse(1, 'toolu_01', 'Read', '{"file_path": "notes.txt"}'),
             ...toolUse(2, 'toolu_02', 'Glob', '{"pattern": "*.txt"}'),
@@ -87,9 +104,16 @@ describe('example agent loops against a scripted model server', () => {
         },
         {
           events: [
-            anthropicEvent({ type: 'message_start', message: { id: 'msg_2', role: 'assistant', content: [], stop_reason: null } }),
+            anthropicEvent({
+              type: 'message_start',
+              message: { id: 'msg_2', role: 'assistant', content: [], stop_reason: null },
+            }),
             anthropicEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-            anthropicEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'The notes say alpha.' } }),
+            anthropicEvent({
+              type: 'content_block_delta',
+              index: 0,
+              delta: { type: 'text_delta', text: 'The notes say alpha.' },
+            }),
             anthropicEvent({ type: 'content_block_stop', index: 0 }),
             anthropicEvent({ type: 'message_delta', delta: { stop_reason: 'end_turn' } }),
             anthropicEvent({ type: 'message_stop' }),
@@ -98,10 +122,23 @@ describe('example agent loops against a scripted model server', () => {
       ],
     });
     try {
-      const outcome = await harness.withWorker(async () => runAnthropicAgent({ session: await harness.startSession({ cwd }), tools, prompt: 'What do the notes say?', apiKey: 'test', baseUrl: server.baseUrl }));
+      const outcome = await harness.withWorker(async () =>
+        runAnthropicAgent({
+          session: await harness.startSession({ cwd }),
+          tools,
+          prompt: 'What do the notes say?',
+          apiKey: 'test',
+          baseUrl: server.baseUrl,
+        }),
+      );
       expect(outcome).toEqual({ text: 'The notes say alpha.', steps: 2 });
       const [first, second] = server.requests['/v1/messages'] ?? [];
-      expect(first).toMatchObject({ stream: true, tools: expect.arrayContaining([expect.objectContaining({ name: 'Read', input_schema: expect.objectContaining({ type: 'object' }) })]) });
+      expect(first).toMatchObject({
+        stream: true,
+        tools: expect.arrayContaining([
+          expect.objectContaining({ name: 'Read', input_schema: expect.objectContaining({ type: 'object' }) }),
+        ]),
+      });
       const messages = second?.messages as Array<{ role: string; content: unknown }>;
       expect(messages[1]).toEqual({
         role: 'assistant',
@@ -124,28 +161,71 @@ describe('example agent loops against a scripted model server', () => {
   });
 
   it('OpenAI Chat: streams delta.tool_calls, sends tool messages (a failed call says it failed)', async () => {
-    const chunk = (delta: unknown, finish_reason: string | null = null) => ({ data: { object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason }] } });
+    const chunk = (delta: unknown, finish_reason: string | null = null) => ({
+      data: { object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason }] },
+    });
     const server = await scriptedModelServer({
       '/v1/chat/completions': [
         {
           events: [
-            chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_read', type: 'function', function: { name: 'Read', arguments: '' } }] }),
-            chunk({ tool_calls: [{ index: 0, id: null, type: null, function: { name: null, arguments: '{"file_path":' } }] }),
-            chunk({ tool_calls: [{ index: 0, id: null, type: null, function: { name: null, arguments: '"notes.txt"}' } }] }),
-            chunk({ tool_calls: [{ index: 1, id: 'call_missing', type: 'function', function: { name: 'Read', arguments: '{"file_path":"missing.txt"}' } }] }),
+            chunk({
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ index: 0, id: 'call_read', type: 'function', function: { name: 'Read', arguments: '' } }],
+            }),
+            chunk({
+              tool_calls: [{ index: 0, id: null, type: null, function: { name: null, arguments: '{"file_path":' } }],
+            }),
+            chunk({
+              tool_calls: [{ index: 0, id: null, type: null, function: { name: null, arguments: '"notes.txt"}' } }],
+            }),
+            chunk({
+              tool_calls: [
+                {
+                  index: 1,
+                  id: 'call_missing',
+                  type: 'function',
+                  function: { name: 'Read', arguments: '{"file_path":"missing.txt"}' },
+                },
+              ],
+            }),
             chunk({}, 'tool_calls'),
             { data: '[DONE]' },
           ],
         },
-        { events: [chunk({ role: 'assistant', content: 'alpha, and one file is missing.' }), chunk({}, 'stop'), { data: '[DONE]' }] },
+        {
+          events: [
+            chunk({ role: 'assistant', content: 'alpha, and one file is missing.' }),
+            chunk({}, 'stop'),
+            { data: '[DONE]' },
+          ],
+        },
       ],
     });
     try {
-      const outcome = await harness.withWorker(async () => runOpenAIChatAgent({ session: await harness.startSession({ cwd }), tools, prompt: 'Read the notes', apiKey: 'test', baseUrl: server.baseUrl }));
+      const outcome = await harness.withWorker(async () =>
+        runOpenAIChatAgent({
+          session: await harness.startSession({ cwd }),
+          tools,
+          prompt: 'Read the notes',
+          apiKey: 'test',
+          baseUrl: server.baseUrl,
+        }),
+      );
       expect(outcome).toEqual({ text: 'alpha, and one file is missing.', steps: 2 });
       const messages = (server.requests['/v1/chat/completions']?.[1]?.messages ?? []) as Array<Record<string, unknown>>;
-      expect(messages[1]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_read', function: { name: 'Read', arguments: '{"file_path":"notes.txt"}' } }, { id: 'call_missing' }] });
-      expect(messages[2]).toEqual({ role: 'tool', tool_call_id: 'call_read', content: expect.stringContaining('alpha') });
+      expect(messages[1]).toMatchObject({
+        role: 'assistant',
+        tool_calls: [
+          { id: 'call_read', function: { name: 'Read', arguments: '{"file_path":"notes.txt"}' } },
+          { id: 'call_missing' },
+        ],
+      });
+      expect(messages[2]).toEqual({
+        role: 'tool',
+        tool_call_id: 'call_read',
+        content: expect.stringContaining('alpha'),
+      });
       expect(messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'call_missing' });
       expect(messages[3]?.content).toMatch(/^<tool_use_error>File does not exist: /);
     } finally {
@@ -156,16 +236,57 @@ describe('example agent loops against a scripted model server', () => {
   it('OpenAI Responses: function_call items (strict-mode nulls) in, function_call_output keyed by call_id out', async () => {
     const server = await scriptedModelServer({
       '/v1/responses': [
-        { json: { id: 'resp_1', output: [{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'Read', arguments: '{"file_path":"notes.txt","offset":null,"limit":null}' }] } },
-        { json: { id: 'resp_2', output: [{ type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'alpha and beta' }] }] } },
+        {
+          json: {
+            id: 'resp_1',
+            output: [
+              {
+                type: 'function_call',
+                id: 'fc_1',
+                call_id: 'call_1',
+                name: 'Read',
+                arguments: '{"file_path":"notes.txt","offset":null,"limit":null}',
+              },
+            ],
+          },
+        },
+        {
+          json: {
+            id: 'resp_2',
+            output: [
+              {
+                type: 'message',
+                id: 'msg_1',
+                role: 'assistant',
+                content: [{ type: 'output_text', text: 'alpha and beta' }],
+              },
+            ],
+          },
+        },
       ],
     });
     try {
-      const outcome = await harness.withWorker(async () => runOpenAIResponsesAgent({ session: await harness.startSession({ cwd }), tools, prompt: 'Read the notes', apiKey: 'test', baseUrl: server.baseUrl }));
+      const outcome = await harness.withWorker(async () =>
+        runOpenAIResponsesAgent({
+          session: await harness.startSession({ cwd }),
+          tools,
+          prompt: 'Read the notes',
+          apiKey: 'test',
+          baseUrl: server.baseUrl,
+        }),
+      );
       expect(outcome).toEqual({ text: 'alpha and beta', steps: 2 });
       const [first, second] = server.requests['/v1/responses'] ?? [];
-      expect((first?.tools as unknown[])[0]).toMatchObject({ type: 'function', name: expect.any(String), strict: false });
-      expect((second?.input as unknown[]).at(-1)).toEqual({ type: 'function_call_output', call_id: 'call_1', output: expect.stringContaining('alpha') });
+      expect((first?.tools as unknown[])[0]).toMatchObject({
+        type: 'function',
+        name: expect.any(String),
+        strict: false,
+      });
+      expect((second?.input as unknown[]).at(-1)).toEqual({
+        type: 'function_call_output',
+        call_id: 'call_1',
+        output: expect.stringContaining('alpha'),
+      });
     } finally {
       await server.close();
     }
@@ -175,16 +296,41 @@ describe('example agent loops against a scripted model server', () => {
     const model = 'gemini-2.5-flash';
     const server = await scriptedModelServer({
       [`/v1beta/models/${model}:generateContent`]: [
-        { json: { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'Read', args: { file_path: 'notes.txt' } } }] } }] } },
+        {
+          json: {
+            candidates: [
+              {
+                content: {
+                  role: 'model',
+                  parts: [{ functionCall: { name: 'Read', args: { file_path: 'notes.txt' } } }],
+                },
+              },
+            ],
+          },
+        },
         { json: { candidates: [{ content: { role: 'model', parts: [{ text: 'alpha' }] } }] } },
       ],
     });
     try {
-      const outcome = await harness.withWorker(async () => runGeminiAgent({ session: await harness.startSession({ cwd }), tools, prompt: 'Read the notes', apiKey: 'test', baseUrl: server.baseUrl, model }));
+      const outcome = await harness.withWorker(async () =>
+        runGeminiAgent({
+          session: await harness.startSession({ cwd }),
+          tools,
+          prompt: 'Read the notes',
+          apiKey: 'test',
+          baseUrl: server.baseUrl,
+          model,
+        }),
+      );
       expect(outcome).toEqual({ text: 'alpha', steps: 2 });
       const [first, second] = server.requests[`/v1beta/models/${model}:generateContent`] ?? [];
-      expect((first?.tools as Array<{ functionDeclarations: unknown[] }>)[0]?.functionDeclarations[0]).toMatchObject({ parametersJsonSchema: { type: 'object' } });
-      expect((second?.contents as unknown[]).at(-1)).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'Read', response: { output: expect.stringContaining('alpha') } } }] });
+      expect((first?.tools as Array<{ functionDeclarations: unknown[] }>)[0]?.functionDeclarations[0]).toMatchObject({
+        parametersJsonSchema: { type: 'object' },
+      });
+      expect((second?.contents as unknown[]).at(-1)).toEqual({
+        role: 'user',
+        parts: [{ functionResponse: { name: 'Read', response: { output: expect.stringContaining('alpha') } } }],
+      });
     } finally {
       await server.close();
     }
@@ -193,19 +339,66 @@ describe('example agent loops against a scripted model server', () => {
   it('AI SDK: tool-call parts in, tool-result parts out (generateText stands in for the SDK, over the scripted server)', async () => {
     const server = await scriptedModelServer({
       '/ai-sdk/generate': [
-        { json: { text: '', toolCalls: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'Read', input: { file_path: 'notes.txt' } }], response: { messages: [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'Read', input: { file_path: 'notes.txt' } }] }] } } },
-        { json: { text: 'alpha', toolCalls: [], response: { messages: [{ role: 'assistant', content: [{ type: 'text', text: 'alpha' }] }] } } },
+        {
+          json: {
+            text: '',
+            toolCalls: [
+              { type: 'tool-call', toolCallId: 'call_1', toolName: 'Read', input: { file_path: 'notes.txt' } },
+            ],
+            response: {
+              messages: [
+                {
+                  role: 'assistant',
+                  content: [
+                    { type: 'tool-call', toolCallId: 'call_1', toolName: 'Read', input: { file_path: 'notes.txt' } },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+        {
+          json: {
+            text: 'alpha',
+            toolCalls: [],
+            response: { messages: [{ role: 'assistant', content: [{ type: 'text', text: 'alpha' }] }] },
+          },
+        },
       ],
     });
-    const generateText: GenerateText = async (request) => (await fetch(`${server.baseUrl}/ai-sdk/generate`, { method: 'POST', body: JSON.stringify({ tools: request.tools, messages: request.messages }) })).json() as ReturnType<GenerateText>;
+    const generateText: GenerateText = async (request) =>
+      (
+        await fetch(`${server.baseUrl}/ai-sdk/generate`, {
+          method: 'POST',
+          body: JSON.stringify({ tools: request.tools, messages: request.messages }),
+        })
+      ).json() as ReturnType<GenerateText>;
     try {
-      const outcome = await harness.withWorker(async () => runAiSdkAgent({ session: await harness.startSession({ cwd }), tools, prompt: 'Read the notes', generateText, model: 'scripted' }));
+      const outcome = await harness.withWorker(async () =>
+        runAiSdkAgent({
+          session: await harness.startSession({ cwd }),
+          tools,
+          prompt: 'Read the notes',
+          generateText,
+          model: 'scripted',
+        }),
+      );
       expect(outcome).toEqual({ text: 'alpha', steps: 2 });
       const [first, second] = server.requests['/ai-sdk/generate'] ?? [];
-      expect((first?.tools as Record<string, unknown>).Read).toMatchObject({ description: expect.any(String), inputSchema: { type: 'object' } });
+      expect((first?.tools as Record<string, unknown>).Read).toMatchObject({
+        description: expect.any(String),
+        inputSchema: { type: 'object' },
+      });
       expect((second?.messages as unknown[]).at(-1)).toEqual({
         role: 'tool',
-        content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'Read', output: { type: 'text', value: expect.stringContaining('alpha') } }],
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_1',
+            toolName: 'Read',
+            output: { type: 'text', value: expect.stringContaining('alpha') },
+          },
+        ],
       });
     } finally {
       await server.close();

@@ -16,7 +16,9 @@ import { waitFor } from '../support/wait-for.js';
 async function heartbeatOf(session: SessionHandle): Promise<{ activeMs: number; queuedMs: number } | undefined> {
   const description = await session.workflow.describe();
   const data = description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0]?.data;
-  return data === undefined || data === null ? undefined : (JSON.parse(Buffer.from(data).toString()) as { activeMs: number; queuedMs: number });
+  return data === undefined || data === null
+    ? undefined
+    : (JSON.parse(Buffer.from(data).toString()) as { activeMs: number; queuedMs: number });
 }
 
 describe('execution: deadlines, admission, lost workers, budgets (real server, real processes)', () => {
@@ -45,12 +47,18 @@ describe('execution: deadlines, admission, lost workers, budgets (real server, r
         const session = await harness.startSession({ cwd });
         return session.executeTurn({
           turnId: 't',
-          calls: ['a', 'b', 'c', 'd'].map((label) => ({ id: label, name: 'GatedWork', input: { label, work_ms: 800, timeout_ms: 2_000 } })),
+          calls: ['a', 'b', 'c', 'd'].map((label) => ({
+            id: label,
+            name: 'GatedWork',
+            input: { label, work_ms: 800, timeout_ms: 2_000 },
+          })),
         });
       },
       { admissionGates: { model: 1 } },
     );
-    expect(result.results.map((r) => [r.status, r.modelContent])).toEqual(['a', 'b', 'c', 'd'].map((label) => ['success', `${label} done`]));
+    expect(result.results.map((r) => [r.status, r.modelContent])).toEqual(
+      ['a', 'b', 'c', 'd'].map((label) => ['success', `${label} done`]),
+    );
     // One permit, four 800 ms jobs: the last waited while three others held the permit, about 2,400 ms, longer
     // than its whole 2,000 ms deadline (load only makes the wait longer). Its own 800 ms of work leaves 1,200 ms
     // of the deadline as margin. (These read-only calls start as local activities and move to regular ones after the
@@ -65,21 +73,36 @@ describe('execution: deadlines, admission, lost workers, budgets (real server, r
     const release = path.join(cwd, 'resume.release');
     const session = await harness.startSession({ cwd, heartbeatTimeoutMs: 2_000 });
     const first = await spawnWorker();
-    const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'r', name: 'ResumableUntilReleased', input: { release_file: release, timeout_ms: budgetMs } }] });
+    const turn = session.executeTurn({
+      turnId: 't',
+      calls: [{ id: 'r', name: 'ResumableUntilReleased', input: { release_file: release, timeout_ms: budgetMs } }],
+    });
     // The call runs until the test creates the release file, so the kill lands mid-call however slow the machine.
-    const beforeKill = await waitFor(() => heartbeatOf(session), (beat) => (beat?.activeMs ?? 0) >= 1_500, { what: 'a heartbeat past 1.5 s' });
+    const beforeKill = await waitFor(
+      () => heartbeatOf(session),
+      (beat) => (beat?.activeMs ?? 0) >= 1_500,
+      { what: 'a heartbeat past 1.5 s' },
+    );
     await killProcess(first);
     const { worker, done } = await harness.startWorker();
     try {
       // The retry runs on the new worker (it heartbeats as attempt 2); only then may the call finish.
-      await waitFor(async () => (await session.workflow.describe()).raw.pendingActivities?.[0]?.attempt ?? 0, (attempt) => attempt >= 2, {
-        what: 'the retry to start',
-        timeoutMs: 60_000,
-      });
+      await waitFor(
+        async () => (await session.workflow.describe()).raw.pendingActivities?.[0]?.attempt ?? 0,
+        (attempt) => attempt >= 2,
+        {
+          what: 'the retry to start',
+          timeoutMs: 60_000,
+        },
+      );
       await writeFile(release, '');
       const result = await turn;
       expect(result.results[0]?.status).toBe('success');
-      const report = JSON.parse(result.results[0]?.modelContent ?? '{}') as { attempt: number; startedWithRemainingMs: number; activeMs: number };
+      const report = JSON.parse(result.results[0]?.modelContent ?? '{}') as {
+        attempt: number;
+        startedWithRemainingMs: number;
+        activeMs: number;
+      };
       expect(report.attempt).toBe(2);
       // The retry started from the last heartbeat's elapsed time (at least the 1.5 s seen before the kill), not
       // from a fresh budget, and counted the first attempt's time in its own.
@@ -96,8 +119,15 @@ describe('execution: deadlines, admission, lost workers, budgets (real server, r
     const target = path.join(cwd, 'append-once.txt');
     const session = await harness.startSession({ cwd, heartbeatTimeoutMs: 2_000, permissionMode: 'bypassPermissions' });
     const first = await spawnWorker();
-    const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'a', name: 'AppendThenWait', input: { file_path: target, wait_ms: 60_000 } }] });
-    await waitFor(() => readFile(target, 'utf8').catch(() => ''), (text) => text === 'ran\n', { what: 'the append' });
+    const turn = session.executeTurn({
+      turnId: 't',
+      calls: [{ id: 'a', name: 'AppendThenWait', input: { file_path: target, wait_ms: 60_000 } }],
+    });
+    await waitFor(
+      () => readFile(target, 'utf8').catch(() => ''),
+      (text) => text === 'ran\n',
+      { what: 'the append' },
+    );
     await killProcess(first);
     const { worker, done } = await harness.startWorker();
     try {
@@ -105,7 +135,8 @@ describe('execution: deadlines, admission, lost workers, budgets (real server, r
       expect(result.results[0]).toMatchObject({
         status: 'error',
         errorCode: 'interrupted',
-        modelContent: 'AppendThenWait was interrupted because its worker stopped; it may have partly run. It was not restarted automatically.',
+        modelContent:
+          'AppendThenWait was interrupted because its worker stopped; it may have partly run. It was not restarted automatically.',
       });
       expect(await readFile(target, 'utf8')).toBe('ran\n');
     } finally {
@@ -127,7 +158,11 @@ describe('execution: deadlines, admission, lost workers, budgets (real server, r
         ],
       };
       const result = await session.executeTurn(request);
-      await waitFor(async () => (await session.workflow.describe()).runId, (runId) => runId !== firstRun, { what: 'continue-as-new' });
+      await waitFor(
+        async () => (await session.workflow.describe()).runId,
+        (runId) => runId !== firstRun,
+        { what: 'continue-as-new' },
+      );
       const reread = await session.executeTurn(request);
       const artifact = result.results[1]?.budget?.artifact ?? '';
       return { result, reread, full: await harness.client.readArtifact(artifact) };
@@ -140,10 +175,14 @@ describe('execution: deadlines, admission, lost workers, budgets (real server, r
     expect(outcome.full).toHaveLength(90_000);
     expect(outcome.reread).toEqual(outcome.result);
     // The CLI reads the same artifact back.
-    const { stdout } = await promisify(execFile)(process.execPath, [path.resolve('bin/switchyard.js'), 'artifact', b?.budget?.artifact ?? ''], {
-      env: { ...process.env, SWITCHYARD_DATA_DIR: harness.dataDir },
-      maxBuffer: 1024 * 1024,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.resolve('bin/switchyard.js'), 'artifact', b?.budget?.artifact ?? ''],
+      {
+        env: { ...process.env, SWITCHYARD_DATA_DIR: harness.dataDir },
+        maxBuffer: 1024 * 1024,
+      },
+    );
     expect(stdout).toBe(outcome.full);
   });
 });

@@ -10,14 +10,18 @@ const scenarios = [
 
 describe('fault injection (CI slice): worker SIGKILLs and server restarts during mixed turns', () => {
   for (const scenario of scenarios) {
-    it(`seed ${scenario.seed}: ${scenario.kills} kills, nothing lost, nothing run twice, no failed workflow task`, { timeout: 600_000 }, async () => {
-      const report = await runFaultScenario({ ...scenario, log: (line) => process.stderr.write(`${line}\n`) });
-      process.stderr.write(`${formatReport(report)}\n`);
-      expect(report.violations).toEqual([]);
-      expect(report.kills).toBe(scenario.kills);
-      // The scenario did real work across the kills: turns completed and the ledger saw appends.
-      expect(report.turns).toBeGreaterThan(scenario.kills);
-      expect(report.ledgerAppends).toBeGreaterThan(0);
-    });
+    it(
+      `seed ${scenario.seed}: ${scenario.kills} kills, nothing lost, nothing run twice, no failed workflow task`,
+      { timeout: 600_000 },
+      async () => {
+        const report = await runFaultScenario({ ...scenario, log: (line) => process.stderr.write(`${line}\n`) });
+        process.stderr.write(`${formatReport(report)}\n`);
+        expect(report.violations).toEqual([]);
+        expect(report.kills).toBe(scenario.kills);
+        // The scenario did real work across the kills: turns completed and the ledger saw appends.
+        expect(report.turns).toBeGreaterThan(scenario.kills);
+        expect(report.ledgerAppends).toBeGreaterThan(0);
+      },
+    );
   }
 });

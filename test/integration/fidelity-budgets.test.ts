@@ -19,10 +19,17 @@ class FullDiskArtifactStore extends FileArtifactStore {
 
 /** Eight Bash calls in one reply, each printing 29,000 characters: each fits Bash's own 30,000-byte budget. */
 function eightLargeOutputs(): Array<{ id: string; name: string; input: { command: string } }> {
-  return Array.from({ length: 8 }, (_, index) => ({ id: `big${index}`, name: 'Bash', input: { command: `yes line-${index}-abcdefghijklmnopqrstuvwxyz | head -c 29000` } }));
+  return Array.from({ length: 8 }, (_, index) => ({
+    id: `big${index}`,
+    name: 'Bash',
+    input: { command: `yes line-${index}-abcdefghijklmnopqrstuvwxyz | head -c 29000` },
+  }));
 }
 
-function ofType<T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T): Array<Extract<SessionEvent, { type: T }>> {
+function ofType<T extends SessionEvent['type']>(
+  events: readonly SessionEvent[],
+  type: T,
+): Array<Extract<SessionEvent, { type: T }>> {
   return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
 }
 
@@ -46,7 +53,10 @@ describe('results the model can rely on: slow hooks, the aggregate budget, an en
         // Three times the heartbeat timeout, well inside the hook's own timeout.
         hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'sleep 6', timeout: 60 }] }] },
       });
-      return session.executeTurn({ turnId: 't', calls: [{ id: 'append', name: 'Bash', input: { command: 'echo once >> appended.txt' } }] });
+      return session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'append', name: 'Bash', input: { command: 'echo once >> appended.txt' } }],
+      });
     });
     expect(result.results[0]).toMatchObject({ status: 'success', isError: false });
     expect(await readFile(path.join(cwd, 'appended.txt'), 'utf8')).toBe('once\n');
@@ -65,8 +75,16 @@ describe('results the model can rely on: slow hooks, the aggregate budget, an en
     expect(replaced.length).toBeGreaterThan(0);
     // Each replaced result's last word in the events gives the sizes the model got, not the pre-budget ones.
     for (const entry of replaced) {
-      const last = [...ofType(events, 'ToolCallResult'), ...ofType(events, 'ToolCallResultReplaced')].filter((event) => event.callId === entry.callId).sort((a, b) => a.seq - b.seq).at(-1);
-      expect(last).toMatchObject({ callId: entry.callId, truncated: true, modelBytes: Buffer.byteLength(entry.modelContent), originalBytes: 29_000 });
+      const last = [...ofType(events, 'ToolCallResult'), ...ofType(events, 'ToolCallResultReplaced')]
+        .filter((event) => event.callId === entry.callId)
+        .sort((a, b) => a.seq - b.seq)
+        .at(-1);
+      expect(last).toMatchObject({
+        callId: entry.callId,
+        truncated: true,
+        modelBytes: Buffer.byteLength(entry.modelContent),
+        originalBytes: 29_000,
+      });
     }
   }, 120_000);
 
@@ -86,18 +104,27 @@ describe('results the model can rely on: slow hooks, the aggregate budget, an en
     for (const entry of cut) expect(entry.budget).toMatchObject({ policy: 'truncate', originalBytes: 29_000 });
   }, 120_000);
 
-  it("lets the model Read (with offset) the reference a <persisted-output> envelope gives, and only in its own session", async () => {
+  it('lets the model Read (with offset) the reference a <persisted-output> envelope gives, and only in its own session', async () => {
     const { later, foreign } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
-      const first = await session.executeTurn({ turnId: 't1', calls: [{ id: 'seq', name: 'Bash', input: { command: 'seq 1 20000' } }] });
+      const first = await session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'seq', name: 'Bash', input: { command: 'seq 1 20000' } }],
+      });
       const envelope = first.results[0]?.modelContent ?? '';
       expect(envelope).toContain('<persisted-output>');
       // What a model does: take the reference after "Full output saved to:" and Read it.
       const reference = /Full output saved to: (\S+)/.exec(envelope)?.[1] ?? '';
       expect(reference).toMatch(/^switchyard-artifact:\/\//);
-      const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'read', name: 'Read', input: { file_path: reference, offset: 19_998, limit: 5 } }] });
+      const second = await session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'read', name: 'Read', input: { file_path: reference, offset: 19_998, limit: 5 } }],
+      });
       const other = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
-      const stolen = await other.executeTurn({ turnId: 't1', calls: [{ id: 'read', name: 'Read', input: { file_path: reference } }] });
+      const stolen = await other.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'read', name: 'Read', input: { file_path: reference } }],
+      });
       return { later: second.results[0], foreign: stolen.results[0] };
     });
     expect(later).toMatchObject({ status: 'success', modelContent: ' 19998\t19998\n 19999\t19999\n 20000\t20000' });
@@ -115,7 +142,10 @@ describe('results the model can rely on: slow hooks, the aggregate budget, an en
           PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cat > failure-event.json' }] }],
         },
       });
-      const turn = await session.executeTurn({ turnId: 't', calls: [{ id: 'exit3', name: 'Bash', input: { command: 'echo partial; exit 3' } }] });
+      const turn = await session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'exit3', name: 'Bash', input: { command: 'echo partial; exit 3' } }],
+      });
       return { result: turn, events: (await session.events()).events };
     });
     expect(result.results[0]).toMatchObject({ status: 'error', isError: true, errorCode: 'exit_code' });
@@ -146,7 +176,10 @@ describe('results the model can rely on: slow hooks, the aggregate budget, an en
           ],
         },
       });
-      return session.executeTurn({ turnId: 't', calls: [{ id: 'slow-hooks', name: 'Bash', input: { command: 'echo after the hooks' } }] });
+      return session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'slow-hooks', name: 'Bash', input: { command: 'echo after the hooks' } }],
+      });
     });
     expect(result.results[0]).toMatchObject({ status: 'success', modelContent: 'after the hooks\n' });
   }, 120_000);

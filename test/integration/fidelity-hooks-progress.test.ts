@@ -40,7 +40,11 @@ async function readPid(file: string): Promise<number> {
   return Number((await readFile(file, 'utf8').catch(() => '0')).trim());
 }
 
-async function waitForTurnStarted(session: SessionHandle, turnId: string, type: 'ToolCallStarted' | 'TurnStarted' | 'PermissionRequested'): Promise<void> {
+async function waitForTurnStarted(
+  session: SessionHandle,
+  turnId: string,
+  type: 'ToolCallStarted' | 'TurnStarted' | 'PermissionRequested',
+): Promise<void> {
   await waitFor(
     async () => (await session.events()).events,
     (events) => events.some((event) => event.type === type && event.turnId === turnId),
@@ -57,7 +61,13 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
     await writeFile(path.join(cwd, 'post-bash.js'), CLAUDE_CODE_POST_BASH_HOOK);
     await writeFile(path.join(cwd, 'redact-mcp.js'), REDACT_MCP_HOOK);
     const servers = mcpServersFromConfig({
-      mcpServers: { notes: { command: process.execPath, args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')], cwd: path.resolve('.') } },
+      mcpServers: {
+        notes: {
+          command: process.execPath,
+          args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')],
+          cwd: path.resolve('.'),
+        },
+      },
     });
     mcp = await connectMcpTools(servers);
     harness = await createHarness({ tools: [bashTool, readTool, writeTool, ...mcp.tools], defaultCwd: cwd });
@@ -70,7 +80,10 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
   it("gives an interrupted `sleep 30` Claude Code's reject message", async () => {
     const result = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'sleep', name: 'Bash', input: { command: 'sleep 30' } }] });
+      const turn = session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'sleep', name: 'Bash', input: { command: 'sleep 30' } }],
+      });
       await waitForTurnStarted(session, 't', 'ToolCallStarted');
       await session.interrupt('user pressed Esc');
       return turn;
@@ -88,11 +101,20 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
       const session = await harness.startSession({
         cwd,
         permissionMode: 'bypassPermissions',
-        hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/post-bash.js' }] }] },
+        hooks: {
+          PostToolUse: [
+            { matcher: 'Bash', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/post-bash.js' }] },
+          ],
+        },
       });
-      return session.executeTurn({ turnId: 't', calls: [{ id: 'echo', name: 'Bash', input: { command: 'echo hello-from-bash' } }] });
+      return session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'echo', name: 'Bash', input: { command: 'echo hello-from-bash' } }],
+      });
     });
-    expect(result.results[0]?.modelContent).toBe('hello-from-bash\n\n[Hook additional context]\n1. stdout seen by the hook: hello-from-bash');
+    expect(result.results[0]?.modelContent).toBe(
+      'hello-from-bash\n\n[Hook additional context]\n1. stdout seen by the hook: hello-from-bash',
+    );
     const event = JSON.parse(await readFile(path.join(cwd, 'post-event.json'), 'utf8')) as Record<string, unknown>;
     expect(event).toMatchObject({
       hook_event_name: 'PostToolUse',
@@ -108,12 +130,25 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
       const session = await harness.startSession({
         cwd,
         permissionMode: 'bypassPermissions',
-        hooks: { PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'cat > "$CLAUDE_PROJECT_DIR"/write-event.json' }] }] },
+        hooks: {
+          PostToolUse: [
+            { matcher: 'Write', hooks: [{ type: 'command', command: 'cat > "$CLAUDE_PROJECT_DIR"/write-event.json' }] },
+          ],
+        },
       });
-      await session.executeTurn({ turnId: 't', calls: [{ id: 'w', name: 'Write', input: { file_path: 'made.txt', content: 'one\n' } }] });
+      await session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'w', name: 'Write', input: { file_path: 'made.txt', content: 'one\n' } }],
+      });
     });
     const event = JSON.parse(await readFile(path.join(cwd, 'write-event.json'), 'utf8')) as { tool_response: unknown };
-    expect(event.tool_response).toEqual({ type: 'create', filePath: path.join(cwd, 'made.txt'), content: 'one\n', structuredPatch: expect.any(Array) as unknown, originalFile: null });
+    expect(event.tool_response).toEqual({
+      type: 'create',
+      filePath: path.join(cwd, 'made.txt'),
+      content: 'one\n',
+      structuredPatch: expect.any(Array) as unknown,
+      originalFile: null,
+    });
   });
 
   it("replaces an MCP tool's output with a PostToolUse hook's updatedMCPToolOutput, not a built-in tool's", async () => {
@@ -121,7 +156,14 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
       const session = await harness.startSession({
         cwd,
         permissionMode: 'bypassPermissions',
-        hooks: { PostToolUse: [{ matcher: 'mcp__notes__whoami|Bash', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/redact-mcp.js' }] }] },
+        hooks: {
+          PostToolUse: [
+            {
+              matcher: 'mcp__notes__whoami|Bash',
+              hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/redact-mcp.js' }],
+            },
+          ],
+        },
       });
       return session.executeTurn({
         turnId: 't',
@@ -139,10 +181,16 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
   it("shows a running Bash's latest output line in session.progress(), from heartbeats, not history", async () => {
     const seen = await harness.withWorker(async () => {
       // A short heartbeat timeout: heartbeats reach the server every 0.8 × 2 s.
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', heartbeatTimeoutMs: 2_000 });
+      const session = await harness.startSession({
+        cwd,
+        permissionMode: 'bypassPermissions',
+        heartbeatTimeoutMs: 2_000,
+      });
       const turn = session.executeTurn({
         turnId: 't',
-        calls: [{ id: 'loop', name: 'Bash', input: { command: 'for i in $(seq 1 60); do echo line$i; sleep 1; done' } }],
+        calls: [
+          { id: 'loop', name: 'Bash', input: { command: 'for i in $(seq 1 60); do echo line$i; sleep 1; done' } },
+        ],
       });
       const first = await waitFor(
         () => session.progress(),
@@ -177,18 +225,41 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
       HOME: await scratchDir('switchyard-home-'),
     };
     const outcome = await harness.withWorker(async () => {
-      const session = await harness.client.startSession(sessionId, { cwd, permissionMode: 'bypassPermissions', heartbeatTimeoutMs: 2_000 });
+      const session = await harness.client.startSession(sessionId, {
+        cwd,
+        permissionMode: 'bypassPermissions',
+        heartbeatTimeoutMs: 2_000,
+      });
       const follow = startCli(['events', sessionId, '--follow'], env);
       try {
-        const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'loop', name: 'Bash', input: { command: 'for i in $(seq 1 60); do echo line$i; sleep 1; done' } }] });
-        const lines = (): Array<Record<string, unknown>> => follow.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-        await waitFor(async () => lines(), (printed) => printed.some((line) => line.type === 'ToolCallProgress' && /^line\d+$/.test(String(line.latestLine))), {
-          what: 'a progress line from the CLI',
-          timeoutMs: 60_000,
+        const turn = session.executeTurn({
+          turnId: 't',
+          calls: [
+            { id: 'loop', name: 'Bash', input: { command: 'for i in $(seq 1 60); do echo line$i; sleep 1; done' } },
+          ],
         });
+        const lines = (): Array<Record<string, unknown>> =>
+          follow
+            .output()
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as Record<string, unknown>);
+        await waitFor(
+          async () => lines(),
+          (printed) =>
+            printed.some((line) => line.type === 'ToolCallProgress' && /^line\d+$/.test(String(line.latestLine))),
+          {
+            what: 'a progress line from the CLI',
+            timeoutMs: 60_000,
+          },
+        );
         await session.interrupt();
         await turn;
-        await waitFor(async () => lines(), (printed) => printed.some((line) => line.type === 'TurnCompleted'), { what: 'TurnCompleted from the CLI', timeoutMs: 30_000 });
+        await waitFor(
+          async () => lines(),
+          (printed) => printed.some((line) => line.type === 'TurnCompleted'),
+          { what: 'TurnCompleted from the CLI', timeoutMs: 30_000 },
+        );
         follow.child.kill('SIGINT');
         return { exit: await follow.exited, printed: lines() };
       } finally {
@@ -199,7 +270,11 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
     const types = outcome.printed.map((line) => line.type);
     expect(types.indexOf('ToolCallStarted')).toBeLessThan(types.indexOf('ToolCallProgress'));
     expect(types.indexOf('ToolCallProgress')).toBeLessThan(types.indexOf('TurnCompleted'));
-    expect(outcome.printed.find((line) => line.type === 'ToolCallProgress')).toMatchObject({ callId: 'loop', toolName: 'Bash', turnId: 't' });
+    expect(outcome.printed.find((line) => line.type === 'ToolCallProgress')).toMatchObject({
+      callId: 'loop',
+      toolName: 'Bash',
+      turnId: 't',
+    });
   });
 
   it('kills a sleeping PreToolUse hook process when the turn is interrupted', async () => {
@@ -208,14 +283,32 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
       const session = await harness.startSession({
         cwd,
         permissionMode: 'bypassPermissions',
-        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo $$ > "${pidFile}"; sleep 120`, timeout: 300 }] }] },
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', command: `echo $$ > "${pidFile}"; sleep 120`, timeout: 300 }],
+            },
+          ],
+        },
       });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'never', name: 'Bash', input: { command: 'echo never > ran.txt' } }] });
-      const pid = await waitFor(() => readPid(pidFile), (value) => value > 0, { what: 'the hook pid file' });
+      const turn = session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'never', name: 'Bash', input: { command: 'echo never > ran.txt' } }],
+      });
+      const pid = await waitFor(
+        () => readPid(pidFile),
+        (value) => value > 0,
+        { what: 'the hook pid file' },
+      );
       expect(processExists(pid)).toBe(true);
       await session.interrupt('stop');
       // Well before the hook would end by itself (120 s).
-      await waitFor(async () => processExists(pid), (alive) => !alive, { what: 'the hook process to die', timeoutMs: 30_000 });
+      await waitFor(
+        async () => processExists(pid),
+        (alive) => !alive,
+        { what: 'the hook process to die', timeoutMs: 30_000 },
+      );
       return { result: await turn, pid };
     });
     expect(outcome.result.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });
@@ -229,14 +322,32 @@ describe('Claude Code fidelity: reject message, hook-compatible results and canc
       const session = await harness.startSession({
         cwd,
         heartbeatTimeoutMs: 2_000,
-        hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo $$ > "${pidFile}"; sleep 120`, timeout: 300 }] }] },
+        hooks: {
+          PermissionRequest: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', command: `echo $$ > "${pidFile}"; sleep 120`, timeout: 300 }],
+            },
+          ],
+        },
       });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'ask', name: 'Bash', input: { command: 'touch asked.txt' } }] });
-      const pid = await waitFor(() => readPid(pidFile), (value) => value > 0, { what: 'the hook pid file' });
+      const turn = session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'ask', name: 'Bash', input: { command: 'touch asked.txt' } }],
+      });
+      const pid = await waitFor(
+        () => readPid(pidFile),
+        (value) => value > 0,
+        { what: 'the hook pid file' },
+      );
       expect(processExists(pid)).toBe(true);
       await session.interrupt('stop');
       // Well before the hook would end by itself (120 s).
-      await waitFor(async () => processExists(pid), (alive) => !alive, { what: 'the hook process to die', timeoutMs: 30_000 });
+      await waitFor(
+        async () => processExists(pid),
+        (alive) => !alive,
+        { what: 'the hook process to die', timeoutMs: 30_000 },
+      );
       return { result: await turn, pid };
     });
     expect(outcome.result.results[0]).toMatchObject({ status: 'cancelled', modelContent: texts.rejectMessage });

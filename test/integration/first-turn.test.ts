@@ -21,7 +21,10 @@ describe('a one-call turn on a real Temporal server', () => {
     const { result, elapsedMs } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const sent = Date.now();
-      const result = await session.executeTurn({ turnId: 't1', calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt', offset: 2 } }] });
+      const result = await session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt', offset: 2 } }],
+      });
       return { result, elapsedMs: Date.now() - sent };
     });
     expect(result.turnId).toBe('t1');
@@ -37,7 +40,10 @@ describe('a one-call turn on a real Temporal server', () => {
 
   it('starts the session on first use with update-with-start and re-attaches to a repeated turnId', async () => {
     const sessionId = uniqueName('uws');
-    const request = { turnId: 'same', calls: [{ id: 'c1', name: 'Read', input: '{"file_path":"notes.txt","limit":1}' }] };
+    const request = {
+      turnId: 'same',
+      calls: [{ id: 'c1', name: 'Read', input: '{"file_path":"notes.txt","limit":1}' }],
+    };
     const [first, again, events] = await harness.withWorker(async () => {
       const first = await harness.client.executeTurnWithStart(sessionId, request, { cwd });
       const again = await harness.client.session(sessionId).executeTurn(request);
@@ -55,7 +61,13 @@ describe('a one-call turn on a real Temporal server', () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const rejected = await session
-        .executeTurn({ turnId: 'malformed-turn', calls: [{ id: 'x', name: 'Read', input: {} }, { id: 'x', name: 'Read', input: {} }] })
+        .executeTurn({
+          turnId: 'malformed-turn',
+          calls: [
+            { id: 'x', name: 'Read', input: {} },
+            { id: 'x', name: 'Read', input: {} },
+          ],
+        })
         .then(
           () => 'accepted',
           (error: Error) => `${error.message}: ${(error.cause as Error | undefined)?.message}`,
@@ -72,13 +84,18 @@ describe('a one-call turn on a real Temporal server', () => {
   it('labels each tool call (here a local activity) with a summary the Web UI shows', async () => {
     const history = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      await session.executeTurn({ turnId: 't1', calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt' } }] });
+      await session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt' } }],
+      });
       return session.workflow.fetchHistory();
     });
     // A Read runs as a local activity by default: its marker carries the summary, as a scheduled activity's event would.
     const events = history.events ?? [];
     const marker = events.find(isLocalExecuteCall);
-    expect(events.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall')).toBe(false);
+    expect(
+      events.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall'),
+    ).toBe(false);
     const summary = Buffer.from(marker?.userMetadata?.summary?.data ?? []).toString();
     expect(JSON.parse(summary)).toBe(`Read: ${path.join(cwd, 'notes.txt')}`);
   });
@@ -86,12 +103,22 @@ describe('a one-call turn on a real Temporal server', () => {
   it('replays the recorded history of a session deterministically', async () => {
     const session = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      await session.executeTurn({ turnId: 't1', calls: [{ id: 'a', name: 'Read', input: { file_path: 'notes.txt' } }, { id: 'b', name: 'Missing', input: {} }] });
+      await session.executeTurn({
+        turnId: 't1',
+        calls: [
+          { id: 'a', name: 'Read', input: { file_path: 'notes.txt' } },
+          { id: 'b', name: 'Missing', input: {} },
+        ],
+      });
       return session;
     });
     const history = await session.workflow.fetchHistory();
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, session.sessionId),
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        history,
+        session.sessionId,
+      ),
     ).resolves.toBeUndefined();
   });
 });

@@ -10,7 +10,8 @@ import { testTools } from '../support/test-tools.js';
 
 function groupsOf(events: SessionEvent[], turnId: string): string[][] {
   const scheduled = events.find((event) => event.type === 'ToolCallScheduled' && event.turnId === turnId);
-  if (scheduled?.type !== 'ToolCallScheduled' || scheduled.groups === undefined) throw new Error(`no ToolCallScheduled with the grouping for ${turnId}`);
+  if (scheduled?.type !== 'ToolCallScheduled' || scheduled.groups === undefined)
+    throw new Error(`no ToolCallScheduled with the grouping for ${turnId}`);
   return scheduled.groups;
 }
 
@@ -25,7 +26,10 @@ describe('grouping, turn control and context modifiers on a real server', () => 
     // The real built-ins beside the stand-ins (Sleep, FakeShell, FakeEdit…), whose names are their own.
     const builtins = builtinTools();
     const builtinNames = new Set(builtins.map((tool) => tool.name));
-    harness = await createHarness({ tools: [...testTools().filter((tool) => !builtinNames.has(tool.name)), ...builtins], defaultCwd: cwd });
+    harness = await createHarness({
+      tools: [...testTools().filter((tool) => !builtinNames.has(tool.name)), ...builtins],
+      defaultCwd: cwd,
+    });
   });
   afterAll(async () => harness.close());
 
@@ -50,7 +54,14 @@ describe('grouping, turn control and context modifiers on a real server', () => 
       { id: 'f', name: 'Read', input: { file_path: 'a.txt' } },
     ]);
     expect(zcode.groups).toEqual([['a', 'b'], ['c'], ['d'], ['e'], ['f']]);
-    expect(zcode.result.results.map((r) => [r.callId, r.status])).toEqual([['a', 'success'], ['b', 'success'], ['c', 'success'], ['d', 'error'], ['e', 'success'], ['f', 'success']]);
+    expect(zcode.result.results.map((r) => [r.callId, r.status])).toEqual([
+      ['a', 'success'],
+      ['b', 'success'],
+      ['c', 'success'],
+      ['d', 'error'],
+      ['e', 'success'],
+      ['f', 'success'],
+    ]);
 
     const claude = await runTurn([
       { id: 'A', name: 'Read', input: { file_path: 'a.txt' } },
@@ -76,10 +87,18 @@ describe('grouping, turn control and context modifiers on a real server', () => 
     ]);
     expect(mixed.groups).toEqual([['r1', 'ls', 'cat'], ['log'], ['rm']]);
 
-    const eleven = await runTurn(Array.from({ length: 11 }, (_, index) => ({ id: `r${index}`, name: 'Sleep', input: { ms: 1 } })));
+    const eleven = await runTurn(
+      Array.from({ length: 11 }, (_, index) => ({ id: `r${index}`, name: 'Sleep', input: { ms: 1 } })),
+    );
     expect(eleven.groups.map((group) => group.length)).toEqual([10, 1]);
-    const three = await runTurn(Array.from({ length: 5 }, (_, index) => ({ id: `q${index}`, name: 'Sleep', input: { ms: 1 } })), { maxConcurrency: 3 });
-    expect(three.groups).toEqual([['q0', 'q1', 'q2'], ['q3', 'q4']]);
+    const three = await runTurn(
+      Array.from({ length: 5 }, (_, index) => ({ id: `q${index}`, name: 'Sleep', input: { ms: 1 } })),
+      { maxConcurrency: 3 },
+    );
+    expect(three.groups).toEqual([
+      ['q0', 'q1', 'q2'],
+      ['q3', 'q4'],
+    ]);
   });
 
   it('runs calls of one group at the same time, and groups one after another', async () => {
@@ -88,10 +107,13 @@ describe('grouping, turn control and context modifiers on a real server', () => 
       { id: 's2', name: 'Sleep', input: { ms: 600 } },
       { id: 'x', name: 'FakeEdit', input: { file_path: 'x.txt' } },
     ]);
-    const at = (type: string, callId: string) => Date.parse(events.find((e) => e.type === type && 'callId' in e && e.callId === callId)?.at ?? 'NaN');
+    const at = (type: string, callId: string) =>
+      Date.parse(events.find((e) => e.type === type && 'callId' in e && e.callId === callId)?.at ?? 'NaN');
     // s2 starts before s1 finishes; x starts only after both finished.
     expect(at('ToolCallStarted', 's2')).toBeLessThan(at('ToolCallResult', 's1'));
-    expect(at('ToolCallStarted', 'x')).toBeGreaterThanOrEqual(Math.max(at('ToolCallResult', 's1'), at('ToolCallResult', 's2')));
+    expect(at('ToolCallStarted', 'x')).toBeGreaterThanOrEqual(
+      Math.max(at('ToolCallResult', 's1'), at('ToolCallResult', 's2')),
+    );
   });
 
   it('fails closed: unknown tools, invalid input and a throwing classifier run alone', async () => {
@@ -105,7 +127,11 @@ describe('grouping, turn control and context modifiers on a real server', () => 
       { id: 'd', name: 'Sleep', input: { ms: 1 } },
     ]);
     expect(groups).toEqual([['a'], ['unknown'], ['b'], ['invalid'], ['c'], ['throws'], ['d']]);
-    expect(result.results[1]).toMatchObject({ status: 'error', modelContent: 'Tool not found: Teleport', errorCode: 'tool_not_found' });
+    expect(result.results[1]).toMatchObject({
+      status: 'error',
+      modelContent: 'Tool not found: Teleport',
+      errorCode: 'tool_not_found',
+    });
     expect(result.results[3]?.modelContent).toMatch(/^<tool_use_error>InputValidationError: ms: /);
     expect(result.results[5]?.status).toBe('success');
   });
@@ -121,12 +147,23 @@ describe('grouping, turn control and context modifiers on a real server', () => 
     const [fail, afterFail, submit, late1, late2] = stopped.result.results;
     expect(fail).toMatchObject({ status: 'error', isError: true, modelContent: 'command failed with exit code 1' });
     expect(afterFail).toMatchObject({ status: 'success', modelContent: 'still ran' });
-    expect(submit).toMatchObject({ status: 'success', modelContent: JSON.stringify({ answer: 42 }, null, 2), turnControl: { stopTurn: true } });
+    expect(submit).toMatchObject({
+      status: 'success',
+      modelContent: JSON.stringify({ answer: 42 }, null, 2),
+      turnControl: { stopTurn: true },
+    });
     for (const late of [late1, late2]) {
-      expect(late).toMatchObject({ status: 'cancelled', modelContent: 'Tool cancelled because a previous tool result requested a turn stop.' });
+      expect(late).toMatchObject({
+        status: 'cancelled',
+        modelContent: 'Tool cancelled because a previous tool result requested a turn stop.',
+      });
     }
     expect(stopped.result.stopped).toBe(true);
-    expect(stopped.events.filter((e) => e.type === 'ToolCallStarted').map((e) => 'callId' in e && e.callId)).toEqual(['fail', 'after-fail', 'submit']);
+    expect(stopped.events.filter((e) => e.type === 'ToolCallStarted').map((e) => 'callId' in e && e.callId)).toEqual([
+      'fail',
+      'after-fail',
+      'submit',
+    ]);
   });
 
   it('applies a concurrent group’s session changes after the group, in call order, not completion order', async () => {

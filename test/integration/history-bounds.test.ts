@@ -18,7 +18,11 @@ describe('bounded history and events (real built-in tools)', () => {
   afterAll(async () => harness.close());
 
   it('refuses a turn with more calls than the limit, naming the limit, before it enters history', async () => {
-    const calls = Array.from({ length: DEFAULT_MAX_CALLS_PER_TURN + 1 }, (_, index) => ({ id: `c${index}`, name: 'Read', input: { file_path: 'a.txt' } }));
+    const calls = Array.from({ length: DEFAULT_MAX_CALLS_PER_TURN + 1 }, (_, index) => ({
+      id: `c${index}`,
+      name: 'Read',
+      input: { file_path: 'a.txt' },
+    }));
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const rejected = await session.executeTurn({ turnId: 'huge', calls }).then(
@@ -34,7 +38,11 @@ describe('bounded history and events (real built-in tools)', () => {
   });
 
   it('carries the grouping once per turn, not once per call', async () => {
-    const calls = Array.from({ length: 40 }, (_, index) => ({ id: `r${index}`, name: 'Read', input: { file_path: 'a.txt' } }));
+    const calls = Array.from({ length: 40 }, (_, index) => ({
+      id: `r${index}`,
+      name: 'Read',
+      input: { file_path: 'a.txt' },
+    }));
     const events = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       await session.executeTurn({ turnId: 't', calls });
@@ -44,21 +52,31 @@ describe('bounded history and events (real built-in tools)', () => {
     expect(scheduled).toHaveLength(40);
     const withGrouping = scheduled.filter((event) => event.type === 'ToolCallScheduled' && event.groups !== undefined);
     expect(withGrouping).toHaveLength(1);
-    expect(withGrouping[0]?.type === 'ToolCallScheduled' ? withGrouping[0].groups?.map((group) => group.length) : []).toEqual([10, 10, 10, 10]);
+    expect(
+      withGrouping[0]?.type === 'ToolCallScheduled' ? withGrouping[0].groups?.map((group) => group.length) : [],
+    ).toEqual([10, 10, 10, 10]);
   });
 
   it('does not send the todo list along with later calls (only tools that read session state get it)', async () => {
     const secretTodo = 'todo-text-that-must-not-ride-along';
     const history = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      await session.executeTurn({ turnId: 't1', calls: [{ id: 'todo', name: 'TodoWrite', input: { todos: [{ content: secretTodo, status: 'pending' }] } }] });
+      await session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'todo', name: 'TodoWrite', input: { todos: [{ content: secretTodo, status: 'pending' }] } }],
+      });
       // A Bash call with its default deadline is a regular activity (a Read would run locally: no activity input).
-      await session.executeTurn({ turnId: 't2', calls: [{ id: 'read', name: 'Bash', input: { command: 'cat a.txt' } }] });
+      await session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'read', name: 'Bash', input: { command: 'cat a.txt' } }],
+      });
       return session.workflow.fetchHistory();
     });
     const readInput = history.events
       ?.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall')
-      .map((event) => Buffer.from(event.activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data ?? []).toString())
+      .map((event) =>
+        Buffer.from(event.activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data ?? []).toString(),
+      )
       .find((input) => input.includes('"callId":"read"'));
     expect(readInput).toBeDefined();
     expect(readInput).not.toContain(secretTodo);

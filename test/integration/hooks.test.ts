@@ -17,10 +17,24 @@ describe('PostToolUse and PostToolUseFailure hooks on a real server', () => {
       hooks: {
         preToolUse: [{ matcher: 'FakeFetch', run: () => ({ additionalContext: 'pre: fetched pages may be stale' }) }],
         postToolUse: [
-          { matcher: 'FakeFetch', run: (input) => ({ additionalContext: `post: saw ${input.toolResponse.content.length} chars` }) },
-          { matcher: 'Sleep', run: (input) => ((input.toolInput as { label?: string }).label === 'stop' ? { continue: false, stopReason: 'post hook said stop' } : undefined) },
+          {
+            matcher: 'FakeFetch',
+            run: (input) => ({ additionalContext: `post: saw ${input.toolResponse.content.length} chars` }),
+          },
+          {
+            matcher: 'Sleep',
+            run: (input) =>
+              (input.toolInput as { label?: string }).label === 'stop'
+                ? { continue: false, stopReason: 'post hook said stop' }
+                : undefined,
+          },
           { matcher: 'Refuse', run: () => ({ additionalContext: 'never: Refuse fails' }) },
-          { matcher: 'Slow', run: () => { throw new Error('broken hook'); } },
+          {
+            matcher: 'Slow',
+            run: () => {
+              throw new Error('broken hook');
+            },
+          },
         ],
         postToolUseFailure: [
           {
@@ -53,7 +67,10 @@ describe('PostToolUse and PostToolUseFailure hooks on a real server', () => {
     );
     expect(result.results[1]?.turnControl).toEqual({ stopTurn: true, reason: 'post hook said stop' });
     expect(result.stopped).toBe(true);
-    expect(result.results[3]).toMatchObject({ status: 'cancelled', modelContent: 'Tool cancelled because a previous tool result requested a turn stop.' });
+    expect(result.results[3]).toMatchObject({
+      status: 'cancelled',
+      modelContent: 'Tool cancelled because a previous tool result requested a turn stop.',
+    });
   });
 
   it('runs PostToolUseFailure on errors, timeouts and cancellations (isInterrupt), and ignores a hook that throws', async () => {
@@ -67,14 +84,26 @@ describe('PostToolUse and PostToolUseFailure hooks on a real server', () => {
           { id: 'slow', name: 'Slow', input: {} },
         ],
       });
-      const second = session.executeTurn({ turnId: 't2', calls: [{ id: 'long', name: 'Sleep', input: { ms: 60_000 } }] });
-      await waitFor(async () => (await session.events()).events, (events) => events.some((e) => e.type === 'ToolCallStarted' && e.turnId === 't2'));
+      const second = session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'long', name: 'Sleep', input: { ms: 60_000 } }],
+      });
+      await waitFor(
+        async () => (await session.events()).events,
+        (events) => events.some((e) => e.type === 'ToolCallStarted' && e.turnId === 't2'),
+      );
       await session.interrupt('esc');
       return { first, second: await second };
     });
-    expect(outcome.first.results[0]?.modelContent).toBe('<tool_use_error>nothing to do here</tool_use_error>\n\n[Hook additional context]\n1. failure seen: error');
-    expect(outcome.first.results[1]?.modelContent).toBe('Tool execution timed out after 200ms\n\n[Hook additional context]\n1. failure seen: error');
-    expect(outcome.second.results[0]?.modelContent).toMatch(/\n\n\[Hook additional context\]\n1\. failure seen: interrupt$/);
+    expect(outcome.first.results[0]?.modelContent).toBe(
+      '<tool_use_error>nothing to do here</tool_use_error>\n\n[Hook additional context]\n1. failure seen: error',
+    );
+    expect(outcome.first.results[1]?.modelContent).toBe(
+      'Tool execution timed out after 200ms\n\n[Hook additional context]\n1. failure seen: error',
+    );
+    expect(outcome.second.results[0]?.modelContent).toMatch(
+      /\n\n\[Hook additional context\]\n1\. failure seen: interrupt$/,
+    );
     expect(failures.map((f) => [f.toolUseId, f.isInterrupt])).toEqual([
       ['refuse', false],
       ['slow', false],
@@ -100,7 +129,16 @@ describe('Claude Code command hooks from settings files and session options (rea
     await mkdir(path.join(cwd, '.switchyard'));
     await writeFile(
       path.join(cwd, '.switchyard', 'settings.json'),
-      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh', timeout: 10 }] }] } }),
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh', timeout: 10 }],
+            },
+          ],
+        },
+      }),
     );
     const harness = await createHarness({ tools: [bashTool], defaultCwd: cwd });
     try {
@@ -111,7 +149,14 @@ describe('Claude Code command hooks from settings files and session options (rea
           // The project's own settings file: trusted by the agent builder, as workspace settings must be.
           trustWorkspaceSettings: true,
           // A session-level PostToolUse hook, in the same shape.
-          hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo \'{"additionalContext":"checked by session hook"}\'' }] }] },
+          hooks: {
+            PostToolUse: [
+              {
+                matcher: 'Bash',
+                hooks: [{ type: 'command', command: 'echo \'{"additionalContext":"checked by session hook"}\'' }],
+              },
+            ],
+          },
         });
         return session.executeTurn({
           turnId: 't',
@@ -121,8 +166,14 @@ describe('Claude Code command hooks from settings files and session options (rea
           ],
         });
       });
-      expect(result.results[0]).toMatchObject({ status: 'denied', modelContent: 'Blocked: rm -rf is not allowed here' });
-      expect(result.results[1]).toMatchObject({ status: 'success', modelContent: 'fine\n\n[Hook additional context]\n1. checked by session hook' });
+      expect(result.results[0]).toMatchObject({
+        status: 'denied',
+        modelContent: 'Blocked: rm -rf is not allowed here',
+      });
+      expect(result.results[1]).toMatchObject({
+        status: 'success',
+        modelContent: 'fine\n\n[Hook additional context]\n1. checked by session hook',
+      });
     } finally {
       await harness.close();
     }
@@ -180,10 +231,18 @@ describe('command hook decisions through a turn (real scripts)', () => {
       });
       const byId = Object.fromEntries(result.results.map((r) => [r.callId, r]));
       expect(byId.rewrite).toMatchObject({ status: 'success', modelContent: 'rewritten\n' });
-      expect(byId.invalid?.modelContent).toMatch(/^<tool_use_error>InputValidationError: input rewritten by a PreToolUse hook is invalid: command: /);
+      expect(byId.invalid?.modelContent).toMatch(
+        /^<tool_use_error>InputValidationError: input rewritten by a PreToolUse hook is invalid: command: /,
+      );
       expect(byId.hang).toMatchObject({ status: 'denied' });
-      expect(byId.last).toMatchObject({ status: 'success', turnControl: { stopTurn: true, reason: 'hook ended the turn' } });
-      expect(byId.after).toMatchObject({ status: 'cancelled', modelContent: 'Tool cancelled because a previous tool result requested a turn stop.' });
+      expect(byId.last).toMatchObject({
+        status: 'success',
+        turnControl: { stopTurn: true, reason: 'hook ended the turn' },
+      });
+      expect(byId.after).toMatchObject({
+        status: 'cancelled',
+        modelContent: 'Tool cancelled because a previous tool result requested a turn stop.',
+      });
     } finally {
       await harness.close();
     }

@@ -28,7 +28,15 @@ describe('images as results (real Read and MCP tools, real Temporal server)', ()
   beforeAll(async () => {
     cwd = await scratchDir();
     mcp = await connectMcpTools(
-      mcpServersFromConfig({ mcpServers: { notes: { command: process.execPath, args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')], cwd: path.resolve('.') } } }),
+      mcpServersFromConfig({
+        mcpServers: {
+          notes: {
+            command: process.execPath,
+            args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')],
+            cwd: path.resolve('.'),
+          },
+        },
+      }),
     );
     harness = await createHarness({ tools: [...builtinTools(), ...mcp.tools], defaultCwd: cwd });
   });
@@ -44,7 +52,10 @@ describe('images as results (real Read and MCP tools, real Temporal server)', ()
       const session = await harness.startSession({ cwd });
       await session.executeTurn({ turnId: 'warm-up', calls: [] });
       const before = await session.workflow.fetchHistory();
-      const turn = await session.executeTurn({ turnId: 'look', calls: [{ id: 'read-png', name: 'Read', input: { file_path: 'shot.png' } }] });
+      const turn = await session.executeTurn({
+        turnId: 'look',
+        calls: [{ id: 'read-png', name: 'Read', input: { file_path: 'shot.png' } }],
+      });
       return { result: turn.results[0], before, after: await session.workflow.fetchHistory() };
     });
 
@@ -68,13 +79,22 @@ describe('images as results (real Read and MCP tools, real Temporal server)', ()
     expect(JSON.stringify(after)).not.toContain(slice);
 
     // The adapters read the artifact when they build the request: the model gets the file's bytes.
-    const [anthropic] = await toAnthropicToolResultsWithImages([result as ToolResult], { artifacts: harness.client.artifacts });
-    const anthropicImage = Array.isArray(anthropic?.content) ? anthropic.content.find((block) => block.type === 'image') : undefined;
-    expect(anthropicImage?.type === 'image' && Buffer.from(anthropicImage.source.data, 'base64').equals(png)).toBe(true);
+    const [anthropic] = await toAnthropicToolResultsWithImages([result as ToolResult], {
+      artifacts: harness.client.artifacts,
+    });
+    const anthropicImage = Array.isArray(anthropic?.content)
+      ? anthropic.content.find((block) => block.type === 'image')
+      : undefined;
+    expect(anthropicImage?.type === 'image' && Buffer.from(anthropicImage.source.data, 'base64').equals(png)).toBe(
+      true,
+    );
     const openai = await toOpenAIMessagesWithImages([result as ToolResult], { artifacts: harness.client.artifacts });
     expect(openai.map((message) => message.role)).toEqual(['tool', 'user']);
-    const imagePart = openai[1]?.role === 'user' ? openai[1].content.find((part) => part.type === 'image_url') : undefined;
-    expect(imagePart?.type === 'image_url' && imagePart.image_url.url).toBe(`data:image/png;base64,${png.toString('base64')}`);
+    const imagePart =
+      openai[1]?.role === 'user' ? openai[1].content.find((part) => part.type === 'image_url') : undefined;
+    expect(imagePart?.type === 'image_url' && imagePart.image_url.url).toBe(
+      `data:image/png;base64,${png.toString('base64')}`,
+    );
   });
 
   it('keeps the text block equal to the model content when a PostToolUse hook adds context, the image after it', async () => {
@@ -82,12 +102,19 @@ describe('images as results (real Read and MCP tools, real Temporal server)', ()
     const result = await harness.withWorker(
       async () => {
         const session = await harness.startSession({ cwd });
-        return (await session.executeTurn({ turnId: 't', calls: [{ id: 'read-small', name: 'Read', input: { file_path: 'small.png' } }] })).results[0];
+        return (
+          await session.executeTurn({
+            turnId: 't',
+            calls: [{ id: 'read-small', name: 'Read', input: { file_path: 'small.png' } }],
+          })
+        ).results[0];
       },
       { hooks: { postToolUse: [{ matcher: 'Read', run: () => ({ additionalContext: 'the image is noise' }) }] } },
     );
     const image = imageOf(result);
-    expect(result?.modelContent).toBe(`[image: image/png, ${image?.bytes} bytes, ${image?.artifact}]\n\n[Hook additional context]\n1. the image is noise`);
+    expect(result?.modelContent).toBe(
+      `[image: image/png, ${image?.bytes} bytes, ${image?.artifact}]\n\n[Hook additional context]\n1. the image is noise`,
+    );
     expect(result?.content).toEqual([{ type: 'text', text: result?.modelContent }, image]);
   });
 
@@ -96,20 +123,30 @@ describe('images as results (real Read and MCP tools, real Temporal server)', ()
     await writeFile(path.join(cwd, 'huge.png'), png);
     const { result, sessionId } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      const turn = await session.executeTurn({ turnId: 't', calls: [{ id: 'read-huge', name: 'Read', input: { file_path: 'huge.png' } }] });
+      const turn = await session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'read-huge', name: 'Read', input: { file_path: 'huge.png' } }],
+      });
       return { result: turn.results[0], sessionId: session.sessionId };
     });
     expect(result).toMatchObject({ status: 'error', isError: true, errorCode: 'image_too_large' });
-    expect(result?.modelContent).toMatch(/^<tool_use_error>Image file \(image\/png, 3\.8 MB\) exceeds the maximum image size Read returns \(3\.8 MB, the model APIs refuse larger images\)/);
+    expect(result?.modelContent).toMatch(
+      /^<tool_use_error>Image file \(image\/png, 3\.8 MB\) exceeds the maximum image size Read returns \(3\.8 MB, the model APIs refuse larger images\)/,
+    );
     expect(result?.content).toBeUndefined();
     const sessionsWithArtifacts = await readdir(path.join(harness.dataDir, 'artifacts')).catch(() => []);
     expect(sessionsWithArtifacts).not.toContain(pathSegment(sessionId));
   });
 
-  it('turns an MCP tool\'s image content into an image block holding the bytes the server sent', async () => {
+  it("turns an MCP tool's image content into an image block holding the bytes the server sent", async () => {
     const result = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
-      return (await session.executeTurn({ turnId: 't', calls: [{ id: 'shot', name: 'mcp__notes__screenshot', input: { bytes: 20_000 } }] })).results[0];
+      return (
+        await session.executeTurn({
+          turnId: 't',
+          calls: [{ id: 'shot', name: 'mcp__notes__screenshot', input: { bytes: 20_000 } }],
+        })
+      ).results[0];
     });
     expect(result?.status).toBe('success');
     const image = imageOf(result);
@@ -117,7 +154,9 @@ describe('images as results (real Read and MCP tools, real Temporal server)', ()
     const stored = Buffer.from(await harness.client.artifacts.readBytes(image?.artifact ?? ''));
     const sha256 = /^sha256 ([0-9a-f]{64})\n/.exec(result?.modelContent ?? '')?.[1];
     expect(createHash('sha256').update(stored).digest('hex')).toBe(sha256);
-    expect(result?.modelContent).toBe(`sha256 ${sha256}\n[image: image/png, ${stored.length} bytes, ${image?.artifact}]`);
+    expect(result?.modelContent).toBe(
+      `sha256 ${sha256}\n[image: image/png, ${stored.length} bytes, ${image?.artifact}]`,
+    );
     expect(result?.content).toEqual([{ type: 'text', text: result?.modelContent }, image]);
     // The artifact is a file of the worker's data directory.
     expect((await readFile(harness.client.artifacts.locate(image?.artifact ?? ''))).equals(stored)).toBe(true);

@@ -13,11 +13,15 @@ describe('load (CI slice): many waiting sessions on one worker, and a short sust
   });
   afterAll(async () => harness.close());
 
-  it('40 sessions each waiting for approval: one visibility query finds them all, a script approves them, all complete', { timeout: 300_000 }, async () => {
-    const report = await pendingApprovalDrain(harness, { sessions: 40, cwd });
-    process.stderr.write(`${formatDrain(report)}\n`);
-    expect(report.allCompleted).toBe(true);
-  });
+  it(
+    '40 sessions each waiting for approval: one visibility query finds them all, a script approves them, all complete',
+    { timeout: 300_000 },
+    async () => {
+      const report = await pendingApprovalDrain(harness, { sessions: 40, cwd });
+      process.stderr.write(`${formatDrain(report)}\n`);
+      expect(report.allCompleted).toBe(true);
+    },
+  );
 
   it('4 sessions running turns back to back for 20 s: no errors', { timeout: 300_000 }, async () => {
     const report = await sustainedLoad(harness, { sessions: 4, seconds: 20, cwd });

@@ -21,10 +21,11 @@ function executions(events: HistoryEvents): { scheduled: string[]; markers: numb
     const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
     return name === undefined || name === null ? [] : [name];
   });
-  const markers = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+  const markers = events.filter(
+    (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+  ).length;
   return { scheduled, markers };
 }
-
 
 /** When each `Wait` call's handler started, by label (the harness's worker runs in this process). */
 const waitStarts = new Map<string, number>();
@@ -107,9 +108,16 @@ describe('local read-only calls (real server, real tools)', () => {
     failures.length = 0;
     const { result, waitedMs } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'wait', name: 'Wait', input: { ms: 15_000, label: 'interrupted' } }] });
+      const turn = session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'wait', name: 'Wait', input: { ms: 15_000, label: 'interrupted' } }],
+      });
       // The session's queries wait while a local call holds its workflow task: watch the handler start in-process.
-      await waitFor(async () => waitStarts.get('interrupted'), (started) => started !== undefined, { what: 'the Wait handler to start' });
+      await waitFor(
+        async () => waitStarts.get('interrupted'),
+        (started) => started !== undefined,
+        { what: 'the Wait handler to start' },
+      );
       const interrupted = performance.now();
       await session.interrupt('esc');
       const outcome = await turn;
@@ -126,7 +134,10 @@ describe('local read-only calls (real server, real tools)', () => {
     failures.length = 0;
     const { result, history } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      const turn = await session.executeTurn({ turnId: 't', calls: [{ id: 'wait', name: 'Wait', input: { ms: 2_500, label: 'moved' } }] });
+      const turn = await session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'wait', name: 'Wait', input: { ms: 2_500, label: 'moved' } }],
+      });
       return { result: turn.results[0], history: (await session.workflow.fetchHistory()).events ?? [] };
     });
     expect(result).toMatchObject({ callId: 'wait', status: 'success', modelContent: 'waited 2500 ms' });

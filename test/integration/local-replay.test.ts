@@ -19,7 +19,11 @@ async function updateAdmitted(workflow: WorkflowHandle, callId: string): Promise
       namespace: workflow.client.options.namespace,
       updateRef: { workflowExecution: { workflowId: workflow.workflowId }, updateId: `t:add:${callId}:${callId}:1` },
       identity: 'local-replay test',
-      waitPolicy: { lifecycleStage: temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
+      waitPolicy: {
+        lifecycleStage:
+          temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage
+            .UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED,
+      },
     });
     return true;
   } catch {
@@ -28,13 +32,18 @@ async function updateAdmitted(workflow: WorkflowHandle, callId: string): Promise
 }
 
 /** Local activity markers in history order: activity type, the call ids its result names, when it was scheduled (epoch ms). */
-function localActivityMarkers(history: temporal.api.history.v1.IHistory): { index: number; type: string; callIds: string[]; scheduledAtMs: number }[] {
+function localActivityMarkers(
+  history: temporal.api.history.v1.IHistory,
+): { index: number; type: string; callIds: string[]; scheduledAtMs: number }[] {
   const markers: { index: number; type: string; callIds: string[]; scheduledAtMs: number }[] = [];
   for (const event of history.events ?? []) {
     const details = event.markerRecordedEventAttributes?.details;
     const data = details?.data?.payloads?.[0]?.data;
     if (details == null || data == null) continue;
-    const marker = JSON.parse(Buffer.from(data).toString()) as { activity_type: string; original_schedule_time: { seconds: number; nanos: number } };
+    const marker = JSON.parse(Buffer.from(data).toString()) as {
+      activity_type: string;
+      original_schedule_time: { seconds: number; nanos: number };
+    };
     const result = Buffer.from(details.result?.payloads?.[0]?.data ?? []).toString();
     markers.push({
       index: markers.length,
@@ -111,7 +120,11 @@ describe('local activities that overlap replay as they ran', () => {
     // `write` waits for an approval that never comes (1 s timeout); w1 queues behind it.
     await turn.add({ id: 'write', name: 'Write', input: { file_path: path.join(cwd, 'never.txt'), content: 'no\n' } });
     await turn.add({ id: 'w1', name: 'Wait', input: { ms: 20 } });
-    await waitFor(() => session.pendingApprovals(), (pending) => pending.length === 1, { what: 'the Write to wait for approval' });
+    await waitFor(
+      () => session.pendingApprovals(),
+      (pending) => pending.length === 1,
+      { what: 'the Write to wait for approval' },
+    );
     first.worker.shutdown();
     await first.done;
     // No worker: the approval timer fires, and w2 arrives. The next workflow task carries both, so the freed w1's
@@ -124,7 +137,11 @@ describe('local activities that overlap replay as they ran', () => {
     );
     const added = turn.add({ id: 'w2', name: 'Wait', input: { ms: 21 } });
     // The worker starts only once the server holds w2's update, so its first workflow task carries both.
-    await waitFor(async () => updateAdmitted(session.workflow, 'w2'), (admitted) => admitted, { what: 'the server to admit the update adding w2' });
+    await waitFor(
+      async () => updateAdmitted(session.workflow, 'w2'),
+      (admitted) => admitted,
+      { what: 'the server to admit the update adding w2' },
+    );
     const second = await harness.startWorker();
     try {
       await added;
@@ -149,7 +166,12 @@ describe('local activities that overlap replay as they ran', () => {
       w1Prepare.scheduledAtMs < w2Planned &&
       w2Plan.index < w1Prepare.index &&
       w2Planned - performance.timeOrigin < w1Hook.ended;
-    const seen = JSON.stringify({ w1PrepareScheduledAtMs: w1Prepare?.scheduledAtMs, w2PlannedAtMs: w2Planned, w2PlanMarker: w2Plan?.index, w1PrepareMarker: w1Prepare?.index });
+    const seen = JSON.stringify({
+      w1PrepareScheduledAtMs: w1Prepare?.scheduledAtMs,
+      w2PlannedAtMs: w2Planned,
+      w2PlanMarker: w2Plan?.index,
+      w1PrepareMarker: w1Prepare?.index,
+    });
     return { history, raced, seen };
   }
 
@@ -157,11 +179,16 @@ describe('local activities that overlap replay as they ran', () => {
     Worker.runReplayHistory(
       {
         workflowBundle: { codePath: inject('workflowBundlePath') },
-        sinks: { switchyardTelemetry: { toolCallStarted: { fn: () => undefined }, toolCallEnded: { fn: () => undefined } } },
+        sinks: {
+          switchyardTelemetry: { toolCallStarted: { fn: () => undefined }, toolCallEnded: { fn: () => undefined } },
+        },
       },
       history,
       'local-replay',
-    ).then(() => 'replayed', (error: unknown) => String(error));
+    ).then(
+      () => 'replayed',
+      (error: unknown) => String(error),
+    );
 
   it('a streamed call planned while the call ahead of it prepares: its history replays without a nondeterminism error', async () => {
     // Every history must replay. The race is arranged, but a loaded machine can still deliver w2 a workflow task
@@ -170,7 +197,9 @@ describe('local activities that overlap replay as they ran', () => {
     let raced = false;
     for (let attempt = 1; attempt <= 4 && !raced; attempt += 1) {
       const outcome = await arrangeRace();
-      expect(await replay(outcome.history), `attempt ${attempt} (${outcome.raced ? 'raced' : 'no race'})`).toBe('replayed');
+      expect(await replay(outcome.history), `attempt ${attempt} (${outcome.raced ? 'raced' : 'no race'})`).toBe(
+        'replayed',
+      );
       attempts.push(outcome.seen);
       raced = outcome.raced;
     }

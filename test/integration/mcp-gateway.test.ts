@@ -18,7 +18,8 @@ import { waitFor } from '../support/wait-for.js';
 const BIN = path.resolve('bin/switchyard.js');
 
 type TextContent = { type: string; text?: string };
-const textOf = (result: object): string => (((result as { content?: unknown }).content ?? []) as TextContent[]).map((block) => block.text ?? '').join('\n');
+const textOf = (result: object): string =>
+  (((result as { content?: unknown }).content ?? []) as TextContent[]).map((block) => block.text ?? '').join('\n');
 
 let harness: Harness;
 let cwd: string;
@@ -30,7 +31,9 @@ beforeAll(async () => {
   cwd = await scratchDir('switchyard-mcp-gateway-');
   await writeFile(path.join(cwd, 'hello.txt'), 'hello from the workspace\nsecond line\n');
   worker = await harness.startWorker({ defaultCwd: cwd });
-  env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  env = Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   Object.assign(env, {
     TEMPORAL_ADDRESS: harness.address,
     TEMPORAL_NAMESPACE: harness.namespace,
@@ -47,7 +50,11 @@ afterAll(async () => {
 
 async function pendingFor(sessionId: string, toolName: string): Promise<ApprovalRequest> {
   const pending = await waitFor(
-    () => harness.client.session(sessionId).pendingApprovals().catch(() => [] as ApprovalRequest[]),
+    () =>
+      harness.client
+        .session(sessionId)
+        .pendingApprovals()
+        .catch(() => [] as ApprovalRequest[]),
     (list) => list.some((request) => request.toolName === toolName),
     { what: `a pending ${toolName} approval in ${sessionId}`, timeoutMs: 60_000 },
   );
@@ -83,11 +90,17 @@ async function exerciseGateway(client: Client, sessionId: string, file: string):
     });
   const request = await pendingFor(sessionId, 'Bash');
   // The request stays open while the call waits, and the client hears which request to approve.
-  await waitFor(async () => progress, (messages) => messages.some((message) => message.includes(request.requestId)), { what: 'a progress message naming the request' });
+  await waitFor(
+    async () => progress,
+    (messages) => messages.some((message) => message.includes(request.requestId)),
+    { what: 'a progress message naming the request' },
+  );
   expect(settled).toBe(false);
   expect(existsSync(path.join(cwd, file))).toBe(false);
 
-  await harness.client.session(sessionId).approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest, by: 'test' });
+  await harness.client
+    .session(sessionId)
+    .approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest, by: 'test' });
   const result = await touch;
   expect(result.isError).toBeFalsy();
   expect(existsSync(path.join(cwd, file))).toBe(true);
@@ -97,7 +110,14 @@ describe('switchyard mcp over stdio', () => {
   it('lists the session tools, reads a file, and keeps a Bash call open until it is approved', async () => {
     const sessionId = uniqueName('mcp-stdio');
     const client = new Client({ name: 'switchyard-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--session', sessionId, '--cwd', cwd], env, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp', '--session', sessionId, '--cwd', cwd],
+        env,
+        stderr: 'ignore',
+      }),
+    );
     try {
       await exerciseGateway(client, sessionId, 'made-over-stdio.txt');
     } finally {
@@ -114,9 +134,13 @@ describe('switchyard mcp over stdio', () => {
     // The block runs the published package through npx; in this clone the same command is bin/switchyard.js.
     expect([server.command, server.args[0]]).toEqual(['npx', 'temporal-switchyard']);
     const sessionId = uniqueName('mcp-readme');
-    const args = server.args.slice(1).map((arg, index, all) => (all[index - 1] === '--session' ? sessionId : all[index - 1] === '--cwd' ? cwd : arg));
+    const args = server.args
+      .slice(1)
+      .map((arg, index, all) => (all[index - 1] === '--session' ? sessionId : all[index - 1] === '--cwd' ? cwd : arg));
     const client = new Client({ name: 'claude-code-style', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env, stderr: 'ignore' }),
+    );
     try {
       const result = await client.callTool({ name: 'Read', arguments: { file_path: 'hello.txt', limit: 1 } });
       expect(textOf(result)).toContain('hello from the workspace');
@@ -130,24 +154,45 @@ describe('switchyard mcp over stdio', () => {
     const sessionId = uniqueName('mcp-reattach');
     const connect = async (): Promise<Client> => {
       const client = new Client({ name: 'switchyard-test', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--session', sessionId, '--cwd', cwd], env, stderr: 'ignore' }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [BIN, 'mcp', '--session', sessionId, '--cwd', cwd],
+          env,
+          stderr: 'ignore',
+        }),
+      );
       return client;
     };
     const first = await connect();
-    const abandoned = first.callTool({ name: 'Bash', arguments: { command: 'touch made-after-reconnect.txt' } }, undefined, { timeout: 120_000 }).catch((error: unknown) => error);
+    const abandoned = first
+      .callTool({ name: 'Bash', arguments: { command: 'touch made-after-reconnect.txt' } }, undefined, {
+        timeout: 120_000,
+      })
+      .catch((error: unknown) => error);
     const request = await pendingFor(sessionId, 'Bash');
     await first.close();
     await abandoned;
     // Still pending in the session: the gateway going away decided nothing.
-    expect((await harness.client.session(sessionId).pendingApprovals()).map((pending) => pending.requestId)).toEqual([request.requestId]);
+    expect((await harness.client.session(sessionId).pendingApprovals()).map((pending) => pending.requestId)).toEqual([
+      request.requestId,
+    ]);
 
     const second = await connect();
     try {
-      const again = second.callTool({ name: 'Bash', arguments: { command: 'touch made-after-reconnect.txt' } }, undefined, { timeout: 120_000 });
+      const again = second.callTool(
+        { name: 'Bash', arguments: { command: 'touch made-after-reconnect.txt' } },
+        undefined,
+        { timeout: 120_000 },
+      );
       // Re-attached, not a second call: still one pending request.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect((await harness.client.session(sessionId).pendingApprovals()).map((pending) => pending.requestId)).toEqual([request.requestId]);
-      await harness.client.session(sessionId).approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+      expect((await harness.client.session(sessionId).pendingApprovals()).map((pending) => pending.requestId)).toEqual([
+        request.requestId,
+      ]);
+      await harness.client
+        .session(sessionId)
+        .approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
       const result = await again;
       expect(result.isError).toBeFalsy();
       expect(existsSync(path.join(cwd, 'made-after-reconnect.txt'))).toBe(true);
@@ -162,18 +207,37 @@ describe('switchyard mcp over streamable HTTP', () => {
     const sessionId = uniqueName('mcp-http');
     const port = await freePort();
     const token = `test-token-${sessionId}`;
-    const cli = startCli(['mcp', '--session', sessionId, '--cwd', cwd, '--http', String(port)], { ...env, SWITCHYARD_MCP_TOKEN: token });
+    const cli = startCli(['mcp', '--session', sessionId, '--cwd', cwd, '--http', String(port)], {
+      ...env,
+      SWITCHYARD_MCP_TOKEN: token,
+    });
     try {
-      await waitFor(async () => cli.output(), (output) => output.includes(`http://127.0.0.1:${port}/mcp`), { what: 'the gateway listening', timeoutMs: 60_000 });
+      await waitFor(
+        async () => cli.output(),
+        (output) => output.includes(`http://127.0.0.1:${port}/mcp`),
+        { what: 'the gateway listening', timeoutMs: 60_000 },
+      );
       const url = new URL(`http://127.0.0.1:${port}/mcp`);
 
-      const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      const refused = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
       expect(refused.status).toBe(401);
       const wrong = new Client({ name: 'switchyard-test', version: '1.0.0' });
-      await expect(wrong.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: 'Bearer not-the-token' } } }))).rejects.toThrow();
+      await expect(
+        wrong.connect(
+          new StreamableHTTPClientTransport(url, {
+            requestInit: { headers: { authorization: 'Bearer not-the-token' } },
+          }),
+        ),
+      ).rejects.toThrow();
 
       const client = new Client({ name: 'switchyard-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
       try {
         await exerciseGateway(client, sessionId, 'made-over-http.txt');
       } finally {

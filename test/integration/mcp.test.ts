@@ -12,7 +12,13 @@ describe('MCP tools in a turn (real MCP server process, real Temporal server)', 
   beforeAll(async () => {
     // Claude Code's .mcp.json shape, as `switchyard worker --mcp-config` reads it.
     const servers = mcpServersFromConfig({
-      mcpServers: { notes: { command: process.execPath, args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')], cwd: path.resolve('.') } },
+      mcpServers: {
+        notes: {
+          command: process.execPath,
+          args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')],
+          cwd: path.resolve('.'),
+        },
+      },
     });
     mcp = await connectMcpTools(servers);
     harness = await createHarness({ tools: [readTool, ...mcp.tools], defaultCwd: await scratchDir() });
@@ -49,7 +55,12 @@ describe('MCP tools in a turn (real MCP server process, real Temporal server)', 
       ['success', 'set note b'],
     ]);
     const scheduled = events.find((event) => event.type === 'ToolCallScheduled' && event.turnId === 't');
-    expect(scheduled?.type === 'ToolCallScheduled' && scheduled.groups).toEqual([['r1', 'r2'], ['del'], ['r3'], ['bad']]); // fail has no annotations: exclusive (fail closed)
+    expect(scheduled?.type === 'ToolCallScheduled' && scheduled.groups).toEqual([
+      ['r1', 'r2'],
+      ['del'],
+      ['r3'],
+      ['bad'],
+    ]); // fail has no annotations: exclusive (fail closed)
     // What the MCP server answered, in the model's order: the reads before the delete saw the note, the one after
     // it did not.
     expect(result.results.map((r) => [r.callId, r.toolName, r.status, r.modelContent])).toEqual([

@@ -18,7 +18,12 @@ const ownPackage = JSON.parse(await readFile(path.join(repoRoot, 'package.json')
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
-const npm = (args: string[], cwd: string) => run('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+const npm = (args: string[], cwd: string) =>
+  run('npm', args, {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+  });
 
 /** A session with a tool defined in the consumer through `defineTool`, on a worker from `temporal-switchyard/worker`. */
 const consumerScript = `
@@ -104,10 +109,15 @@ async function readmeImports(): Promise<Map<string, { values: Set<string>; types
   const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
   const imports = new Map<string, { values: Set<string>; types: Set<string> }>();
   for (const [, block = ''] of readme.matchAll(/^```ts(?: fragment)?\n([\s\S]*?)^```$/gm)) {
-    for (const [, typeOnly, names = '', specifier = ''] of block.matchAll(/^import (type )?\{([^}]*)\} from '(temporal-switchyard(?:\/[a-z-]+)?)';$/gm)) {
+    for (const [, typeOnly, names = '', specifier = ''] of block.matchAll(
+      /^import (type )?\{([^}]*)\} from '(temporal-switchyard(?:\/[a-z-]+)?)';$/gm,
+    )) {
       const entry = imports.get(specifier) ?? { values: new Set<string>(), types: new Set<string>() };
       imports.set(specifier, entry);
-      for (const name of names.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+      for (const name of names
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '')) {
         if (typeOnly !== undefined || name.startsWith('type ')) entry.types.add(name.replace(/^type /, ''));
         else entry.values.add(name);
       }
@@ -124,7 +134,15 @@ async function typeCheck(project: string, file: string): Promise<string> {
     JSON.stringify({
       // skipLibCheck as most projects set it (checking every dependency's .d.ts triples the time); the
       // expected-error lines of consumer.ts prove the shipped types are precise rather than any.
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: true },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        types: ['node'],
+        skipLibCheck: true,
+      },
       files: [file],
     }),
   );
@@ -133,7 +151,10 @@ async function typeCheck(project: string, file: string): Promise<string> {
     () => '',
     (error: { stdout: string }) => error.stdout,
   );
-  return output.split('\n').filter((line) => /error TS\d+/.test(line)).join('\n');
+  return output
+    .split('\n')
+    .filter((line) => /error TS\d+/.test(line))
+    .join('\n');
 }
 
 /**
@@ -222,7 +243,9 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
 
   beforeAll(async () => {
     const scratch = await scratchDir('switchyard-package-');
-    const packed = JSON.parse((await npm(['pack', '--json', '--pack-destination', scratch], repoRoot)).stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const packed = JSON.parse(
+      (await npm(['pack', '--json', '--pack-destination', scratch], repoRoot)).stdout,
+    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const tarball = path.join(scratch, packed[0]?.filename ?? '');
     const files = packed[0]?.files.map((file) => file.path) ?? [];
     expect(files).toContain('dist/index.js');
@@ -270,7 +293,9 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
     ]);
     expect(out.turn.results[0]?.modelContent).toBe('HELLO!');
     expect(out.turn.results[1]?.modelContent).toContain('"name":"consumer"');
-    expect(out.prebuiltWorkflowBundlePath).toBe(path.join(project, 'node_modules', ownPackage.name, 'dist', 'workflow-bundle.js'));
+    expect(out.prebuiltWorkflowBundlePath).toBe(
+      path.join(project, 'node_modules', ownPackage.name, 'dist', 'workflow-bundle.js'),
+    );
     expect(out.internal).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
     expect(out.tools[0]?.name).toBe('Shout');
     expect(Object.keys(out.tools[0]?.input_schema.properties ?? {})).toEqual(['text']);
@@ -278,10 +303,27 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
 
   it("exports every name the README's code blocks import, under plain node and to TypeScript", async () => {
     const imports = await readmeImports();
-    expect([...imports.keys()].sort()).toEqual(['temporal-switchyard', 'temporal-switchyard/worker', 'temporal-switchyard/workflows']);
+    expect([...imports.keys()].sort()).toEqual([
+      'temporal-switchyard',
+      'temporal-switchyard/worker',
+      'temporal-switchyard/workflows',
+    ]);
     const rootValues = [...(imports.get('temporal-switchyard')?.values ?? [])];
     // The loops of "Use it from your agent loop" are among them.
-    for (const name of ['callsFromOpenAIResponses', 'toOpenAIResponsesOutputs', 'toGeminiTools', 'callsFromGemini', 'toGeminiFunctionResponses', 'toAiSdkTools', 'callsFromAiSdk', 'toAiSdkToolResults', 'anthropicToolStream', 'openAIChatToolStream', 'openAIResponsesToolStream', 'serverSentEvents']) {
+    for (const name of [
+      'callsFromOpenAIResponses',
+      'toOpenAIResponsesOutputs',
+      'toGeminiTools',
+      'callsFromGemini',
+      'toGeminiFunctionResponses',
+      'toAiSdkTools',
+      'callsFromAiSdk',
+      'toAiSdkToolResults',
+      'anthropicToolStream',
+      'openAIChatToolStream',
+      'openAIResponsesToolStream',
+      'serverSentEvents',
+    ]) {
       expect(rootValues).toContain(name);
     }
     // Values: plain node imports each entry point and finds each name defined.
@@ -303,8 +345,18 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
     // Types (and the values as TypeScript sees them): the same imports type-checked against the shipped .d.ts.
     const alias = (specifier: string): string => specifier.replace(/\W/g, '_');
     const lines = [...imports].flatMap(([specifier, { values, types }]) => [
-      ...(values.size === 0 ? [] : [`import { ${[...values].join(', ')} } from '${specifier}';`, `export const values_${alias(specifier)} = [${[...values].join(', ')}];`]),
-      ...(types.size === 0 ? [] : [`import type { ${[...types].join(', ')} } from '${specifier}';`, `export type Types_${alias(specifier)} = [${[...types].join(', ')}];`]),
+      ...(values.size === 0
+        ? []
+        : [
+            `import { ${[...values].join(', ')} } from '${specifier}';`,
+            `export const values_${alias(specifier)} = [${[...values].join(', ')}];`,
+          ]),
+      ...(types.size === 0
+        ? []
+        : [
+            `import type { ${[...types].join(', ')} } from '${specifier}';`,
+            `export type Types_${alias(specifier)} = [${[...types].join(', ')}];`,
+          ]),
     ]);
     await writeFile(path.join(project, 'readme-imports.ts'), `${lines.join('\n')}\n`);
     expect(await typeCheck(project, 'readme-imports.ts')).toBe('');
@@ -325,7 +377,13 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
     const { loops } = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{"loops"')) ?? '{}') as {
       loops: { exported: Record<string, unknown>; results: Record<string, unknown> };
     };
-    expect(loops.exported).toEqual({ anthropic: 'Read', chat: 'Read', responses: 'Read', gemini: 'Read', aiSdk: ['Read'] });
+    expect(loops.exported).toEqual({
+      anthropic: 'Read',
+      chat: 'Read',
+      responses: 'Read',
+      gemini: 'Read',
+      aiSdk: ['Read'],
+    });
     // package.json's first lines, in each API's result shape, keyed by the id the model sent.
     const read: unknown = expect.stringContaining('"name":"consumer"');
     expect(loops.results).toMatchObject({
@@ -347,27 +405,43 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
 
   it('`worker --tools tool.ts` without tsx beside it is a usage error that says what to install (not Node\'s "Unknown file extension")', async () => {
     const module = path.join(project, 'my-tool.ts');
-    await writeFile(module, "export const nothing: number = 1;\n");
-    const failure = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['worker', '--tools', module], { cwd: project, timeout: 60_000 }).then(
+    await writeFile(module, 'export const nothing: number = 1;\n');
+    const failure = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['worker', '--tools', module], {
+      cwd: project,
+      timeout: 60_000,
+    }).then(
       () => undefined,
       (error: { code: number | string; stderr: string }) => error,
     );
     expect(failure?.code).toBe(2);
-    expect(failure?.stderr).toContain(`--tools ${module} is TypeScript, which Node runs only through tsx: install it beside your project (npm install --save-dev tsx) or pass the compiled .js file`);
+    expect(failure?.stderr).toContain(
+      `--tools ${module} is TypeScript, which Node runs only through tsx: install it beside your project (npm install --save-dev tsx) or pass the compiled .js file`,
+    );
   });
 
   it('runs `switchyard dev` without the optional dependencies: JSON logs, and it says what to install', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_LOG_FORMAT: 'pretty', HOME: await scratchDir('switchyard-package-home-') };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SWITCHYARD_LOG_FORMAT: 'pretty',
+      HOME: await scratchDir('switchyard-package-home-'),
+    };
     delete env.TEMPORAL_ADDRESS;
-    const failure = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['dev', '--headless'], { cwd: project, env, timeout: 60_000 }).then(
+    const failure = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['dev', '--headless'], {
+      cwd: project,
+      env,
+      timeout: 60_000,
+    }).then(
       () => undefined,
       (error: { code: number | string; stdout: string; stderr: string }) => error,
     );
     expect(failure?.code).toBe(1);
     // The failure is one readable line on stderr that says what to install.
-    expect(failure?.stderr).toMatch(/switchyard: `switchyard dev` needs the optional dependency @temporalio\/testing; install it/);
+    expect(failure?.stderr).toMatch(
+      /switchyard: `switchyard dev` needs the optional dependency @temporalio\/testing; install it/,
+    );
     // pino-pretty is not installed, so "pretty" falls back to JSON lines: whatever the worker logged is JSON.
-    for (const line of (failure?.stdout ?? '').split('\n').filter((text) => text.trim() !== '')) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+    for (const line of (failure?.stdout ?? '').split('\n').filter((text) => text.trim() !== ''))
+      expect(() => JSON.parse(line) as unknown, line).not.toThrow();
   });
 
   it('type-checks a TypeScript consumer against the shipped .d.ts', async () => {

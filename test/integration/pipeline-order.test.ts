@@ -27,7 +27,8 @@ describe('each call is prepared when its group runs (real built-in tools)', () =
   });
   afterAll(async () => harness.close());
 
-  const turn = async (session: SessionHandle, turnId: string, calls: ToolCall[]): Promise<ToolResult[]> => (await session.executeTurn({ turnId, calls })).results;
+  const turn = async (session: SessionHandle, turnId: string, calls: ToolCall[]): Promise<ToolResult[]> =>
+    (await session.executeTurn({ turnId, calls })).results;
 
   it('runs Write → Edit → Read of a new file in one turn', async () => {
     const cwd = await scratchDir();
@@ -122,7 +123,8 @@ describe('each call is prepared when its group runs (real built-in tools)', () =
       expect(results[0]?.modelContent).toContain('<persisted-output>');
       expect(results[0]?.budget?.policy).toBe('artifact');
       expect(results[1]?.modelContent).toContain('two two');
-      for (const result of results) expect(result.modelContent).toMatch(/\[Hook additional context\]\n1\. read with care$/);
+      for (const result of results)
+        expect(result.modelContent).toMatch(/\[Hook additional context\]\n1\. read with care$/);
     });
   });
 
@@ -137,7 +139,11 @@ describe('each call is prepared when its group runs (real built-in tools)', () =
       { id: 'x', name: 'Nope', input: {} },
     ];
     const comparable = (results: ToolResult[], cwd: string) =>
-      results.map((result) => ({ callId: result.callId, status: result.status, modelContent: result.modelContent.split(cwd).join('<cwd>') }));
+      results.map((result) => ({
+        callId: result.callId,
+        status: result.status,
+        modelContent: result.modelContent.split(cwd).join('<cwd>'),
+      }));
     const [wholeCwd, streamCwd] = [await scratchDir(), await scratchDir()];
     await harness.withWorker(async () => {
       const whole = await harness.startSession({ cwd: wholeCwd, permissionMode: 'bypassPermissions' });
@@ -149,7 +155,15 @@ describe('each call is prepared when its group runs (real built-in tools)', () =
       await stream.end();
       const streamResults: ToolResult[] = [];
       for await (const result of stream) streamResults.push(result);
-      expect(wholeResults.map((result) => result.status)).toEqual(['success', 'success', 'success', 'success', 'success', 'success', 'error']);
+      expect(wholeResults.map((result) => result.status)).toEqual([
+        'success',
+        'success',
+        'success',
+        'success',
+        'success',
+        'success',
+        'error',
+      ]);
       expect(comparable(streamResults, streamCwd)).toEqual(comparable(wholeResults, wholeCwd));
     });
   });

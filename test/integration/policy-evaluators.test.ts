@@ -14,7 +14,11 @@ import { killCli, startCli } from '../support/cli-process.js';
 import { allEvents, answer, eventsOfType, waitForPendingApprovals } from '../support/session-probes.js';
 import { waitFor } from '../support/wait-for.js';
 
-const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 const bash = (id: string, command: string) => ({ id, name: 'Bash', input: { command } });
 
 /** An evaluator that never answers until it is cancelled: the human must win the race. */
@@ -33,7 +37,9 @@ async function scriptedModel(): Promise<{ server: Server; baseUrl: string; promp
       const parsed = JSON.parse(body) as { messages: Array<{ content: string }> };
       const prompt = parsed.messages[0]?.content ?? '';
       prompts.push(prompt);
-      const decision = prompt.includes('rm ') ? { decision: 'deny', reason: 'rm deletes files' } : { decision: 'allow', reason: 'harmless' };
+      const decision = prompt.includes('rm ')
+        ? { decision: 'deny', reason: 'rm deletes files' }
+        : { decision: 'allow', reason: 'harmless' };
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(decision) }] }));
     });
@@ -49,7 +55,11 @@ describe('approval evaluators race the human (real server, real tools)', () => {
     model = await scriptedModel();
     harness = await createHarness({
       tools: builtinTools(),
-      evaluators: [ruleBasedEvaluator, slowEvaluator, createModelEvaluator({ apiKey: 'test-key', baseUrl: model.baseUrl })],
+      evaluators: [
+        ruleBasedEvaluator,
+        slowEvaluator,
+        createModelEvaluator({ apiKey: 'test-key', baseUrl: model.baseUrl }),
+      ],
     });
   });
   afterAll(async () => {
@@ -60,19 +70,29 @@ describe('approval evaluators race the human (real server, real tools)', () => {
   it('the rule-based evaluator allows a plain call and denies rm; a deny rule is never lifted', async () => {
     const cwd = await scratchDir();
     await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, approvalEvaluator: 'rule-based', rules: { deny: ['Bash(touch forbidden.txt)'] } });
-      const result = await session.executeTurn({ turnId: 't1', calls: [bash('c1', 'touch plain.txt'), bash('c2', 'rm plain.txt'), bash('c3', 'touch forbidden.txt')] });
+      const session = await harness.startSession({
+        cwd,
+        approvalEvaluator: 'rule-based',
+        rules: { deny: ['Bash(touch forbidden.txt)'] },
+      });
+      const result = await session.executeTurn({
+        turnId: 't1',
+        calls: [bash('c1', 'touch plain.txt'), bash('c2', 'rm plain.txt'), bash('c3', 'touch forbidden.txt')],
+      });
       expect(result.results.map((entry) => entry.status)).toEqual(['success', 'denied', 'denied']);
       expect(result.results[1]?.modelContent).toContain('runs rm');
       expect(await exists(path.join(cwd, 'plain.txt'))).toBe(true);
       expect(await exists(path.join(cwd, 'forbidden.txt'))).toBe(false);
       const events = await allEvents(session);
-      expect(eventsOfType(events, 'PermissionResolved')).toMatchObject([{ callId: 'c1', source: 'evaluator', by: 'evaluator:rule-based', policyVersion: 1 }]);
+      expect(eventsOfType(events, 'PermissionResolved')).toMatchObject([
+        { callId: 'c1', source: 'evaluator', by: 'evaluator:rule-based', policyVersion: 1 },
+      ]);
       expect(eventsOfType(events, 'PermissionDenied')).toMatchObject([
         { callId: 'c2', source: 'evaluator', by: 'evaluator:rule-based' },
         { callId: 'c3', source: 'rule' },
       ]);
-      const decisions = await session.workflow.query<Array<{ callId?: string; by?: string; decision?: string }>>('approvalDecisions');
+      const decisions =
+        await session.workflow.query<Array<{ callId?: string; by?: string; decision?: string }>>('approvalDecisions');
       expect(decisions).toMatchObject([
         { callId: 'c1', by: 'evaluator:rule-based', decision: 'allow' },
         { callId: 'c2', by: 'evaluator:rule-based', decision: 'deny' },
@@ -101,16 +121,25 @@ describe('approval evaluators race the human (real server, real tools)', () => {
       expect((await turn).results[0]).toMatchObject({ status: 'success' });
       const decisions = await session.workflow.query<Array<{ by?: string }>>('approvalDecisions');
       expect(decisions.map((entry) => entry.by)).toEqual(['test-approver']);
-      expect(eventsOfType(await allEvents(session), 'PermissionResolved')).toMatchObject([{ callId: 'c1', source: 'user' }]);
+      expect(eventsOfType(await allEvents(session), 'PermissionResolved')).toMatchObject([
+        { callId: 'c1', source: 'user' },
+      ]);
     });
   });
 
   it('the model evaluator asks the Messages API with the command, the rule that asked and the recent history', async () => {
     const cwd = await scratchDir();
     await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, approvalEvaluator: 'anthropic-model', rules: { ask: ['Bash(touch:*)'] } });
+      const session = await harness.startSession({
+        cwd,
+        approvalEvaluator: 'anthropic-model',
+        rules: { ask: ['Bash(touch:*)'] },
+      });
       await session.executeTurn({ turnId: 't0', calls: [{ id: 'g1', name: 'Glob', input: { pattern: '*' } }] });
-      const result = await session.executeTurn({ turnId: 't1', calls: [bash('c1', 'touch model.txt'), bash('c2', 'rm model.txt')] });
+      const result = await session.executeTurn({
+        turnId: 't1',
+        calls: [bash('c1', 'touch model.txt'), bash('c2', 'rm model.txt')],
+      });
       expect(result.results.map((entry) => entry.status)).toEqual(['success', 'denied']);
       expect(result.results[1]?.modelContent).toBe('rm deletes files');
       const first = model.prompts.find((prompt) => prompt.includes('touch model.txt')) ?? '';
@@ -135,7 +164,9 @@ describe('an approval evaluator and a lost worker', () => {
       evaluate: (request, { signal }) => {
         calls.push(`first:${request.callId}`);
         firstStarted();
-        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+        return new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }),
+        );
       },
     };
     const allowing: ApprovalEvaluator = {
@@ -159,7 +190,8 @@ describe('an approval evaluator and a lost worker', () => {
           const result = await turn;
           expect(result.results[0]).toMatchObject({ status: 'success' });
           expect(calls).toEqual(['first:c1', 'second:c1']);
-          const decisions = await session.workflow.query<Array<{ by?: string; decision?: string }>>('approvalDecisions');
+          const decisions =
+            await session.workflow.query<Array<{ by?: string; decision?: string }>>('approvalDecisions');
           expect(decisions).toMatchObject([{ by: 'evaluator:once', decision: 'allow' }]);
           expect(decisions).toHaveLength(1);
           expect(eventsOfType(await allEvents(session), 'PermissionResolved')).toHaveLength(1);
@@ -216,10 +248,20 @@ describe('an approval evaluator and a lost worker', () => {
       },
     };
     try {
-      await child.waitForLog((line) => line.msg === 'worker started' && line.taskQueue === harness.taskQueue, 'the worker process to start');
+      await child.waitForLog(
+        (line) => line.msg === 'worker started' && line.taskQueue === harness.taskQueue,
+        'the worker process to start',
+      );
       const session = await harness.startSession({ cwd, approvalEvaluator: 'killed', heartbeatTimeoutMs: 2_000 });
-      const turn = session.executeTurn({ turnId: 't1', calls: [bash('c1', 'touch killed.txt && echo ran >> runs.log')] });
-      await waitFor(async () => exists(marker), (found) => found, { what: 'the evaluator in the worker process to be called', timeoutMs: 60_000 });
+      const turn = session.executeTurn({
+        turnId: 't1',
+        calls: [bash('c1', 'touch killed.txt && echo ran >> runs.log')],
+      });
+      await waitFor(
+        async () => exists(marker),
+        (found) => found,
+        { what: 'the evaluator in the worker process to be called', timeoutMs: 60_000 },
+      );
       child.child.kill('SIGKILL');
       expect(await child.exited).toMatchObject({ code: null, signal: 'SIGKILL' });
       expect(await exists(path.join(cwd, 'killed.txt'))).toBe(false);
@@ -228,7 +270,8 @@ describe('an approval evaluator and a lost worker', () => {
           const result = await turn;
           expect(result.results[0]).toMatchObject({ callId: 'c1', status: 'success' });
           expect(evaluated).toEqual(['c1']);
-          const decisions = await session.workflow.query<Array<{ by?: string; decision?: string }>>('approvalDecisions');
+          const decisions =
+            await session.workflow.query<Array<{ by?: string; decision?: string }>>('approvalDecisions');
           expect(decisions).toMatchObject([{ by: 'evaluator:killed', decision: 'allow' }]);
           expect(decisions).toHaveLength(1);
           expect(eventsOfType(await allEvents(session), 'PermissionResolved')).toHaveLength(1);

@@ -6,7 +6,11 @@ import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { allEvents, answer, eventsOfType, rejectionOf, waitForPendingApprovals } from '../support/session-probes.js';
 
-const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 const bash = (id: string, command: string) => ({ id, name: 'Bash', input: { command } });
 
 /** Policy that changes while a session runs, through real sessions with the real built-in tools. */
@@ -24,8 +28,14 @@ describe('session policy on a real server (real tools)', () => {
       const turn = session.executeTurn({ turnId: 't1', calls: [bash('c1', 'touch one.txt')] });
       await waitForPendingApprovals(session);
 
-      expect(await rejectionOf(session.setPolicy({ rules: { allow: ['Bash(touch:*'] } }))).toContain('Invalid permission rule');
-      const changed = await session.setPolicy({ rules: { allow: ['Bash(touch:*)'] }, reason: 'touch is harmless here', by: 'ops' });
+      expect(await rejectionOf(session.setPolicy({ rules: { allow: ['Bash(touch:*'] } }))).toContain(
+        'Invalid permission rule',
+      );
+      const changed = await session.setPolicy({
+        rules: { allow: ['Bash(touch:*)'] },
+        reason: 'touch is harmless here',
+        by: 'ops',
+      });
       expect(changed).toEqual({ policyVersion: 2, released: ['c1'], denied: [] });
       const first = await turn;
       expect(first.results[0]).toMatchObject({ status: 'success' });
@@ -38,7 +48,11 @@ describe('session policy on a real server (real tools)', () => {
       // A stricter policy denies a waiting call at once.
       const third = session.executeTurn({ turnId: 't3', calls: [bash('c3', 'mkdir three')] });
       await waitForPendingApprovals(session);
-      expect(await session.setPolicy({ rules: { deny: ['Bash(mkdir:*)'] }, by: 'ops' })).toEqual({ policyVersion: 3, released: [], denied: ['c3'] });
+      expect(await session.setPolicy({ rules: { deny: ['Bash(mkdir:*)'] }, by: 'ops' })).toEqual({
+        policyVersion: 3,
+        released: [],
+        denied: ['c3'],
+      });
       expect((await third).results[0]).toMatchObject({ status: 'denied' });
       expect((await third).results[0]?.modelContent).toContain('Bash(mkdir:*)');
 
@@ -47,9 +61,16 @@ describe('session policy on a real server (real tools)', () => {
         { policyVersion: 2, by: 'ops', reason: 'touch is harmless here', released: ['c1'], denied: [] },
         { policyVersion: 3, released: [], denied: ['c3'] },
       ]);
-      expect(eventsOfType(events, 'PermissionResolved')).toMatchObject([{ callId: 'c1', source: 'policy', by: 'ops', policyVersion: 2 }]);
-      expect(eventsOfType(events, 'PermissionDenied')).toMatchObject([{ callId: 'c3', source: 'policy', policyVersion: 3 }]);
-      const decisions = await session.workflow.query<Array<{ callId?: string; by?: string; decision?: string; policyVersion?: number }>>('approvalDecisions');
+      expect(eventsOfType(events, 'PermissionResolved')).toMatchObject([
+        { callId: 'c1', source: 'policy', by: 'ops', policyVersion: 2 },
+      ]);
+      expect(eventsOfType(events, 'PermissionDenied')).toMatchObject([
+        { callId: 'c3', source: 'policy', policyVersion: 3 },
+      ]);
+      const decisions =
+        await session.workflow.query<
+          Array<{ callId?: string; by?: string; decision?: string; policyVersion?: number }>
+        >('approvalDecisions');
       expect(decisions).toMatchObject([
         { callId: 'c1', by: 'ops', decision: 'allow', policyVersion: 2 },
         { callId: 'c3', by: 'ops', decision: 'deny', policyVersion: 3 },
@@ -66,7 +87,9 @@ describe('session policy on a real server (real tools)', () => {
         expect(denied.results[0]).toMatchObject({ status: 'denied' });
         expect(denied.results[0]?.modelContent).toContain("Bash(touch:*) (the operator's policy)");
 
-        expect(await session.setPolicy({ rules: { allow: ['Bash'] }, permissionMode: 'bypassPermissions', by: 'the-model' })).toMatchObject({ policyVersion: 2 });
+        expect(
+          await session.setPolicy({ rules: { allow: ['Bash'] }, permissionMode: 'bypassPermissions', by: 'the-model' }),
+        ).toMatchObject({ policyVersion: 2 });
         const again = await session.executeTurn({ turnId: 't2', calls: [bash('c2', 'touch secret.txt')] });
         expect(again.results[0]).toMatchObject({ status: 'denied' });
         expect(await exists(path.join(cwd, 'secret.txt'))).toBe(false);
@@ -84,12 +107,21 @@ describe('session policy on a real server (real tools)', () => {
   it('shadow rules produce PolicyShadowDecision events and enforce nothing', async () => {
     const cwd = await scratchDir();
     await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, rules: { allow: ['Bash(touch:*)'] }, shadowRules: { deny: ['Bash(touch:*)'] } });
-      const result = await session.executeTurn({ turnId: 't1', calls: [bash('c1', 'touch shadowed.txt'), { id: 'r1', name: 'Glob', input: { pattern: '*' } }] });
+      const session = await harness.startSession({
+        cwd,
+        rules: { allow: ['Bash(touch:*)'] },
+        shadowRules: { deny: ['Bash(touch:*)'] },
+      });
+      const result = await session.executeTurn({
+        turnId: 't1',
+        calls: [bash('c1', 'touch shadowed.txt'), { id: 'r1', name: 'Glob', input: { pattern: '*' } }],
+      });
       expect(result.results.map((entry) => entry.status)).toEqual(['success', 'success']);
       expect(await exists(path.join(cwd, 'shadowed.txt'))).toBe(true);
       const shadow = eventsOfType(await allEvents(session), 'PolicyShadowDecision');
-      expect(shadow).toMatchObject([{ callId: 'c1', toolName: 'Bash', enforced: 'allow', shadow: 'deny', policyVersion: 1 }]);
+      expect(shadow).toMatchObject([
+        { callId: 'c1', toolName: 'Bash', enforced: 'allow', shadow: 'deny', policyVersion: 1 },
+      ]);
       expect(shadow[0]?.shadowReason).toContain('Bash(touch:*)');
     });
   });
@@ -122,12 +154,17 @@ describe('session policy on a real server (real tools)', () => {
           { id: 'r2', name: 'Read', input: { file_path: 'b.txt' } },
         ],
       });
-      const scheduled = eventsOfType(await allEvents(session), 'ToolCallScheduled').filter((event) => event.turnId === 't3');
+      const scheduled = eventsOfType(await allEvents(session), 'ToolCallScheduled').filter(
+        (event) => event.turnId === 't3',
+      );
       expect(scheduled[0]?.groups).toEqual([['r1', 'r2']]);
       expect(reads.results.map((entry) => entry.status)).toEqual(['success', 'denied']);
       expect(reads.results[1]?.modelContent).toContain('Denied by the limit Read (at most 1 per turn)');
       // Per turn: the next turn may read again.
-      const next = await session.executeTurn({ turnId: 't4', calls: [{ id: 'r3', name: 'Read', input: { file_path: 'b.txt' } }] });
+      const next = await session.executeTurn({
+        turnId: 't4',
+        calls: [{ id: 'r3', name: 'Read', input: { file_path: 'b.txt' } }],
+      });
       expect(next.results[0]).toMatchObject({ status: 'success' });
     });
   });
@@ -138,21 +175,35 @@ describe('session policy on a real server (real tools)', () => {
     await writeFile(file, 'alpha\n');
     await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, readBeforeEdit: true, permissionMode: 'acceptEdits' });
-      const edit = (id: string) => ({ id, name: 'Edit', input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } });
+      const edit = (id: string) => ({
+        id,
+        name: 'Edit',
+        input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' },
+      });
       const refused = await session.executeTurn({ turnId: 't1', calls: [edit('e1')] });
       expect(refused.results[0]).toMatchObject({ status: 'error', isError: true });
-      expect(refused.results[0]?.modelContent).toContain('File has not been read yet. Read it first before writing to it.');
+      expect(refused.results[0]?.modelContent).toContain(
+        'File has not been read yet. Read it first before writing to it.',
+      );
       expect(await readFile(file, 'utf8')).toBe('alpha\n');
 
       // Read then Edit in one reply, as a model sends them.
-      const allowed = await session.executeTurn({ turnId: 't2', calls: [{ id: 'r1', name: 'Read', input: { file_path: 'notes.txt' } }, edit('e2')] });
+      const allowed = await session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'r1', name: 'Read', input: { file_path: 'notes.txt' } }, edit('e2')],
+      });
       expect(allowed.results.map((entry) => entry.status)).toEqual(['success', 'success']);
       expect(await readFile(file, 'utf8')).toBe('beta\n');
 
       // Changed behind the session's back: read it again first. A file the session wrote itself needs no Read.
       await new Promise((resolve) => setTimeout(resolve, 20));
       await writeFile(file, 'gamma\n');
-      const stale = await session.executeTurn({ turnId: 't3', calls: [{ id: 'e3', name: 'Edit', input: { file_path: 'notes.txt', old_string: 'gamma', new_string: 'delta' } }] });
+      const stale = await session.executeTurn({
+        turnId: 't3',
+        calls: [
+          { id: 'e3', name: 'Edit', input: { file_path: 'notes.txt', old_string: 'gamma', new_string: 'delta' } },
+        ],
+      });
       expect(stale.results[0]?.modelContent).toContain('File has not been read yet.');
       const written = await session.executeTurn({
         turnId: 't4',

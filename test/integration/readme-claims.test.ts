@@ -15,7 +15,11 @@ import { allEvents, answer, eventsOfType, rejectionOf, waitForPendingApprovals }
 import { sleepTool } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
 
-const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 const ms = (iso: string | undefined): number => Date.parse(iso ?? 'NaN');
 
 async function collect(iterable: AsyncIterable<ToolResult>): Promise<ToolResult[]> {
@@ -27,7 +31,10 @@ async function collect(iterable: AsyncIterable<ToolResult>): Promise<ToolResult[
 /** A text file whose `Read` result is about `chars` characters (numbered lines of 50 characters). */
 async function writeLines(file: string, chars: number): Promise<void> {
   const lines = Math.ceil(chars / 58);
-  await writeFile(file, Array.from({ length: lines }, (_, index) => `line ${index} `.padEnd(50, '.')).join('\n') + '\n');
+  await writeFile(
+    file,
+    Array.from({ length: lines }, (_, index) => `line ${index} `.padEnd(50, '.')).join('\n') + '\n',
+  );
 }
 
 /**
@@ -48,24 +55,34 @@ describe('README claims (real server; real tools unless a comment says otherwise
     await harness.close();
   });
 
-  const ofTurn = (events: readonly SessionEvent[], turnId: string): SessionEvent[] => events.filter((event) => event.turnId === turnId);
+  const ofTurn = (events: readonly SessionEvent[], turnId: string): SessionEvent[] =>
+    events.filter((event) => event.turnId === turnId);
 
   it('runs turns sent at the same time one at a time, in the order they were accepted', async () => {
     const session = await harness.startSession({ cwd: await scratchDir() });
     // Stand-in Sleep: each turn takes a second, so turns that did not wait for each other would overlap.
     const turnIds = ['q1', 'q2', 'q3'];
     const results = await Promise.all(
-      turnIds.map((turnId) => session.executeTurn({ turnId, calls: [{ id: `${turnId}-call`, name: 'Sleep', input: { ms: 1_000, label: `${turnId} done` } }] })),
+      turnIds.map((turnId) =>
+        session.executeTurn({
+          turnId,
+          calls: [{ id: `${turnId}-call`, name: 'Sleep', input: { ms: 1_000, label: `${turnId} done` } }],
+        }),
+      ),
     );
     expect(results.map((result) => result.results[0]?.modelContent)).toEqual(['q1 done', 'q2 done', 'q3 done']);
 
     // The order the session accepted the updates in (history), whatever order the client's requests raced in.
     const history = (await session.workflow.fetchHistory()).events ?? [];
-    const accepted = history.flatMap((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId ?? []);
+    const accepted = history.flatMap(
+      (event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId ?? [],
+    );
     expect([...accepted].sort()).toEqual(turnIds);
     // The event log: each turn's events form one block, from TurnStarted to TurnCompleted, in acceptance order.
     const events = await allEvents(session);
-    const blocks = events.map((event) => event.turnId).filter((turnId, index, all) => index === 0 || all[index - 1] !== turnId);
+    const blocks = events
+      .map((event) => event.turnId)
+      .filter((turnId, index, all) => index === 0 || all[index - 1] !== turnId);
     expect(blocks).toEqual(accepted);
     for (const turnId of turnIds) {
       const own = ofTurn(events, turnId);
@@ -99,7 +116,10 @@ describe('README claims (real server; real tools unless a comment says otherwise
     const streamed = await collect(stream);
 
     const events = await allEvents(session);
-    for (const [turnId, results] of [['whole', whole], ['streamed', streamed]] as const) {
+    for (const [turnId, results] of [
+      ['whole', whole],
+      ['streamed', streamed],
+    ] as const) {
       const own = ofTurn(events, turnId);
       expect(results.map((result) => result.status)).toEqual(['success', 'error', 'error', 'error']);
       // One ToolCallError per failed call, carrying the message the model got; ToolCallResult for the success.
@@ -113,7 +133,13 @@ describe('README claims (real server; real tools unless a comment says otherwise
       expect(errors.find((event) => event.callId === 'exit')?.message).toMatch(/Exit code 1$/);
       expect(eventsOfType(own, 'ToolCallResult').map((event) => event.callId)).toEqual(['ok']);
       // One ToolBatchComplete per group: the two Reads, the unknown tool alone (fail closed), the Bash after it.
-      expect(eventsOfType(own, 'ToolBatchComplete').map(({ groupIndex, succeeded, failed }) => ({ groupIndex, succeeded, failed }))).toEqual([
+      expect(
+        eventsOfType(own, 'ToolBatchComplete').map(({ groupIndex, succeeded, failed }) => ({
+          groupIndex,
+          succeeded,
+          failed,
+        })),
+      ).toEqual([
         { groupIndex: 0, succeeded: 1, failed: 1 },
         { groupIndex: 1, succeeded: 0, failed: 1 },
         { groupIndex: 2, succeeded: 0, failed: 1 },
@@ -139,7 +165,12 @@ describe('README claims (real server; real tools unless a comment says otherwise
     const small = events.find((event) => event.callId === 'small');
     const big = events.find((event) => event.callId === 'big');
     const smallBytes = Buffer.byteLength(results[0]?.modelContent ?? '', 'utf8');
-    expect(small).toMatchObject({ originalBytes: smallBytes, modelBytes: smallBytes, truncated: false, permissionWaitMs: 0 });
+    expect(small).toMatchObject({
+      originalBytes: smallBytes,
+      modelBytes: smallBytes,
+      truncated: false,
+      permissionWaitMs: 0,
+    });
     expect(small).not.toHaveProperty('policy');
     expect(results[1]?.budget).toMatchObject({ truncated: true, originalBytes: 80_000, policy: 'artifact' });
     expect(big).toMatchObject({
@@ -173,11 +204,19 @@ describe('README claims (real server; real tools unless a comment says otherwise
     const [fetchRequest] = await waitForPendingApprovals(session);
     expect(fetchRequest).toMatchObject({ callId: 'fetch', toolName: 'WebFetch' });
     // The Grep after it runs meanwhile (its result waits for its turn in call order).
-    await waitFor(() => allEvents(session), (events) => eventsOfType(events, 'ToolCallResult').some((event) => event.callId === 'grep'), { what: 'the Grep to finish', timeoutMs: 60_000 });
+    await waitFor(
+      () => allEvents(session),
+      (events) => eventsOfType(events, 'ToolCallResult').some((event) => event.callId === 'grep'),
+      { what: 'the Grep to finish', timeoutMs: 60_000 },
+    );
     if (fetchRequest === undefined) throw new Error('no pending approval');
     await answer(session, fetchRequest, 'deny');
     expect((await results.next()).value).toMatchObject({ callId: 'fetch', status: 'denied' });
-    expect((await results.next()).value).toMatchObject({ callId: 'grep', status: 'success', modelContent: path.join(cwd, 'notes.txt') });
+    expect((await results.next()).value).toMatchObject({
+      callId: 'grep',
+      status: 'success',
+      modelContent: path.join(cwd, 'notes.txt'),
+    });
     // The Write (exclusive, after the group) asks next; nothing is written until it is approved.
     const [writeRequest] = await waitForPendingApprovals(session);
     expect(writeRequest).toMatchObject({ callId: 'write', toolName: 'Write' });
@@ -197,7 +236,8 @@ describe('README claims (real server; real tools unless a comment says otherwise
     const session = await harness.startSession({ cwd, aggregateBudgetChars: 12_000 });
     const big: ToolCall = { id: 'big', name: 'Read', input: { file_path: 'big.txt' } };
     const small: ToolCall = { id: 'small', name: 'Read', input: { file_path: 'small.txt' } };
-    const envelope = (result: ToolResult | undefined): boolean => result?.modelContent.startsWith('<persisted-output>') === true;
+    const envelope = (result: ToolResult | undefined): boolean =>
+      result?.modelContent.startsWith('<persisted-output>') === true;
 
     // Taken together (both finished before the first awaitResults, the turn still open): 13,000 characters over
     // 12,000, so the largest, the big Read, is replaced by its envelope.
@@ -227,7 +267,9 @@ describe('README claims (real server; real tools unless a comment says otherwise
     const thenSmall = (await results.next()).value as ToolResult;
     expect(envelope(thenSmall)).toBe(true);
     expect(thenSmall.budget).toMatchObject({ truncated: true, policy: 'artifact' });
-    expect(await harness.client.readArtifact(thenSmall.budget?.artifact ?? '')).toBe(await readNumbered(cwd, 'small.txt', session));
+    expect(await harness.client.readArtifact(thenSmall.budget?.artifact ?? '')).toBe(
+      await readNumbered(cwd, 'small.txt', session),
+    );
     // Read back after the turn ended, the first hand-out is exactly what the caller got then.
     const reread = await session.workflow.executeUpdate(awaitResultsUpdate, { args: [{ turnId: 'apart', since: 0 }] });
     expect(reread.results).toEqual([firstBig, thenSmall]);
@@ -239,20 +281,35 @@ describe('README claims (real server; real tools unless a comment says otherwise
     const session = await harness.startSession({ cwd, maxCallsPerTurn: 3 });
     const read = (id: string): ToolCall => ({ id, name: 'Read', input: { file_path: 'notes.txt' } });
 
-    expect(await rejectionOf(session.executeTurn({ turnId: 'whole-too-many', calls: ['rejected-w1', 'rejected-w2', 'rejected-w3', 'rejected-w4'].map(read) }))).toMatch(
-      /"whole-too-many" has 4 calls, over this session's limit of 3 calls per turn \(maxCallsPerTurn\)/,
-    );
+    expect(
+      await rejectionOf(
+        session.executeTurn({
+          turnId: 'whole-too-many',
+          calls: ['rejected-w1', 'rejected-w2', 'rejected-w3', 'rejected-w4'].map(read),
+        }),
+      ),
+    ).toMatch(/"whole-too-many" has 4 calls, over this session's limit of 3 calls per turn \(maxCallsPerTurn\)/);
     const tooManyAtOnce = session.streamTurn('stream-too-many');
-    expect(await rejectionOf(tooManyAtOnce.add(...['rejected-s1', 'rejected-s2', 'rejected-s3', 'rejected-s4'].map(read)))).toMatch(/has 4 calls, over this session's limit of 3/);
+    expect(
+      await rejectionOf(tooManyAtOnce.add(...['rejected-s1', 'rejected-s2', 'rejected-s3', 'rejected-s4'].map(read))),
+    ).toMatch(/has 4 calls, over this session's limit of 3/);
 
     const turn = session.streamTurn('s');
     expect(await rejectionOf(turn.add(read('a'), read('a')))).toMatch(/duplicate call id "a"/);
     // A Write that waits for approval keeps the turn open while the rejections below arrive.
-    await turn.add(read('a'), { id: 'b', name: 'Write', input: { file_path: 'out.txt', content: 'accepted-content\n' } });
+    await turn.add(read('a'), {
+      id: 'b',
+      name: 'Write',
+      input: { file_path: 'out.txt', content: 'accepted-content\n' },
+    });
     await waitForPendingApprovals(session);
     expect(await rejectionOf(turn.add(read('a')))).toBe('duplicate call id "a" in turn "s"');
-    expect(await rejectionOf(turn.add(read('rejected-c'), read('rejected-d')))).toMatch(/"s" has 4 calls, over this session's limit of 3 calls per turn/);
-    expect(await rejectionOf(session.executeTurn({ turnId: 's', calls: [read('rejected-x')] }))).toMatch(/"s" is a streaming turn: use addCalls and awaitResults/);
+    expect(await rejectionOf(turn.add(read('rejected-c'), read('rejected-d')))).toMatch(
+      /"s" has 4 calls, over this session's limit of 3 calls per turn/,
+    );
+    expect(await rejectionOf(session.executeTurn({ turnId: 's', calls: [read('rejected-x')] }))).toMatch(
+      /"s" is a streaming turn: use addCalls and awaitResults/,
+    );
     await turn.end();
     expect(await rejectionOf(turn.add(read('rejected-e')))).toBe('Turn "s" is done: no more calls can be added');
 
@@ -279,6 +336,9 @@ describe('README claims (real server; real tools unless a comment says otherwise
 
 /** The file as `Read` numbers it: what the artifact of a replaced Read holds. */
 async function readNumbered(cwd: string, file: string, session: SessionHandle): Promise<string> {
-  const fresh = await session.executeTurn({ turnId: `reference-${file}`, calls: [{ id: 'reference', name: 'Read', input: { file_path: path.join(cwd, file) } }] });
+  const fresh = await session.executeTurn({
+    turnId: `reference-${file}`,
+    calls: [{ id: 'reference', name: 'Read', input: { file_path: path.join(cwd, file) } }],
+  });
   return fresh.results[0]?.modelContent ?? '';
 }

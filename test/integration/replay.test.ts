@@ -19,7 +19,9 @@ const fixtures = fileURLToPath(new URL('../fixtures/histories/', import.meta.url
 const recording = process.env.SWITCHYARD_RECORD_HISTORIES === '1';
 const run = promisify(execFile);
 // Loaded through Node's require: under Vitest's ESM loader the proto reflection objects end up duplicated.
-const { historyFromJSON } = createRequire(import.meta.url)('@temporalio/common/lib/proto-utils') as typeof import('@temporalio/common/lib/proto-utils.js');
+const { historyFromJSON } = createRequire(import.meta.url)(
+  '@temporalio/common/lib/proto-utils',
+) as typeof import('@temporalio/common/lib/proto-utils.js');
 
 /**
  * Determinism guard (invariant 1): histories recorded from real sessions are replayed against today's workflow
@@ -35,47 +37,86 @@ describe('replay of recorded session histories', () => {
   afterAll(async () => harness.close());
 
   const approveNext = async (session: SessionHandle, decision: 'allow' | 'allow_always' | 'deny') => {
-    const [request] = (await waitFor(() => session.pendingApprovals(), (list) => list.length > 0)) as [ApprovalRequest];
+    const [request] = (await waitFor(
+      () => session.pendingApprovals(),
+      (list) => list.length > 0,
+    )) as [ApprovalRequest];
     await session.approve({ requestId: request.requestId, decision, inputDigest: request.inputDigest });
   };
 
   const scenarios: Record<string, { options: SessionOptions; run: (session: SessionHandle) => Promise<void> }> = {
-    'grouping-stop-and-errors': { options: { rules: { allow: ['FakeShell'] } }, run: async (session) => {
-      await session.executeTurn({
-        turnId: 't1',
-        calls: [
-          { id: 'a', name: 'Sleep', input: { ms: 1 } },
-          { id: 'b', name: 'Nope', input: {} },
-          { id: 'c', name: 'FakeShell', input: { command: 'fail' } },
-          { id: 'd', name: 'submit_result', input: { result: 1 } },
-          { id: 'e', name: 'Sleep', input: { ms: 1 } },
-        ],
-      });
-    } },
-    'streaming-turn': { options: { permissionMode: 'bypassPermissions' }, run: async (session) => {
-      const turn = session.streamTurn('s');
-      await turn.add({ id: 'a', name: 'Sleep', input: { ms: 300 } }, { id: 'b', name: 'Sleep', input: { ms: 10 } });
-      await turn.add({ id: 'c', name: 'FakeEdit', input: { file_path: 'streamed.txt' } }, { id: 'd', name: 'Nope', input: {} });
-      await turn.end();
-      for await (const result of turn) void result;
-    } },
-    'approvals-and-interrupt': { options: {}, run: async (session) => {
-      const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'e1', name: 'FakeEdit', input: { file_path: 'replay.txt' } }] });
-      await approveNext(session, 'allow_always');
-      await first;
-      const second = session.executeTurn({ turnId: 't2', calls: [{ id: 'b', name: 'FakeShell', input: { command: 'rm x' } }] });
-      await approveNext(session, 'deny');
-      await second;
-      const third = session.executeTurn({ turnId: 't3', calls: [{ id: 'b', name: 'FakeShell', input: { command: 'make' } }, { id: 's', name: 'Sleep', input: { ms: 1 } }] });
-      await waitFor(() => session.pendingApprovals(), (list) => list.length > 0);
-      await session.interrupt('replay');
-      await third;
-    } },
+    'grouping-stop-and-errors': {
+      options: { rules: { allow: ['FakeShell'] } },
+      run: async (session) => {
+        await session.executeTurn({
+          turnId: 't1',
+          calls: [
+            { id: 'a', name: 'Sleep', input: { ms: 1 } },
+            { id: 'b', name: 'Nope', input: {} },
+            { id: 'c', name: 'FakeShell', input: { command: 'fail' } },
+            { id: 'd', name: 'submit_result', input: { result: 1 } },
+            { id: 'e', name: 'Sleep', input: { ms: 1 } },
+          ],
+        });
+      },
+    },
+    'streaming-turn': {
+      options: { permissionMode: 'bypassPermissions' },
+      run: async (session) => {
+        const turn = session.streamTurn('s');
+        await turn.add({ id: 'a', name: 'Sleep', input: { ms: 300 } }, { id: 'b', name: 'Sleep', input: { ms: 10 } });
+        await turn.add(
+          { id: 'c', name: 'FakeEdit', input: { file_path: 'streamed.txt' } },
+          { id: 'd', name: 'Nope', input: {} },
+        );
+        await turn.end();
+        for await (const result of turn) void result;
+      },
+    },
+    'approvals-and-interrupt': {
+      options: {},
+      run: async (session) => {
+        const first = session.executeTurn({
+          turnId: 't1',
+          calls: [{ id: 'e1', name: 'FakeEdit', input: { file_path: 'replay.txt' } }],
+        });
+        await approveNext(session, 'allow_always');
+        await first;
+        const second = session.executeTurn({
+          turnId: 't2',
+          calls: [{ id: 'b', name: 'FakeShell', input: { command: 'rm x' } }],
+        });
+        await approveNext(session, 'deny');
+        await second;
+        const third = session.executeTurn({
+          turnId: 't3',
+          calls: [
+            { id: 'b', name: 'FakeShell', input: { command: 'make' } },
+            { id: 's', name: 'Sleep', input: { ms: 1 } },
+          ],
+        });
+        await waitFor(
+          () => session.pendingApprovals(),
+          (list) => list.length > 0,
+        );
+        await session.interrupt('replay');
+        await third;
+      },
+    },
     'policy-set-shadow-and-limits': {
       options: { limits: [{ rule: 'Bash', max: 1, per: 'session' }], shadowRules: { deny: ['Sleep'] } },
       run: async (session) => {
-        const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'make' } }, { id: 's', name: 'Sleep', input: { ms: 1 } }] });
-        await waitFor(() => session.pendingApprovals(), (list) => list.length > 0);
+        const first = session.executeTurn({
+          turnId: 't1',
+          calls: [
+            { id: 'b1', name: 'Bash', input: { command: 'make' } },
+            { id: 's', name: 'Sleep', input: { ms: 1 } },
+          ],
+        });
+        await waitFor(
+          () => session.pendingApprovals(),
+          (list) => list.length > 0,
+        );
         await session.setPolicy({ rules: { allow: ['Bash'] }, by: 'replay', reason: 'recorded' });
         await first;
         await session.executeTurn({ turnId: 't2', calls: [{ id: 'b2', name: 'Bash', input: { command: 'make' } }] });
@@ -84,8 +125,17 @@ describe('replay of recorded session histories', () => {
     'approval-evaluator': {
       options: { approvalEvaluator: 'rule-based' },
       run: async (session) => {
-        await session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'touch evaluated.txt' } }, { id: 'b2', name: 'Bash', input: { command: 'rm evaluated.txt' } }] });
-        const escalated = session.executeTurn({ turnId: 't2', calls: [{ id: 'b3', name: 'Bash', input: { command: 'make' } }] });
+        await session.executeTurn({
+          turnId: 't1',
+          calls: [
+            { id: 'b1', name: 'Bash', input: { command: 'touch evaluated.txt' } },
+            { id: 'b2', name: 'Bash', input: { command: 'rm evaluated.txt' } },
+          ],
+        });
+        const escalated = session.executeTurn({
+          turnId: 't2',
+          calls: [{ id: 'b3', name: 'Bash', input: { command: 'make' } }],
+        });
         await approveNext(session, 'allow');
         await escalated;
       },
@@ -95,16 +145,35 @@ describe('replay of recorded session histories', () => {
   if (recording) {
     // Records only scenarios without a fixture: old histories stay, so they keep guarding compatibility.
     it.each(Object.keys(scenarios))('records %s (if missing)', async (name) => {
-      if (await readFile(path.join(fixtures, `${name}.json`)).then(() => true, () => false)) return;
+      if (
+        await readFile(path.join(fixtures, `${name}.json`)).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
       await harness.withWorker(async () => {
         const scenario = scenarios[name];
         if (scenario === undefined) throw new Error(`no scenario ${name}`);
         const session = await harness.startSession({ cwd, ...scenario.options });
         await scenario.run(session);
         // The temporal CLI's JSON is the format every SDK's replayer reads.
-        const { stdout } = await run(inject('temporalBinaryPath') || 'temporal', [
-          'workflow', 'show', '--address', harness.address, '--namespace', harness.namespace, '--workflow-id', session.sessionId, '--output', 'json',
-        ], { maxBuffer: 64 * 1024 * 1024 });
+        const { stdout } = await run(
+          inject('temporalBinaryPath') || 'temporal',
+          [
+            'workflow',
+            'show',
+            '--address',
+            harness.address,
+            '--namespace',
+            harness.namespace,
+            '--workflow-id',
+            session.sessionId,
+            '--output',
+            'json',
+          ],
+          { maxBuffer: 64 * 1024 * 1024 },
+        );
         await writeFile(path.join(fixtures, `${name}.json`), stdout);
       });
     });
@@ -114,18 +183,26 @@ describe('replay of recorded session histories', () => {
     const files = (await readdir(fixtures)).filter((file) => file.endsWith('.json')).sort();
     expect(files.length).toBeGreaterThanOrEqual(3);
     const histories = await Promise.all(
-      files.map(async (file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(await readFile(path.join(fixtures, file), 'utf8'))) })),
+      files.map(async (file) => ({
+        workflowId: file,
+        history: historyFromJSON(JSON.parse(await readFile(path.join(fixtures, file), 'utf8'))),
+      })),
     );
     const results = [];
     for await (const result of Worker.runReplayHistories(
       {
         workflowBundle: { codePath: inject('workflowBundlePath') },
         // Sinks are not called during replay; registering them keeps the replayer from warning about them.
-        sinks: { switchyardTelemetry: { toolCallStarted: { fn: () => undefined }, toolCallEnded: { fn: () => undefined } } },
+        sinks: {
+          switchyardTelemetry: { toolCallStarted: { fn: () => undefined }, toolCallEnded: { fn: () => undefined } },
+        },
       },
       histories,
     )) {
-      results.push({ workflowId: result.workflowId, error: result.error === undefined ? undefined : String(result.error) });
+      results.push({
+        workflowId: result.workflowId,
+        error: result.error === undefined ? undefined : String(result.error),
+      });
     }
     expect(results).toEqual(files.map((workflowId) => ({ workflowId, error: undefined })));
   });

@@ -39,7 +39,12 @@ const turns: Array<{ turnId: string; calls: ToolCall[] }> = [
       { id: 'edit', name: 'Edit', input: { file_path: 'b.txt', old_string: 'new', new_string: 'newer' } },
     ],
   },
-  { turnId: 't3', calls: [{ id: 'edit-again', name: 'Edit', input: { file_path: 'b.txt', old_string: 'newer', new_string: 'newest' } }] },
+  {
+    turnId: 't3',
+    calls: [
+      { id: 'edit-again', name: 'Edit', input: { file_path: 'b.txt', old_string: 'newer', new_string: 'newest' } },
+    ],
+  },
 ];
 
 /** How the test's human answers each request, by tool. */
@@ -72,13 +77,20 @@ async function approveUntil(session: SessionHandle, until: Promise<unknown>): Pr
 /** Results without what differs between two runs by nature: timings, timelines, the workspace path. */
 function comparable(results: TurnResult[], cwd: string): unknown {
   const text = JSON.stringify(results).replaceAll(cwd, '<cwd>');
-  return (JSON.parse(text) as TurnResult[]).map((turn) => ({ ...turn, results: turn.results.map(({ timings: _timings, timeline: _timeline, ...rest }) => rest) }));
+  return (JSON.parse(text) as TurnResult[]).map((turn) => ({
+    ...turn,
+    results: turn.results.map(({ timings: _timings, timeline: _timeline, ...rest }) => rest),
+  }));
 }
 
 /** The event log as a comparable list: calls of one group finish in any order, so each turn's events are sorted. */
 function eventShape(events: SessionEvent[]): { groups: unknown[]; events: string[] } {
-  const groups = events.flatMap((event) => (event.type === 'ToolCallScheduled' && event.groups !== undefined ? [event.groups] : []));
-  const lines = events.map((event) => `${event.turnId} ${event.type} ${'callId' in event ? (event.callId ?? '') : ''}`).sort();
+  const groups = events.flatMap((event) =>
+    event.type === 'ToolCallScheduled' && event.groups !== undefined ? [event.groups] : [],
+  );
+  const lines = events
+    .map((event) => `${event.turnId} ${event.type} ${'callId' in event ? (event.callId ?? '') : ''}`)
+    .sort();
   return { groups, events: lines };
 }
 
@@ -98,7 +110,10 @@ describe('runToolTurn in a user workflow', () => {
 
   beforeAll(async () => {
     harness = await createHarness();
-    const { code } = await bundleWorkflowCode({ workflowsPath, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath,
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+    });
     const codePath = path.join(await scratchDir('run-tool-turn-bundle-'), 'bundle.js');
     await writeFile(codePath, code);
     connection = await NativeConnection.connect({ address: harness.address });
@@ -136,7 +151,11 @@ describe('runToolTurn in a user workflow', () => {
     // The same turns from a user's workflow through runToolTurn; approvals are signals on that workflow.
     const userCwd = await workspace();
     const workflowId = uniqueName('user-workflow');
-    const handle = await harness.client.client.workflow.start('toolTurns', { workflowId, taskQueue: harness.taskQueue, args: [{ options: { ...options, cwd: userCwd }, turns }] });
+    const handle = await harness.client.client.workflow.start('toolTurns', {
+      workflowId,
+      taskQueue: harness.taskQueue,
+      args: [{ options: { ...options, cwd: userCwd }, turns }],
+    });
     const result = handle.result() as Promise<TurnResult[]>;
     const userAnswered = await approveUntil(harness.client.session(workflowId), result);
     const userResults = await result;
@@ -162,10 +181,23 @@ describe('runToolTurn in a user workflow', () => {
   });
 
   it('fails the workflow with InvalidToolTurn, not a workflow task loop, for duplicate call ids', async () => {
-    const calls = [{ id: 'x', name: 'Read', input: { file_path: 'a.txt' } }, { id: 'x', name: 'Glob', input: { pattern: '*' } }];
-    const handle = await harness.client.client.workflow.start('toolTurns', { workflowId: uniqueName('user-workflow'), taskQueue: harness.taskQueue, args: [{ options: { cwd: await workspace() }, turns: [{ turnId: 't', calls }] }] });
-    const error = await handle.result().then(() => undefined, (failure: unknown) => failure);
+    const calls = [
+      { id: 'x', name: 'Read', input: { file_path: 'a.txt' } },
+      { id: 'x', name: 'Glob', input: { pattern: '*' } },
+    ];
+    const handle = await harness.client.client.workflow.start('toolTurns', {
+      workflowId: uniqueName('user-workflow'),
+      taskQueue: harness.taskQueue,
+      args: [{ options: { cwd: await workspace() }, turns: [{ turnId: 't', calls }] }],
+    });
+    const error = await handle.result().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
     expect(error).toBeInstanceOf(WorkflowFailedError);
-    expect((error as WorkflowFailedError).cause).toMatchObject({ type: 'InvalidToolTurn', message: expect.stringContaining('duplicate call id "x"') });
+    expect((error as WorkflowFailedError).cause).toMatchObject({
+      type: 'InvalidToolTurn',
+      message: expect.stringContaining('duplicate call id "x"'),
+    });
   });
 });

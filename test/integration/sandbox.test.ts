@@ -87,22 +87,43 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
     await harness.close();
   });
 
-  const bash = async (session: SessionHandle, turnId: string, command: string, extra: Record<string, unknown> = {}): Promise<ToolResult> => {
-    const turn = await session.executeTurn({ turnId, calls: [{ id: 'b', name: 'Bash', input: { command, ...extra } }] });
+  const bash = async (
+    session: SessionHandle,
+    turnId: string,
+    command: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<ToolResult> => {
+    const turn = await session.executeTurn({
+      turnId,
+      calls: [{ id: 'b', name: 'Bash', input: { command, ...extra } }],
+    });
     const [result] = turn.results;
     if (result === undefined) throw new Error('no result');
     return result;
   };
 
-  const requiredSession = (cwd: string, sandbox: SessionOptions['sandbox'] = {}, rules: SessionOptions['rules'] = {}): Promise<SessionHandle> =>
-    harness.startSession({ cwd, permissionMode: 'bypassPermissions', rules, sandbox: { mode: 'required', ...sandbox } });
+  const requiredSession = (
+    cwd: string,
+    sandbox: SessionOptions['sandbox'] = {},
+    rules: SessionOptions['rules'] = {},
+  ): Promise<SessionHandle> =>
+    harness.startSession({
+      cwd,
+      permissionMode: 'bypassPermissions',
+      rules,
+      sandbox: { mode: 'required', ...sandbox },
+    });
 
   it('bypassPermissions + required: reads and writes inside cwd, sandboxed is true', async () => {
     const cwd = await scratchDir();
     await writeFile(path.join(cwd, 'notes.txt'), 'inside the workspace\n');
     await harness.withWorker(async () => {
       const session = await requiredSession(cwd);
-      const result = await bash(session, 't1', 'cat notes.txt && echo written > out.txt && mkdir -p sub && echo deep > sub/f.txt && cat sub/f.txt && echo tmp > /tmp/x && cat /tmp/x');
+      const result = await bash(
+        session,
+        't1',
+        'cat notes.txt && echo written > out.txt && mkdir -p sub && echo deep > sub/f.txt && cat sub/f.txt && echo tmp > /tmp/x && cat /tmp/x',
+      );
       expect(result).toMatchObject({ status: 'success', isError: false, sandboxed: true });
       expect(result.modelContent).toBe('inside the workspace\ndeep\ntmp\n');
     });
@@ -110,7 +131,7 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
     expect(await readFile(path.join(cwd, 'sub', 'f.txt'), 'utf8')).toBe('deep\n');
   });
 
-  it('bypassPermissions + required: cannot read credentials, other sessions\' data, another /tmp folder, Read(...) deny rules or denyRead', async () => {
+  it("bypassPermissions + required: cannot read credentials, other sessions' data, another /tmp folder, Read(...) deny rules or denyRead", async () => {
     const cwd = await scratchDir();
     const elsewhere = await scratchDir('switchyard-elsewhere-');
     await writeFile(path.join(elsewhere, 'secret.txt'), 'TMP-SECRET\n');
@@ -119,7 +140,15 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
     await writeFile(path.join(otherSession, 'output.log'), 'OTHER-SESSION-OUTPUT\n');
     await writeFile(path.join(cwd, '.env'), 'DOTENV-SECRET\n');
     await writeFile(path.join(cwd, 'private.key'), 'DENYREAD-SECRET\n');
-    const secrets = ['PRIVATE-KEY-MATERIAL', 'AWS-SECRET', 'NETRC-SECRET', 'TMP-SECRET', 'OTHER-SESSION-OUTPUT', 'DOTENV-SECRET', 'DENYREAD-SECRET'];
+    const secrets = [
+      'PRIVATE-KEY-MATERIAL',
+      'AWS-SECRET',
+      'NETRC-SECRET',
+      'TMP-SECRET',
+      'OTHER-SESSION-OUTPUT',
+      'DOTENV-SECRET',
+      'DENYREAD-SECRET',
+    ];
     await harness.withWorker(async () => {
       const session = await requiredSession(cwd, { denyRead: ['private.key'] }, { deny: ['Read(.env)'] });
       const commands = [
@@ -178,7 +207,11 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
     try {
       await harness.withWorker(async () => {
         const session = await requiredSession(cwd);
-        const result = await bash(session, 't1', `curl -sS -m 5 http://127.0.0.1:${server.port}/; curl -sS -m 5 http://localhost:${server.port}/; (exec 3<>/dev/tcp/127.0.0.1/${server.port}) 2>&1; echo done`);
+        const result = await bash(
+          session,
+          't1',
+          `curl -sS -m 5 http://127.0.0.1:${server.port}/; curl -sS -m 5 http://localhost:${server.port}/; (exec 3<>/dev/tcp/127.0.0.1/${server.port}) 2>&1; echo done`,
+        );
         expect(result.sandboxed).toBe(true);
         expect(result.modelContent).not.toContain('hello from the host');
         expect(result.modelContent).toContain('done');
@@ -200,7 +233,11 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
         expect(allowed.modelContent).toBe('hello from the host\n');
         expect(server.requests()).toBe(1);
         // The same server under another name, and any other host: refused by the proxy, never connected.
-        const refused = await bash(session, 't2', `curl -sS -m 10 http://127.0.0.1:${server.port}/; curl -sS -m 10 https://example.com/; curl -sS -m 5 --noproxy '*' http://localhost:${server.port}/; echo done`);
+        const refused = await bash(
+          session,
+          't2',
+          `curl -sS -m 10 http://127.0.0.1:${server.port}/; curl -sS -m 10 https://example.com/; curl -sS -m 5 --noproxy '*' http://localhost:${server.port}/; echo done`,
+        );
         expect(refused.modelContent).toContain("127.0.0.1 is not in the session's network.allowedDomains");
         expect(refused.modelContent).not.toContain('hello from the host');
         expect(refused.modelContent).toContain('done');
@@ -217,9 +254,19 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
       const auto = await harness.startSession({ cwd, sandbox: { autoAllowBash: true } });
       const ran = await bash(auto, 't1', 'touch made-unasked && echo ok');
       expect(ran).toMatchObject({ status: 'success', modelContent: 'ok\n', sandboxed: true });
-      for (const session of [await harness.startSession({ cwd, sandbox: { autoAllowBash: true }, rules: { ask: ['Bash(touch:*)'] } }), await harness.startSession({ cwd })]) {
-        const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'b', name: 'Bash', input: { command: 'touch made-after-asking' } }] });
-        const [request] = await waitFor(() => session.pendingApprovals(), (list) => list.length === 1, { what: 'the approval request' });
+      for (const session of [
+        await harness.startSession({ cwd, sandbox: { autoAllowBash: true }, rules: { ask: ['Bash(touch:*)'] } }),
+        await harness.startSession({ cwd }),
+      ]) {
+        const turn = session.executeTurn({
+          turnId: 't1',
+          calls: [{ id: 'b', name: 'Bash', input: { command: 'touch made-after-asking' } }],
+        });
+        const [request] = await waitFor(
+          () => session.pendingApprovals(),
+          (list) => list.length === 1,
+          { what: 'the approval request' },
+        );
         if (request === undefined) throw new Error('no approval request');
         await session.approve({ requestId: request.requestId, decision: 'deny', inputDigest: request.inputDigest });
         expect((await turn).results[0]).toMatchObject({ status: 'denied' });
@@ -261,7 +308,11 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
     /** Host processes named by the marker (`exec -a`; processes in the sandbox are host processes too). */
     const marked = async (): Promise<number> => {
       const entries = await readdir('/proc').catch(() => [] as string[]);
-      const lines = await Promise.all(entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')));
+      const lines = await Promise.all(
+        entries
+          .filter((entry) => /^\d+$/.test(entry))
+          .map((entry) => readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')),
+      );
       return lines.filter((line) => line.split('\0')[0] === marker).length;
     };
     await harness.withWorker(async () => {
@@ -292,14 +343,21 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
       expect(started).toMatchObject({ status: 'success', sandboxed: true });
       taskId = started.backgroundTask?.taskId ?? '';
       const outputPath = new BackgroundTaskStore(harness.dataDir).outputPath({ sessionId: session.sessionId, taskId });
-      await waitFor(() => readFile(outputPath, 'utf8').catch(() => ''), (text) => text.includes('before'), { what: 'the task to begin' });
+      await waitFor(
+        () => readFile(outputPath, 'utf8').catch(() => ''),
+        (text) => text.includes('before'),
+        { what: 'the task to begin' },
+      );
     } finally {
       await killProcess(worker);
       // The worker is gone; the task goes on, and ends once released (also when an assertion above failed).
       await writeFile(release, '');
     }
     await harness.withWorker(async () => {
-      const turn = await session.executeTurn({ turnId: 't2', calls: [{ id: 'read', name: 'TaskOutput', input: { task_id: taskId, timeout: 30_000 } }] });
+      const turn = await session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'read', name: 'TaskOutput', input: { task_id: taskId, timeout: 30_000 } }],
+      });
       const output = turn.results[0]?.modelContent ?? '';
       expect(output).toContain('before\nafter\n');
       expect(output).toContain(`Task ${taskId} exited with code 0.`);
@@ -323,14 +381,19 @@ describe('without bubblewrap (SWITCHYARD_BWRAP names a missing binary)', { timeo
     const cwd = await scratchDir();
     await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
-      const turn = await session.executeTurn({ turnId: 't1', calls: [{ id: 'b', name: 'Bash', input: { command: 'echo ran > ran.txt; echo ok' } }] });
+      const turn = await session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'b', name: 'Bash', input: { command: 'echo ran > ran.txt; echo ok' } }],
+      });
       expect(turn.results[0]).toMatchObject({ status: 'success', modelContent: 'ok\n', sandboxed: false });
       const metadata = await waitFor(
         () => session.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata'),
         (value) => (value.currentDetails ?? '').includes('without the OS sandbox'),
         { what: 'the unsandboxed warning in the current details' },
       );
-      expect(metadata.currentDetails).toContain('**1 call(s) ran without the OS sandbox** on this worker: bubblewrap (/nonexistent/switchyard-test/bwrap) cannot sandbox here: it is not installed');
+      expect(metadata.currentDetails).toContain(
+        '**1 call(s) ran without the OS sandbox** on this worker: bubblewrap (/nonexistent/switchyard-test/bwrap) cannot sandbox here: it is not installed',
+      );
     });
     expect(await exists(path.join(cwd, 'ran.txt'))).toBe(true);
   });
@@ -339,7 +402,11 @@ describe('without bubblewrap (SWITCHYARD_BWRAP names a missing binary)', { timeo
     env.set({ SWITCHYARD_BWRAP: '/nonexistent/switchyard-test/bwrap' });
     const cwd = await scratchDir();
     await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'required' } });
+      const session = await harness.startSession({
+        cwd,
+        permissionMode: 'bypassPermissions',
+        sandbox: { mode: 'required' },
+      });
       const turn = await session.executeTurn({
         turnId: 't1',
         calls: [
@@ -361,10 +428,16 @@ describe('without bubblewrap (SWITCHYARD_BWRAP names a missing binary)', { timeo
     const cwd = await scratchDir();
     await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
-      const refused = await session.executeTurn({ turnId: 't1', calls: [{ id: 'b', name: 'Bash', input: { command: 'echo ok' } }] });
+      const refused = await session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'b', name: 'Bash', input: { command: 'echo ok' } }],
+      });
       expect(refused.results[0]).toMatchObject({ errorCode: 'sandbox_unavailable' });
       const off = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'off' } });
-      const ran = await off.executeTurn({ turnId: 't1', calls: [{ id: 'b', name: 'Bash', input: { command: 'echo ok' } }] });
+      const ran = await off.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'b', name: 'Bash', input: { command: 'echo ok' } }],
+      });
       expect(ran.results[0]).toMatchObject({ status: 'success', modelContent: 'ok\n', sandboxed: false });
       const metadata = await off.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
       expect(metadata.currentDetails).toContain('**Sandbox off**');

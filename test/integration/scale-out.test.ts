@@ -18,7 +18,10 @@ describe('tool workers pinned to their workspace (toolTaskQueue, worker roles)',
   const queueB = uniqueName('ws-b');
   const workers: ChildProcess[] = [];
   const toolWorker = (taskQueue: string, cwd: string) =>
-    spawnWorkerProcess({ ...harness, taskQueue }, { tools: 'builtin', env: { SWITCHYARD_WORKER_ROLE: 'tools', SWITCHYARD_WORKER_CWD: cwd } });
+    spawnWorkerProcess(
+      { ...harness, taskQueue },
+      { tools: 'builtin', env: { SWITCHYARD_WORKER_ROLE: 'tools', SWITCHYARD_WORKER_CWD: cwd } },
+    );
 
   beforeAll(async () => {
     harness = await createHarness();
@@ -31,45 +34,52 @@ describe('tool workers pinned to their workspace (toolTaskQueue, worker roles)',
     await harness.close();
   });
 
-  it("each session's files change only in its own workspace; killing one tool worker stalls only its sessions", { timeout: 300_000 }, async () => {
-    let workerA = await toolWorker(queueA, workspaceA);
-    workers.push(workerA);
-    workers.push(await toolWorker(queueB, workspaceB));
-    // No cwd: the tool worker's own workspace is the session's working directory.
-    const sessionA = await harness.startSession({ toolTaskQueue: queueA, permissionMode: 'bypassPermissions' });
-    const sessionB = await harness.startSession({ toolTaskQueue: queueB, permissionMode: 'bypassPermissions' });
-    const write = (session: typeof sessionA, turnId: string, file: string) =>
-      session.executeTurn({
-        turnId,
-        calls: [
-          { id: 'w', name: 'Write', input: { file_path: file, content: `${turnId}\n` } },
-          { id: 'r', name: 'Bash', input: { command: 'pwd && ls' } },
-        ],
-      });
-    const [a1, b1] = await Promise.all([write(sessionA, 'a1', 'a.txt'), write(sessionB, 'b1', 'b.txt')]);
-    expect(a1.results.map((r) => r.status)).toEqual(['success', 'success']);
-    expect(b1.results.map((r) => r.status), JSON.stringify(b1.results.map((r) => r.modelContent))).toEqual(['success', 'success']);
-    expect(a1.results[1]?.modelContent).toContain(workspaceA);
-    expect(b1.results[1]?.modelContent).toContain(workspaceB);
-    expect((await readdir(workspaceA)).sort()).toEqual(['a.txt']);
-    expect((await readdir(workspaceB)).sort()).toEqual(['b.txt']);
+  it(
+    "each session's files change only in its own workspace; killing one tool worker stalls only its sessions",
+    { timeout: 300_000 },
+    async () => {
+      let workerA = await toolWorker(queueA, workspaceA);
+      workers.push(workerA);
+      workers.push(await toolWorker(queueB, workspaceB));
+      // No cwd: the tool worker's own workspace is the session's working directory.
+      const sessionA = await harness.startSession({ toolTaskQueue: queueA, permissionMode: 'bypassPermissions' });
+      const sessionB = await harness.startSession({ toolTaskQueue: queueB, permissionMode: 'bypassPermissions' });
+      const write = (session: typeof sessionA, turnId: string, file: string) =>
+        session.executeTurn({
+          turnId,
+          calls: [
+            { id: 'w', name: 'Write', input: { file_path: file, content: `${turnId}\n` } },
+            { id: 'r', name: 'Bash', input: { command: 'pwd && ls' } },
+          ],
+        });
+      const [a1, b1] = await Promise.all([write(sessionA, 'a1', 'a.txt'), write(sessionB, 'b1', 'b.txt')]);
+      expect(a1.results.map((r) => r.status)).toEqual(['success', 'success']);
+      expect(
+        b1.results.map((r) => r.status),
+        JSON.stringify(b1.results.map((r) => r.modelContent)),
+      ).toEqual(['success', 'success']);
+      expect(a1.results[1]?.modelContent).toContain(workspaceA);
+      expect(b1.results[1]?.modelContent).toContain(workspaceB);
+      expect((await readdir(workspaceA)).sort()).toEqual(['a.txt']);
+      expect((await readdir(workspaceB)).sort()).toEqual(['b.txt']);
 
-    // Tool worker A goes away: A's next turn waits, B's goes on.
-    await killProcess(workerA);
-    let a2Result: TurnResult | undefined;
-    const a2 = write(sessionA, 'a2', 'a2.txt').then((result) => (a2Result = result));
-    const b2 = await write(sessionB, 'b2', 'b2.txt');
-    expect(b2.results.map((r) => r.status)).toEqual(['success', 'success']);
-    await sleep(3_000);
-    expect(a2Result, "session A's turn must wait for its workspace's worker").toBeUndefined();
-    expect(await readdir(workspaceA)).toEqual(['a.txt']);
+      // Tool worker A goes away: A's next turn waits, B's goes on.
+      await killProcess(workerA);
+      let a2Result: TurnResult | undefined;
+      const a2 = write(sessionA, 'a2', 'a2.txt').then((result) => (a2Result = result));
+      const b2 = await write(sessionB, 'b2', 'b2.txt');
+      expect(b2.results.map((r) => r.status)).toEqual(['success', 'success']);
+      await sleep(3_000);
+      expect(a2Result, "session A's turn must wait for its workspace's worker").toBeUndefined();
+      expect(await readdir(workspaceA)).toEqual(['a.txt']);
 
-    // It comes back: A's turn completes, in A's workspace.
-    workerA = await toolWorker(queueA, workspaceA);
-    workers.push(workerA);
-    await a2;
-    expect(a2Result?.results.map((r) => r.status)).toEqual(['success', 'success']);
-    expect(await readFile(path.join(workspaceA, 'a2.txt'), 'utf8')).toBe('a2\n');
-    expect((await readdir(workspaceB)).sort()).toEqual(['b.txt', 'b2.txt']);
-  });
+      // It comes back: A's turn completes, in A's workspace.
+      workerA = await toolWorker(queueA, workspaceA);
+      workers.push(workerA);
+      await a2;
+      expect(a2Result?.results.map((r) => r.status)).toEqual(['success', 'success']);
+      expect(await readFile(path.join(workspaceA, 'a2.txt'), 'utf8')).toBe('a2\n');
+      expect((await readdir(workspaceB)).sort()).toEqual(['b.txt', 'b2.txt']);
+    },
+  );
 });

@@ -27,10 +27,19 @@ const exists = async (file: string): Promise<boolean> =>
   );
 
 const pending = (session: SessionHandle, count = 1): Promise<ApprovalRequest[]> =>
-  waitFor(() => session.pendingApprovals(), (list) => list.length >= count, { what: `${count} pending approval(s)` });
+  waitFor(
+    () => session.pendingApprovals(),
+    (list) => list.length >= count,
+    { what: `${count} pending approval(s)` },
+  );
 
 /** Runs one Bash call that must ask: checks what the approver sees, answers, and returns the result. */
-async function answerBash(session: SessionHandle, turnId: string, command: string, decision: 'allow' | 'allow_always' | 'deny'): Promise<{ request: ApprovalRequest; result: ToolResult }> {
+async function answerBash(
+  session: SessionHandle,
+  turnId: string,
+  command: string,
+  decision: 'allow' | 'allow_always' | 'deny',
+): Promise<{ request: ApprovalRequest; result: ToolResult }> {
   const turn = session.executeTurn({ turnId, calls: [{ id: 'c', name: 'Bash', input: { command } }] });
   const [request] = (await pending(session)) as [ApprovalRequest];
   expect(request).toMatchObject({ toolName: 'Bash', input: { command } });
@@ -53,7 +62,12 @@ describe('Bash permission rules that hold (real server, real processes)', () => 
     const marker = path.join(outside, 'repository-program-ran');
     const program = path.join(outside, 'program.sh');
     await writeFile(program, `#!/bin/sh\necho "$@" >> '${marker}'\n`, { mode: 0o755 });
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.fsmonitor=false', ...args], { cwd, stdio: 'pipe' });
+    const git = (...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.fsmonitor=false', ...args],
+        { cwd, stdio: 'pipe' },
+      );
     git('init', '-q', '.');
     await writeFile(path.join(cwd, 'a.txt'), 'one\n');
     git('add', 'a.txt');
@@ -96,7 +110,10 @@ describe('Bash permission rules that hold (real server, real processes)', () => 
         ],
       });
       const dontAsk = await harness.startSession({ cwd, permissionMode: 'dontAsk' });
-      const strict = await dontAsk.executeTurn({ turnId: 't', calls: [{ id: 'diff', name: 'Bash', input: { command: 'git diff --stat' } }] });
+      const strict = await dontAsk.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'diff', name: 'Bash', input: { command: 'git diff --stat' } }],
+      });
       return { planned: planned.results, strict: strict.results };
     });
     expect(outcome.planned.map((result) => result.status)).toEqual(['denied', 'denied', 'denied', 'success']);
@@ -110,9 +127,22 @@ describe('Bash permission rules that hold (real server, real processes)', () => 
     await mkdir(path.join(cwd, 'src'));
     await writeFile(path.join(cwd, '.env'), `API_KEY=${SECRET}\n`);
     await writeFile(path.join(cwd, 'src', 'a.ts'), 'export const a = 1;\n');
-    const commands = ['cat .env', 'ls && cat .env', 'cat ./src/../.env', 'echo $(cat .env)', 'wc -c < .env', 'grep -r API_KEY .', 'cat .e*', 'timeout 5 head .env'];
+    const commands = [
+      'cat .env',
+      'ls && cat .env',
+      'cat ./src/../.env',
+      'echo $(cat .env)',
+      'wc -c < .env',
+      'grep -r API_KEY .',
+      'cat .e*',
+      'timeout 5 head .env',
+    ];
     const results = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', rules: { deny: ['Read(.env)', 'Edit(.env)'] } });
+      const session = await harness.startSession({
+        cwd,
+        permissionMode: 'bypassPermissions',
+        rules: { deny: ['Read(.env)', 'Edit(.env)'] },
+      });
       const turn = await session.executeTurn({
         turnId: 't',
         calls: [
@@ -126,7 +156,10 @@ describe('Bash permission rules that hold (real server, real processes)', () => 
     });
     const byId = Object.fromEntries(results.map((result) => [result.callId, result]));
     for (const [index, command] of commands.entries()) {
-      expect(byId[`bash${index}`], command).toMatchObject({ status: 'denied', modelContent: expect.stringContaining('Read(.env)') });
+      expect(byId[`bash${index}`], command).toMatchObject({
+        status: 'denied',
+        modelContent: expect.stringContaining('Read(.env)'),
+      });
     }
     expect(byId.grep).toMatchObject({ status: 'denied', modelContent: expect.stringContaining('Read(.env)') });
     expect(byId.write).toMatchObject({ status: 'denied', modelContent: expect.stringContaining('Edit(.env)') });
@@ -160,13 +193,36 @@ describe('Bash permission rules that hold (real server, real processes)', () => 
     await writeFile(path.join(cwd, 'keep.txt'), 'keep\n');
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, rules: { allow: ['Bash(touch ok.txt:*)'] } });
-      const allowed = await session.executeTurn({ turnId: 't1', calls: [{ id: 'ok', name: 'Bash', input: { command: 'touch ok.txt' } }] });
+      const allowed = await session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'ok', name: 'Bash', input: { command: 'touch ok.txt' } }],
+      });
       const compound = await answerBash(session, 't2', 'touch ok.txt && touch pwned.txt', 'deny');
       const substituted = await answerBash(session, 't3', 'touch ok.txt $(touch pwned.txt)', 'deny');
-      const bypass = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', rules: { deny: ['Bash(rm:*)'] } });
-      const spellings = ['true && \\rm -f keep.txt', "'rm' -f keep.txt", 'echo $(rm -f keep.txt)', "bash -c 'rm -f keep.txt'", 'timeout 5 rm -f keep.txt', 'FOO=1 /bin/rm -f keep.txt'];
-      const denied = await bypass.executeTurn({ turnId: 't', calls: spellings.map((command, index) => ({ id: `s${index}`, name: 'Bash', input: { command } })) });
-      return { allowed: allowed.results[0], compound: compound.result, substituted: substituted.result, denied: denied.results, spellings };
+      const bypass = await harness.startSession({
+        cwd,
+        permissionMode: 'bypassPermissions',
+        rules: { deny: ['Bash(rm:*)'] },
+      });
+      const spellings = [
+        'true && \\rm -f keep.txt',
+        "'rm' -f keep.txt",
+        'echo $(rm -f keep.txt)',
+        "bash -c 'rm -f keep.txt'",
+        'timeout 5 rm -f keep.txt',
+        'FOO=1 /bin/rm -f keep.txt',
+      ];
+      const denied = await bypass.executeTurn({
+        turnId: 't',
+        calls: spellings.map((command, index) => ({ id: `s${index}`, name: 'Bash', input: { command } })),
+      });
+      return {
+        allowed: allowed.results[0],
+        compound: compound.result,
+        substituted: substituted.result,
+        denied: denied.results,
+        spellings,
+      };
     });
     expect(outcome.allowed?.status).toBe('success');
     expect(outcome.compound.status).toBe('denied');
@@ -184,7 +240,10 @@ describe('Bash permission rules that hold (real server, real processes)', () => 
       const session = await harness.startSession({ cwd });
       await answerBash(session, 't1', 'cd sub && touch b.txt', 'allow_always');
       const state = await session.workflow.query<{ rememberedRules: string[] }>('sessionState');
-      const again = await session.executeTurn({ turnId: 't2', calls: [{ id: 'c', name: 'Bash', input: { command: 'touch sub/c.txt' } }] });
+      const again = await session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'c', name: 'Bash', input: { command: 'touch sub/c.txt' } }],
+      });
       const compound = await answerBash(session, 't3', 'touch sub/d.txt && rm -f sub/a.txt', 'deny');
       return { rules: state.rememberedRules, again: again.results[0], compound: compound.result };
     });

@@ -28,7 +28,12 @@ const exists = async (file: string): Promise<boolean> =>
     () => false,
   );
 
-const pending = (session: SessionHandle): Promise<ApprovalRequest[]> => waitFor(() => session.pendingApprovals(), (list) => list.length >= 1, { what: 'a pending approval' });
+const pending = (session: SessionHandle): Promise<ApprovalRequest[]> =>
+  waitFor(
+    () => session.pendingApprovals(),
+    (list) => list.length >= 1,
+    { what: 'a pending approval' },
+  );
 
 /** A workspace `cwd` and, outside it, `outside/secret.txt` (and `outside/creds.json`, `outside/sub/`). */
 async function workspace(): Promise<{ cwd: string; outside: string }> {
@@ -40,10 +45,17 @@ async function workspace(): Promise<{ cwd: string; outside: string }> {
   return { cwd, outside };
 }
 
-async function bashCalls(harness: Harness, options: Parameters<Harness['startSession']>[0], commands: readonly string[]): Promise<ToolResult[]> {
+async function bashCalls(
+  harness: Harness,
+  options: Parameters<Harness['startSession']>[0],
+  commands: readonly string[],
+): Promise<ToolResult[]> {
   return harness.withWorker(async () => {
     const session = await harness.startSession(options);
-    const turn = await session.executeTurn({ turnId: 't', calls: commands.map((command, index) => ({ id: `c${index}`, name: 'Bash', input: { command } })) });
+    const turn = await session.executeTurn({
+      turnId: 't',
+      calls: commands.map((command, index) => ({ id: `c${index}`, name: 'Bash', input: { command } })),
+    });
     return turn.results as ToolResult[];
   });
 }
@@ -74,7 +86,11 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
       `jq -n -L${outside} 'import "creds" as $c; $c'`,
       'grep -h TOP *',
     ];
-    const results = await bashCalls(harness, { cwd, permissionMode: 'plan', rules: { deny: [`Read(${outside}/**)`] } }, commands);
+    const results = await bashCalls(
+      harness,
+      { cwd, permissionMode: 'plan', rules: { deny: [`Read(${outside}/**)`] } },
+      commands,
+    );
     for (const [index, result] of results.entries()) {
       expect(result.status, commands[index]).not.toBe('success');
       expect(result.modelContent, commands[index]).not.toContain(SECRET);
@@ -84,14 +100,24 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
   it('a glob over a directory too large to check fails closed: `cat zz*` does not read through a late symlink', async () => {
     const { cwd, outside } = await workspace();
     await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'zzz-link'));
-    await Promise.all(Array.from({ length: 1_500 }, (_, index) => writeFile(path.join(cwd, `zz${String(index).padStart(4, '0')}.txt`), 'x\n')));
+    await Promise.all(
+      Array.from({ length: 1_500 }, (_, index) =>
+        writeFile(path.join(cwd, `zz${String(index).padStart(4, '0')}.txt`), 'x\n'),
+      ),
+    );
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'plan' });
-      const globbed = session.executeTurn({ turnId: 't1', calls: [{ id: 'glob', name: 'Bash', input: { command: 'cat zz*' } }] });
+      const globbed = session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'glob', name: 'Bash', input: { command: 'cat zz*' } }],
+      });
       // Not allowed silently: it asks (a read that cannot be located), and the human says no.
       const [request] = (await pending(session)) as [ApprovalRequest];
       await session.approve({ requestId: request.requestId, decision: 'deny', inputDigest: request.inputDigest });
-      const named = await session.executeTurn({ turnId: 't2', calls: [{ id: 'named', name: 'Bash', input: { command: 'cat zz0001.txt' } }] });
+      const named = await session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'named', name: 'Bash', input: { command: 'cat zz0001.txt' } }],
+      });
       return { request, globbed: (await globbed).results[0] as ToolResult, named: named.results[0] as ToolResult };
     });
     expect(outcome.request.reason).toMatch(/more than 1000 entries/);
@@ -116,7 +142,11 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
       "git -c alias.z='!rm -f v10' z",
     ];
     for (const index of commands.keys()) await writeFile(path.join(cwd, `v${index}`), 'keep\n');
-    const results = await bashCalls(harness, { cwd, permissionMode: 'bypassPermissions', rules: { deny: ['Bash(rm:*)'] } }, commands);
+    const results = await bashCalls(
+      harness,
+      { cwd, permissionMode: 'bypassPermissions', rules: { deny: ['Bash(rm:*)'] } },
+      commands,
+    );
     for (const [index, result] of results.entries()) expect(result.status, commands[index]).toBe('denied');
     for (const index of commands.keys()) expect(await exists(path.join(cwd, `v${index}`)), commands[index]).toBe(true);
   });
@@ -130,15 +160,26 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
     await symlink('../.env', path.join(cwd, 'src', 'config.txt'));
     const outcome = await harness.withWorker(async () => {
       const plan = await harness.startSession({ cwd, permissionMode: 'plan', rules: { deny: ['Read(.env)'] } });
-      const read = await plan.executeTurn({ turnId: 't', calls: [{ id: 'r', name: 'Read', input: { file_path: 'docs/notes.txt' } }] });
+      const read = await plan.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'r', name: 'Read', input: { file_path: 'docs/notes.txt' } }],
+      });
       const results: ToolResult[] = [];
       for (const permissionMode of ['default', 'acceptEdits'] as const) {
-        const session = await harness.startSession({ cwd, permissionMode, rules: { allow: ['Edit(src/**)'], deny: ['Edit(.env)'] } });
+        const session = await harness.startSession({
+          cwd,
+          permissionMode,
+          rules: { allow: ['Edit(src/**)'], deny: ['Edit(.env)'] },
+        });
         const turn = await session.executeTurn({
           turnId: 't',
           calls: [
             { id: 'w', name: 'Write', input: { file_path: 'src/config.txt', content: 'API_KEY=overwritten\n' } },
-            { id: 'e', name: 'Edit', input: { file_path: 'src/config.txt', old_string: 'API_KEY', new_string: 'OWNED' } },
+            {
+              id: 'e',
+              name: 'Edit',
+              input: { file_path: 'src/config.txt', old_string: 'API_KEY', new_string: 'OWNED' },
+            },
           ],
         });
         results.push(...(turn.results as ToolResult[]));
@@ -155,11 +196,21 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
     const { cwd } = await workspace();
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
-      const first = session.executeTurn({ turnId: 't1', calls: [{ id: 'w', name: 'Write', input: { file_path: '**', content: 'x\n' } }] });
+      const first = session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'w', name: 'Write', input: { file_path: '**', content: 'x\n' } }],
+      });
       const [request] = (await pending(session)) as [ApprovalRequest];
-      await session.approve({ requestId: request.requestId, decision: 'allow_always', inputDigest: request.inputDigest });
+      await session.approve({
+        requestId: request.requestId,
+        decision: 'allow_always',
+        inputDigest: request.inputDigest,
+      });
       await first;
-      const second = session.executeTurn({ turnId: 't2', calls: [{ id: 'w', name: 'Write', input: { file_path: 'elsewhere.txt', content: 'y\n' } }] });
+      const second = session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'w', name: 'Write', input: { file_path: 'elsewhere.txt', content: 'y\n' } }],
+      });
       const [asked] = (await pending(session)) as [ApprovalRequest];
       await session.approve({ requestId: asked.requestId, decision: 'deny', inputDigest: asked.inputDigest });
       return { rule: request.rememberRule, second: (await second).results[0] as ToolResult };
@@ -172,11 +223,22 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
   it('a PermissionRequest hook cannot settle a protected path: only a human can', async () => {
     const { cwd } = await workspace();
     await mkdir(path.join(cwd, '.git', 'hooks'), { recursive: true });
-    const hooks = { permissionRequest: [{ matcher: 'Write', run: () => Promise.resolve({ behavior: 'allow' as const }) }] };
+    const hooks = {
+      permissionRequest: [{ matcher: 'Write', run: () => Promise.resolve({ behavior: 'allow' as const }) }],
+    };
     const outcome = await harness.withWorker(
       async () => {
         const session = await harness.startSession({ cwd });
-        const turn = session.executeTurn({ turnId: 't', calls: [{ id: 'w', name: 'Write', input: { file_path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned\n' } }] });
+        const turn = session.executeTurn({
+          turnId: 't',
+          calls: [
+            {
+              id: 'w',
+              name: 'Write',
+              input: { file_path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned\n' },
+            },
+          ],
+        });
         const [request] = (await pending(session)) as [ApprovalRequest];
         await session.approve({ requestId: request.requestId, decision: 'deny', inputDigest: request.inputDigest });
         return (await turn).results[0] as ToolResult;

@@ -40,7 +40,12 @@ describe('protected paths and internal addresses on a real server', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const pending = (session: SessionHandle) => waitFor(() => session.pendingApprovals(), (list) => list.length > 0, { what: 'a pending approval' });
+  const pending = (session: SessionHandle) =>
+    waitFor(
+      () => session.pendingApprovals(),
+      (list) => list.length > 0,
+      { what: 'a pending approval' },
+    );
 
   async function repository(): Promise<string> {
     const cwd = await scratchDir();
@@ -56,11 +61,19 @@ describe('protected paths and internal addresses on a real server', () => {
       turnId: 't1',
       calls: [
         { id: 'plain', name: 'Write', input: { file_path: 'src/a.txt', content: 'fine\n' } },
-        { id: 'git', name: 'Write', input: { file_path: '.git/config', content: '[core]\n\tfsmonitor = touch pwned\n' } },
+        {
+          id: 'git',
+          name: 'Write',
+          input: { file_path: '.git/config', content: '[core]\n\tfsmonitor = touch pwned\n' },
+        },
       ],
     });
     const [request] = (await pending(session)) as [ApprovalRequest];
-    expect(request).toMatchObject({ callId: 'git', toolName: 'Write', input: { file_path: path.join(cwd, '.git', 'config') } });
+    expect(request).toMatchObject({
+      callId: 'git',
+      toolName: 'Write',
+      input: { file_path: path.join(cwd, '.git', 'config') },
+    });
     expect(request.reason).toMatch(/protected path.*git runs programs/);
     // The plain write ran before the protected one asked, without an approval of its own.
     expect(await readFile(path.join(cwd, 'src', 'a.txt'), 'utf8')).toBe('fine\n');
@@ -79,8 +92,16 @@ describe('protected paths and internal addresses on a real server', () => {
     const result = await session.executeTurn({
       turnId: 't1',
       calls: [
-        { id: 'git', name: 'Write', input: { file_path: '.git/config', content: '[core]\n\tfsmonitor = touch pwned\n' } },
-        { id: 'settings', name: 'Edit', input: { file_path: '.switchyard/settings.json', old_string: '', new_string: '{"hooks":{}}' } },
+        {
+          id: 'git',
+          name: 'Write',
+          input: { file_path: '.git/config', content: '[core]\n\tfsmonitor = touch pwned\n' },
+        },
+        {
+          id: 'settings',
+          name: 'Edit',
+          input: { file_path: '.switchyard/settings.json', old_string: '', new_string: '{"hooks":{}}' },
+        },
         { id: 'plain', name: 'Write', input: { file_path: 'src/a.txt', content: 'fine\n' } },
       ],
     });
@@ -91,7 +112,9 @@ describe('protected paths and internal addresses on a real server', () => {
     ]);
     expect(result.results[0]?.modelContent).toMatch(/dontAsk/);
     expect(await readFile(path.join(cwd, '.git', 'config'), 'utf8')).toBe(GIT_CONFIG);
-    await expect(readFile(path.join(cwd, '.switchyard', 'settings.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(readFile(path.join(cwd, '.switchyard', 'settings.json'), 'utf8')).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 
   it('denies the cloud metadata address in every spelling, with a whole-tool allow rule and in bypassPermissions', async () => {
@@ -117,7 +140,10 @@ describe('protected paths and internal addresses on a real server', () => {
     const cwd = await scratchDir();
     const session = await harness.startSession({ cwd, rules: { allow: ['WebFetch'] } });
     const before = requests;
-    const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'f', name: 'WebFetch', input: { url: `http://127.1:${port}/admin` } }] });
+    const turn = session.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'f', name: 'WebFetch', input: { url: `http://127.1:${port}/admin` } }],
+    });
     const [request] = (await pending(session)) as [ApprovalRequest];
     // The approver sees the canonical URL: the address that is really fetched.
     expect(request).toMatchObject({ toolName: 'WebFetch', input: { url: `http://127.0.0.1:${port}/admin` } });
@@ -131,10 +157,16 @@ describe('protected paths and internal addresses on a real server', () => {
 
     // An allow rule naming the exact host lets it run without asking; dontAsk with a whole-tool rule denies it.
     const named = await harness.startSession({ cwd, rules: { allow: ['WebFetch(domain:127.0.0.1)'] } });
-    const allowed = await named.executeTurn({ turnId: 't1', calls: [{ id: 'f', name: 'WebFetch', input: { url: `http://2130706433:${port}/` } }] });
+    const allowed = await named.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'f', name: 'WebFetch', input: { url: `http://2130706433:${port}/` } }],
+    });
     expect(allowed.results[0]).toMatchObject({ status: 'success' });
     const strict = await harness.startSession({ cwd, permissionMode: 'dontAsk', rules: { allow: ['WebFetch'] } });
-    const denied = await strict.executeTurn({ turnId: 't1', calls: [{ id: 'f', name: 'WebFetch', input: { url: `http://0x7f.1:${port}/` } }] });
+    const denied = await strict.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'f', name: 'WebFetch', input: { url: `http://0x7f.1:${port}/` } }],
+    });
     expect(denied.results[0]).toMatchObject({ status: 'denied' });
     expect(requests).toBe(before + 2);
   });

@@ -15,12 +15,21 @@ const PENDING_ACTIVITY_STATE_STARTED = 2;
  * local activity (no pending activity at all: it runs inside the workflow worker as soon as the call starts).
  */
 async function waitUntilRunning(session: SessionHandle, callId: string): Promise<void> {
-  await waitFor(async () => (await session.events()).events, (events) => events.some((event) => event.type === 'ToolCallStarted' && event.callId === callId), {
-    what: `ToolCallStarted for ${callId}`,
-  });
   await waitFor(
-    async () => ((await session.workflow.describe()).raw.pendingActivities ?? []).filter((activity) => activity.activityType?.name === 'executeCall'),
-    (activities) => activities.length === 0 || activities.some((activity) => Number(activity.state) === PENDING_ACTIVITY_STATE_STARTED),
+    async () => (await session.events()).events,
+    (events) => events.some((event) => event.type === 'ToolCallStarted' && event.callId === callId),
+    {
+      what: `ToolCallStarted for ${callId}`,
+    },
+  );
+  await waitFor(
+    async () =>
+      ((await session.workflow.describe()).raw.pendingActivities ?? []).filter(
+        (activity) => activity.activityType?.name === 'executeCall',
+      ),
+    (activities) =>
+      activities.length === 0 ||
+      activities.some((activity) => Number(activity.state) === PENDING_ACTIVITY_STATE_STARTED),
     { what: `the activity of ${callId} to run` },
   );
 }
@@ -52,7 +61,16 @@ describe('reading tools cannot hang the worker or read around a deny rule (real 
       const grepStarted = performance.now();
       let grepFinishedAt = Number.POSITIVE_INFINITY;
       const grepTurn = grepSession
-        .executeTurn({ turnId: 'grep', calls: [{ id: 'grep', name: 'Grep', input: { pattern: '^(a+)+$', path: 'attack/evil.log', output_mode: 'content', '-n': true } }] })
+        .executeTurn({
+          turnId: 'grep',
+          calls: [
+            {
+              id: 'grep',
+              name: 'Grep',
+              input: { pattern: '^(a+)+$', path: 'attack/evil.log', output_mode: 'content', '-n': true },
+            },
+          ],
+        })
         .then((result) => {
           grepFinishedAt = performance.now();
           return result;
@@ -61,10 +79,20 @@ describe('reading tools cannot hang the worker or read around a deny rule (real 
 
       const readSession = await harness.startSession({ cwd });
       const readStarted = performance.now();
-      const read = await readSession.executeTurn({ turnId: 'read', calls: [{ id: 'read', name: 'Read', input: { file_path: 'notes.txt' } }] });
+      const read = await readSession.executeTurn({
+        turnId: 'read',
+        calls: [{ id: 'read', name: 'Read', input: { file_path: 'notes.txt' } }],
+      });
       const readFinishedAt = performance.now();
       const grep = await grepTurn;
-      return { read: read.results[0], readMs: readFinishedAt - readStarted, readFinishedAt, grep: grep.results[0], grepMs: grepFinishedAt - grepStarted, grepFinishedAt };
+      return {
+        read: read.results[0],
+        readMs: readFinishedAt - readStarted,
+        readFinishedAt,
+        grep: grep.results[0],
+        grepMs: grepFinishedAt - grepStarted,
+        grepFinishedAt,
+      };
     });
     expect(outcome.read).toMatchObject({ status: 'success', modelContent: '     1\tfirst line\n     2\tsecond line' });
     expect(outcome.readMs).toBeLessThan(5_000);
@@ -91,7 +119,10 @@ describe('reading tools cannot hang the worker or read around a deny rule (real 
       });
     });
     const byId = Object.fromEntries(result.results.map((entry) => [entry.callId, entry]));
-    expect(byId['grep-tree']).toMatchObject({ status: 'success', modelContent: `${path.join(project, 'src', 'app.ts')}:const key = process.env.API_KEY;` });
+    expect(byId['grep-tree']).toMatchObject({
+      status: 'success',
+      modelContent: `${path.join(project, 'src', 'app.ts')}:const key = process.env.API_KEY;`,
+    });
     expect(byId['grep-count']).toMatchObject({ status: 'success', modelContent: 'No matches found' });
     expect(byId.glob).toMatchObject({ status: 'success', modelContent: path.join(project, 'src', 'app.ts') });
     // Denied by the permission decision, or refused by the tool itself: either way, not printed.

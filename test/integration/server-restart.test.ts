@@ -14,7 +14,6 @@ import { testTools } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
 import { freePort } from '../support/free-port.js';
 
-
 describe('a pending approval across a Temporal server restart (dev server with --db-filename)', () => {
   it('survives the server and the worker going away, and the call runs exactly once after approval', async () => {
     const dir = await scratchDir();
@@ -27,7 +26,15 @@ describe('a pending approval across a Temporal server restart (dev server with -
       // A fresh port each life: the session lives in the database file, not in the address.
       const server = await startDevServer({ port: await freePort(), dbFilename });
       const native = await NativeConnection.connect({ address: server.address });
-      const worker = await createSwitchyardWorker({ connection: native, taskQueue, tools: testTools(), defaultCwd: dir, dataDir: dir, userSettingsDir: false, workflowBundle: { codePath } });
+      const worker = await createSwitchyardWorker({
+        connection: native,
+        taskQueue,
+        tools: testTools(),
+        defaultCwd: dir,
+        dataDir: dir,
+        userSettingsDir: false,
+        workflowBundle: { codePath },
+      });
       const connection = await Connection.connect({ address: server.address });
       try {
         return await worker.runUntil(body(new SwitchyardClient({ client: new Client({ connection }), taskQueue })));
@@ -47,7 +54,10 @@ describe('a pending approval across a Temporal server restart (dev server with -
         updateId: 't',
         waitForStage: WorkflowUpdateStage.ACCEPTED,
       });
-      const [pending] = (await waitFor(() => session.pendingApprovals(), (list) => list.length === 1)) as [ApprovalRequest];
+      const [pending] = (await waitFor(
+        () => session.pendingApprovals(),
+        (list) => list.length === 1,
+      )) as [ApprovalRequest];
       return pending;
     });
 
@@ -56,61 +66,95 @@ describe('a pending approval across a Temporal server restart (dev server with -
       const session = client.session('restart-session');
       expect((await session.pendingApprovals()).map((r) => r.requestId)).toEqual([request.requestId]);
       await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
-      return session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }] });
+      return session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }],
+      });
     });
     expect(result.results[0]).toMatchObject({ callId: 'e', status: 'success' });
     expect(await readFile(target, 'utf8')).toBe('once\n');
   });
 
-  it('`switchyard run` lives through the server going away: after the approval it prints the results and exits 0', { timeout: 300_000 }, async () => {
-    const dir = await scratchDir();
-    const dbFilename = path.join(dir, 'temporal.db');
-    const target = path.join(dir, 'approved.txt');
-    const codePath = inject('workflowBundlePath');
-    const taskQueue = `restart-run-${Date.now()}`;
-    // One port for both lives: the CLI keeps its TEMPORAL_ADDRESS.
-    const port = await freePort();
-    const life = async () => {
-      const server = await startDevServer({ port, dbFilename });
-      const native = await NativeConnection.connect({ address: server.address });
-      const worker = await createSwitchyardWorker({ connection: native, taskQueue, tools: testTools(), defaultCwd: dir, dataDir: dir, userSettingsDir: false, workflowBundle: { codePath } });
-      const running = worker.run();
-      const connection = await Connection.connect({ address: server.address });
-      const client = new SwitchyardClient({ client: new Client({ connection }), taskQueue });
-      return {
-        client,
-        stop: async () => {
-          await connection.close();
-          worker.shutdown();
-          await running;
-          await native.close();
-          await server.stop();
-        },
+  it(
+    '`switchyard run` lives through the server going away: after the approval it prints the results and exits 0',
+    { timeout: 300_000 },
+    async () => {
+      const dir = await scratchDir();
+      const dbFilename = path.join(dir, 'temporal.db');
+      const target = path.join(dir, 'approved.txt');
+      const codePath = inject('workflowBundlePath');
+      const taskQueue = `restart-run-${Date.now()}`;
+      // One port for both lives: the CLI keeps its TEMPORAL_ADDRESS.
+      const port = await freePort();
+      const life = async () => {
+        const server = await startDevServer({ port, dbFilename });
+        const native = await NativeConnection.connect({ address: server.address });
+        const worker = await createSwitchyardWorker({
+          connection: native,
+          taskQueue,
+          tools: testTools(),
+          defaultCwd: dir,
+          dataDir: dir,
+          userSettingsDir: false,
+          workflowBundle: { codePath },
+        });
+        const running = worker.run();
+        const connection = await Connection.connect({ address: server.address });
+        const client = new SwitchyardClient({ client: new Client({ connection }), taskQueue });
+        return {
+          client,
+          stop: async () => {
+            await connection.close();
+            worker.shutdown();
+            await running;
+            await native.close();
+            await server.stop();
+          },
+        };
       };
-    };
-    const calls = path.join(dir, 'calls.json');
-    await writeFile(calls, JSON.stringify([{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }]));
-    const first = await life();
-    const env = { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_NAMESPACE: 'default', SWITCHYARD_TASK_QUEUE: taskQueue };
-    const run = startCli(['run', calls, '--session', 'restart-run', '--cwd', dir], env);
-    try {
-      await waitFor(() => first.client.session('restart-run').pendingApprovals().catch(() => []), (list) => list.length === 1, { what: 'the approval request', timeoutMs: 120_000 });
-    } finally {
-      await first.stop();
-    }
-    const second = await life();
-    try {
-      const session = second.client.session('restart-run');
-      const [request] = (await waitFor(() => session.pendingApprovals(), (list) => list.length === 1)) as [ApprovalRequest];
-      await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
-      const { code, stdout } = await run.exited;
-      expect(code, run.output()).toBe(0);
-      expect(stdout).toContain('e FakeEdit: success');
-      expect(run.output()).not.toContain('Channel has been shut down');
-      expect(await readFile(target, 'utf8')).toBe('once\n');
-    } finally {
-      run.child.kill('SIGKILL');
-      await second.stop();
-    }
-  });
+      const calls = path.join(dir, 'calls.json');
+      await writeFile(
+        calls,
+        JSON.stringify([{ id: 'e', name: 'FakeEdit', input: { file_path: target, text: 'once\n' } }]),
+      );
+      const first = await life();
+      const env = {
+        ...process.env,
+        TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+        TEMPORAL_NAMESPACE: 'default',
+        SWITCHYARD_TASK_QUEUE: taskQueue,
+      };
+      const run = startCli(['run', calls, '--session', 'restart-run', '--cwd', dir], env);
+      try {
+        await waitFor(
+          () =>
+            first.client
+              .session('restart-run')
+              .pendingApprovals()
+              .catch(() => []),
+          (list) => list.length === 1,
+          { what: 'the approval request', timeoutMs: 120_000 },
+        );
+      } finally {
+        await first.stop();
+      }
+      const second = await life();
+      try {
+        const session = second.client.session('restart-run');
+        const [request] = (await waitFor(
+          () => session.pendingApprovals(),
+          (list) => list.length === 1,
+        )) as [ApprovalRequest];
+        await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+        const { code, stdout } = await run.exited;
+        expect(code, run.output()).toBe(0);
+        expect(stdout).toContain('e FakeEdit: success');
+        expect(run.output()).not.toContain('Channel has been shut down');
+        expect(await readFile(target, 'utf8')).toBe('once\n');
+      } finally {
+        run.child.kill('SIGKILL');
+        await second.stop();
+      }
+    },
+  );
 });

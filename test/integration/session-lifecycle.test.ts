@@ -24,7 +24,8 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
             run: (input) => {
               const command = (input.toolInput as { command: string }).command;
               if (command.startsWith('rm ')) return { permissionDecision: 'deny' };
-              if (command === 'hooked') return { permissionDecision: 'allow', additionalContext: 'checked by the test hook' };
+              if (command === 'hooked')
+                return { permissionDecision: 'allow', additionalContext: 'checked by the test hook' };
               if (command === 'crash') throw new Error('hook crashed');
               return undefined;
             },
@@ -45,14 +46,26 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
         turnId: 't',
         calls: [
           { id: 'long', name: 'FakeFetch', input: { url: 'https://x.io' } },
-          { id: 'block', name: 'BlockingWaitForFile', input: { release_file: blockRelease, label: 'blocked until released' } },
+          {
+            id: 'block',
+            name: 'BlockingWaitForFile',
+            input: { release_file: blockRelease, label: 'blocked until released' },
+          },
           { id: 'ask', name: 'Sleep', input: { ms: 30_000 } },
           { id: 'later', name: 'FakeEdit', input: { file_path: 'never.txt' } },
         ],
       });
-      await waitFor(() => session.pendingApprovals(), (list: ApprovalRequest[]) => list.length === 1, { what: 'the pending approval' });
+      await waitFor(
+        () => session.pendingApprovals(),
+        (list: ApprovalRequest[]) => list.length === 1,
+        { what: 'the pending approval' },
+      );
       await session.interrupt('user pressed Esc');
-      await waitFor(() => session.pendingApprovals(), (list: ApprovalRequest[]) => list.length === 0, { what: 'the interrupt to cancel the approval' });
+      await waitFor(
+        () => session.pendingApprovals(),
+        (list: ApprovalRequest[]) => list.length === 0,
+        { what: 'the interrupt to cancel the approval' },
+      );
       await writeFile(blockRelease, '');
       const result = await turn;
       return { result, pendingAfter: await session.pendingApprovals() };
@@ -71,7 +84,11 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
     const result = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const turn = session.executeTurn({ turnId: 't', calls: [{ id: 's', name: 'Sleep', input: { ms: 60_000 } }] });
-      await waitFor(async () => (await session.events()).events, (events) => events.some((e) => e.type === 'ToolCallStarted'), { what: 'the call to start' });
+      await waitFor(
+        async () => (await session.events()).events,
+        (events) => events.some((e) => e.type === 'ToolCallStarted'),
+        { what: 'the call to start' },
+      );
       await session.interrupt();
       return turn;
     });
@@ -103,13 +120,34 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
     expect(byId.notfound).toMatchObject({ status: 'error', modelContent: 'Tool not found: Nope' });
     expect(byId.empty).toMatchObject({ status: 'error', modelContent: 'Tool not found: ' });
     expect(byId.schema?.modelContent).toMatch(/^<tool_use_error>InputValidationError: ms: .+<\/tool_use_error>$/);
-    expect(byId.business).toMatchObject({ status: 'error', modelContent: '<tool_use_error>nothing to do here</tool_use_error>' });
-    expect(byId.hookdeny).toMatchObject({ status: 'denied', modelContent: 'Blocked by PreToolUse hook', errorCode: 'hook_blocked' });
-    expect(byId.ruledeny).toMatchObject({ status: 'denied', modelContent: 'Permission to use FakeFetch was denied by the rule FakeFetch(domain:evil.io).' });
-    expect(byId.timeout).toMatchObject({ status: 'error', modelContent: 'Tool execution timed out after 200ms', errorCode: 'timeout' });
+    expect(byId.business).toMatchObject({
+      status: 'error',
+      modelContent: '<tool_use_error>nothing to do here</tool_use_error>',
+    });
+    expect(byId.hookdeny).toMatchObject({
+      status: 'denied',
+      modelContent: 'Blocked by PreToolUse hook',
+      errorCode: 'hook_blocked',
+    });
+    expect(byId.ruledeny).toMatchObject({
+      status: 'denied',
+      modelContent: 'Permission to use FakeFetch was denied by the rule FakeFetch(domain:evil.io).',
+    });
+    expect(byId.timeout).toMatchObject({
+      status: 'error',
+      modelContent: 'Tool execution timed out after 200ms',
+      errorCode: 'timeout',
+    });
     // A hook's allow skipped the default ask, and its context reached the model.
-    expect(byId.hooked).toMatchObject({ status: 'success', modelContent: 'ran hooked\n\n[Hook additional context]\n1. checked by the test hook' });
-    expect(byId['schema-out']).toMatchObject({ status: 'error', errorCode: 'output_schema', modelContent: 'Tool output failed runtimeOutputSchema validation' });
+    expect(byId.hooked).toMatchObject({
+      status: 'success',
+      modelContent: 'ran hooked\n\n[Hook additional context]\n1. checked by the test hook',
+    });
+    expect(byId['schema-out']).toMatchObject({
+      status: 'error',
+      errorCode: 'output_schema',
+      modelContent: 'Tool output failed runtimeOutputSchema validation',
+    });
     const failedTasks = history.events?.filter((event) => event.workflowTaskFailedEventAttributes) ?? [];
     expect(failedTasks).toEqual([]);
   });
@@ -117,7 +155,10 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
   it('never runs a call silently when its hook crashes: the normal flow still asks', async () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, permissionMode: 'dontAsk' });
-      return session.executeTurn({ turnId: 't', calls: [{ id: 'crash', name: 'FakeShell', input: { command: 'crash' } }] });
+      return session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'crash', name: 'FakeShell', input: { command: 'crash' } }],
+      });
     });
     expect(outcome.results[0]).toMatchObject({ status: 'denied' });
     expect(outcome.results[0]?.modelContent).toMatch(/dontAsk/);
@@ -131,26 +172,49 @@ describe('interrupts, pipeline exits and continue-as-new on a real server', () =
         taskQueue: harness.taskQueue,
         args: [{ cwd, rules: { deny: ['FakeShell('] } }],
       });
-      return harness.client.session(handle.workflowId).executeTurn({ turnId: 't', calls: [{ id: 'a', name: 'Sleep', input: { ms: 1 } }] });
+      return harness.client
+        .session(handle.workflowId)
+        .executeTurn({ turnId: 't', calls: [{ id: 'a', name: 'Sleep', input: { ms: 1 } }] });
     });
     expect(result.results[0]?.status).toBe('error');
-    expect(result.results[0]?.modelContent).toMatch(/^This session's permission rules are invalid, so no tool may run: Invalid permission rule "FakeShell\("/);
-    await expect(harness.client.startSession('never', { rules: { deny: ['FakeShell('] } })).rejects.toThrow(/Invalid permission rule/);
+    expect(result.results[0]?.modelContent).toMatch(
+      /^This session's permission rules are invalid, so no tool may run: Invalid permission rule "FakeShell\("/,
+    );
+    await expect(harness.client.startSession('never', { rules: { deny: ['FakeShell('] } })).rejects.toThrow(
+      /Invalid permission rule/,
+    );
   });
 
   it('continues as new in the middle of a session, keeping remembered approvals and the event cursor', async () => {
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, continueAsNewAfterEvents: 5 });
       const firstRunId = (await session.workflow.describe()).runId;
-      const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'FakeShell', input: { command: 'make build' } }] });
-      const [request] = (await waitFor(() => session.pendingApprovals(), (list) => list.length === 1)) as [ApprovalRequest];
-      await session.approve({ requestId: request.requestId, decision: 'allow_always', inputDigest: request.inputDigest });
+      const turn = session.executeTurn({
+        turnId: 't1',
+        calls: [{ id: 'b1', name: 'FakeShell', input: { command: 'make build' } }],
+      });
+      const [request] = (await waitFor(
+        () => session.pendingApprovals(),
+        (list) => list.length === 1,
+      )) as [ApprovalRequest];
+      await session.approve({
+        requestId: request.requestId,
+        decision: 'allow_always',
+        inputDigest: request.inputDigest,
+      });
       await turn;
       const before = await session.events();
       // The session continues as new once idle past the threshold.
-      await waitFor(async () => (await session.workflow.describe()).runId, (runId) => runId !== firstRunId, { what: 'continue-as-new' });
+      await waitFor(
+        async () => (await session.workflow.describe()).runId,
+        (runId) => runId !== firstRunId,
+        { what: 'continue-as-new' },
+      );
       const afterRun = await session.events(before.next);
-      const second = await session.executeTurn({ turnId: 't2', calls: [{ id: 'b2', name: 'FakeShell', input: { command: 'make build' } }] });
+      const second = await session.executeTurn({
+        turnId: 't2',
+        calls: [{ id: 'b2', name: 'FakeShell', input: { command: 'make build' } }],
+      });
       const after = await session.events(before.next);
       const all = await session.events(0);
       return { before, afterRun, second, after, all };

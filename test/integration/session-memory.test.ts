@@ -24,7 +24,10 @@ describe('a session keeps none of its finished turns in the worker', () => {
     cwd = await scratchDir('memory-');
     probeDir = await scratchDir('heap-probe-');
     await writeFile(path.join(cwd, 'notes.txt'), 'a needle in the notes\n');
-    worker = await spawnWorkerProcess(harness, { tools: 'builtin', env: { ...heapProbeEnv(probeDir), SWITCHYARD_WORKER_CWD: cwd } });
+    worker = await spawnWorkerProcess(harness, {
+      tools: 'builtin',
+      env: { ...heapProbeEnv(probeDir), SWITCHYARD_WORKER_CWD: cwd },
+    });
   });
   afterAll(async () => {
     await killProcess(worker);
@@ -37,8 +40,16 @@ describe('a session keeps none of its finished turns in the worker', () => {
   const reply = (turn: number): ToolCall[] => [
     { id: 'read', name: 'Read', input: { file_path: path.join(cwd, 'notes.txt') } },
     { id: 'grep', name: 'Grep', input: { pattern: 'needle', path: cwd } },
-    { id: 'write', name: 'Write', input: { file_path: path.join(cwd, `out-${turn}.txt`), content: `turn ${turn}: draft\n` } },
-    { id: 'edit', name: 'Edit', input: { file_path: path.join(cwd, `out-${turn}.txt`), old_string: 'draft', new_string: 'final' } },
+    {
+      id: 'write',
+      name: 'Write',
+      input: { file_path: path.join(cwd, `out-${turn}.txt`), content: `turn ${turn}: draft\n` },
+    },
+    {
+      id: 'edit',
+      name: 'Edit',
+      input: { file_path: path.join(cwd, `out-${turn}.txt`), old_string: 'draft', new_string: 'final' },
+    },
     { id: 'bash', name: 'Bash', input: { command: `cat out-${turn}.txt`, description: marker(turn) } },
   ];
 
@@ -51,30 +62,42 @@ describe('a session keeps none of its finished turns in the worker', () => {
     return statuses;
   };
 
-  it(`after ${TURNS} turns of real tools (whole and streaming), the workflow thread holds no finished turn`, { timeout: 180_000 }, async () => {
-    const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', continueAsNewAfterEvents: 100_000 });
-    const firstRun = (await session.workflow.describe()).runId;
-    for (let turn = 0; turn < TURNS; turn += 1) {
-      const calls = reply(turn);
-      const statuses = turn % 5 === 4
-        ? await streamed(session, `t${turn}`, calls)
-        : (await session.executeTurn({ turnId: `t${turn}`, calls })).results.map((result) => result.status);
-      expect(statuses).toEqual(['success', 'success', 'success', 'success', 'success']);
-    }
-    // Still one run: the turns were not released by a continue-as-new.
-    expect((await session.workflow.describe()).runId).toBe(firstRun);
+  it(
+    `after ${TURNS} turns of real tools (whole and streaming), the workflow thread holds no finished turn`,
+    { timeout: 180_000 },
+    async () => {
+      const session = await harness.startSession({
+        cwd,
+        permissionMode: 'bypassPermissions',
+        continueAsNewAfterEvents: 100_000,
+      });
+      const firstRun = (await session.workflow.describe()).runId;
+      for (let turn = 0; turn < TURNS; turn += 1) {
+        const calls = reply(turn);
+        const statuses =
+          turn % 5 === 4
+            ? await streamed(session, `t${turn}`, calls)
+            : (await session.executeTurn({ turnId: `t${turn}`, calls })).results.map((result) => result.status);
+        expect(statuses).toEqual(['success', 'success', 'success', 'success', 'success']);
+      }
+      // Still one run: the turns were not released by a continue-as-new.
+      expect((await session.workflow.describe()).runId).toBe(firstRun);
 
-    const files = await snapshotWorkflowThreads(worker, probeDir);
-    expect(files.length).toBeGreaterThan(0);
-    const markers = Array.from({ length: TURNS }, (_, turn) => marker(turn));
-    let siblingGroups = 0;
-    let inputsKept = 0;
-    for (const file of files) {
-      const counts = await countInHeapSnapshot(file, { names: ['SiblingGroup'], markers });
-      siblingGroups += counts.objects.SiblingGroup ?? 0;
-      inputsKept += markers.filter((marker) => (counts.strings[marker] ?? 0) > 0).length;
-    }
-    // Each turn made a SiblingGroup and sent its calls' inputs to activities; none of it may stay.
-    expect({ siblingGroups, turnsWhoseInputsAreKept: inputsKept }).toEqual({ siblingGroups: 0, turnsWhoseInputsAreKept: 0 });
-  });
+      const files = await snapshotWorkflowThreads(worker, probeDir);
+      expect(files.length).toBeGreaterThan(0);
+      const markers = Array.from({ length: TURNS }, (_, turn) => marker(turn));
+      let siblingGroups = 0;
+      let inputsKept = 0;
+      for (const file of files) {
+        const counts = await countInHeapSnapshot(file, { names: ['SiblingGroup'], markers });
+        siblingGroups += counts.objects.SiblingGroup ?? 0;
+        inputsKept += markers.filter((marker) => (counts.strings[marker] ?? 0) > 0).length;
+      }
+      // Each turn made a SiblingGroup and sent its calls' inputs to activities; none of it may stay.
+      expect({ siblingGroups, turnsWhoseInputsAreKept: inputsKept }).toEqual({
+        siblingGroups: 0,
+        turnsWhoseInputsAreKept: 0,
+      });
+    },
+  );
 });

@@ -23,7 +23,11 @@ async function startedCalls(session: SessionHandle, turnId: string): Promise<str
 function toolUseBlock(index: number, id: string, name: string, pieces: string[]): AnthropicStreamEvent[] {
   return [
     { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name, input: {} } },
-    ...pieces.map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
+    ...pieces.map((partial_json) => ({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json },
+    })),
     { type: 'content_block_stop', index },
   ];
 }
@@ -57,8 +61,15 @@ describe('streaming assemblers on a real server', () => {
       ];
       for (const event of events) await tools.push(event);
       // The model is still streaming the third call's arguments: the first call runs already.
-      await waitFor(() => startedCalls(session, 'a1'), (ids) => ids.includes('toolu_01'), { what: 'the first call to start' });
-      const whileThirdStreams = { started: await startedCalls(session, 'a1'), handedOn: tools.calls.map((call) => call.id) };
+      await waitFor(
+        () => startedCalls(session, 'a1'),
+        (ids) => ids.includes('toolu_01'),
+        { what: 'the first call to start' },
+      );
+      const whileThirdStreams = {
+        started: await startedCalls(session, 'a1'),
+        handedOn: tools.calls.map((call) => call.id),
+      };
       for (const event of third.slice(3)) await tools.push(event);
       await tools.push({ type: 'message_delta', delta: { stop_reason: 'tool_use' } });
       await tools.push({ type: 'message_stop' });
@@ -96,7 +107,9 @@ describe('streaming assemblers on a real server', () => {
       ['toolu_cut', 'error'],
     ]);
     expect(results[0]?.modelContent).toContain('alpha');
-    expect(results[1]?.modelContent).toContain('The Write call was cut off before its input was complete (the model stopped: max_tokens)');
+    expect(results[1]?.modelContent).toContain(
+      'The Write call was cut off before its input was complete (the model stopped: max_tokens)',
+    );
   });
 
   it('runs a strict-mode Responses call whose optional fields stream as null with the real Read tool', async () => {
@@ -106,8 +119,17 @@ describe('streaming assemblers on a real server', () => {
       const tools = openAIResponsesToolStream({ turn: session.streamTurn('r1') });
       const args = '{"file_path":"strict.txt","offset":null,"limit":null}';
       for (const event of [
-        { type: 'response.output_item.added', output_index: 0, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'Read', arguments: '' } },
-        ...(args.match(/.{1,8}/g) ?? []).map((delta) => ({ type: 'response.function_call_arguments.delta', output_index: 0, item_id: 'fc_1', delta })),
+        {
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'Read', arguments: '' },
+        },
+        ...(args.match(/.{1,8}/g) ?? []).map((delta) => ({
+          type: 'response.function_call_arguments.delta',
+          output_index: 0,
+          item_id: 'fc_1',
+          delta,
+        })),
         { type: 'response.function_call_arguments.done', output_index: 0, item_id: 'fc_1', arguments: args },
         { type: 'response.completed', response: { status: 'completed' } },
       ]) {

@@ -19,9 +19,15 @@ async function collect(iterable: AsyncIterable<ToolResult>): Promise<ToolResult[
 }
 
 /** Ids of the calls of `turnId` that have an event of `type` so far. */
-async function callsWith(session: SessionHandle, turnId: string, type: 'ToolCallStarted' | 'ToolCallResult'): Promise<string[]> {
+async function callsWith(
+  session: SessionHandle,
+  turnId: string,
+  type: 'ToolCallStarted' | 'ToolCallResult',
+): Promise<string[]> {
   const { events } = await session.events();
-  return events.flatMap((event: SessionEvent) => (event.type === type && event.turnId === turnId ? [event.callId] : []));
+  return events.flatMap((event: SessionEvent) =>
+    event.type === type && event.turnId === turnId ? [event.callId] : [],
+  );
 }
 
 describe('streaming turns on a real server', () => {
@@ -51,7 +57,10 @@ describe('streaming turns on a real server', () => {
       // r1 cannot finish until released, so r2 starting now means it runs beside r1.
       await waitFor(started, (ids) => ids.includes('r2'), { what: 'r2 to start beside r1' });
       await turn.add({ id: 'edit', name: 'FakeEdit', input: { file_path: 'streamed.txt' } });
-      await turn.add({ id: 'r3', name: 'Sleep', input: { ms: 1, label: 'r3' } }, { id: 'r4', name: 'Sleep', input: { ms: 1, label: 'r4' } });
+      await turn.add(
+        { id: 'r3', name: 'Sleep', input: { ms: 1, label: 'r3' } },
+        { id: 'r4', name: 'Sleep', input: { ms: 1, label: 'r4' } },
+      );
       await turn.end();
       // Everything after the reads waits for them: the FakeEdit is exclusive, and r3, r4 come after it.
       const whileReadsRun = { started: await started(), active: await session.activeTurn() };
@@ -81,11 +90,18 @@ describe('streaming turns on a real server', () => {
     const results = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const turn = session.streamTurn('s2');
-      await turn.add({ id: 'slow', name: 'WaitForFile', input: { release_file: slowRelease, label: 'slow' } }, { id: 'fast', name: 'Sleep', input: { ms: 1, label: 'fast' } });
+      await turn.add(
+        { id: 'slow', name: 'WaitForFile', input: { release_file: slowRelease, label: 'slow' } },
+        { id: 'fast', name: 'Sleep', input: { ms: 1, label: 'fast' } },
+      );
       await turn.end();
       const collected = collect(turn);
       // `fast` has its result while `slow` still runs; only then does `slow` finish.
-      await waitFor(() => callsWith(session, 's2', 'ToolCallResult'), (ids) => ids.includes('fast'), { what: 'the fast call to finish' });
+      await waitFor(
+        () => callsWith(session, 's2', 'ToolCallResult'),
+        (ids) => ids.includes('fast'),
+        { what: 'the fast call to finish' },
+      );
       await release(slowRelease);
       return collected;
     });
@@ -118,15 +134,25 @@ describe('streaming turns on a real server', () => {
       const session = await harness.startSession({ cwd });
       const blocking = session.streamTurn('b');
       const blockRelease = releaseFile('block');
-      await blocking.add({ id: 'block', name: 'BlockingWaitForFile', input: { release_file: blockRelease, label: 'block' } });
-      const whileBlocking = await waitFor(() => session.activeTurn(), (view) => (view?.executing.length ?? 0) === 1);
+      await blocking.add({
+        id: 'block',
+        name: 'BlockingWaitForFile',
+        input: { release_file: blockRelease, label: 'block' },
+      });
+      const whileBlocking = await waitFor(
+        () => session.activeTurn(),
+        (view) => (view?.executing.length ?? 0) === 1,
+      );
       await release(blockRelease);
       await blocking.end();
       await collect(blocking);
 
       const turn = session.streamTurn('i');
       await turn.add({ id: 'long', name: 'Sleep', input: { ms: 60_000 } });
-      const whileSleeping = await waitFor(() => session.activeTurn(), (view) => (view?.executing.length ?? 0) === 1);
+      const whileSleeping = await waitFor(
+        () => session.activeTurn(),
+        (view) => (view?.executing.length ?? 0) === 1,
+      );
       const collected = collect(turn);
       await session.interrupt('enough');
       const results = await collected;

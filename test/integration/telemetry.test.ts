@@ -42,12 +42,26 @@ describe('telemetry of a real turn', () => {
     await provider.forceFlush();
     const spans = new Map(exporter.getFinishedSpans().map((span) => [span.attributes['gen_ai.tool.call.id'], span]));
     expect(spans.get('ok')?.name).toBe('tool.call Read');
-    expect(spans.get('ok')?.attributes).toMatchObject({ 'switchyard.tool.status': 'success', 'switchyard.permission.outcome': 'none_needed', 'switchyard.output.truncated': false });
+    expect(spans.get('ok')?.attributes).toMatchObject({
+      'switchyard.tool.status': 'success',
+      'switchyard.permission.outcome': 'none_needed',
+      'switchyard.output.truncated': false,
+    });
     expect(spans.get('ok')?.attributes['switchyard.output.bytes']).toBeGreaterThan(0);
     expect(spans.get('ghost')?.name).toBe('tool.call unknown');
-    expect(spans.get('ghost')?.attributes).toMatchObject({ 'gen_ai.tool.name': 'unknown', 'switchyard.failure.stage': 'lookup', 'switchyard.error.category': 'not_found' });
-    expect(spans.get('no')?.attributes).toMatchObject({ 'switchyard.permission.outcome': 'denied', 'switchyard.failure.stage': 'permission' });
-    expect(spans.get('slow')?.attributes).toMatchObject({ 'switchyard.failure.stage': 'handler', 'switchyard.error.category': 'timeout' });
+    expect(spans.get('ghost')?.attributes).toMatchObject({
+      'gen_ai.tool.name': 'unknown',
+      'switchyard.failure.stage': 'lookup',
+      'switchyard.error.category': 'not_found',
+    });
+    expect(spans.get('no')?.attributes).toMatchObject({
+      'switchyard.permission.outcome': 'denied',
+      'switchyard.failure.stage': 'permission',
+    });
+    expect(spans.get('slow')?.attributes).toMatchObject({
+      'switchyard.failure.stage': 'handler',
+      'switchyard.error.category': 'timeout',
+    });
     // Temporal's side: the activity interceptor's spans, one per executed call.
     const activitySpans = exporter.getFinishedSpans().filter((span) => span.name === 'RunActivity:executeCall');
     expect(activitySpans).toHaveLength(2);
@@ -65,7 +79,12 @@ describe('telemetry of a real turn', () => {
       const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
       const tracer = provider.getTracer('switchyard-test');
       // As README's Telemetry section says: a tracer on the worker and on the client.
-      const client = await SwitchyardClient.connect({ address: harness.address, namespace: harness.namespace, taskQueue: harness.taskQueue, tracer });
+      const client = await SwitchyardClient.connect({
+        address: harness.address,
+        namespace: harness.namespace,
+        taskQueue: harness.taskQueue,
+        tracer,
+      });
       const sessionId = uniqueName('traced');
       try {
         await harness.withWorker(
@@ -93,22 +112,34 @@ describe('telemetry of a real turn', () => {
     const activitySpans = () => spans.filter((span) => span.name === 'RunActivity:executeCall');
     const updateSpan = () => spans.find((span) => span.name === 'StartWorkflowUpdate:executeTurn');
 
-    it('records the client\'s update span, an activity span per executed call and a tool-call span per call', () => {
-      expect(toolSpans().map((span) => span.attributes['gen_ai.tool.call.id']).sort()).toEqual(['read-a', 'read-b']);
+    it("records the client's update span, an activity span per executed call and a tool-call span per call", () => {
+      expect(
+        toolSpans()
+          .map((span) => span.attributes['gen_ai.tool.call.id'])
+          .sort(),
+      ).toEqual(['read-a', 'read-b']);
       expect(activitySpans()).toHaveLength(2);
       expect(updateSpan(), spans.map((span) => span.name).join(', ')).toBeDefined();
     });
 
-    it('keeps telemetry out of the session\'s history (it travels through a sink)', () => {
+    it("keeps telemetry out of the session's history (it travels through a sink)", () => {
       // Payloads are decoded, so the search finds what history holds: the turn, the Read result, and the client's
       // trace header (the client does propagate the trace).
       expect(history).toContain(turnId);
       expect(history).toContain('traced file content');
       expect(history).toContain(`00-${updateSpan()?.spanContext().traceId}-`);
-      for (const telemetryOnly of ['execute_tool', 'gen_ai.', 'switchyard.tool.status', 'none_needed', 'outputBytes', 'tool.call Read']) {
+      for (const telemetryOnly of [
+        'execute_tool',
+        'gen_ai.',
+        'switchyard.tool.status',
+        'none_needed',
+        'outputBytes',
+        'tool.call Read',
+      ]) {
         expect(history, telemetryOnly).not.toContain(telemetryOnly);
       }
-      for (const span of toolSpans()) expect(history, `tool-call span id ${span.spanContext().spanId}`).not.toContain(span.spanContext().spanId);
+      for (const span of toolSpans())
+        expect(history, `tool-call span id ${span.spanContext().spanId}`).not.toContain(span.spanContext().spanId);
     });
 
     // The spans of one turn are separate traces (README Limits: the workflow does not carry the client's trace header

@@ -30,15 +30,22 @@ describe('workers with different tools on one task queue', { timeout: 300_000 },
     const outcomes = await Promise.all(
       Array.from({ length: 6 }, async (_, index) => {
         const session = await harness.startSession();
-        const turn = await session.executeTurn({ turnId: `t${index}`, calls: [{ id: 'w', name: 'WordCount', input: { text: 'three little words' } }] });
+        const turn = await session.executeTurn({
+          turnId: `t${index}`,
+          calls: [{ id: 'w', name: 'WordCount', input: { text: 'three little words' } }],
+        });
         return turn.results[0];
       }),
     );
     for (const result of outcomes) {
       expect(result?.modelContent).not.toBe('Tool not found: WordCount');
       if (result?.status !== 'success') {
-        expect(result?.modelContent).toMatch(/Worker \d+@\S+ switchyard tools:[0-9a-f]{12} does not offer tool "WordCount"/);
-        expect(result?.modelContent).toContain(`workers on task queue "${harness.taskQueue}" must offer the same tools`);
+        expect(result?.modelContent).toMatch(
+          /Worker \d+@\S+ switchyard tools:[0-9a-f]{12} does not offer tool "WordCount"/,
+        );
+        expect(result?.modelContent).toContain(
+          `workers on task queue "${harness.taskQueue}" must offer the same tools`,
+        );
       } else {
         expect(result.modelContent).toBe('3 words');
       }

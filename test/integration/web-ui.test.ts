@@ -26,7 +26,12 @@ async function markdownFrameTexts(page: Page): Promise<string[]> {
   const texts: string[] = [];
   for (const frame of page.frames()) {
     if (!frame.url().includes('/render?')) continue;
-    texts.push(await frame.locator('body').innerText().catch(() => ''));
+    texts.push(
+      await frame
+        .locator('body')
+        .innerText()
+        .catch(() => ''),
+    );
   }
   return texts;
 }
@@ -69,7 +74,11 @@ describe('sessions in the Temporal Web UI', () => {
     connection = await Connection.connect({ address: server.address });
     const dataDir = await scratchDir('switchyard-data-');
     const taskQueue = uniqueName('tq');
-    client = new SwitchyardClient({ client: new Client({ connection, namespace: server.namespace }), taskQueue, artifacts: new FileArtifactStore(dataDir) });
+    client = new SwitchyardClient({
+      client: new Client({ connection, namespace: server.namespace }),
+      taskQueue,
+      artifacts: new FileArtifactStore(dataDir),
+    });
     nativeConnection = await NativeConnection.connect({ address: server.address });
     worker = await createSwitchyardWorker({
       connection: nativeConnection,
@@ -95,7 +104,7 @@ describe('sessions in the Temporal Web UI', () => {
     await runtimeHarness?.close();
   });
 
-  it('shows a waiting Bash call\'s command and the signal JSON to paste, and approves it through Send a Signal', async () => {
+  it("shows a waiting Bash call's command and the signal JSON to paste, and approves it through Send a Signal", async () => {
     const session = await client.startSession(uniqueName('waiting'), { cwd });
     sessions.push(session);
     const command = 'mkdir -p build-output && rm -rf build-output && echo removed';
@@ -105,7 +114,11 @@ describe('sessions in the Temporal Web UI', () => {
     });
     // Awaited at the end; if an assertion fails first, afterAll's terminate must not surface as an unhandled rejection.
     turn.catch(() => undefined);
-    const [request] = (await waitFor(() => session.pendingApprovals(), (list) => list.length === 1, { what: 'the pending approval' })) as [ApprovalRequest];
+    const [request] = (await waitFor(
+      () => session.pendingApprovals(),
+      (list) => list.length === 1,
+      { what: 'the pending approval' },
+    )) as [ApprovalRequest];
 
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     try {
@@ -114,7 +127,9 @@ describe('sessions in the Temporal Web UI', () => {
       const summary = `Switchyard session ${session.sessionId} · cwd ${cwd} · mode default`;
       const texts = await waitFor(
         () => markdownFrameTexts(page),
-        (found) => found.some((text) => text.includes('Waiting for 1 approval(s)')) && found.some((text) => text.includes('Switchyard session ')),
+        (found) =>
+          found.some((text) => text.includes('Waiting for 1 approval(s)')) &&
+          found.some((text) => text.includes('Switchyard session ')),
         { what: 'the summary and the current details in the Web UI' },
       );
       // The static summary instead of "No summary available".
@@ -124,9 +139,15 @@ describe('sessions in the Temporal Web UI', () => {
       expect(current).not.toContain('List the files');
 
       // The ready-to-paste block is exactly the signal that approves this request.
-      const detailsFrame = page.frames().find((frame) => frame.url().includes('/render?') && frame.url().includes('Waiting'));
+      const detailsFrame = page
+        .frames()
+        .find((frame) => frame.url().includes('/render?') && frame.url().includes('Waiting'));
       const json = (await detailsFrame?.locator('code.language-json').first().innerText()) ?? '';
-      expect(JSON.parse(json)).toEqual({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+      expect(JSON.parse(json)).toEqual({
+        requestId: request.requestId,
+        decision: 'allow',
+        inputDigest: request.inputDigest,
+      });
       if (screenshotDir !== undefined) {
         await mkdir(screenshotDir, { recursive: true });
         await page.screenshot({ path: path.join(screenshotDir, 'web-ui-session.png') });
@@ -148,11 +169,18 @@ describe('sessions in the Temporal Web UI', () => {
     }
   });
 
-  it('labels a running Bash call\'s activity with its command, not the model\'s description', async () => {
+  it("labels a running Bash call's activity with its command, not the model's description", async () => {
     const session = await client.startSession(uniqueName('running'), { cwd, permissionMode: 'bypassPermissions' });
     sessions.push(session);
-    const turn = session.executeTurn({ turnId: 't1', calls: [{ id: 'b1', name: 'Bash', input: { command: 'sleep 30', description: 'Wait a little' } }] });
-    await waitFor(async () => (await session.events()).events, (events) => events.some((event) => event.type === 'ToolCallStarted'), { what: 'the Bash call to start' });
+    const turn = session.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'b1', name: 'Bash', input: { command: 'sleep 30', description: 'Wait a little' } }],
+    });
+    await waitFor(
+      async () => (await session.events()).events,
+      (events) => events.some((event) => event.type === 'ToolCallStarted'),
+      { what: 'the Bash call to start' },
+    );
 
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     try {

@@ -54,16 +54,22 @@ export interface PendingDrainReport {
  * `sessions` sessions on one worker process, each with one Bash-like exclusive call (`Edit`) waiting for approval;
  * all found with one visibility query on `SwitchyardPendingApprovals > 0`, approved by this script, drained.
  */
-export async function pendingApprovalDrain(harness: Harness, options: { sessions: number; cwd: string }): Promise<PendingDrainReport> {
+export async function pendingApprovalDrain(
+  harness: Harness,
+  options: { sessions: number; cwd: string },
+): Promise<PendingDrainReport> {
   const worker: ChildProcess = await spawnWorkerProcess(harness);
   const pid = worker.pid as number;
   try {
     const workerRssStartMiB = await rssMiB(pid);
     let workerRssPeakMiB = workerRssStartMiB;
     const sampler = setInterval(() => {
-      rssMiB(pid).then((mib) => {
-        workerRssPeakMiB = Math.max(workerRssPeakMiB, mib);
-      }, () => undefined);
+      rssMiB(pid).then(
+        (mib) => {
+          workerRssPeakMiB = Math.max(workerRssPeakMiB, mib);
+        },
+        () => undefined,
+      );
     }, 500);
     const prefix = uniqueName('drain');
     const started = Date.now();
@@ -75,7 +81,18 @@ export async function pendingApprovalDrain(harness: Harness, options: { sessions
       async (index) => {
         const session = await harness.client.startSession(`${prefix}-${index}`, { cwd: options.cwd });
         sessions.push(session);
-        turns.push(session.executeTurn({ turnId: 't', calls: [{ id: 'e', name: 'FakeEdit', input: { file_path: path.join(options.cwd, `drain-${index}.txt`), text: 'approved\n' } }] }));
+        turns.push(
+          session.executeTurn({
+            turnId: 't',
+            calls: [
+              {
+                id: 'e',
+                name: 'FakeEdit',
+                input: { file_path: path.join(options.cwd, `drain-${index}.txt`), text: 'approved\n' },
+              },
+            ],
+          }),
+        );
       },
     );
     // One visibility query finds every waiting session of this run.
@@ -83,7 +100,8 @@ export async function pendingApprovalDrain(harness: Harness, options: { sessions
     for (;;) {
       const count = (await harness.client.client.workflow.count(query)).count;
       if (count >= options.sessions) break;
-      if (Date.now() - started > 600_000) throw new Error(`only ${count} of ${options.sessions} sessions visible as waiting after 600 s`);
+      if (Date.now() - started > 600_000)
+        throw new Error(`only ${count} of ${options.sessions} sessions visible as waiting after 600 s`);
       await sleep(250);
     }
     const visibleMs = Date.now() - started;
@@ -93,13 +111,22 @@ export async function pendingApprovalDrain(harness: Harness, options: { sessions
     await pool(ids, 16, async (id) => {
       const session = harness.client.session(id);
       const [request] = (await session.pendingApprovals()) as [ApprovalRequest];
-      await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest, by: 'load-script' });
+      await session.approve({
+        requestId: request.requestId,
+        decision: 'allow',
+        inputDigest: request.inputDigest,
+        by: 'load-script',
+      });
     });
     const outcomes = await Promise.allSettled(turns);
     const drainMs = Date.now() - drainStarted;
     clearInterval(sampler);
     workerRssPeakMiB = Math.max(workerRssPeakMiB, await rssMiB(pid));
-    const allCompleted = outcomes.every((outcome) => outcome.status === 'fulfilled' && (outcome.value as { results: { status: string }[] }).results[0]?.status === 'success');
+    const allCompleted = outcomes.every(
+      (outcome) =>
+        outcome.status === 'fulfilled' &&
+        (outcome.value as { results: { status: string }[] }).results[0]?.status === 'success',
+    );
     return { sessions: options.sessions, visibleMs, drainMs, workerRssStartMiB, workerRssPeakMiB, allCompleted };
   } finally {
     await killProcess(worker);
@@ -126,7 +153,10 @@ export interface SustainedLoadReport {
  * of a small file) and sometimes an exclusive append, in `bypassPermissions`. Reports throughput, errors, latency
  * percentiles and the worker's memory trend.
  */
-export async function sustainedLoad(harness: Harness, options: { sessions: number; seconds: number; cwd: string }): Promise<SustainedLoadReport> {
+export async function sustainedLoad(
+  harness: Harness,
+  options: { sessions: number; seconds: number; cwd: string },
+): Promise<SustainedLoadReport> {
   const worker: ChildProcess = await spawnWorkerProcess(harness);
   const pid = worker.pid as number;
   const samples: { at: number; mib: number }[] = [];
@@ -134,7 +164,10 @@ export async function sustainedLoad(harness: Harness, options: { sessions: numbe
     const started = Date.now();
     samples.push({ at: 0, mib: await rssMiB(pid) });
     const sampler = setInterval(() => {
-      rssMiB(pid).then((mib) => samples.push({ at: Date.now() - started, mib }), () => undefined);
+      rssMiB(pid).then(
+        (mib) => samples.push({ at: Date.now() - started, mib }),
+        () => undefined,
+      );
     }, 5_000);
     const deadline = started + options.seconds * 1000;
     const latencies: number[] = [];
@@ -143,10 +176,22 @@ export async function sustainedLoad(harness: Harness, options: { sessions: numbe
     const prefix = uniqueName('load');
     await Promise.all(
       Array.from({ length: options.sessions }, async (_, index) => {
-        const session = await harness.client.startSession(`${prefix}-${index}`, { cwd: options.cwd, permissionMode: 'bypassPermissions' });
+        const session = await harness.client.startSession(`${prefix}-${index}`, {
+          cwd: options.cwd,
+          permissionMode: 'bypassPermissions',
+        });
         for (let turnNumber = 0; Date.now() < deadline; turnNumber += 1) {
-          const turnCalls = Array.from({ length: 1 + (turnNumber % 4) }, (_, callIndex) => ({ id: `r${callIndex}`, name: 'Sleep', input: { ms: 5 + ((turnNumber * 7 + callIndex * 13) % 46) } }));
-          if (turnNumber % 5 === 4) turnCalls.push({ id: 'w', name: 'FakeEdit', input: { file_path: path.join(options.cwd, `load-${index}.txt`), text: `${turnNumber}\n` } } as never);
+          const turnCalls = Array.from({ length: 1 + (turnNumber % 4) }, (_, callIndex) => ({
+            id: `r${callIndex}`,
+            name: 'Sleep',
+            input: { ms: 5 + ((turnNumber * 7 + callIndex * 13) % 46) },
+          }));
+          if (turnNumber % 5 === 4)
+            turnCalls.push({
+              id: 'w',
+              name: 'FakeEdit',
+              input: { file_path: path.join(options.cwd, `load-${index}.txt`), text: `${turnNumber}\n` },
+            } as never);
           const turnStarted = Date.now();
           try {
             const result = await session.executeTurn({ turnId: `t${turnNumber}`, calls: turnCalls });

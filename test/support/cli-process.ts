@@ -9,7 +9,10 @@ import { waitFor } from './wait-for.js';
 const BIN = path.resolve('bin/switchyard.js');
 
 /** Runs `switchyard <args>` to completion; rejects (with `code`, `stdout`, `stderr`) on a non-zero exit. */
-export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
+export async function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ stdout: string; stderr: string }> {
   return promisify(execFile)(process.execPath, [BIN, ...args], { env, maxBuffer: 16 * 1024 * 1024 });
 }
 
@@ -21,7 +24,11 @@ export interface CliProcess {
   /** The JSON log lines (pino) written so far. */
   logs(): Array<Record<string, unknown>>;
   /** Resolves with the first JSON log line that `accept` takes. */
-  waitForLog(accept: (line: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitForLog(
+    accept: (line: Record<string, unknown>) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   /** Resolves when the process exits, with its code (null when a signal ended it) and its stdout. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>;
 }
@@ -34,12 +41,21 @@ export interface CliProcess {
  * `viaShell` starts it under `sh -c` (as npm does); `ownGroup` in a process group of its own (its pid is the group's id),
  * so a test can signal the whole group as a terminal's Ctrl-C does.
  */
-export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, options: { viaShell?: boolean; ownGroup?: boolean } = {}): CliProcess {
+export function startCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { viaShell?: boolean; ownGroup?: boolean } = {},
+): CliProcess {
   const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
-  const spawnOptions = { env, stdio: ['ignore', 'pipe', 'pipe'] as Array<'ignore' | 'pipe'>, detached: options.ownGroup === true };
-  const child = options.viaShell === true
-    ? spawn('sh', ['-c', `${[process.execPath, BIN, ...args].map(quote).join(' ')}; exit $?`], spawnOptions)
-    : spawn(process.execPath, [BIN, ...args], spawnOptions);
+  const spawnOptions = {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'] as Array<'ignore' | 'pipe'>,
+    detached: options.ownGroup === true,
+  };
+  const child =
+    options.viaShell === true
+      ? spawn('sh', ['-c', `${[process.execPath, BIN, ...args].map(quote).join(' ')}; exit $?`], spawnOptions)
+      : spawn(process.execPath, [BIN, ...args], spawnOptions);
   let stdout = '';
   let all = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -49,7 +65,11 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, option
   child.stderr?.on('data', (chunk: Buffer) => {
     all += chunk.toString();
   });
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout }));
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+    stdout,
+  }));
   const logs = (): Array<Record<string, unknown>> =>
     all.split('\n').flatMap((line) => {
       if (!line.startsWith('{')) return [];
@@ -67,7 +87,8 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, option
     async waitForLog(accept, what, timeoutMs = 120_000) {
       const found = await waitFor(
         async () => {
-          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`switchyard ${args.join(' ')} exited while waiting for ${what}:\n${all}`);
+          if (child.exitCode !== null || child.signalCode !== null)
+            throw new Error(`switchyard ${args.join(' ')} exited while waiting for ${what}:\n${all}`);
           return logs().find(accept);
         },
         (line) => line !== undefined,

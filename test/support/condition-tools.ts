@@ -67,7 +67,11 @@ export const resumableUntilReleasedTool = defineTool({
   async execute(input, context) {
     const startedWith = context.deadline.remainingMs();
     await untilFileExists(input.release_file, context.signal);
-    return JSON.stringify({ attempt: context.attempt, startedWithRemainingMs: startedWith, activeMs: context.deadline.activeMs });
+    return JSON.stringify({
+      attempt: context.attempt,
+      startedWithRemainingMs: startedWith,
+      activeMs: context.deadline.activeMs,
+    });
   },
 });
 

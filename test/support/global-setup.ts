@@ -41,9 +41,14 @@ export async function setup(project: TestProject): Promise<void> {
     project.provide('temporalAddress', server.address);
     project.provide('temporalNamespace', server.namespace);
     project.provide('temporalBinaryPath', server.binary.path);
-    progress(`dev server ${server.address} ready in ${Date.now() - started} ms (${server.binary.source}: ${server.binary.path})`);
+    progress(
+      `dev server ${server.address} ready in ${Date.now() - started} ms (${server.binary.source}: ${server.binary.path})`,
+    );
   }
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: { log() {}, trace() {}, debug() {}, info() {}, warn: (m) => progress(m), error: (m) => progress(m) } });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn: (m) => progress(m), error: (m) => progress(m) },
+  });
   const bundlePath = path.join(scratch, 'workflow-bundle.js');
   await writeFile(bundlePath, code);
   project.provide('workflowBundlePath', bundlePath);

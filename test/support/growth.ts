@@ -37,7 +37,11 @@ export function costRatio(small: () => unknown, large: () => unknown, rounds = 5
 }
 
 /** The ratio of the cost of `large()` to the cost of `small()` (asynchronous work, such as a tool's execute). */
-export async function costRatioAsync(small: () => Promise<unknown>, large: () => Promise<unknown>, rounds = 5): Promise<number> {
+export async function costRatioAsync(
+  small: () => Promise<unknown>,
+  large: () => Promise<unknown>,
+  rounds = 5,
+): Promise<number> {
   await small();
   await large();
   let loops = 1;

@@ -19,7 +19,11 @@ let runtimeInstalled = false;
 
 function ensureRuntime(): void {
   if (runtimeInstalled) return;
-  installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
+  installTemporalRuntime(
+    createLogger({
+      env: { SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn', SWITCHYARD_LOG_FORMAT: 'json' },
+    }),
+  );
   runtimeInstalled = true;
 }
 
@@ -76,7 +80,11 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
   const dataDir = await scratchDir('switchyard-data-');
   const userSettingsDir = await scratchDir('switchyard-user-');
   const connection = await Connection.connect({ address });
-  const client = new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue, artifacts: new FileArtifactStore(dataDir) });
+  const client = new SwitchyardClient({
+    client: new Client({ connection, namespace }),
+    taskQueue,
+    artifacts: new FileArtifactStore(dataDir),
+  });
   const nativeConnections: NativeConnection[] = [];
 
   const startWorker: Harness['startWorker'] = async (workerOptions = {}) => {
@@ -93,12 +101,22 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
       tracer: workerOptions.tracer ?? options.tracer,
       userSettingsDir: workerOptions.userSettingsDir ?? options.userSettingsDir ?? userSettingsDir,
       dataDir,
-      ...((workerOptions.artifacts ?? options.artifacts) === undefined ? {} : { artifacts: workerOptions.artifacts ?? options.artifacts }),
+      ...((workerOptions.artifacts ?? options.artifacts) === undefined
+        ? {}
+        : { artifacts: workerOptions.artifacts ?? options.artifacts }),
       workflowBundle: { codePath },
-      ...((workerOptions.operatorRules ?? options.operatorRules) === undefined ? {} : { operatorRules: workerOptions.operatorRules ?? options.operatorRules }),
-      ...((workerOptions.evaluators ?? options.evaluators) === undefined ? {} : { evaluators: workerOptions.evaluators ?? options.evaluators }),
-      ...((workerOptions.approversFile ?? options.approversFile) === undefined ? {} : { approversFile: workerOptions.approversFile ?? options.approversFile }),
-      ...((workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls) === undefined ? {} : { localReadOnlyCalls: workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls }),
+      ...((workerOptions.operatorRules ?? options.operatorRules) === undefined
+        ? {}
+        : { operatorRules: workerOptions.operatorRules ?? options.operatorRules }),
+      ...((workerOptions.evaluators ?? options.evaluators) === undefined
+        ? {}
+        : { evaluators: workerOptions.evaluators ?? options.evaluators }),
+      ...((workerOptions.approversFile ?? options.approversFile) === undefined
+        ? {}
+        : { approversFile: workerOptions.approversFile ?? options.approversFile }),
+      ...((workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls) === undefined
+        ? {}
+        : { localReadOnlyCalls: workerOptions.localReadOnlyCalls ?? options.localReadOnlyCalls }),
     });
     const done = worker.run();
     return { worker, done };

@@ -7,7 +7,10 @@ import { waitFor } from './wait-for.js';
 /** Environment for spawnWorkerProcess that loads heap-probe.cjs into the worker process, writing snapshots to `dir`. */
 export function heapProbeEnv(dir: string): Record<string, string> {
   const probe = path.resolve('test/support/heap-probe.cjs');
-  return { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${probe}`.trim(), SWITCHYARD_HEAP_PROBE_DIR: dir };
+  return {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${probe}`.trim(),
+    SWITCHYARD_HEAP_PROBE_DIR: dir,
+  };
 }
 
 let taken = 0;
@@ -17,7 +20,11 @@ export async function snapshotWorkflowThreads(worker: ChildProcess, dir: string)
   taken += 1;
   const done = path.join(dir, `done-${taken}`);
   worker.kill('SIGUSR2');
-  await waitFor(async () => existsSync(done), (exists) => exists, { what: 'the heap snapshot of the workflow thread', timeoutMs: 60_000 });
+  await waitFor(
+    async () => existsSync(done),
+    (exists) => exists,
+    { what: 'the heap snapshot of the workflow thread', timeoutMs: 60_000 },
+  );
   const files = JSON.parse(await readFile(done, 'utf8')) as string[] | { error: string };
   if (!Array.isArray(files)) throw new Error(`heap probe failed: ${files.error}`);
   return files;
@@ -51,7 +58,8 @@ export async function countInHeapSnapshot(
     const name = snapshot.strings[nodes[at + nameAt] as number] as string;
     if (type === 'object' && name in objects) objects[name] = (objects[name] as number) + 1;
     else if (type === 'string' || type === 'concatenated string' || type === 'sliced string') {
-      for (const marker of query.markers ?? []) if (name.includes(marker)) strings[marker] = (strings[marker] as number) + 1;
+      for (const marker of query.markers ?? [])
+        if (name.includes(marker)) strings[marker] = (strings[marker] as number) + 1;
     }
   }
   return { objects, strings };

@@ -24,7 +24,8 @@ function decode(data: unknown): unknown {
   if (data instanceof Uint8Array) return Buffer.from(data).toString('utf8');
   // A Node Buffer reaches a replacer already as its toJSON() form.
   const serialized = data as { type?: unknown; data?: unknown } | null;
-  if (serialized?.type === 'Buffer' && Array.isArray(serialized.data)) return Buffer.from(serialized.data as number[]).toString('utf8');
+  if (serialized?.type === 'Buffer' && Array.isArray(serialized.data))
+    return Buffer.from(serialized.data as number[]).toString('utf8');
   return data;
 }
 
@@ -33,7 +34,11 @@ type HistoryEvents = NonNullable<History['events']>;
 /** Whether an event is the local-activity marker of a tool call (`executeCall` run locally). */
 export function isLocalExecuteCall(event: HistoryEvents[number]): boolean {
   const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-  return data !== undefined && data !== null && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall';
+  return (
+    data !== undefined &&
+    data !== null &&
+    (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === 'executeCall'
+  );
 }
 
 /** How many tool calls ran as local activities: the `executeCall` local-activity markers of a history. */

@@ -15,12 +15,16 @@ export interface PrivateDevServer {
  * uses the binary the global setup found. Create the test's harness first: that installs the Temporal Runtime,
  * which must exist before any worker connects.
  */
-export async function startPrivateDevServer(options: { dynamicConfig: Readonly<Record<string, string | number | boolean>> }): Promise<PrivateDevServer> {
+export async function startPrivateDevServer(options: {
+  dynamicConfig: Readonly<Record<string, string | number | boolean>>;
+}): Promise<PrivateDevServer> {
   const binary = inject('temporalBinaryPath') || (await findTemporalBinary({ build: false }))?.path;
-  if (binary === undefined || binary === '') throw new Error('No temporal binary for a private dev server (set TEMPORAL_CLI_PATH)');
+  if (binary === undefined || binary === '')
+    throw new Error('No temporal binary for a private dev server (set TEMPORAL_CLI_PATH)');
   const namespace = 'default';
   const extraArgs = ['--sqlite-pragma', 'journal_mode=WAL'];
-  for (const [key, value] of Object.entries(options.dynamicConfig)) extraArgs.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(options.dynamicConfig))
+    extraArgs.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   const environment = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: binary },

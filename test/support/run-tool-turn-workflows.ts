@@ -6,8 +6,12 @@ import type { SessionOptions, ToolCall, TurnResult } from '../../src/workflows/a
 export { toolSession } from '../../src/workflows/tool-session.js';
 
 /** Runs the given turns one after another in this workflow and returns their results. */
-export async function toolTurns(input: { options: SessionOptions; turns: Array<{ turnId: string; calls: ToolCall[] }> }): Promise<TurnResult[]> {
+export async function toolTurns(input: {
+  options: SessionOptions;
+  turns: Array<{ turnId: string; calls: ToolCall[] }>;
+}): Promise<TurnResult[]> {
   const results: TurnResult[] = [];
-  for (const turn of input.turns) results.push(await runToolTurn(turn.calls, { ...input.options, turnId: turn.turnId }));
+  for (const turn of input.turns)
+    results.push(await runToolTurn(turn.calls, { ...input.options, turnId: turn.turnId }));
   return results;
 }

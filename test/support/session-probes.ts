@@ -23,18 +23,30 @@ export async function allEvents(session: SessionHandle, since = 0): Promise<Sess
 }
 
 /** The events of one type, narrowed. */
-export function eventsOfType<T extends SessionEventType>(events: readonly SessionEvent[], type: T): Array<Extract<SessionEvent, { type: T }>> {
+export function eventsOfType<T extends SessionEventType>(
+  events: readonly SessionEvent[],
+  type: T,
+): Array<Extract<SessionEvent, { type: T }>> {
   return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
 }
 
 /** Waits until the session has at least `count` pending approvals and returns them. */
 export function waitForPendingApprovals(session: SessionHandle, count = 1): Promise<ApprovalRequest[]> {
-  return waitFor(() => session.pendingApprovals(), (list) => list.length >= count, { what: `${count} pending approval(s)`, timeoutMs: 60_000 });
+  return waitFor(
+    () => session.pendingApprovals(),
+    (list) => list.length >= count,
+    { what: `${count} pending approval(s)`, timeoutMs: 60_000 },
+  );
 }
 
 /** Answers one pending request the way an approver does: with its request id and its input digest. */
 export function answer(session: SessionHandle, request: ApprovalRequest, decision: ApprovalDecision): Promise<void> {
-  return session.approve({ requestId: request.requestId, decision, inputDigest: request.inputDigest, by: 'test-approver' });
+  return session.approve({
+    requestId: request.requestId,
+    decision,
+    inputDigest: request.inputDigest,
+    by: 'test-approver',
+  });
 }
 
 /** The `sessionState` query: tool-set state (the todo list) and remembered `allow_always` rules. */

@@ -32,14 +32,19 @@ export async function spawnWorkerProcess(
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/support/worker-process.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/support/worker-process.ts')], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('worker ready')) resolve();
     });
-    child.once('exit', (code, signal) => reject(new Error(`worker process exited before it was ready (${code ?? signal})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`worker process exited before it was ready (${code ?? signal})`)),
+    );
   });
   return child;
 }

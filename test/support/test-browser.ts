@@ -20,7 +20,10 @@ const execFileAsync = promisify(execFile);
 const packageVersion = ((): string => {
   // The package exports no package.json: find it above its entry point.
   let dir = path.dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium'));
-  while (!existsSync(path.join(dir, 'package.json')) || !readFileSync(path.join(dir, 'package.json'), 'utf8').includes('"name": "@sparticuz/chromium"')) {
+  while (
+    !existsSync(path.join(dir, 'package.json')) ||
+    !readFileSync(path.join(dir, 'package.json'), 'utf8').includes('"name": "@sparticuz/chromium"')
+  ) {
     if (path.dirname(dir) === dir) throw new Error('@sparticuz/chromium: package.json not found (run npm install)');
     dir = path.dirname(dir);
   }
@@ -58,12 +61,14 @@ async function unpack(log: (message: string) => void): Promise<string> {
   // process's TMPDIR stays as it is), then the folder moves into place whole, so two test processes unpacking at once,
   // or one killed half-way, never leave a half-written binary behind.
   const staging = await mkdtemp(path.join(cache, `.chromium-${packageVersion}-`));
-  const script = "const { default: chromium } = await import('@sparticuz/chromium'); process.stdout.write(await chromium.executablePath());";
+  const script =
+    "const { default: chromium } = await import('@sparticuz/chromium'); process.stdout.write(await chromium.executablePath());";
   const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: path.dirname(fileURLToPath(import.meta.url)),
     env: { ...process.env, TMPDIR: staging },
   });
-  if (path.dirname(stdout.trim()) !== staging) throw new Error(`@sparticuz/chromium unpacked to ${stdout.trim()}, not into ${staging}`);
+  if (path.dirname(stdout.trim()) !== staging)
+    throw new Error(`@sparticuz/chromium unpacked to ${stdout.trim()}, not into ${staging}`);
   try {
     await rename(staging, dir);
   } catch (error) {

@@ -117,7 +117,10 @@ export const setStateTool = defineTool({
   readsSessionState: true,
   async execute(input, context) {
     await abortableSleep(input.delay_ms, context.signal);
-    return { content: `saw ${JSON.stringify(context.sessionState[input.key] ?? null)}`, sessionState: { [input.key]: input.value } };
+    return {
+      content: `saw ${JSON.stringify(context.sessionState[input.key] ?? null)}`,
+      sessionState: { [input.key]: input.value },
+    };
   },
 });
 
@@ -146,12 +149,28 @@ export const slowTool = defineTool({
 });
 
 /** The ledger stand-in under a name of its own, to sit beside the real built-in Edit (the fault runs' tool set). */
-export const ledgerAppendTool: Tool = { ...fakeEditTool, name: 'LedgerAppend', description: 'Appends text to a file: not idempotent (test ledger).' };
+export const ledgerAppendTool: Tool = {
+  ...fakeEditTool,
+  name: 'LedgerAppend',
+  description: 'Appends text to a file: not idempotent (test ledger).',
+};
 
 export function testTools(): Tool[] {
   return [
-    readTool, sleepTool, blockingSleepTool, fakeEditTool, fakeFetchTool, fakeShellTool, submitResultTool, setStateTool, businessFailureTool, slowTool,
-    gatedWorkTool, appendThenWaitTool, bigOutputTool, badOutputTool,
+    readTool,
+    sleepTool,
+    blockingSleepTool,
+    fakeEditTool,
+    fakeFetchTool,
+    fakeShellTool,
+    submitResultTool,
+    setStateTool,
+    businessFailureTool,
+    slowTool,
+    gatedWorkTool,
+    appendThenWaitTool,
+    bigOutputTool,
+    badOutputTool,
   ];
 }
 
@@ -159,7 +178,11 @@ export function testTools(): Tool[] {
 export const gatedWorkTool = defineTool({
   name: 'GatedWork',
   description: 'Holds an admission permit while working.',
-  inputSchema: z.object({ work_ms: z.number().int().min(0), timeout_ms: z.number().int().positive().optional(), label: z.string() }),
+  inputSchema: z.object({
+    work_ms: z.number().int().min(0),
+    timeout_ms: z.number().int().positive().optional(),
+    label: z.string(),
+  }),
   concurrentSafe: true,
   readOnly: true,
   timeout: { defaultMs: 10_000, allowCallOverride: true },
@@ -192,7 +215,9 @@ export const bigOutputTool = defineTool({
   concurrentSafe: true,
   readOnly: true,
   async execute(input) {
-    return Array.from({ length: Math.ceil(input.size / 100) }, () => `${input.char.repeat(99)}\n`).join('').slice(0, input.size);
+    return Array.from({ length: Math.ceil(input.size / 100) }, () => `${input.char.repeat(99)}\n`)
+      .join('')
+      .slice(0, input.size);
   },
 });
 

@@ -4,9 +4,16 @@ import type { Tool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
 /** Plans calls of `tools` as a turn's planning activity would (lookup, validation, resolution, flags). */
-export function planner(tools: readonly Tool[]): (cwd: string, name: string, input: unknown, allowRules?: string[]) => Promise<CallPlan> {
+export function planner(
+  tools: readonly Tool[],
+): (cwd: string, name: string, input: unknown, allowRules?: string[]) => Promise<CallPlan> {
   const registry = new ToolRegistry(tools);
-  return (cwd, name, input, allowRules = []) => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules, denyRules: [] } });
+  return (cwd, name, input, allowRules = []) =>
+    prepareCall({
+      registry,
+      call: { id: 'c', name, input },
+      context: { sessionId: 's', cwd, allowRules, denyRules: [] },
+    });
 }
 
 export function ready(plan: CallPlan): ReadyCallPlan {

@@ -11,13 +11,19 @@ class AsyncLocalStorageContextManager implements ContextManager {
     return this.#storage.getStore() ?? ROOT_CONTEXT;
   }
 
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(activeContext: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    activeContext: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     return this.#storage.run(activeContext, () => fn.apply(thisArg, args));
   }
 
   bind<T>(activeContext: Context, target: T): T {
     if (typeof target !== 'function') return target;
-    const run = (...args: unknown[]): unknown => this.with(activeContext, () => (target as (...a: unknown[]) => unknown)(...args));
+    const run = (...args: unknown[]): unknown =>
+      this.with(activeContext, () => (target as (...a: unknown[]) => unknown)(...args));
     return run as T;
   }
 

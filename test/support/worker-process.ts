@@ -27,13 +27,22 @@ const toolSets = {
   builtin: () => builtinTools(),
   faults: () => [...builtinTools(), sleepTool, ledgerAppendTool],
 };
-if (!(toolSet in toolSets)) throw new Error(`SWITCHYARD_TEST_TOOLS must be one of ${Object.keys(toolSets).join(', ')}, got "${toolSet}"`);
+if (!(toolSet in toolSets))
+  throw new Error(`SWITCHYARD_TEST_TOOLS must be one of ${Object.keys(toolSets).join(', ')}, got "${toolSet}"`);
 
 const mcpTools =
   env.SWITCHYARD_TEST_MCP === '1'
     ? (
         await connectMcpTools(
-          mcpServersFromConfig({ mcpServers: { hostile: { command: process.execPath, args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')], cwd: path.resolve('.') } } }),
+          mcpServersFromConfig({
+            mcpServers: {
+              hostile: {
+                command: process.execPath,
+                args: ['--import', 'tsx', path.resolve('test/support/mcp-test-server.ts')],
+                cwd: path.resolve('.'),
+              },
+            },
+          }),
         )
       ).tools
     : [];

@@ -23,7 +23,12 @@ afterEach(() => {
   }
 });
 
-async function startTask(store: BackgroundTaskStore, command: string, sessionId = 's1', maxOutputBytes?: number): Promise<BackgroundTaskRecord> {
+async function startTask(
+  store: BackgroundTaskStore,
+  command: string,
+  sessionId = 's1',
+  maxOutputBytes?: number,
+): Promise<BackgroundTaskRecord> {
   const cwd = await scratchDir();
   const record = await store.start({
     sessionId,
@@ -85,7 +90,11 @@ describe('BackgroundTaskStore', () => {
     expect((await store.state(record)).status).toBe('running');
     const state = await store.stop(record, { graceMs: 1_000 });
     expect(state.status).toBe('killed');
-    await waitFor(async () => processExists(-record.pid), (alive) => !alive, { what: 'the process group to be gone', timeoutMs: 5_000 });
+    await waitFor(
+      async () => processExists(-record.pid),
+      (alive) => !alive,
+      { what: 'the process group to be gone', timeoutMs: 5_000 },
+    );
     const reread = await store.get('s1', record.taskId);
     expect(reread?.stopRequestedAt).toBeDefined();
     expect(await store.state(reread as BackgroundTaskRecord)).toMatchObject({ status: 'killed' });
@@ -98,13 +107,21 @@ describe('BackgroundTaskStore', () => {
     const state = await store.waitForEnd(record, { timeoutMs: 10_000 });
     expect(state).toEqual({ status: 'killed', exitCode: null, outputLimitBytes: 100_000 });
     expect((await stat(store.outputPath(record))).size).toBe(100_000);
-    await waitFor(async () => processExists(-record.pid), (alive) => !alive, { what: 'the process group to be gone', timeoutMs: 5_000 });
+    await waitFor(
+      async () => processExists(-record.pid),
+      (alive) => !alive,
+      { what: 'the process group to be gone', timeoutMs: 5_000 },
+    );
   }, 20_000);
 
   it('runs while a process the command left behind still writes to its output, and ends with all of it read', async () => {
     const store = new BackgroundTaskStore(await scratchDir());
     const record = await startTask(store, '(sleep 1; echo late) & echo early; exit 2');
-    await waitFor(() => readFile(store.outputPath(record), 'utf8'), (text) => text === 'early\n', { what: 'the first line', timeoutMs: 5_000 });
+    await waitFor(
+      () => readFile(store.outputPath(record), 'utf8'),
+      (text) => text === 'early\n',
+      { what: 'the first line', timeoutMs: 5_000 },
+    );
     expect((await store.state(record)).status).toBe('running');
     expect(await store.waitForEnd(record, { timeoutMs: 10_000 })).toEqual({ status: 'exited', exitCode: 2 });
     expect(await readFile(store.outputPath(record), 'utf8')).toBe('early\nlate\n');
@@ -121,7 +138,11 @@ describe('BackgroundTaskStore', () => {
     const store = new BackgroundTaskStore(await scratchDir());
     const record = await startTask(store, 'sleep 60');
     process.kill(-record.pid, 'SIGKILL');
-    await waitFor(() => store.state(record), (state) => state.status !== 'running', { what: 'the task to end', timeoutMs: 5_000 });
+    await waitFor(
+      () => store.state(record),
+      (state) => state.status !== 'running',
+      { what: 'the task to end', timeoutMs: 5_000 },
+    );
     expect(await store.state(record)).toEqual({ status: 'killed', exitCode: null });
     // This test process is alive, but its start time is not the recorded one.
     expect(await store.isAlive({ pid: process.pid, processStartTicks: '1' })).toBe(process.platform !== 'linux');
@@ -155,7 +176,10 @@ describe('Bash run_in_background, TaskOutput and TaskStop (tools)', () => {
     const context = toolContext({ cwd, dataDir, sessionId: 'tools' });
     // The command cannot end before the test creates `go`: Bash returning at all, with the task still running,
     // shows it did not wait for the command (no wall-clock bound, which a loaded machine would break).
-    const start = (await bashTool.execute({ command: 'until [ -e go ]; do sleep 0.05; done; echo finished; exit 4', run_in_background: true }, context)) as ToolOutputObject;
+    const start = (await bashTool.execute(
+      { command: 'until [ -e go ]; do sleep 0.05; done; echo finished; exit 4', run_in_background: true },
+      context,
+    )) as ToolOutputObject;
     expect(start.backgroundTask?.kind).toBe('started');
     const taskId = start.backgroundTask?.taskId ?? '';
     expect(start.content).toContain(`Command running in background with ID: ${taskId}`);
@@ -165,10 +189,16 @@ describe('Bash run_in_background, TaskOutput and TaskStop (tools)', () => {
     expect((await store.state(record)).status).toBe('running');
     await writeFile(path.join(cwd, 'go'), '');
 
-    const read = (await taskOutputTool.execute({ task_id: taskId }, { ...context, callId: 'read' })) as ToolOutputObject;
+    const read = (await taskOutputTool.execute(
+      { task_id: taskId },
+      { ...context, callId: 'read' },
+    )) as ToolOutputObject;
     expect(read.content).toBe(`finished\nTask ${taskId} exited with code 4.`);
     expect(read.backgroundTask).toEqual({ kind: 'observed', taskId, status: 'exited', exitCode: 4 });
-    const again = (await taskOutputTool.execute({ task_id: taskId, block: false }, { ...context, callId: 'read2' })) as ToolOutputObject;
+    const again = (await taskOutputTool.execute(
+      { task_id: taskId, block: false },
+      { ...context, callId: 'read2' },
+    )) as ToolOutputObject;
     expect(again.content).toBe(`(no new output)\nTask ${taskId} exited with code 4.`);
 
     const stop = (await taskStopTool.execute({ task_id: taskId }, { ...context, callId: 'stop' })) as ToolOutputObject;
@@ -178,19 +208,33 @@ describe('Bash run_in_background, TaskOutput and TaskStop (tools)', () => {
   it('TaskOutput without block returns at once for a running task; TaskStop kills it', async () => {
     const dataDir = await scratchDir();
     const context = toolContext({ cwd: await scratchDir(), dataDir, sessionId: 'tools' });
-    const start = (await bashTool.execute({ command: 'echo begun; sleep 60', run_in_background: true }, context)) as ToolOutputObject;
+    const start = (await bashTool.execute(
+      { command: 'echo begun; sleep 60', run_in_background: true },
+      context,
+    )) as ToolOutputObject;
     const taskId = start.backgroundTask?.taskId ?? '';
     const record = (await new BackgroundTaskStore(dataDir).get('tools', taskId)) as BackgroundTaskRecord;
     started.push(record);
     const read = await waitFor(
-      async () => (await taskOutputTool.execute({ task_id: taskId, block: true, timeout: 200 }, { ...context, callId: `r-${Date.now()}` })) as ToolOutputObject,
+      async () =>
+        (await taskOutputTool.execute(
+          { task_id: taskId, block: true, timeout: 200 },
+          { ...context, callId: `r-${Date.now()}` },
+        )) as ToolOutputObject,
       (output) => output.content.startsWith('begun'),
       { what: 'the first output' },
     );
     expect(read.content).toMatch(new RegExp(`^begun\\nTask ${taskId} is still running \\(waited \\d+ms\\)\\.$`));
     const stop = (await taskStopTool.execute({ task_id: taskId }, { ...context, callId: 'stop' })) as ToolOutputObject;
-    expect(stop).toMatchObject({ content: `Task ${taskId} was stopped (killed).`, backgroundTask: { kind: 'observed', taskId, status: 'killed' } });
-    await waitFor(async () => processExists(-record.pid), (alive) => !alive, { what: 'the group to die', timeoutMs: 5_000 });
+    expect(stop).toMatchObject({
+      content: `Task ${taskId} was stopped (killed).`,
+      backgroundTask: { kind: 'observed', taskId, status: 'killed' },
+    });
+    await waitFor(
+      async () => processExists(-record.pid),
+      (alive) => !alive,
+      { what: 'the group to die', timeoutMs: 5_000 },
+    );
   });
 
   it('a background command whose output passes SWITCHYARD_BASH_MAX_SPOOL_BYTES is stopped, and TaskOutput says why', async () => {
@@ -207,7 +251,10 @@ describe('Bash run_in_background, TaskOutput and TaskStop (tools)', () => {
     }
     const taskId = start.backgroundTask?.taskId ?? '';
     started.push((await new BackgroundTaskStore(dataDir).get('tools', taskId)) as BackgroundTaskRecord);
-    const read = (await taskOutputTool.execute({ task_id: taskId, timeout: 10_000 }, { ...context, callId: 'read' })) as ToolOutputObject;
+    const read = (await taskOutputTool.execute(
+      { task_id: taskId, timeout: 10_000 },
+      { ...context, callId: 'read' },
+    )) as ToolOutputObject;
     expect(read.content).toBe(
       `${'spam\n'.repeat(10_000)}Task ${taskId} was stopped: its output passed the limit of 50000 bytes (SWITCHYARD_BASH_MAX_SPOOL_BYTES for one Bash command, or what was left of the session's disk quota, SWITCHYARD_SESSION_DISK_BYTES, when it started).`,
     );
@@ -216,7 +263,11 @@ describe('Bash run_in_background, TaskOutput and TaskStop (tools)', () => {
 
   it('an unknown task id is a tool error naming it', async () => {
     const context = toolContext({ cwd: await scratchDir(), dataDir: await scratchDir() });
-    await expect(taskOutputTool.execute({ task_id: 'bg_00000000' }, context)).rejects.toThrow('No background task with ID "bg_00000000" in this session.');
-    await expect(taskStopTool.execute({ task_id: 'nope' }, context)).rejects.toThrow('No background task with ID "nope" in this session.');
+    await expect(taskOutputTool.execute({ task_id: 'bg_00000000' }, context)).rejects.toThrow(
+      'No background task with ID "bg_00000000" in this session.',
+    );
+    await expect(taskStopTool.execute({ task_id: 'nope' }, context)).rejects.toThrow(
+      'No background task with ID "nope" in this session.',
+    );
   });
 });

@@ -20,20 +20,28 @@ const TERM_IGNORING_COMMAND = [
 
 const KILL_GRACE_MS = 2_000;
 
-async function runInScratch(options: { timeout?: number; signal?: AbortSignal }): Promise<{ cwd: string; result: Promise<ToolOutputObject> }> {
+async function runInScratch(options: {
+  timeout?: number;
+  signal?: AbortSignal;
+}): Promise<{ cwd: string; result: Promise<ToolOutputObject> }> {
   const cwd = await scratchDir();
   const result = Promise.resolve(
     bashTool.execute(
       { command: TERM_IGNORING_COMMAND, ...(options.timeout === undefined ? {} : { timeout: options.timeout }) },
       // Outside the OS sandbox: this tests the executor's own SIGTERM → SIGKILL escalation on the command's process
       // group. Inside it, SIGTERM ends the sandbox's namespace (its init dies), so nothing outlives the first signal.
-      toolContext({ cwd, sandbox: { mode: 'off' }, ...(options.signal === undefined ? {} : { signal: options.signal }) }),
+      toolContext({
+        cwd,
+        sandbox: { mode: 'off' },
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      }),
     ),
   ).then((output) => (typeof output === 'string' ? { content: output } : output));
   return { cwd, result };
 }
 
-const logLines = async (cwd: string): Promise<string[]> => (await readFile(path.join(cwd, 'signals.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+const logLines = async (cwd: string): Promise<string[]> =>
+  (await readFile(path.join(cwd, 'signals.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
 
 /** The command kept running after SIGTERM: its TERM handler ran and the loop ticked on afterwards. */
 function expectSurvivedTerm(lines: string[]): void {
@@ -55,7 +63,11 @@ describe('Bash escalates SIGTERM to SIGKILL (real processes)', { timeout: 60_000
     expectSurvivedTerm(await logLines(cwd));
     const pid = Number(await readFile(path.join(cwd, 'shell.pid'), 'utf8'));
     expect(processExists(pid)).toBe(false);
-    await waitFor(async () => processExists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 10_000 });
+    await waitFor(
+      async () => processExists(-pid),
+      (groupExists) => !groupExists,
+      { what: 'the process group to be gone', timeoutMs: 10_000 },
+    );
   });
 
   it('kills a command that ignores SIGTERM when the call is cancelled, 2 s after the SIGTERM', async () => {
@@ -66,7 +78,11 @@ describe('Bash escalates SIGTERM to SIGKILL (real processes)', { timeout: 60_000
       (error: unknown) => error,
     );
     // Cancel once the command runs (it has ticked), not after a guessed delay.
-    await waitFor(() => logLines(cwd), (lines) => lines.includes('tick'), { what: 'the command to run', timeoutMs: 30_000 });
+    await waitFor(
+      () => logLines(cwd),
+      (lines) => lines.includes('tick'),
+      { what: 'the command to run', timeoutMs: 30_000 },
+    );
     const reason = new Error('turn interrupted');
     const cancelled = Date.now();
     controller.abort(reason);
@@ -75,6 +91,10 @@ describe('Bash escalates SIGTERM to SIGKILL (real processes)', { timeout: 60_000
     expectSurvivedTerm(await logLines(cwd));
     const pid = Number(await readFile(path.join(cwd, 'shell.pid'), 'utf8'));
     expect(processExists(pid)).toBe(false);
-    await waitFor(async () => processExists(-pid), (groupExists) => !groupExists, { what: 'the process group to be gone', timeoutMs: 10_000 });
+    await waitFor(
+      async () => processExists(-pid),
+      (groupExists) => !groupExists,
+      { what: 'the process group to be gone', timeoutMs: 10_000 },
+    );
   });
 });

@@ -52,7 +52,12 @@ async function decide(row: Row): Promise<{ behavior: Behavior; reason: string; r
   const planned = ready(await plan(cwd, row.tool ?? 'Bash', row.input ?? { command: row.command }, row.allow ?? []));
   const rules = (list: string[] | undefined) => (list ?? []).map(parseRule);
   const decision = decidePermission({
-    subject: { toolName: planned.toolName, contentKind: planned.ruleKind, cwd, ...(planned.ruleContent === undefined ? {} : { content: planned.ruleContent }) },
+    subject: {
+      toolName: planned.toolName,
+      contentKind: planned.ruleKind,
+      cwd,
+      ...(planned.ruleContent === undefined ? {} : { content: planned.ruleContent }),
+    },
     mode: row.mode ?? 'default',
     rules: { allow: rules(row.allow), ask: rules(row.ask), deny: rules(row.deny) },
     remembered: rules(row.remembered),
@@ -198,7 +203,7 @@ const rows: Row[] = [
   { command: "eval 'rm -rf x'", deny: denyRm, expected: 'deny' },
   { command: 'find . -exec rm {} \\;', deny: denyRm, expected: 'deny' },
   { command: "echo 'unterminated; rm -rf x", deny: denyRm, expected: 'deny' },
-  { command: 'rm -rf x; echo \'oops', deny: denyRm, expected: 'deny' },
+  { command: "rm -rf x; echo 'oops", deny: denyRm, expected: 'deny' },
   // A command name no rule can see (an expansion) fails closed while a deny rule is in force.
   { command: 'x=rm; $x -rf y', deny: denyRm, expected: 'deny' },
   { command: 'rm${IFS}-rf x', deny: denyRm, expected: 'deny' },
@@ -224,7 +229,12 @@ const rows: Row[] = [
   { command: Array.from({ length: 1_001 }, () => 'ls').join('; ') + '; rm -rf x', allow: ['Bash'], expected: 'deny' },
   // An ask rule on any part asks.
   { command: 'git status && git push', ask: ['Bash(git push:*)'], allow: ['Bash'], expected: 'ask' },
-  { command: 'npm test && git push', ask: ['Bash(git push:*)'], allow: [...npmTest, 'Bash(git push:*)'], expected: 'ask' },
+  {
+    command: 'npm test && git push',
+    ask: ['Bash(git push:*)'],
+    allow: [...npmTest, 'Bash(git push:*)'],
+    expected: 'ask',
+  },
   { command: 'echo $(git push)', ask: ['Bash(git push:*)'], allow: ['Bash'], expected: 'ask' },
 
   // ── Item 2: remembered approvals cover only what they name ────────────────────────────────────────────────────
@@ -329,11 +339,23 @@ const rows: Row[] = [
   { tool: 'Glob', input: { pattern: '*', path: 'src' }, deny: ['Read(secret)'], expected: 'allow' },
   { tool: 'Read', input: { file_path: '.env' }, deny: denyEnv, expected: 'deny' },
   { tool: 'Write', input: { file_path: '.env', content: 'x' }, deny: ['Edit(.env)'], expected: 'deny' },
-  { tool: 'Write', input: { file_path: '.env', content: 'x' }, deny: ['Edit(.env)'], mode: 'bypassPermissions', expected: 'deny' },
+  {
+    tool: 'Write',
+    input: { file_path: '.env', content: 'x' },
+    deny: ['Edit(.env)'],
+    mode: 'bypassPermissions',
+    expected: 'deny',
+  },
   { tool: 'Write', input: { file_path: 'src/new.ts', content: 'x' }, deny: ['Edit'], expected: 'deny' },
   { tool: 'Write', input: { file_path: 'src/new.ts', content: 'x' }, allow: ['Edit(src/**)'], expected: 'allow' },
   { tool: 'Write', input: { file_path: 'docs.md', content: 'x' }, allow: ['Edit(src/**)'], expected: 'ask' },
-  { tool: 'Write', input: { file_path: 'src/new.ts', content: 'x' }, ask: ['Edit(src/**)'], mode: 'acceptEdits', expected: 'ask' },
+  {
+    tool: 'Write',
+    input: { file_path: 'src/new.ts', content: 'x' },
+    ask: ['Edit(src/**)'],
+    mode: 'acceptEdits',
+    expected: 'ask',
+  },
 
   // ── Item 11: MCP server rules ─────────────────────────────────────────────────────────────────────────────────
   { tool: 'mcp__srv__do_thing', input: {}, expected: 'ask' },
@@ -433,14 +455,19 @@ describe('compositions (fast-check)', () => {
     if (node.op === '` `') return right.includes('`') ? `${left} $(${right})` : `${left} \`${right}\``;
     return `${left} ${node.op} ${right}`;
   };
-  const leaves = (node: Tree): string[] => ('leaf' in node ? [node.leaf] : [...leaves(node.left), ...leaves(node.right)]);
+  const leaves = (node: Tree): string[] =>
+    'leaf' in node ? [node.leaf] : [...leaves(node.left), ...leaves(node.right)];
 
   it('never allows unless every part is allowed', async () => {
     await fc.assert(
       fc.asyncProperty(tree, async (node) => {
         const command = render(node);
         const { behavior } = await decide({ command, allow: npmTest, expected: 'ask' });
-        if (behavior === 'allow') expect(leaves(node).every((leaf) => allowed.includes(leaf)), command).toBe(true);
+        if (behavior === 'allow')
+          expect(
+            leaves(node).every((leaf) => allowed.includes(leaf)),
+            command,
+          ).toBe(true);
       }),
       { numRuns: 300 },
     );
@@ -455,7 +482,9 @@ describe('compositions (fast-check)', () => {
         const pipedIntoShell = /(^|[^|])\| sh( |\)|`|$)/.test(command);
         // Nor can a shell whose script file is named by an expansion (`sh $(…)`).
         const shellRunsExpansion = /(^|[^\w-])sh (\$\(|`)/.test(command);
-        expect(behavior, command).toBe(leaves(node).includes('rm -rf x') || pipedIntoShell || shellRunsExpansion ? 'deny' : 'allow');
+        expect(behavior, command).toBe(
+          leaves(node).includes('rm -rf x') || pipedIntoShell || shellRunsExpansion ? 'deny' : 'allow',
+        );
       }),
       { numRuns: 300 },
     );
@@ -463,7 +492,8 @@ describe('compositions (fast-check)', () => {
 });
 
 function describeRow(row: Row): string {
-  const text = row.command === undefined ? `${row.tool ?? ''} ${JSON.stringify(row.input)}` : JSON.stringify(row.command);
+  const text =
+    row.command === undefined ? `${row.tool ?? ''} ${JSON.stringify(row.input)}` : JSON.stringify(row.command);
   const call = text.length > 120 ? `${text.slice(0, 119)}…` : text;
   const rules = [
     ...(row.allow ?? []).map((rule) => `allow ${rule}`),

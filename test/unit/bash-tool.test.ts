@@ -12,11 +12,18 @@ import { processExists } from '../support/processes.js';
  * Runs Bash directly. `unsandboxed`: outside the OS sandbox, for tests that follow a child by its pid (inside the
  * sandbox pids are those of its own namespace; test/integration/sandbox.test.ts covers what the sandbox kills).
  */
-async function run(command: string, options: { signal?: AbortSignal; timeout?: number; cwd?: string; unsandboxed?: boolean } = {}): Promise<ToolOutputObject> {
+async function run(
+  command: string,
+  options: { signal?: AbortSignal; timeout?: number; cwd?: string; unsandboxed?: boolean } = {},
+): Promise<ToolOutputObject> {
   const cwd = options.cwd ?? (await scratchDir());
   const output = await bashTool.execute(
     { command, ...(options.timeout === undefined ? {} : { timeout: options.timeout }) },
-    toolContext({ cwd, ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.unsandboxed === true ? { sandbox: { mode: 'off' } } : {}) }),
+    toolContext({
+      cwd,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.unsandboxed === true ? { sandbox: { mode: 'off' } } : {}),
+    }),
   );
   return typeof output === 'string' ? { content: output } : output;
 }
@@ -34,7 +41,9 @@ describe('Bash (real processes)', () => {
     const missing = path.join(await scratchDir(), 'gone');
     const started = Date.now();
     // Before the fix the shell never started, no exit event came, and the call hung until its 120 s deadline.
-    await expect(run('echo never', { cwd: missing, timeout: 60_000 })).rejects.toThrow(`Bash could not start /bin/bash in ${missing}`);
+    await expect(run('echo never', { cwd: missing, timeout: 60_000 })).rejects.toThrow(
+      `Bash could not start /bin/bash in ${missing}`,
+    );
     expect(Date.now() - started).toBeLessThan(30_000);
   });
 
@@ -144,7 +153,9 @@ describe('Bash spool cap', () => {
     const output = await run('cat /dev/zero', { timeout: 60_000 });
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(output).toMatchObject({ isError: true, errorCode: 'output_limit' });
-    expect(output.content).toMatch(/Output exceeded the limit of 2097152 bytes for one Bash call \(SWITCHYARD_BASH_MAX_SPOOL_BYTES\); the command was stopped\.$/);
+    expect(output.content).toMatch(
+      /Output exceeded the limit of 2097152 bytes for one Bash call \(SWITCHYARD_BASH_MAX_SPOOL_BYTES\); the command was stopped\.$/,
+    );
     expect(output.spool?.bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
     if (output.spool !== undefined) {
       expect((await stat(output.spool.path)).size).toBeLessThanOrEqual(2 * 1024 * 1024);
@@ -171,7 +182,7 @@ describe('Bash spool cap', () => {
 });
 
 describe('Bash summary', () => {
-  it('shows the command a human approves, never the model\'s description', () => {
+  it("shows the command a human approves, never the model's description", () => {
     expect(bashTool.summarize?.({ command: 'rm -rf build', description: 'List files' })).toBe('rm -rf build');
     expect(bashTool.summarize?.({ command: 'ls' })).toBe('ls');
   });

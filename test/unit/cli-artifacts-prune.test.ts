@@ -30,8 +30,15 @@ describe('switchyard artifacts prune (the real command)', () => {
   it('reports on a dry run and deletes nothing, then deletes only the sessions idle longer than --older-than', async () => {
     const dataDir = await dataDirWithSessions();
     const env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir };
-    const dry = JSON.parse((await runCli(['artifacts', 'prune', '--older-than', '7d', '--dry-run', '--json'], env)).stdout) as Record<string, unknown>;
-    expect(dry).toMatchObject({ dryRun: true, olderThanMs: 7 * DAY_MS, kept: 1, removed: [{ session: 'idle', bytes: 1_000 }] });
+    const dry = JSON.parse(
+      (await runCli(['artifacts', 'prune', '--older-than', '7d', '--dry-run', '--json'], env)).stdout,
+    ) as Record<string, unknown>;
+    expect(dry).toMatchObject({
+      dryRun: true,
+      olderThanMs: 7 * DAY_MS,
+      kept: 1,
+      removed: [{ session: 'idle', bytes: 1_000 }],
+    });
     await expect(stat(path.join(dataDir, 'artifacts', 'idle'))).resolves.toBeDefined();
 
     const { stdout } = await runCli(['artifacts', 'prune', '--older-than', '7d'], env);
@@ -45,10 +52,24 @@ describe('switchyard artifacts prune (the real command)', () => {
     const dataDir = await scratchDir('switchyard-prune-');
     const old = new Date(Date.now() - 30 * DAY_MS);
     const ended = await deadPid();
-    const task = async (session: string, taskId: string, pid: number, exitCode: string | undefined): Promise<string> => {
+    const task = async (
+      session: string,
+      taskId: string,
+      pid: number,
+      exitCode: string | undefined,
+    ): Promise<string> => {
       const directory = path.join(dataDir, 'background', session, taskId);
       await mkdir(directory, { recursive: true });
-      const record = { taskId, sessionId: session, turnId: 't1', callId: 'c1', command: 'npm run dev', cwd: dataDir, pid, startedAt: old.toISOString() };
+      const record = {
+        taskId,
+        sessionId: session,
+        turnId: 't1',
+        callId: 'c1',
+        command: 'npm run dev',
+        cwd: dataDir,
+        pid,
+        startedAt: old.toISOString(),
+      };
       await writeFile(path.join(directory, 'task.json'), JSON.stringify(record));
       await writeFile(path.join(directory, 'output.log'), 'y'.repeat(500));
       if (exitCode !== undefined) await writeFile(path.join(directory, 'exit-code'), exitCode);
@@ -62,8 +83,13 @@ describe('switchyard artifacts prune (the real command)', () => {
     await utimes(recent, new Date(), new Date());
     const env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir };
 
-    const dry = JSON.parse((await runCli(['artifacts', 'prune', '--older-than', '7d', '--dry-run', '--json'], env)).stdout) as { background: unknown };
-    expect(dry.background).toMatchObject({ kept: 2, removed: [{ session: 'done-session', taskId: 'bg_00000001', bytes: expect.any(Number) as number }] });
+    const dry = JSON.parse(
+      (await runCli(['artifacts', 'prune', '--older-than', '7d', '--dry-run', '--json'], env)).stdout,
+    ) as { background: unknown };
+    expect(dry.background).toMatchObject({
+      kept: 2,
+      removed: [{ session: 'done-session', taskId: 'bg_00000001', bytes: expect.any(Number) as number }],
+    });
     await expect(stat(finished)).resolves.toBeDefined();
 
     const { stdout } = await runCli(['artifacts', 'prune', '--older-than', '7d'], env);
@@ -76,9 +102,14 @@ describe('switchyard artifacts prune (the real command)', () => {
 
   it('refuses a malformed age with a usage error, deleting nothing', async () => {
     const dataDir = await dataDirWithSessions();
-    const failed = await runCli(['artifacts', 'prune', '--older-than', 'soon'], { ...process.env, SWITCHYARD_DATA_DIR: dataDir }).catch((error: unknown) => error as { code: number; stderr: string });
+    const failed = await runCli(['artifacts', 'prune', '--older-than', 'soon'], {
+      ...process.env,
+      SWITCHYARD_DATA_DIR: dataDir,
+    }).catch((error: unknown) => error as { code: number; stderr: string });
     expect(failed).toMatchObject({ code: 2 });
-    expect((failed as { stderr: string }).stderr).toContain('--older-than must be a duration such as 30m, 12h, 7d or 2w; got "soon"');
+    expect((failed as { stderr: string }).stderr).toContain(
+      '--older-than must be a duration such as 30m, 12h, 7d or 2w; got "soon"',
+    );
     await expect(stat(path.join(dataDir, 'artifacts', 'idle'))).resolves.toBeDefined();
   }, 60_000);
 });
@@ -86,10 +117,14 @@ describe('switchyard artifacts prune (the real command)', () => {
 describe('switchyard artifact (the real command, no server needed)', () => {
   it('a malformed URI is a usage error (exit 2), a well-formed one that is not stored is not found (exit 5)', async () => {
     const env = { ...process.env, SWITCHYARD_DATA_DIR: await scratchDir('switchyard-artifact-') };
-    const malformed = (await runCli(['artifact', 'switchyard-artifact://../etc'], env).catch((error: unknown) => error)) as { code: number; stderr: string };
+    const malformed = (await runCli(['artifact', 'switchyard-artifact://../etc'], env).catch(
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
     expect(malformed).toMatchObject({ code: 2 });
     expect(malformed.stderr).toContain('Not a Switchyard artifact URI');
-    const missing = (await runCli(['artifact', 'switchyard-artifact://no-session/no-such-artifact'], env).catch((error: unknown) => error)) as { code: number };
+    const missing = (await runCli(['artifact', 'switchyard-artifact://no-session/no-such-artifact'], env).catch(
+      (error: unknown) => error,
+    )) as { code: number };
     expect(missing).toMatchObject({ code: 5 });
   }, 60_000);
 });

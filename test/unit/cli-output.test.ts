@@ -10,14 +10,18 @@ describe('the first-turn hint `switchyard dev` prints last', () => {
   it('names a custom namespace and task queue in every command, and a call that works in that directory', async () => {
     const cwd = await scratchDir();
     const hint = firstTurnHint({ address: '127.0.0.1:7233', namespace: 'agents', taskQueue: 'tq-custom', cwd });
-    expect(hint).toContain('TEMPORAL_ADDRESS=127.0.0.1:7233 TEMPORAL_NAMESPACE=agents SWITCHYARD_TASK_QUEUE=tq-custom npx switchyard turn');
+    expect(hint).toContain(
+      'TEMPORAL_ADDRESS=127.0.0.1:7233 TEMPORAL_NAMESPACE=agents SWITCHYARD_TASK_QUEUE=tq-custom npx switchyard turn',
+    );
     expect(hint).toContain('--namespace agents --task-queue tq-custom');
     expect(hint).toContain('-o json');
     // No README.md there: the hint lists files instead of reading one the user does not have.
     expect(hint).toContain('"name":"Glob"');
     expect(hint).not.toContain('README.md');
     await writeFile(path.join(cwd, 'README.md'), '# hi\n');
-    expect(firstTurnHint({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'switchyard', cwd })).toContain('"file_path":"README.md"');
+    expect(firstTurnHint({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'switchyard', cwd })).toContain(
+      '"file_path":"README.md"',
+    );
   });
 
   it('leaves the defaults out', async () => {
@@ -44,12 +48,31 @@ describe('CLI error lines', () => {
 describe('`run` status lines', () => {
   const call = { id: 'b1', name: 'Bash', input: { command: 'npm test' } };
   it('says what a waiting call waits for and how to approve it', () => {
-    const request = { requestId: 'req-1', turnId: 't', callId: 'b1', toolName: 'Bash', input: { command: 'npm test' }, inputDigest: 'd', requestedAt: new Date().toISOString() };
-    expect(statusLine(call, { kind: 'approval', request }, 's1', false)).toBe('b1 Bash: waiting for approval ($ npm test)\n  approve: switchyard approve req-1 --session s1');
+    const request = {
+      requestId: 'req-1',
+      turnId: 't',
+      callId: 'b1',
+      toolName: 'Bash',
+      input: { command: 'npm test' },
+      inputDigest: 'd',
+      requestedAt: new Date().toISOString(),
+    };
+    expect(statusLine(call, { kind: 'approval', request }, 's1', false)).toBe(
+      'b1 Bash: waiting for approval ($ npm test)\n  approve: switchyard approve req-1 --session s1',
+    );
   });
-  it('shows a running call\'s latest output line on a terminal only', () => {
-    const progress = { callId: 'b1', toolName: 'Bash', turnId: 't', latestLine: 'PASS 12 tests', updatedAt: '', attempt: 1 };
-    expect(statusLine(call, { kind: 'running', since: Date.now() - 3_000, progress } as never, 's1', true)).toMatch(/^b1 Bash: running [34]s \| PASS 12 tests$/);
+  it("shows a running call's latest output line on a terminal only", () => {
+    const progress = {
+      callId: 'b1',
+      toolName: 'Bash',
+      turnId: 't',
+      latestLine: 'PASS 12 tests',
+      updatedAt: '',
+      attempt: 1,
+    };
+    expect(statusLine(call, { kind: 'running', since: Date.now() - 3_000, progress } as never, 's1', true)).toMatch(
+      /^b1 Bash: running [34]s \| PASS 12 tests$/,
+    );
     expect(statusLine(call, { kind: 'running', since: Date.now() } as never, 's1', false)).toBe('b1 Bash: running');
   });
 });

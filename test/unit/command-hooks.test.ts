@@ -30,7 +30,11 @@ async function script(dir: string, name: string, body: string): Promise<string> 
 }
 
 /** One command hook for one event. */
-function settingsFor(event: HookEventName, command: string, options: { matcher?: string; timeout?: number } = {}): HookSettings {
+function settingsFor(
+  event: HookEventName,
+  command: string,
+  options: { matcher?: string; timeout?: number } = {},
+): HookSettings {
   return {
     hooks: {
       [event]: [
@@ -50,11 +54,19 @@ function preInput(cwd: string, toolName = 'Bash', toolInput: unknown = { command
 /** Runs a PreToolUse script (body of a `#!/bin/sh` file) as the only hook. */
 async function preToolUse(
   body: string,
-  options: { cwd?: string; toolInput?: unknown; timeout?: number; onWarning?: (message: string, details: Record<string, unknown>) => void } = {},
+  options: {
+    cwd?: string;
+    toolInput?: unknown;
+    timeout?: number;
+    onWarning?: (message: string, details: Record<string, unknown>) => void;
+  } = {},
 ) {
   const cwd = options.cwd ?? (await tempDir());
   const file = await script(cwd, 'hook.sh', body);
-  const hooks = commandHooks(settingsFor('PreToolUse', file, options.timeout === undefined ? {} : { timeout: options.timeout }), options.onWarning === undefined ? {} : { onWarning: options.onWarning });
+  const hooks = commandHooks(
+    settingsFor('PreToolUse', file, options.timeout === undefined ? {} : { timeout: options.timeout }),
+    options.onWarning === undefined ? {} : { onWarning: options.onWarning },
+  );
   const hook = hooks.preToolUse?.[0];
   if (hook === undefined) throw new Error('no hook');
   return hook.run(preInput(cwd, 'Bash', options.toolInput ?? { command: 'ls -la' }));
@@ -107,11 +119,23 @@ describe('a Claude Code hook script, unchanged', () => {
       path.join(cwd, '.switchyard', 'settings.json'),
       JSON.stringify({
         permissions: { allow: ['Bash(ls:*)'] },
-        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh' }] }] },
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh' }],
+            },
+          ],
+        },
       }),
     );
     const onWarning = vi.fn();
-    const { settings } = await loadHookSettings({ cwd, userDir: path.join(cwd, 'no-user-dir'), trustWorkspaceSettings: true, onWarning });
+    const { settings } = await loadHookSettings({
+      cwd,
+      userDir: path.join(cwd, 'no-user-dir'),
+      trustWorkspaceSettings: true,
+      onWarning,
+    });
     expect(onWarning).not.toHaveBeenCalled();
 
     expect(await runMatchingPreToolUse(settings, preInput(cwd, 'Bash', { command: 'rm -rf /tmp/x' }))).toEqual([
@@ -119,17 +143,28 @@ describe('a Claude Code hook script, unchanged', () => {
     ]);
     expect(await runMatchingPreToolUse(settings, preInput(cwd, 'Bash', { command: 'ls -la' }))).toEqual([undefined]);
     // The matcher keeps it off other tools.
-    expect(await runMatchingPreToolUse(settings, preInput(cwd, 'Write', { file_path: 'rm -rf', content: '' }))).toEqual([]);
+    expect(await runMatchingPreToolUse(settings, preInput(cwd, 'Write', { file_path: 'rm -rf', content: '' }))).toEqual(
+      [],
+    );
   });
 });
 
 describe('PreToolUse JSON output', () => {
-  it.each(['allow', 'deny', 'ask'] as const)('passes on hookSpecificOutput.permissionDecision %s with its reason', async (decision) => {
-    const result = await preToolUse(
-      printJson({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: `said ${decision}` } }),
-    );
-    expect(result).toEqual({ permissionDecision: decision, permissionDecisionReason: `said ${decision}` });
-  });
+  it.each(['allow', 'deny', 'ask'] as const)(
+    'passes on hookSpecificOutput.permissionDecision %s with its reason',
+    async (decision) => {
+      const result = await preToolUse(
+        printJson({
+          hookSpecificOutput: {
+            hookEventName: 'PreToolUse',
+            permissionDecision: decision,
+            permissionDecisionReason: `said ${decision}`,
+          },
+        }),
+      );
+      expect(result).toEqual({ permissionDecision: decision, permissionDecisionReason: `said ${decision}` });
+    },
+  );
 
   it('accepts the flat permissionDecision and permissionDecisionReason', async () => {
     const result = await preToolUse(printJson({ permissionDecision: 'deny', permissionDecisionReason: 'flat reason' }));
@@ -138,32 +173,58 @@ describe('PreToolUse JSON output', () => {
 
   it('prefers hookSpecificOutput over the flat form', async () => {
     const result = await preToolUse(
-      printJson({ permissionDecision: 'allow', permissionDecisionReason: 'flat', hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'specific' } }),
+      printJson({
+        permissionDecision: 'allow',
+        permissionDecisionReason: 'flat',
+        hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'specific' },
+      }),
     );
     expect(result).toEqual({ permissionDecision: 'deny', permissionDecisionReason: 'specific' });
   });
 
   it('maps the legacy decision: block is deny with the reason, approve is allow', async () => {
-    expect(await preToolUse(printJson({ decision: 'block', reason: 'legacy no' }))).toEqual({ permissionDecision: 'deny', permissionDecisionReason: 'legacy no' });
+    expect(await preToolUse(printJson({ decision: 'block', reason: 'legacy no' }))).toEqual({
+      permissionDecision: 'deny',
+      permissionDecisionReason: 'legacy no',
+    });
     expect(await preToolUse(printJson({ decision: 'approve' }))).toEqual({ permissionDecision: 'allow' });
   });
 
   it('passes on updatedInput from hookSpecificOutput and from the flat form', async () => {
     expect(
-      await preToolUse(printJson({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'ls -l' } } })),
+      await preToolUse(
+        printJson({
+          hookSpecificOutput: {
+            hookEventName: 'PreToolUse',
+            permissionDecision: 'allow',
+            updatedInput: { command: 'ls -l' },
+          },
+        }),
+      ),
     ).toEqual({ permissionDecision: 'allow', updatedInput: { command: 'ls -l' } });
-    expect(await preToolUse(printJson({ updatedInput: { command: 'echo safe' } }))).toEqual({ updatedInput: { command: 'echo safe' } });
+    expect(await preToolUse(printJson({ updatedInput: { command: 'echo safe' } }))).toEqual({
+      updatedInput: { command: 'echo safe' },
+    });
   });
 
   it('passes on additionalContext', async () => {
-    expect(await preToolUse(printJson({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: 'repo is frozen' } }))).toEqual({
+    expect(
+      await preToolUse(
+        printJson({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: 'repo is frozen' } }),
+      ),
+    ).toEqual({
       additionalContext: 'repo is frozen',
     });
-    expect(await preToolUse(printJson({ additionalContext: 'flat context' }))).toEqual({ additionalContext: 'flat context' });
+    expect(await preToolUse(printJson({ additionalContext: 'flat context' }))).toEqual({
+      additionalContext: 'flat context',
+    });
   });
 
   it('passes on continue: false with stopReason', async () => {
-    expect(await preToolUse(printJson({ continue: false, stopReason: 'budget spent', suppressOutput: true }))).toEqual({ continue: false, stopReason: 'budget spent' });
+    expect(await preToolUse(printJson({ continue: false, stopReason: 'budget spent', suppressOutput: true }))).toEqual({
+      continue: false,
+      stopReason: 'budget spent',
+    });
   });
 
   it('is no decision for empty output or a JSON object without known fields', async () => {
@@ -172,47 +233,65 @@ describe('PreToolUse JSON output', () => {
   });
 
   it('throws for JSON of the wrong shape, a hookSpecificOutput for another event, invalid JSON, or a JSON array', async () => {
-    await expect(preToolUse(printJson({ permissionDecision: 'yes please' }))).rejects.toThrow(/PreToolUse hook ".*hook\.sh" printed JSON that does not fit/);
-    await expect(preToolUse(printJson({ hookSpecificOutput: { hookEventName: 'PostToolUse', permissionDecision: 'allow' } }))).rejects.toThrow(
-      /hookSpecificOutput for PostToolUse, not PreToolUse/,
+    await expect(preToolUse(printJson({ permissionDecision: 'yes please' }))).rejects.toThrow(
+      /PreToolUse hook ".*hook\.sh" printed JSON that does not fit/,
     );
+    await expect(
+      preToolUse(printJson({ hookSpecificOutput: { hookEventName: 'PostToolUse', permissionDecision: 'allow' } })),
+    ).rejects.toThrow(/hookSpecificOutput for PostToolUse, not PreToolUse/);
     await expect(preToolUse('echo \'{"permissionDecision": "allow"\'')).rejects.toThrow(/printed invalid JSON/);
-    await expect(preToolUse('echo \'[{"permissionDecision": "allow"}]\'')).rejects.toThrow(/printed JSON that is not an object/);
+    await expect(preToolUse('echo \'[{"permissionDecision": "allow"}]\'')).rejects.toThrow(
+      /printed JSON that is not an object/,
+    );
   });
 });
 
 describe('PreToolUse exit codes and failures', () => {
   it('makes exit 2 a deny with stderr (trimmed) as the reason, ignoring stdout', async () => {
-    const result = await preToolUse(`${printJson({ permissionDecision: 'allow' })}\necho '  no writes to prod  ' >&2\nexit 2`);
+    const result = await preToolUse(
+      `${printJson({ permissionDecision: 'allow' })}\necho '  no writes to prod  ' >&2\nexit 2`,
+    );
     expect(result).toEqual({ permissionDecision: 'deny', permissionDecisionReason: 'no writes to prod' });
   });
 
   it('gives exit 2 without stderr a reason naming the hook', async () => {
     const result = await preToolUse('exit 2');
-    expect(result).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^Blocked by PreToolUse hook ".*hook\.sh"$/) as unknown });
+    expect(result).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringMatching(/^Blocked by PreToolUse hook ".*hook\.sh"$/) as unknown,
+    });
   });
 
   it('throws for another non-zero exit, even after printing an allow', async () => {
-    await expect(preToolUse(`${printJson({ permissionDecision: 'allow' })}\necho 'config missing' >&2\nexit 1`)).rejects.toThrow(
-      /^PreToolUse hook ".*hook\.sh" exited with code 1: config missing$/,
-    );
+    await expect(
+      preToolUse(`${printJson({ permissionDecision: 'allow' })}\necho 'config missing' >&2\nexit 1`),
+    ).rejects.toThrow(/^PreToolUse hook ".*hook\.sh" exited with code 1: config missing$/);
   });
 
   it('is no decision for non-JSON output, with a warning', async () => {
     const onWarning = vi.fn();
     expect(await preToolUse('echo hello\nexit 0', { onWarning })).toBeUndefined();
     expect(onWarning).toHaveBeenCalledTimes(1);
-    expect(onWarning).toHaveBeenCalledWith(expect.stringMatching(/not JSON/), expect.objectContaining({ event: 'PreToolUse', stdout: 'hello' }));
+    expect(onWarning).toHaveBeenCalledWith(
+      expect.stringMatching(/not JSON/),
+      expect.objectContaining({ event: 'PreToolUse', stdout: 'hello' }),
+    );
   });
 
   it('kills the whole process group at its timeout (in seconds) and throws', async () => {
     const cwd = await tempDir();
     const started = Date.now();
-    const pending = preToolUse('echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"\nsleep 30 &\necho $! > "$CLAUDE_PROJECT_DIR/child.pid"\nwait', { cwd, timeout: 1 });
+    const pending = preToolUse(
+      'echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"\nsleep 30 &\necho $! > "$CLAUDE_PROJECT_DIR/child.pid"\nwait',
+      { cwd, timeout: 1 },
+    );
     await expect(pending).rejects.toThrow(/^PreToolUse hook ".*hook\.sh" timed out after 1s$/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(Date.now() - started).toBeLessThan(10_000);
-    const pids = [Number(await readFile(path.join(cwd, 'hook.pid'), 'utf8')), Number(await readFile(path.join(cwd, 'child.pid'), 'utf8'))];
+    const pids = [
+      Number(await readFile(path.join(cwd, 'hook.pid'), 'utf8')),
+      Number(await readFile(path.join(cwd, 'child.pid'), 'utf8')),
+    ];
     for (const pid of pids) {
       expect(pid).toBeGreaterThan(0);
       for (let i = 0; i < 100 && (await alive(pid)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -225,13 +304,17 @@ describe('runCommandHook', () => {
   it('runs in the session cwd with SWITCHYARD_PROJECT_DIR, CLAUDE_PROJECT_DIR, the process env and extra env', async () => {
     const cwd = await tempDir();
     const outcome = await runCommandHook({
-      command: 'printf "%s|%s|%s|%s|%s" "$(pwd -P)" "$SWITCHYARD_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$EXTRA_VAR" "$PATH"',
+      command:
+        'printf "%s|%s|%s|%s|%s" "$(pwd -P)" "$SWITCHYARD_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$EXTRA_VAR" "$PATH"',
       timeoutMs: 10_000,
       cwd,
       input: {},
       env: { EXTRA_VAR: 'extra' },
     });
-    expect(outcome).toEqual({ kind: 'ok', stdout: [await realpath(cwd), cwd, cwd, 'extra', process.env.PATH].join('|') });
+    expect(outcome).toEqual({
+      kind: 'ok',
+      stdout: [await realpath(cwd), cwd, cwd, 'extra', process.env.PATH].join('|'),
+    });
   });
 
   it('gives the input as JSON on stdin and parses JSON stdout', async () => {
@@ -242,15 +325,28 @@ describe('runCommandHook', () => {
 
   it('does not care whether the command reads a large stdin', async () => {
     const cwd = await tempDir();
-    expect(await runCommandHook({ command: 'exit 0', timeoutMs: 10_000, cwd, input: { big: 'x'.repeat(2_000_000) } })).toEqual({ kind: 'ok', stdout: '' });
+    expect(
+      await runCommandHook({ command: 'exit 0', timeoutMs: 10_000, cwd, input: { big: 'x'.repeat(2_000_000) } }),
+    ).toEqual({ kind: 'ok', stdout: '' });
   });
 
   it('reports exit 2 as block, other exits, signals and start failures as errors', async () => {
     const cwd = await tempDir();
-    expect(await runCommandHook({ command: 'echo " why " >&2; exit 2', timeoutMs: 10_000, cwd, input: {} })).toEqual({ kind: 'block', reason: 'why' });
-    expect(await runCommandHook({ command: 'exit 7', timeoutMs: 10_000, cwd, input: {} })).toEqual({ kind: 'error', message: 'exited with code 7' });
-    expect(await runCommandHook({ command: 'kill -TERM $$', timeoutMs: 10_000, cwd, input: {} })).toEqual({ kind: 'error', message: 'was killed by SIGTERM' });
-    expect(await runCommandHook({ command: 'true', timeoutMs: 10_000, cwd: path.join(cwd, 'missing'), input: {} })).toMatchObject({
+    expect(await runCommandHook({ command: 'echo " why " >&2; exit 2', timeoutMs: 10_000, cwd, input: {} })).toEqual({
+      kind: 'block',
+      reason: 'why',
+    });
+    expect(await runCommandHook({ command: 'exit 7', timeoutMs: 10_000, cwd, input: {} })).toEqual({
+      kind: 'error',
+      message: 'exited with code 7',
+    });
+    expect(await runCommandHook({ command: 'kill -TERM $$', timeoutMs: 10_000, cwd, input: {} })).toEqual({
+      kind: 'error',
+      message: 'was killed by SIGTERM',
+    });
+    expect(
+      await runCommandHook({ command: 'true', timeoutMs: 10_000, cwd: path.join(cwd, 'missing'), input: {} }),
+    ).toMatchObject({
       kind: 'error',
       message: expect.stringMatching(/^failed to start/) as unknown,
     });
@@ -259,7 +355,13 @@ describe('runCommandHook', () => {
   it('kills the process group when aborted', async () => {
     const cwd = await tempDir();
     const controller = new AbortController();
-    const pending = runCommandHook({ command: 'echo $$ > hook.pid; sleep 30', timeoutMs: 60_000, cwd, input: {}, signal: controller.signal });
+    const pending = runCommandHook({
+      command: 'echo $$ > hook.pid; sleep 30',
+      timeoutMs: 60_000,
+      cwd,
+      input: {},
+      signal: controller.signal,
+    });
     let pid = 0;
     for (let i = 0; i < 100 && pid === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -277,7 +379,14 @@ describe('stdin of each event', () => {
   it('has the Claude Code fields for PreToolUse, PermissionRequest, PostToolUse and PostToolUseFailure', async () => {
     const cwd = await tempDir();
     const base = preInput(cwd, 'Bash', { command: 'ls' });
-    const common = { session_id: 'session-1', transcript_path: '', cwd, tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_1' };
+    const common = {
+      session_id: 'session-1',
+      transcript_path: '',
+      cwd,
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'toolu_1',
+    };
     const stdin = async (): Promise<unknown> => JSON.parse(await readFile(path.join(cwd, 'stdin.json'), 'utf8'));
 
     const pre = commandHooks(settingsFor('PreToolUse', CAPTURE_STDIN)).preToolUse?.[0];
@@ -285,18 +394,32 @@ describe('stdin of each event', () => {
     expect(await stdin()).toEqual({ ...common, hook_event_name: 'PreToolUse' });
 
     const permission = commandHooks(settingsFor('PermissionRequest', CAPTURE_STDIN)).permissionRequest?.[0];
-    expect(await permission?.run({ ...base, requestId: 'req-9', reason: 'writes outside the project' })).toBeUndefined();
-    expect(await stdin()).toEqual({ ...common, hook_event_name: 'PermissionRequest', permission_request_id: 'req-9', reason: 'writes outside the project' });
+    expect(
+      await permission?.run({ ...base, requestId: 'req-9', reason: 'writes outside the project' }),
+    ).toBeUndefined();
+    expect(await stdin()).toEqual({
+      ...common,
+      hook_event_name: 'PermissionRequest',
+      permission_request_id: 'req-9',
+      reason: 'writes outside the project',
+    });
 
     const post = commandHooks(settingsFor('PostToolUse', CAPTURE_STDIN)).postToolUse?.[0];
     // tool_response is the tool's own output (Claude Code's Bash shape), not the model's text.
     const bashOutput = { stdout: 'file-a\nfile-b', stderr: '', interrupted: false, isImage: false, exitCode: 0 };
-    expect(await post?.run({ ...base, toolResponse: { content: 'file-a\nfile-b', isError: false }, toolOutput: bashOutput })).toBeUndefined();
+    expect(
+      await post?.run({ ...base, toolResponse: { content: 'file-a\nfile-b', isError: false }, toolOutput: bashOutput }),
+    ).toBeUndefined();
     expect(await stdin()).toEqual({ ...common, hook_event_name: 'PostToolUse', tool_response: bashOutput });
 
     const failure = commandHooks(settingsFor('PostToolUseFailure', CAPTURE_STDIN)).postToolUseFailure?.[0];
     expect(await failure?.run({ ...base, error: 'Exit code 1', isInterrupt: true })).toBeUndefined();
-    expect(await stdin()).toEqual({ ...common, hook_event_name: 'PostToolUseFailure', error: 'Exit code 1', is_interrupt: true });
+    expect(await stdin()).toEqual({
+      ...common,
+      hook_event_name: 'PostToolUseFailure',
+      error: 'Exit code 1',
+      is_interrupt: true,
+    });
   });
 });
 
@@ -310,33 +433,62 @@ describe('PermissionRequest', () => {
   }
 
   it('passes on hookSpecificOutput.decision', async () => {
-    expect(await permission(printJson({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }))).toEqual({ behavior: 'allow' });
     expect(
-      await permission(printJson({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not on Fridays' } } })),
+      await permission(
+        printJson({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }),
+      ),
+    ).toEqual({ behavior: 'allow' });
+    expect(
+      await permission(
+        printJson({
+          hookSpecificOutput: {
+            hookEventName: 'PermissionRequest',
+            decision: { behavior: 'deny', message: 'not on Fridays' },
+          },
+        }),
+      ),
     ).toEqual({ behavior: 'deny', message: 'not on Fridays' });
   });
 
   it('accepts the flat permissionDecision; ask leaves it to the human', async () => {
-    expect(await permission(printJson({ permissionDecision: 'deny', permissionDecisionReason: 'flat no' }))).toEqual({ behavior: 'deny', message: 'flat no' });
+    expect(await permission(printJson({ permissionDecision: 'deny', permissionDecisionReason: 'flat no' }))).toEqual({
+      behavior: 'deny',
+      message: 'flat no',
+    });
     expect(await permission(printJson({ permissionDecision: 'ask' }))).toBeUndefined();
   });
 
   it('makes exit 2 a deny with stderr as the message', async () => {
-    expect(await permission('echo "ask a human instead" >&2\nexit 2')).toEqual({ behavior: 'deny', message: 'ask a human instead' });
+    expect(await permission('echo "ask a human instead" >&2\nexit 2')).toEqual({
+      behavior: 'deny',
+      message: 'ask a human instead',
+    });
   });
 
   it('makes continue: false a deny', async () => {
-    expect(await permission(printJson({ continue: false, stopReason: 'halt' }))).toEqual({ behavior: 'deny', message: 'halt' });
+    expect(await permission(printJson({ continue: false, stopReason: 'halt' }))).toEqual({
+      behavior: 'deny',
+      message: 'halt',
+    });
   });
 
   it('throws instead of allowing when the hook wants a changed input', async () => {
     await expect(
-      permission(printJson({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: 'ls' } } } })),
+      permission(
+        printJson({
+          hookSpecificOutput: {
+            hookEventName: 'PermissionRequest',
+            decision: { behavior: 'allow', updatedInput: { command: 'ls' } },
+          },
+        }),
+      ),
     ).rejects.toThrow(/cannot apply/);
   });
 
   it('throws for exit 1', async () => {
-    await expect(permission(`${printJson({ hookSpecificOutput: { decision: { behavior: 'allow' } } })}\nexit 1`)).rejects.toThrow(/PermissionRequest hook .* exited with code 1/);
+    await expect(
+      permission(`${printJson({ hookSpecificOutput: { decision: { behavior: 'allow' } } })}\nexit 1`),
+    ).rejects.toThrow(/PermissionRequest hook .* exited with code 1/);
   });
 });
 
@@ -346,26 +498,44 @@ describe('PostToolUse and PostToolUseFailure', () => {
     const file = await script(cwd, 'hook.sh', body);
     const hooks = commandHooks(settingsFor(event, file));
     const input = preInput(cwd);
-    if (event === 'PostToolUse') return hooks.postToolUse?.[0]?.run({ ...input, toolResponse: { content: 'ok', isError: false }, toolOutput: { content: 'ok', isError: false } });
+    if (event === 'PostToolUse')
+      return hooks.postToolUse?.[0]?.run({
+        ...input,
+        toolResponse: { content: 'ok', isError: false },
+        toolOutput: { content: 'ok', isError: false },
+      });
     return hooks.postToolUseFailure?.[0]?.run({ ...input, error: 'boom', isInterrupt: false });
   }
 
   it('passes on additionalContext, continue and stopReason', async () => {
-    expect(await post(printJson({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'lint: 2 warnings' } }))).toEqual({
+    expect(
+      await post(
+        printJson({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'lint: 2 warnings' } }),
+      ),
+    ).toEqual({
       additionalContext: 'lint: 2 warnings',
     });
-    expect(await post(printJson({ continue: false, stopReason: 'tests broke' }))).toEqual({ continue: false, stopReason: 'tests broke' });
-    expect(await post(printJson({ decision: 'block', reason: 'fix the formatting' }))).toEqual({ additionalContext: 'fix the formatting' });
+    expect(await post(printJson({ continue: false, stopReason: 'tests broke' }))).toEqual({
+      continue: false,
+      stopReason: 'tests broke',
+    });
+    expect(await post(printJson({ decision: 'block', reason: 'fix the formatting' }))).toEqual({
+      additionalContext: 'fix the formatting',
+    });
   });
 
   it('makes exit 2 stderr context for the model', async () => {
     expect(await post('echo "type errors in a.ts" >&2\nexit 2')).toEqual({ additionalContext: 'type errors in a.ts' });
-    expect(await post('echo "retry with --force" >&2\nexit 2', 'PostToolUseFailure')).toEqual({ additionalContext: 'retry with --force' });
+    expect(await post('echo "retry with --force" >&2\nexit 2', 'PostToolUseFailure')).toEqual({
+      additionalContext: 'retry with --force',
+    });
   });
 
-  it("passes on hookSpecificOutput.updatedMCPToolOutput as it was printed", async () => {
+  it('passes on hookSpecificOutput.updatedMCPToolOutput as it was printed', async () => {
     const updated = [{ type: 'text', text: 'redacted' }];
-    expect(await post(printJson({ hookSpecificOutput: { hookEventName: 'PostToolUse', updatedMCPToolOutput: updated } }))).toEqual({ updatedMCPToolOutput: updated });
+    expect(
+      await post(printJson({ hookSpecificOutput: { hookEventName: 'PostToolUse', updatedMCPToolOutput: updated } })),
+    ).toEqual({ updatedMCPToolOutput: updated });
   });
 
   it('does not give plain stdout to the model', async () => {
@@ -373,7 +543,9 @@ describe('PostToolUse and PostToolUseFailure', () => {
   });
 
   it('throws for exit 1', async () => {
-    await expect(post('exit 1', 'PostToolUseFailure')).rejects.toThrow(/^PostToolUseFailure hook .* exited with code 1$/);
+    await expect(post('exit 1', 'PostToolUseFailure')).rejects.toThrow(
+      /^PostToolUseFailure hook .* exited with code 1$/,
+    );
   });
 });
 
@@ -402,15 +574,28 @@ describe('matchers', () => {
     const settings: HookSettings = {
       hooks: {
         PreToolUse: [
-          { matcher: 'Bash|Write', hooks: [{ type: 'command', command: 'echo "{\\"additionalContext\\": \\"bash-or-write 1\\"}"' }, { type: 'command', command: 'echo "{\\"additionalContext\\": \\"bash-or-write 2\\"}"' }] },
+          {
+            matcher: 'Bash|Write',
+            hooks: [
+              { type: 'command', command: 'echo "{\\"additionalContext\\": \\"bash-or-write 1\\"}"' },
+              { type: 'command', command: 'echo "{\\"additionalContext\\": \\"bash-or-write 2\\"}"' },
+            ],
+          },
           { matcher: 'mcp__.*', hooks: [{ type: 'command', command: 'echo "{\\"additionalContext\\": \\"mcp\\"}"' }] },
           { matcher: '*', hooks: [{ type: 'command', command: 'echo "{\\"additionalContext\\": \\"star\\"}"' }] },
           { hooks: [{ type: 'command', command: 'echo "{\\"additionalContext\\": \\"none\\"}"' }] },
         ],
       },
     };
-    expect(commandHooks(settings).preToolUse?.map((hook) => hook.matcher)).toEqual(['Bash|Write', 'Bash|Write', 'mcp__.*', '*', undefined]);
-    const contexts = async (toolName: string) => (await runMatchingPreToolUse(settings, preInput(cwd, toolName))).map((result) => result?.additionalContext);
+    expect(commandHooks(settings).preToolUse?.map((hook) => hook.matcher)).toEqual([
+      'Bash|Write',
+      'Bash|Write',
+      'mcp__.*',
+      '*',
+      undefined,
+    ]);
+    const contexts = async (toolName: string) =>
+      (await runMatchingPreToolUse(settings, preInput(cwd, toolName))).map((result) => result?.additionalContext);
     expect(await contexts('Bash')).toEqual(['bash-or-write 1', 'bash-or-write 2', 'star', 'none']);
     expect(await contexts('mcp__github__create_issue')).toEqual(['mcp', 'star', 'none']);
     expect(await contexts('BashOutput')).toEqual(['star', 'none']);
@@ -422,17 +607,27 @@ describe('settings', () => {
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, 'settings.json'), typeof value === 'string' ? value : JSON.stringify(value));
   }
-  const group = (command: string, matcher?: string) => ({ ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: 'command' as const, command }] });
+  const group = (command: string, matcher?: string) => ({
+    ...(matcher === undefined ? {} : { matcher }),
+    hooks: [{ type: 'command' as const, command }],
+  });
 
   it('merges the user file before the project file', async () => {
     const cwd = await tempDir();
     const userDir = await tempDir();
-    await writeSettings(userDir, { hooks: { PreToolUse: [group('user-pre', 'Bash')], PostToolUse: [group('user-post')] } });
-    await writeSettings(path.join(cwd, '.switchyard'), { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'project-pre', timeout: 5 }] }] } });
+    await writeSettings(userDir, {
+      hooks: { PreToolUse: [group('user-pre', 'Bash')], PostToolUse: [group('user-post')] },
+    });
+    await writeSettings(path.join(cwd, '.switchyard'), {
+      hooks: { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'project-pre', timeout: 5 }] }] },
+    });
     const onWarning = vi.fn();
     expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning })).settings).toEqual({
       hooks: {
-        PreToolUse: [group('user-pre', 'Bash'), { matcher: 'Write', hooks: [{ type: 'command', command: 'project-pre', timeout: 5 }] }],
+        PreToolUse: [
+          group('user-pre', 'Bash'),
+          { matcher: 'Write', hooks: [{ type: 'command', command: 'project-pre', timeout: 5 }] },
+        ],
         PostToolUse: [group('user-post')],
       },
     });
@@ -442,7 +637,9 @@ describe('settings', () => {
   it('is fine with missing files', async () => {
     const cwd = await tempDir();
     const onWarning = vi.fn();
-    expect(await loadHookSettings({ cwd, userDir: path.join(cwd, 'nowhere'), trustWorkspaceSettings: true, onWarning })).toEqual({ settings: { hooks: {} }, untrusted: [] });
+    expect(
+      await loadHookSettings({ cwd, userDir: path.join(cwd, 'nowhere'), trustWorkspaceSettings: true, onWarning }),
+    ).toEqual({ settings: { hooks: {} }, untrusted: [] });
     expect(onWarning).not.toHaveBeenCalled();
   });
 
@@ -452,16 +649,26 @@ describe('settings', () => {
     await writeSettings(userDir, '{ "hooks": { "PreToolUse": [ ');
     await writeSettings(path.join(cwd, '.switchyard'), { hooks: { PreToolUse: [group('project-pre')] } });
     const onWarning = vi.fn();
-    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning })).settings).toEqual({ hooks: { PreToolUse: [group('project-pre')] } });
+    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning })).settings).toEqual({
+      hooks: { PreToolUse: [group('project-pre')] },
+    });
     expect(onWarning).toHaveBeenCalledTimes(1);
-    expect(onWarning).toHaveBeenCalledWith(expect.stringContaining(`Ignoring hook settings ${path.join(userDir, 'settings.json')}: invalid JSON`));
+    expect(onWarning).toHaveBeenCalledWith(
+      expect.stringContaining(`Ignoring hook settings ${path.join(userDir, 'settings.json')}: invalid JSON`),
+    );
 
     await writeSettings(userDir, { hooks: { PreToolUse: [group('user-pre')] } });
-    await writeSettings(path.join(cwd, '.switchyard'), { hooks: { PreToolUse: [{ hooks: [{ type: 'command', timeout: 'soon' }] }] } });
+    await writeSettings(path.join(cwd, '.switchyard'), {
+      hooks: { PreToolUse: [{ hooks: [{ type: 'command', timeout: 'soon' }] }] },
+    });
     onWarning.mockClear();
-    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning })).settings).toEqual({ hooks: { PreToolUse: [group('user-pre')] } });
+    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning })).settings).toEqual({
+      hooks: { PreToolUse: [group('user-pre')] },
+    });
     expect(onWarning).toHaveBeenCalledTimes(1);
-    expect(onWarning).toHaveBeenCalledWith(expect.stringMatching(/Ignoring hook settings .*\.switchyard\/settings\.json: [\s\S]*command/));
+    expect(onWarning).toHaveBeenCalledWith(
+      expect.stringMatching(/Ignoring hook settings .*\.switchyard\/settings\.json: [\s\S]*command/),
+    );
   });
 
   it('ignores unknown events and keys, and drops non-command hooks with a warning', async () => {
@@ -470,17 +677,33 @@ describe('settings', () => {
       model: 'opus',
       hooks: {
         Stop: [group('stop-hook')],
-        PreToolUse: [{ matcher: 'Bash', extra: true, hooks: [{ type: 'prompt', prompt: 'judge it' }, { type: 'command', command: 'kept', shell: 'zsh' }] }],
+        PreToolUse: [
+          {
+            matcher: 'Bash',
+            extra: true,
+            hooks: [
+              { type: 'prompt', prompt: 'judge it' },
+              { type: 'command', command: 'kept', shell: 'zsh' },
+            ],
+          },
+        ],
       },
     });
     const onWarning = vi.fn();
-    expect((await loadHookSettings({ cwd, userDir: path.join(cwd, 'nowhere'), trustWorkspaceSettings: true, onWarning })).settings).toEqual({ hooks: { PreToolUse: [group('kept', 'Bash')] } });
+    expect(
+      (await loadHookSettings({ cwd, userDir: path.join(cwd, 'nowhere'), trustWorkspaceSettings: true, onWarning }))
+        .settings,
+    ).toEqual({ hooks: { PreToolUse: [group('kept', 'Bash')] } });
     expect(onWarning).toHaveBeenCalledWith(expect.stringContaining('ignoring PreToolUse:prompt'));
   });
 
   it('parses with the exported schema and merges user, project and session settings in order', () => {
     expect(hookSettingsSchema.safeParse({ hooks: { PostToolUse: 'nope' } }).success).toBe(false);
-    expect(hookSettingsSchema.safeParse({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'x', timeout: 0 }] }] } }).success).toBe(false);
+    expect(
+      hookSettingsSchema.safeParse({
+        hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'x', timeout: 0 }] }] },
+      }).success,
+    ).toBe(false);
     const user = { hooks: { PreToolUse: [group('u')] } };
     const project = { hooks: { PreToolUse: [group('p')], PermissionRequest: [group('p-perm')] } };
     const session = { hooks: { PreToolUse: [group('s')] } };
@@ -495,11 +718,21 @@ describe('workspace settings need trust', () => {
   async function workspaceWithSettings(): Promise<{ cwd: string; userDir: string; files: string[] }> {
     const cwd = await tempDir();
     const userDir = await tempDir();
-    await writeFile(path.join(userDir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [hookGroup('user-hook')] } }));
-    const files = [path.join(cwd, '.claude', 'settings.json'), path.join(cwd, '.claude', 'settings.local.json'), path.join(cwd, '.switchyard', 'settings.json')];
+    await writeFile(
+      path.join(userDir, 'settings.json'),
+      JSON.stringify({ hooks: { PreToolUse: [hookGroup('user-hook')] } }),
+    );
+    const files = [
+      path.join(cwd, '.claude', 'settings.json'),
+      path.join(cwd, '.claude', 'settings.local.json'),
+      path.join(cwd, '.switchyard', 'settings.json'),
+    ];
     for (const file of files) {
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, JSON.stringify({ hooks: { PreToolUse: [hookGroup(`workspace-hook ${path.relative(cwd, file)}`)] } }));
+      await writeFile(
+        file,
+        JSON.stringify({ hooks: { PreToolUse: [hookGroup(`workspace-hook ${path.relative(cwd, file)}`)] } }),
+      );
     }
     return { cwd, userDir, files };
   }
@@ -526,7 +759,11 @@ describe('workspace settings need trust', () => {
   it('trusts a workspace whose real path is in SWITCHYARD_TRUSTED_WORKSPACES or inside one of them', async () => {
     const { cwd, userDir } = await workspaceWithSettings();
     const parent = path.dirname(cwd);
-    const trusted = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [path.join(parent, 'elsewhere'), parent] });
+    const trusted = await loadHookSettings({
+      cwd,
+      userDir,
+      trustedWorkspaces: [path.join(parent, 'elsewhere'), parent],
+    });
     expect(trusted.settings.hooks?.PreToolUse).toHaveLength(4);
     expect(trusted.untrusted).toEqual([]);
     // A sibling whose name merely starts with the trusted path is not inside it.
@@ -534,8 +771,19 @@ describe('workspace settings need trust', () => {
     // The env list is `:`-separated; a symlink to the workspace is trusted by its real path.
     const link = path.join(await tempDir(), 'link');
     await symlink(cwd, link);
-    expect(trustedWorkspacesFromEnv({ SWITCHYARD_TRUSTED_WORKSPACES: `/nowhere::${link}` })).toEqual(['/nowhere', link]);
-    expect((await loadHookSettings({ cwd, userDir, trustedWorkspaces: trustedWorkspacesFromEnv({ SWITCHYARD_TRUSTED_WORKSPACES: `/nowhere:${link}` }) })).untrusted).toEqual([]);
+    expect(trustedWorkspacesFromEnv({ SWITCHYARD_TRUSTED_WORKSPACES: `/nowhere::${link}` })).toEqual([
+      '/nowhere',
+      link,
+    ]);
+    expect(
+      (
+        await loadHookSettings({
+          cwd,
+          userDir,
+          trustedWorkspaces: trustedWorkspacesFromEnv({ SWITCHYARD_TRUSTED_WORKSPACES: `/nowhere:${link}` }),
+        })
+      ).untrusted,
+    ).toEqual([]);
     // A symlinked workspace is judged by where it really is.
     expect((await loadHookSettings({ cwd: link, userDir, trustedWorkspaces: ['/nowhere'] })).untrusted).toHaveLength(3);
   });
@@ -561,7 +809,13 @@ describe('command hook environment', () => {
     const saved = process.env.MY_API_KEY;
     process.env.MY_API_KEY = 'sekrit';
     try {
-      const outcome = await runCommandHook({ command: 'env', timeoutMs: 10_000, cwd, input: {}, env: { EXTRA_TOKEN: 'given-by-worker' } });
+      const outcome = await runCommandHook({
+        command: 'env',
+        timeoutMs: 10_000,
+        cwd,
+        input: {},
+        env: { EXTRA_TOKEN: 'given-by-worker' },
+      });
       expect(outcome.kind).toBe('ok');
       const stdout = outcome.kind === 'ok' ? outcome.stdout : '';
       expect(stdout).not.toContain('sekrit');
@@ -578,11 +832,19 @@ describe('command hook environment', () => {
 describe('the user file seen from inside the workspace', () => {
   it('reads a workspace file that is the user settings file once, as user settings, and does not call it untrusted', async () => {
     const userDir = await tempDir();
-    await writeFile(path.join(userDir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'user-hook' }] }] } }));
+    await writeFile(
+      path.join(userDir, 'settings.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'user-hook' }] }] } }),
+    );
     const cwd = await tempDir();
     await symlink(userDir, path.join(cwd, '.switchyard'));
     const loaded = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [] });
-    expect(loaded).toEqual({ settings: { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'user-hook' }] }] } }, untrusted: [] });
-    expect((await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true })).settings.hooks?.PreToolUse).toHaveLength(1);
+    expect(loaded).toEqual({
+      settings: { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'user-hook' }] }] } },
+      untrusted: [],
+    });
+    expect(
+      (await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true })).settings.hooks?.PreToolUse,
+    ).toHaveLength(1);
   });
 });

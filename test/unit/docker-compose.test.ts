@@ -45,10 +45,12 @@ function argv(value: string | string[] | undefined): string[] {
 function environment(svc: Service): Record<string, string> {
   const env = svc.environment ?? {};
   if (Array.isArray(env)) {
-    return Object.fromEntries(env.map((entry) => {
-      const eq = entry.indexOf('=');
-      return eq === -1 ? [entry, ''] : [entry.slice(0, eq), entry.slice(eq + 1)];
-    }));
+    return Object.fromEntries(
+      env.map((entry) => {
+        const eq = entry.indexOf('=');
+        return eq === -1 ? [entry, ''] : [entry.slice(0, eq), entry.slice(eq + 1)];
+      }),
+    );
   }
   return Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value === null ? '' : String(value)]));
 }
@@ -99,7 +101,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('pins every image tag', () => {
-    const images = Object.entries(services).flatMap(([name, svc]) => (svc.image === undefined ? [] : [[name, svc.image] as const]));
+    const images = Object.entries(services).flatMap(([name, svc]) =>
+      svc.image === undefined ? [] : [[name, svc.image] as const],
+    );
     expect(images.length).toBeGreaterThanOrEqual(4);
     for (const [name, image] of images) {
       const tag = imageTag(image);
@@ -127,7 +131,10 @@ describe('docker-compose.yml', () => {
 
   describe('search attribute setup script, run against a fake temporal CLI', () => {
     /** Runs the admin service's script under /bin/sh with `temporal` and `sleep` replaced by fakes. */
-    function runSetup(mode: 'registered' | 'already-exists' | 'fresh' | 'starting' | 'down'): { status: number; calls: string[] } {
+    function runSetup(mode: 'registered' | 'already-exists' | 'fresh' | 'starting' | 'down'): {
+      status: number;
+      calls: string[];
+    } {
       const admin = service(adminToolsService);
       expect(argv(admin.entrypoint)).toEqual(['/bin/sh', '-c']);
       const [script] = argv(admin.command);
@@ -198,10 +205,12 @@ describe('docker-compose.yml', () => {
 
   it('starts the worker only after the search attribute is registered', () => {
     const dependsOn = service('switchyard-worker').depends_on;
-    expect(Array.isArray(dependsOn) ? undefined : dependsOn?.[adminToolsService]?.condition).toBe('service_completed_successfully');
+    expect(Array.isArray(dependsOn) ? undefined : dependsOn?.[adminToolsService]?.condition).toBe(
+      'service_completed_successfully',
+    );
   });
 
-  it('runs the worker with node bin/switchyard.js worker and a workspace volume as the sessions\' cwd', () => {
+  it("runs the worker with node bin/switchyard.js worker and a workspace volume as the sessions' cwd", () => {
     const worker = service('switchyard-worker');
     const command = argv(worker.command);
     expect(command.slice(0, 3)).toEqual(['node', 'bin/switchyard.js', 'worker']);
@@ -209,7 +218,9 @@ describe('docker-compose.yml', () => {
     expect(cwdFlag).toBeGreaterThan(2);
     const cwd = command[cwdFlag + 1];
     expect(cwd).toBeDefined();
-    const mounts = (worker.volumes ?? []).map((volume) => (typeof volume === 'string' ? volume.split(':')[1] : volume.target));
+    const mounts = (worker.volumes ?? []).map((volume) =>
+      typeof volume === 'string' ? volume.split(':')[1] : volume.target,
+    );
     expect(mounts).toContain(cwd);
   });
 
@@ -219,7 +230,7 @@ describe('docker-compose.yml', () => {
     expect(entrypoint).not.toContain('bin/switchyard.js');
   });
 
-  it('runs a worker command that exists: bin/switchyard.js and the CLI\'s worker case', () => {
+  it("runs a worker command that exists: bin/switchyard.js and the CLI's worker case", () => {
     expect(existsSync(path.join(repoRoot, 'bin/switchyard.js'))).toBe(true);
     // The image has no src/: bin/switchyard.js runs the built dist/cli/main.js, which the Dockerfile copies.
     expect(readRepoFile('bin/switchyard.js')).toContain('dist/cli/main.js');

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { childEnvironment, environmentPolicyFromEnv, isVariableAllowed, SECRET_NAME_PATTERNS } from '../../src/tools/support/environment-policy.js';
+import {
+  childEnvironment,
+  environmentPolicyFromEnv,
+  isVariableAllowed,
+  SECRET_NAME_PATTERNS,
+} from '../../src/tools/support/environment-policy.js';
 
 const none = { include: [], exclude: [] };
 
@@ -22,7 +27,17 @@ describe('environment policy for Bash and command hooks', () => {
   });
 
   it('anchors on codex (KEY, SECRET, TOKEN) and adds passwords, CREDENTIAL and personal access tokens', () => {
-    expect(SECRET_NAME_PATTERNS).toEqual(['*KEY*', '*SECRET*', '*TOKEN*', '*PASSWORD*', '*PASSWD*', '*_PWD', '*CREDENTIAL*', '*_PAT', 'PAT']);
+    expect(SECRET_NAME_PATTERNS).toEqual([
+      '*KEY*',
+      '*SECRET*',
+      '*TOKEN*',
+      '*PASSWORD*',
+      '*PASSWD*',
+      '*_PWD',
+      '*CREDENTIAL*',
+      '*_PAT',
+      'PAT',
+    ]);
   });
 
   it.each([
@@ -58,9 +73,26 @@ describe('environment policy for Bash and command hooks', () => {
   });
 
   it('reads the policy from SWITCHYARD_ENV_INCLUDE and SWITCHYARD_ENV_EXCLUDE (comma-separated) and filters an env', () => {
-    const env = { SWITCHYARD_ENV_INCLUDE: ' NPM_TOKEN , ', SWITCHYARD_ENV_EXCLUDE: 'DATABASE_URL', NPM_TOKEN: 'n', GH_TOKEN: 'g', DATABASE_URL: 'd', PATH: '/bin' };
+    const env = {
+      SWITCHYARD_ENV_INCLUDE: ' NPM_TOKEN , ',
+      SWITCHYARD_ENV_EXCLUDE: 'DATABASE_URL',
+      NPM_TOKEN: 'n',
+      GH_TOKEN: 'g',
+      DATABASE_URL: 'd',
+      PATH: '/bin',
+    };
     expect(environmentPolicyFromEnv(env)).toEqual({ include: ['NPM_TOKEN'], exclude: ['DATABASE_URL'] });
-    expect(childEnvironment({ env })).toEqual({ SWITCHYARD_ENV_INCLUDE: ' NPM_TOKEN , ', SWITCHYARD_ENV_EXCLUDE: 'DATABASE_URL', NPM_TOKEN: 'n', PATH: '/bin' });
-    expect(childEnvironment({ env, policy: none })).toEqual({ SWITCHYARD_ENV_INCLUDE: ' NPM_TOKEN , ', SWITCHYARD_ENV_EXCLUDE: 'DATABASE_URL', DATABASE_URL: 'd', PATH: '/bin' });
+    expect(childEnvironment({ env })).toEqual({
+      SWITCHYARD_ENV_INCLUDE: ' NPM_TOKEN , ',
+      SWITCHYARD_ENV_EXCLUDE: 'DATABASE_URL',
+      NPM_TOKEN: 'n',
+      PATH: '/bin',
+    });
+    expect(childEnvironment({ env, policy: none })).toEqual({
+      SWITCHYARD_ENV_INCLUDE: ' NPM_TOKEN , ',
+      SWITCHYARD_ENV_EXCLUDE: 'DATABASE_URL',
+      DATABASE_URL: 'd',
+      PATH: '/bin',
+    });
   });
 });

@@ -33,7 +33,11 @@ describe('FileArtifactStore session directories', () => {
 
   it('gives call ids and session ids with any character a URI that locate accepts', async () => {
     const store = new FileArtifactStore(await scratchDir());
-    for (const [sessionId, callId] of [['a(b)*!', "c'1"], ['s/with/slashes', '..'], ['ünïcode ~ space', '.c']] as const) {
+    for (const [sessionId, callId] of [
+      ['a(b)*!', "c'1"],
+      ['s/with/slashes', '..'],
+      ['ünïcode ~ space', '.c'],
+    ] as const) {
       const stored = await store.put({ sessionId, callId, content: 'x' });
       expect(store.locate(stored.uri)).toBe(stored.path);
       expect(path.dirname(path.dirname(stored.path))).toBe(store.root);
@@ -45,9 +49,15 @@ describe('FileArtifactStore session directories', () => {
     const store = new FileArtifactStore(dataDir);
     const stored = await store.put({ sessionId: 'session-1.2_x~y', callId: 'toolu_01', content: 'x' });
     expect(stored.uri).toMatch(/^switchyard-artifact:\/\/session-1\.2_x~y\/toolu_01-tool-result-[0-9a-f-]+$/);
-    expect((await store.put({ sessionId: 'my session', callId: 'c', content: 'x' })).uri).toMatch(/^switchyard-artifact:\/\/my%20session\/c-tool-result-/);
-    expect(store.locate('switchyard-artifact://session-1.2_x~y/toolu_01-tool-result-1')).toBe(path.join(dataDir, 'artifacts/session-1.2_x~y/toolu_01-tool-result-1'));
-    expect(store.locate('switchyard-artifact://my%20session/c-tool-result-1')).toBe(path.join(dataDir, 'artifacts/my%20session/c-tool-result-1'));
+    expect((await store.put({ sessionId: 'my session', callId: 'c', content: 'x' })).uri).toMatch(
+      /^switchyard-artifact:\/\/my%20session\/c-tool-result-/,
+    );
+    expect(store.locate('switchyard-artifact://session-1.2_x~y/toolu_01-tool-result-1')).toBe(
+      path.join(dataDir, 'artifacts/session-1.2_x~y/toolu_01-tool-result-1'),
+    );
+    expect(store.locate('switchyard-artifact://my%20session/c-tool-result-1')).toBe(
+      path.join(dataDir, 'artifacts/my%20session/c-tool-result-1'),
+    );
   });
 
   it('refuses an empty session id', async () => {

@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { DISPLAY_LIMITS } from '../../src/contracts/defaults.js';
-import { createFileDiff, formatFileDiff, MAX_EDIT_LENGTH, NO_NEWLINE_MARKER, type FileDiffDisplay } from '../../src/tools/support/file-diff.js';
+import {
+  createFileDiff,
+  formatFileDiff,
+  MAX_EDIT_LENGTH,
+  NO_NEWLINE_MARKER,
+  type FileDiffDisplay,
+} from '../../src/tools/support/file-diff.js';
 
 const text = (lines: string[]) => lines.map((line) => `${line}\n`).join('');
 const numbered = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`);
 /** `numbered(count)` with the given 1-based lines replaced. */
-const edited = (count: number, changes: Record<number, string>) => numbered(count).map((line, index) => changes[index + 1] ?? line);
+const edited = (count: number, changes: Record<number, string>) =>
+  numbered(count).map((line, index) => changes[index + 1] ?? line);
 const unlimited = { maxHunks: Infinity, maxLines: Infinity };
 const totalLines = (display: FileDiffDisplay) => display.hunks.reduce((sum, hunk) => sum + hunk.lines.length, 0);
 
@@ -52,12 +59,26 @@ function applyDiff(before: string, display: FileDiffDisplay): string {
 describe('createFileDiff', () => {
   it('gives no hunks for identical texts', () => {
     const same = text(numbered(20));
-    expect(createFileDiff({ filePath: 'a.txt', before: same, after: same })).toEqual({ type: 'file_diff', filePath: 'a.txt', hunks: [], truncated: false });
-    expect(createFileDiff({ filePath: 'e.txt', before: '', after: '' })).toEqual({ type: 'file_diff', filePath: 'e.txt', hunks: [], truncated: false });
+    expect(createFileDiff({ filePath: 'a.txt', before: same, after: same })).toEqual({
+      type: 'file_diff',
+      filePath: 'a.txt',
+      hunks: [],
+      truncated: false,
+    });
+    expect(createFileDiff({ filePath: 'e.txt', before: '', after: '' })).toEqual({
+      type: 'file_diff',
+      filePath: 'e.txt',
+      hunks: [],
+      truncated: false,
+    });
   });
 
   it('shows one changed line in the middle with three lines of context, as diff -u does', () => {
-    const display = createFileDiff({ filePath: 'a.txt', before: text(numbered(20)), after: text(edited(20, { 10: 'line ten' })) });
+    const display = createFileDiff({
+      filePath: 'a.txt',
+      before: text(numbered(20)),
+      after: text(edited(20, { 10: 'line ten' })),
+    });
     expect(display).toEqual({
       type: 'file_diff',
       filePath: 'a.txt',
@@ -75,8 +96,15 @@ describe('createFileDiff', () => {
   });
 
   it('honours a smaller context', () => {
-    const display = createFileDiff({ filePath: 'a.txt', before: text(numbered(20)), after: text(edited(20, { 10: 'line ten' })), context: 1 });
-    expect(display.hunks).toEqual([{ oldStart: 9, oldLines: 3, newStart: 9, newLines: 3, lines: [' line 9', '-line 10', '+line ten', ' line 11'] }]);
+    const display = createFileDiff({
+      filePath: 'a.txt',
+      before: text(numbered(20)),
+      after: text(edited(20, { 10: 'line ten' })),
+      context: 1,
+    });
+    expect(display.hunks).toEqual([
+      { oldStart: 9, oldLines: 3, newStart: 9, newLines: 3, lines: [' line 9', '-line 10', '+line ten', ' line 11'] },
+    ]);
   });
 
   it('shows an insertion at the start and at the end', () => {
@@ -107,7 +135,13 @@ describe('createFileDiff', () => {
 
   it('marks a last line without a newline, as diff -u does', () => {
     expect(createFileDiff({ filePath: 'f', before: 'a\nb', after: 'a\nc' }).hunks).toEqual([
-      { oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' a', '-b', NO_NEWLINE_MARKER, '+c', NO_NEWLINE_MARKER] },
+      {
+        oldStart: 1,
+        oldLines: 2,
+        newStart: 1,
+        newLines: 2,
+        lines: [' a', '-b', NO_NEWLINE_MARKER, '+c', NO_NEWLINE_MARKER],
+      },
     ]);
     // Only the final newline differs: still a change, not zero hunks.
     expect(createFileDiff({ filePath: 'f', before: 'a\nb\n', after: 'a\nb' }).hunks).toEqual([
@@ -129,16 +163,36 @@ describe('createFileDiff', () => {
   });
 
   it('splits distant changes into two hunks', () => {
-    const display = createFileDiff({ filePath: 'f', before: text(numbered(20)), after: text(edited(20, { 3: 'line three', 18: 'line eighteen' })) });
+    const display = createFileDiff({
+      filePath: 'f',
+      before: text(numbered(20)),
+      after: text(edited(20, { 3: 'line three', 18: 'line eighteen' })),
+    });
     expect(display.hunks).toEqual([
-      { oldStart: 1, oldLines: 6, newStart: 1, newLines: 6, lines: [' line 1', ' line 2', '-line 3', '+line three', ' line 4', ' line 5', ' line 6'] },
-      { oldStart: 15, oldLines: 6, newStart: 15, newLines: 6, lines: [' line 15', ' line 16', ' line 17', '-line 18', '+line eighteen', ' line 19', ' line 20'] },
+      {
+        oldStart: 1,
+        oldLines: 6,
+        newStart: 1,
+        newLines: 6,
+        lines: [' line 1', ' line 2', '-line 3', '+line three', ' line 4', ' line 5', ' line 6'],
+      },
+      {
+        oldStart: 15,
+        oldLines: 6,
+        newStart: 15,
+        newLines: 6,
+        lines: [' line 15', ' line 16', ' line 17', '-line 18', '+line eighteen', ' line 19', ' line 20'],
+      },
     ]);
     expect(display.truncated).toBe(false);
   });
 
   it('merges changes at most 2 × context unchanged lines apart into one hunk, and splits them one line further', () => {
-    const close = createFileDiff({ filePath: 'f', before: text(numbered(20)), after: text(edited(20, { 5: 'line five', 12: 'line twelve' })) });
+    const close = createFileDiff({
+      filePath: 'f',
+      before: text(numbered(20)),
+      after: text(edited(20, { 5: 'line five', 12: 'line twelve' })),
+    });
     expect(close.hunks).toEqual([
       {
         oldStart: 2,
@@ -146,13 +200,33 @@ describe('createFileDiff', () => {
         newStart: 2,
         newLines: 14,
         lines: [
-          ' line 2', ' line 3', ' line 4', '-line 5', '+line five', ' line 6', ' line 7', ' line 8',
-          ' line 9', ' line 10', ' line 11', '-line 12', '+line twelve', ' line 13', ' line 14', ' line 15',
+          ' line 2',
+          ' line 3',
+          ' line 4',
+          '-line 5',
+          '+line five',
+          ' line 6',
+          ' line 7',
+          ' line 8',
+          ' line 9',
+          ' line 10',
+          ' line 11',
+          '-line 12',
+          '+line twelve',
+          ' line 13',
+          ' line 14',
+          ' line 15',
         ],
       },
     ]);
-    const apart = createFileDiff({ filePath: 'f', before: text(numbered(20)), after: text(edited(20, { 5: 'line five', 13: 'line thirteen' })) });
-    expect(apart.hunks.map(({ oldStart, oldLines, newStart, newLines }) => [oldStart, oldLines, newStart, newLines])).toEqual([
+    const apart = createFileDiff({
+      filePath: 'f',
+      before: text(numbered(20)),
+      after: text(edited(20, { 5: 'line five', 13: 'line thirteen' })),
+    });
+    expect(
+      apart.hunks.map(({ oldStart, oldLines, newStart, newLines }) => [oldStart, oldLines, newStart, newLines]),
+    ).toEqual([
       [2, 7, 2, 7],
       [10, 7, 10, 7],
     ]);
@@ -169,10 +243,18 @@ describe('createFileDiff', () => {
     expect(display.hunks[7]?.lines).toContain('+changed 7');
     expectConsistentCounts(display);
 
-    const all = createFileDiff({ filePath: 'f', before: text(numbered(420)), after: text(edited(420, changes)), maxHunks: 20 });
+    const all = createFileDiff({
+      filePath: 'f',
+      before: text(numbered(420)),
+      after: text(edited(420, changes)),
+      maxHunks: 20,
+    });
     expect(all.hunks).toHaveLength(20);
     expect(all.truncated).toBe(false);
-    expect(createFileDiff({ filePath: 'f', before: text(numbered(420)), after: text(edited(420, changes)), maxHunks: 3 }).hunks).toHaveLength(3);
+    expect(
+      createFileDiff({ filePath: 'f', before: text(numbered(420)), after: text(edited(420, changes)), maxHunks: 3 })
+        .hunks,
+    ).toHaveLength(3);
   });
 
   it('keeps at most maxLines lines in all (default 160), cutting the last hunk and fixing its counts', () => {
@@ -185,7 +267,9 @@ describe('createFileDiff', () => {
     expect(totalLines(display)).toBeGreaterThan(0);
     expectConsistentCounts(display);
     // Removed lines come first, so the cut keeps the first 160 removals.
-    expect(display.hunks).toEqual([{ oldStart: 1, oldLines: 160, newStart: 0, newLines: 0, lines: numbered(160).map((line) => `-${line}`) }]);
+    expect(display.hunks).toEqual([
+      { oldStart: 1, oldLines: 160, newStart: 0, newLines: 0, lines: numbered(160).map((line) => `-${line}`) },
+    ]);
   });
 
   it('cuts a hunk with context and recomputes its counts; drops a cut that would leave no change', () => {
@@ -195,9 +279,22 @@ describe('createFileDiff', () => {
       type: 'file_diff',
       filePath: 'f',
       truncated: true,
-      hunks: [{ oldStart: 7, oldLines: 4, newStart: 7, newLines: 4, lines: [' line 7', ' line 8', ' line 9', '-line 10', '+line ten'] }],
+      hunks: [
+        {
+          oldStart: 7,
+          oldLines: 4,
+          newStart: 7,
+          newLines: 4,
+          lines: [' line 7', ' line 8', ' line 9', '-line 10', '+line ten'],
+        },
+      ],
     });
-    expect(createFileDiff({ filePath: 'f', before, after, maxLines: 3 })).toEqual({ type: 'file_diff', filePath: 'f', truncated: true, hunks: [] });
+    expect(createFileDiff({ filePath: 'f', before, after, maxLines: 3 })).toEqual({
+      type: 'file_diff',
+      filePath: 'f',
+      truncated: true,
+      hunks: [],
+    });
     expect(createFileDiff({ filePath: 'f', before, after, maxLines: 8 }).truncated).toBe(false);
     expect(createFileDiff({ filePath: 'f', before, after, maxLines: 7 }).truncated).toBe(true);
   });
@@ -205,14 +302,34 @@ describe('createFileDiff', () => {
   it('counts lines across hunks towards maxLines', () => {
     const before = text(numbered(20));
     const after = text(edited(20, { 3: 'line three', 18: 'line eighteen' }));
-    const first = { oldStart: 1, oldLines: 6, newStart: 1, newLines: 6, lines: [' line 1', ' line 2', '-line 3', '+line three', ' line 4', ' line 5', ' line 6'] };
+    const first = {
+      oldStart: 1,
+      oldLines: 6,
+      newStart: 1,
+      newLines: 6,
+      lines: [' line 1', ' line 2', '-line 3', '+line three', ' line 4', ' line 5', ' line 6'],
+    };
     expect(createFileDiff({ filePath: 'f', before, after, maxLines: 11 })).toEqual({
       type: 'file_diff',
       filePath: 'f',
       truncated: true,
-      hunks: [first, { oldStart: 15, oldLines: 4, newStart: 15, newLines: 3, lines: [' line 15', ' line 16', ' line 17', '-line 18'] }],
+      hunks: [
+        first,
+        {
+          oldStart: 15,
+          oldLines: 4,
+          newStart: 15,
+          newLines: 3,
+          lines: [' line 15', ' line 16', ' line 17', '-line 18'],
+        },
+      ],
     });
-    expect(createFileDiff({ filePath: 'f', before, after, maxLines: 10 })).toEqual({ type: 'file_diff', filePath: 'f', truncated: true, hunks: [first] });
+    expect(createFileDiff({ filePath: 'f', before, after, maxLines: 10 })).toEqual({
+      type: 'file_diff',
+      filePath: 'f',
+      truncated: true,
+      hunks: [first],
+    });
   });
 
   it('diffs a 10,000-line file with three changes', () => {
@@ -223,17 +340,48 @@ describe('createFileDiff', () => {
     });
     expect(display.truncated).toBe(false);
     expect(display.hunks).toEqual([
-      { oldStart: 97, oldLines: 7, newStart: 97, newLines: 7, lines: [' line 97', ' line 98', ' line 99', '-line 100', '+changed A', ' line 101', ' line 102', ' line 103'] },
-      { oldStart: 4997, oldLines: 7, newStart: 4997, newLines: 7, lines: [' line 4997', ' line 4998', ' line 4999', '-line 5000', '+changed B', ' line 5001', ' line 5002', ' line 5003'] },
-      { oldStart: 9996, oldLines: 5, newStart: 9996, newLines: 5, lines: [' line 9996', ' line 9997', ' line 9998', '-line 9999', '+changed C', ' line 10000'] },
+      {
+        oldStart: 97,
+        oldLines: 7,
+        newStart: 97,
+        newLines: 7,
+        lines: [' line 97', ' line 98', ' line 99', '-line 100', '+changed A', ' line 101', ' line 102', ' line 103'],
+      },
+      {
+        oldStart: 4997,
+        oldLines: 7,
+        newStart: 4997,
+        newLines: 7,
+        lines: [
+          ' line 4997',
+          ' line 4998',
+          ' line 4999',
+          '-line 5000',
+          '+changed B',
+          ' line 5001',
+          ' line 5002',
+          ' line 5003',
+        ],
+      },
+      {
+        oldStart: 9996,
+        oldLines: 5,
+        newStart: 9996,
+        newLines: 5,
+        lines: [' line 9996', ' line 9997', ' line 9998', '-line 9999', '+changed C', ' line 10000'],
+      },
     ]);
   });
 
   it('falls back to one replacement of the changed region when jsdiff gives up (maxEditLength), still a correct diff', () => {
     const count = MAX_EDIT_LENGTH + 500;
     // Every 100th line is shared, so a minimal diff would keep them; the fallback replaces them too.
-    const before = text(Array.from({ length: count }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `old ${index}`)));
-    const after = text(Array.from({ length: count }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `new ${index}`)));
+    const before = text(
+      Array.from({ length: count }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `old ${index}`)),
+    );
+    const after = text(
+      Array.from({ length: count }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `new ${index}`)),
+    );
     const display = createFileDiff({ filePath: 'f', before, after, ...unlimited });
     expect(display.hunks).toHaveLength(1);
     expect(display.hunks[0]).toMatchObject({ oldStart: 1, oldLines: count, newStart: 1, newLines: count });
@@ -242,16 +390,28 @@ describe('createFileDiff', () => {
 
     // Below the limit the shared lines are kept as context.
     const small = 300;
-    const smallBefore = text(Array.from({ length: small }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `old ${index}`)));
-    const smallAfter = text(Array.from({ length: small }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `new ${index}`)));
+    const smallBefore = text(
+      Array.from({ length: small }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `old ${index}`)),
+    );
+    const smallAfter = text(
+      Array.from({ length: small }, (_, index) => (index % 100 === 50 ? `shared ${index}` : `new ${index}`)),
+    );
     const minimal = createFileDiff({ filePath: 'f', before: smallBefore, after: smallAfter, ...unlimited });
-    expect(minimal.hunks.flatMap((hunk) => hunk.lines).filter((line) => line.startsWith(' '))).toEqual([' shared 50', ' shared 150', ' shared 250']);
+    expect(minimal.hunks.flatMap((hunk) => hunk.lines).filter((line) => line.startsWith(' '))).toEqual([
+      ' shared 50',
+      ' shared 150',
+      ' shared 250',
+    ]);
     expect(applyDiff(smallBefore, minimal)).toBe(smallAfter);
   });
 
   it('diffs a huge file: a one-line edit gives one minimal hunk, a full rewrite the bounded fallback', () => {
     const count = 100_000;
-    const edit = createFileDiff({ filePath: 'huge.txt', before: text(numbered(count)), after: text(edited(count, { 50_000: 'changed' })) });
+    const edit = createFileDiff({
+      filePath: 'huge.txt',
+      before: text(numbered(count)),
+      after: text(edited(count, { 50_000: 'changed' })),
+    });
     expect(edit).toEqual({
       type: 'file_diff',
       filePath: 'huge.txt',
@@ -262,13 +422,28 @@ describe('createFileDiff', () => {
           oldLines: 7,
           newStart: 49_997,
           newLines: 7,
-          lines: [' line 49997', ' line 49998', ' line 49999', '-line 50000', '+changed', ' line 50001', ' line 50002', ' line 50003'],
+          lines: [
+            ' line 49997',
+            ' line 49998',
+            ' line 49999',
+            '-line 50000',
+            '+changed',
+            ' line 50001',
+            ' line 50002',
+            ' line 50003',
+          ],
         },
       ],
     });
-    const rewrite = createFileDiff({ filePath: 'huge.txt', before: text(numbered(count)), after: text(numbered(count).map((line) => `${line}!`)) });
+    const rewrite = createFileDiff({
+      filePath: 'huge.txt',
+      before: text(numbered(count)),
+      after: text(numbered(count).map((line) => `${line}!`)),
+    });
     expect(rewrite.truncated).toBe(true);
-    expect(rewrite.hunks).toEqual([{ oldStart: 1, oldLines: 160, newStart: 0, newLines: 0, lines: numbered(160).map((line) => `-${line}`) }]);
+    expect(rewrite.hunks).toEqual([
+      { oldStart: 1, oldLines: 160, newStart: 0, newLines: 0, lines: numbered(160).map((line) => `-${line}`) },
+    ]);
   }, 60_000);
 
   it('produces a correct, consistent diff for random texts', () => {
@@ -294,7 +469,11 @@ describe('createFileDiff', () => {
 
 describe('formatFileDiff', () => {
   it('renders unified-diff text like diff -u', () => {
-    const display = createFileDiff({ filePath: 'src/a.txt', before: text(numbered(20)), after: text(edited(20, { 3: 'line three', 18: 'line eighteen' })) });
+    const display = createFileDiff({
+      filePath: 'src/a.txt',
+      before: text(numbered(20)),
+      after: text(edited(20, { 3: 'line three', 18: 'line eighteen' })),
+    });
     expect(formatFileDiff(display)).toBe(
       [
         '--- a/src/a.txt',
@@ -320,11 +499,15 @@ describe('formatFileDiff', () => {
     );
   });
 
-  it('prints every count (jsdiff\'s formatPatch), notes truncation, strips a leading slash and renders nothing for no change', () => {
+  it("prints every count (jsdiff's formatPatch), notes truncation, strips a leading slash and renders nothing for no change", () => {
     const display = createFileDiff({ filePath: '/abs/f.txt', before: 'a\n', after: 'b\n' });
     expect(formatFileDiff(display)).toBe('--- a/abs/f.txt\n+++ b/abs/f.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n');
-    expect(formatFileDiff(createFileDiff({ filePath: 'f', before: '', after: 'x\n' }))).toBe('--- a/f\n+++ b/f\n@@ -0,0 +1,1 @@\n+x\n');
-    expect(formatFileDiff({ ...display, truncated: true })).toBe('--- a/abs/f.txt\n+++ b/abs/f.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n... (diff truncated)\n');
+    expect(formatFileDiff(createFileDiff({ filePath: 'f', before: '', after: 'x\n' }))).toBe(
+      '--- a/f\n+++ b/f\n@@ -0,0 +1,1 @@\n+x\n',
+    );
+    expect(formatFileDiff({ ...display, truncated: true })).toBe(
+      '--- a/abs/f.txt\n+++ b/abs/f.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n... (diff truncated)\n',
+    );
     expect(formatFileDiff(createFileDiff({ filePath: 'f', before: 'same\n', after: 'same\n' }))).toBe('');
   });
 });

@@ -6,7 +6,11 @@ import type { CallPlan } from '../../src/contracts/call-plan.js';
 import { compileGlob, splitGlobBase } from '../../src/contracts/glob-match.js';
 import { GLOB_TRUNCATED_NOTE, globDepth, globTool, MAX_GLOB_RESULTS } from '../../src/tools/builtin/glob.js';
 import { grepTool, MAX_LINE_CHARS } from '../../src/tools/builtin/grep.js';
-import { compileGrepPattern, findBacktrackingOnlySyntax, translateRipgrepSyntax } from '../../src/tools/builtin/grep-pattern.js';
+import {
+  compileGrepPattern,
+  findBacktrackingOnlySyntax,
+  translateRipgrepSyntax,
+} from '../../src/tools/builtin/grep-pattern.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { costRatio, costRatioAsync } from '../support/growth.js';
 import { scratchDir } from '../support/scratch.js';
@@ -118,26 +122,39 @@ describe('Glob', () => {
       ruleContent: cwd,
       timeoutMs: 30_000,
     });
-    expect(ready(await glob({ pattern: 'src/deep/*.ts' }))).toMatchObject({ input: { pattern: '*.ts', path: path.join(cwd, 'src', 'deep') }, ruleContent: path.join(cwd, 'src', 'deep') });
+    expect(ready(await glob({ pattern: 'src/deep/*.ts' }))).toMatchObject({
+      input: { pattern: '*.ts', path: path.join(cwd, 'src', 'deep') },
+      ruleContent: path.join(cwd, 'src', 'deep'),
+    });
     expect(ready(await prepare(cwd, 'glob', { pattern: '*' })).toolName).toBe('Glob');
   });
 
   it('lists absolute paths newest first, skipping node_modules, .git and symlinks', async () => {
     const output = await run(cwd, await glob({ pattern: '**/*.ts' }));
     // Symlinks are neither followed nor listed (ripgrep's default): not alias.ts, though it leads inside.
-    expect(lines(output)).toEqual(['newest.ts', 'test/e.ts', 'src/deep/d.ts', 'src/a.ts', 'old.ts'].map((file) => path.join(cwd, file)));
+    expect(lines(output)).toEqual(
+      ['newest.ts', 'test/e.ts', 'src/deep/d.ts', 'src/a.ts', 'old.ts'].map((file) => path.join(cwd, file)),
+    );
   });
 
   it('matches brace alternatives, ? and classes', async () => {
-    expect(lines(await run(cwd, await glob({ pattern: 'src/*.{js,ts}' })))).toEqual([path.join(cwd, 'src', 'b.js'), path.join(cwd, 'src', 'a.ts')]);
-    expect(lines(await run(cwd, await glob({ pattern: '{src,test}/**/[de].ts' })))).toEqual([path.join(cwd, 'test', 'e.ts'), path.join(cwd, 'src', 'deep', 'd.ts')]);
+    expect(lines(await run(cwd, await glob({ pattern: 'src/*.{js,ts}' })))).toEqual([
+      path.join(cwd, 'src', 'b.js'),
+      path.join(cwd, 'src', 'a.ts'),
+    ]);
+    expect(lines(await run(cwd, await glob({ pattern: '{src,test}/**/[de].ts' })))).toEqual([
+      path.join(cwd, 'test', 'e.ts'),
+      path.join(cwd, 'src', 'deep', 'd.ts'),
+    ]);
     expect(await run(cwd, await glob({ pattern: 'src/?.jsx' }))).toBe(path.join(cwd, 'src', 'c.jsx'));
     expect(await run(cwd, await glob({ pattern: '*.ts', path: 'src' }))).toBe(path.join(cwd, 'src', 'a.ts'));
   });
 
   it('accepts an absolute pattern inside cwd, and a pattern naming node_modules explicitly', async () => {
     expect(await run(cwd, await glob({ pattern: `${cwd}/src/deep/*.ts` }))).toBe(path.join(cwd, 'src', 'deep', 'd.ts'));
-    expect(await run(cwd, await glob({ pattern: 'node_modules/pkg/*.ts' }))).toBe(path.join(cwd, 'node_modules', 'pkg', 'index.ts'));
+    expect(await run(cwd, await glob({ pattern: 'node_modules/pkg/*.ts' }))).toBe(
+      path.join(cwd, 'node_modules', 'pkg', 'index.ts'),
+    );
   });
 
   it('answers "No files found" when nothing matches, also under a missing leading directory', async () => {
@@ -163,8 +180,13 @@ describe('Glob', () => {
     expect((await glob({ pattern: '**/*.ts', path: outside }, ['Glob'])).kind).toBe('rejected');
     expect((await glob({ pattern: '**/*.ts', path: outside }, [`Read(${outside}/**)`])).kind).toBe('rejected');
     const plan = await glob({ pattern: '**/*.ts', path: outside }, [`Glob(${outside}/**)`]);
-    expect(lines(await run(cwd, plan))).toEqual([path.join(outside, 'sub', 'inner.ts'), path.join(outside, 'secret.ts')]);
-    expect((await glob({ pattern: '*.ts', path: path.join(outside, 'sub') }, [`Glob(${outside})`])).kind).toBe('rejected');
+    expect(lines(await run(cwd, plan))).toEqual([
+      path.join(outside, 'sub', 'inner.ts'),
+      path.join(outside, 'secret.ts'),
+    ]);
+    expect((await glob({ pattern: '*.ts', path: path.join(outside, 'sub') }, [`Glob(${outside})`])).kind).toBe(
+      'rejected',
+    );
   });
 
   it('stops at an aborted signal', async () => {
@@ -175,7 +197,11 @@ describe('Glob', () => {
 
   it(`caps the list at ${MAX_GLOB_RESULTS} paths with a note`, async () => {
     const many = await tempDir();
-    await Promise.all(Array.from({ length: MAX_GLOB_RESULTS + 5 }, (_, index) => writeFile(path.join(many, `f${String(index).padStart(4, '0')}.txt`), '')));
+    await Promise.all(
+      Array.from({ length: MAX_GLOB_RESULTS + 5 }, (_, index) =>
+        writeFile(path.join(many, `f${String(index).padStart(4, '0')}.txt`), ''),
+      ),
+    );
     const output = lines(await run(many, await prepare(many, 'Glob', { pattern: '*.txt' })));
     expect(output).toHaveLength(MAX_GLOB_RESULTS + 1);
     expect(output.at(-1)).toBe(GLOB_TRUNCATED_NOTE);
@@ -208,7 +234,9 @@ describe('Grep', () => {
   const at = (...parts: string[]) => path.join(cwd, ...parts);
 
   it('plans a concurrent, read-only, idempotent call whose rule content is the search path', async () => {
-    expect(ready(await grep({ pattern: 'foo', path: 'src', '-i': true, '-n': true, output_mode: 'content', glob: '*.ts' }))).toMatchObject({
+    expect(
+      ready(await grep({ pattern: 'foo', path: 'src', '-i': true, '-n': true, output_mode: 'content', glob: '*.ts' })),
+    ).toMatchObject({
       toolName: 'Grep',
       input: { pattern: 'foo', path: at('src') },
       flags: { concurrentSafe: true, readOnly: true, destructive: false, sideEffectScope: 'none', idempotent: true },
@@ -216,12 +244,18 @@ describe('Grep', () => {
       ruleContent: at('src'),
       timeoutMs: 30_000,
     });
-    for (const alias of ['grep', 'search_file_content']) expect(ready(await prepare(cwd, alias, { pattern: 'x' })).toolName).toBe('Grep');
+    for (const alias of ['grep', 'search_file_content'])
+      expect(ready(await prepare(cwd, alias, { pattern: 'x' })).toolName).toBe('Grep');
     expect(rejection(await grep({ pattern: 'x', output_mode: 'lines' }))).toMatch(/InputValidationError/);
   });
 
   it('lists matching files newest first by default, skipping binary files, node_modules, .git and symlinks that lead out', async () => {
-    expect(lines(await run(cwd, await grep({ pattern: 'foo' })))).toEqual([at('src', 'latest.ts'), at('crlf.txt'), at('src', 'util.js'), at('src', 'app.ts')]);
+    expect(lines(await run(cwd, await grep({ pattern: 'foo' })))).toEqual([
+      at('src', 'latest.ts'),
+      at('crlf.txt'),
+      at('src', 'util.js'),
+      at('src', 'app.ts'),
+    ]);
   });
 
   it('prints matching lines in content mode, with line numbers under -n, and ignores case under -i', async () => {
@@ -231,14 +265,20 @@ describe('Grep', () => {
       `${at('src', 'latest.ts')}:foo`,
       `${at('src', 'util.js')}:export function foo() {}`,
     ]);
-    expect(lines(await run(cwd, await grep({ pattern: 'foo', path: 'src', output_mode: 'content', '-n': true, '-i': true })))).toEqual([
+    expect(
+      lines(
+        await run(cwd, await grep({ pattern: 'foo', path: 'src', output_mode: 'content', '-n': true, '-i': true })),
+      ),
+    ).toEqual([
       `${at('src', 'app.ts')}:1:const Foo = 1;`,
       `${at('src', 'app.ts')}:2:foo();`,
       `${at('src', 'latest.ts')}:1:foofoo`,
       `${at('src', 'latest.ts')}:2:foo`,
       `${at('src', 'util.js')}:1:export function foo() {}`,
     ]);
-    expect(await run(cwd, await grep({ pattern: 'bar$', path: 'crlf.txt', output_mode: 'content', '-n': true }))).toBe(`${at('crlf.txt')}:2:foo bar`);
+    expect(await run(cwd, await grep({ pattern: 'bar$', path: 'crlf.txt', output_mode: 'content', '-n': true }))).toBe(
+      `${at('crlf.txt')}:2:foo bar`,
+    );
   });
 
   it('counts matching lines per file in count mode', async () => {
@@ -267,8 +307,12 @@ describe('Grep', () => {
 
   it('rejects an invalid regular expression, a bad glob and a missing path', async () => {
     // RE2's wording (ripgrep's dialect), not V8's.
-    expect(rejection(await grep({ pattern: 'foo(' }))).toBe('<tool_use_error>Invalid regular expression: /foo(/: missing closing )</tool_use_error>');
-    expect(rejection(await grep({ pattern: 'x', glob: '[z-a]' }))).toMatch(/^<tool_use_error>Invalid glob pattern \[z-a\]/);
+    expect(rejection(await grep({ pattern: 'foo(' }))).toBe(
+      '<tool_use_error>Invalid regular expression: /foo(/: missing closing )</tool_use_error>',
+    );
+    expect(rejection(await grep({ pattern: 'x', glob: '[z-a]' }))).toMatch(
+      /^<tool_use_error>Invalid glob pattern \[z-a\]/,
+    );
     expect(rejection(await grep({ pattern: 'x', path: 'missing' }))).toMatch(/Path does not exist/);
     execFileSync('mkfifo', [at('pipe')]);
     expect(rejection(await grep({ pattern: 'x', path: 'pipe' }))).toMatch(/pipe is neither a file nor a directory/);
@@ -282,12 +326,13 @@ describe('Grep', () => {
       ['leak.txt', /through a symlink/],
       ['linked-dir', /through a symlink/],
     ];
-    for (const [searchPath, message] of cases) expect(rejection(await grep({ pattern: 'foo', path: searchPath })), searchPath).toMatch(message);
+    for (const [searchPath, message] of cases)
+      expect(rejection(await grep({ pattern: 'foo', path: searchPath })), searchPath).toMatch(message);
     expect((await grep({ pattern: 'foo', path: outside }, [`Glob(${outside}/**)`])).kind).toBe('rejected');
     expect((await grep({ pattern: 'foo', path: outside }, ['Grep'])).kind).toBe('rejected');
-    expect(await run(cwd, await grep({ pattern: 'foo', path: outside, output_mode: 'content' }, [`Grep(${outside}/**)`]))).toBe(
-      `${path.join(outside, 'secret.txt')}:foo secret`,
-    );
+    expect(
+      await run(cwd, await grep({ pattern: 'foo', path: outside, output_mode: 'content' }, [`Grep(${outside}/**)`])),
+    ).toBe(`${path.join(outside, 'secret.txt')}:foo secret`);
   });
 
   it('streams large files: line numbers and multi-byte characters survive chunk boundaries', async () => {
@@ -296,7 +341,10 @@ describe('Grep', () => {
     const head = Array.from({ length: 1_500 }, () => filler).join('\n'); // 149,999 characters
     const straddle = `${'y'.repeat(65_536 * 3 - head.length - 2)}é-marker`;
     await writeFile(path.join(big, 'log.txt'), `${head}\n${straddle}\nneedle at the end\n`);
-    const output = await run(big, await prepare(big, 'Grep', { pattern: 'needle|é-marker', output_mode: 'content', '-n': true }));
+    const output = await run(
+      big,
+      await prepare(big, 'Grep', { pattern: 'needle|é-marker', output_mode: 'content', '-n': true }),
+    );
     const [first, second] = lines(output);
     expect(first).toMatch(new RegExp(`^${path.join(big, 'log.txt')}:1501:y{${MAX_LINE_CHARS}}… \\[line truncated\\]$`));
     expect(second).toBe(`${path.join(big, 'log.txt')}:1502:needle at the end`);
@@ -321,13 +369,19 @@ describe('Grep cannot hang the worker', () => {
 
   it('answers a catastrophic pattern promptly, with the matching line', async () => {
     for (const file of ['short.txt', 'attack.txt']) {
-      const output = await run(cwd, await prepare(cwd, 'Grep', { pattern: '^(a+)+$', path: file, output_mode: 'content', '-n': true }));
-      expect(output, file).toBe(file === 'short.txt' ? 'No matches found' : `${path.join(cwd, file)}:2:${'a'.repeat(40)}`);
+      const output = await run(
+        cwd,
+        await prepare(cwd, 'Grep', { pattern: '^(a+)+$', path: file, output_mode: 'content', '-n': true }),
+      );
+      expect(output, file).toBe(
+        file === 'short.txt' ? 'No matches found' : `${path.join(cwd, file)}:2:${'a'.repeat(40)}`,
+      );
     }
     // Growth, not a wall-clock bound (test/support/growth.ts): a line four times as long costs at most about four
     // times as much, where a backtracking engine doubles its work with every further `a`.
     await tree(cwd, { 'run-1000.txt': `${'a'.repeat(1_000)}!\n`, 'run-4000.txt': `${'a'.repeat(4_000)}!\n` });
-    const search = (file: string) => async () => run(cwd, await prepare(cwd, 'Grep', { pattern: '^(a+)+$', path: file, output_mode: 'content' }));
+    const search = (file: string) => async () =>
+      run(cwd, await prepare(cwd, 'Grep', { pattern: '^(a+)+$', path: file, output_mode: 'content' }));
     expect(await costRatioAsync(search('run-1000.txt'), search('run-4000.txt'))).toBeLessThan(12);
   });
 
@@ -360,8 +414,10 @@ describe('Glob and Grep respect .gitignore unless include_ignored', () => {
     });
   });
   const at = (...parts: string[]) => path.join(repo, ...parts);
-  const glob = async (input: Record<string, unknown>) => lines(await run(repo, await prepare(repo, 'Glob', input))).sort();
-  const grep = async (input: Record<string, unknown>) => lines(await run(repo, await prepare(repo, 'Grep', { pattern: 'needle', ...input }))).sort();
+  const glob = async (input: Record<string, unknown>) =>
+    lines(await run(repo, await prepare(repo, 'Glob', input))).sort();
+  const grep = async (input: Record<string, unknown>) =>
+    lines(await run(repo, await prepare(repo, 'Grep', { pattern: 'needle', ...input }))).sort();
 
   it('skips ignored files and node_modules, and lets a deeper .gitignore re-include a file', async () => {
     const visible = [at('src', 'app.ts'), at('src', 'keep.log')];
@@ -370,12 +426,19 @@ describe('Glob and Grep respect .gitignore unless include_ignored', () => {
   });
 
   it('includes them under include_ignored: true', async () => {
-    const all = ['debug.log', 'dist/bundle.js', 'node_modules/pkg/index.js', 'src/app.ts', 'src/generated.ts', 'src/keep.log'].map((file) => at(file));
+    const all = [
+      'debug.log',
+      'dist/bundle.js',
+      'node_modules/pkg/index.js',
+      'src/app.ts',
+      'src/generated.ts',
+      'src/keep.log',
+    ].map((file) => at(file));
     expect(await glob({ pattern: '**/*.{ts,js,log}', include_ignored: true })).toEqual(all);
     expect(await grep({ include_ignored: true })).toEqual(all);
   });
 
-  it('applies the repository\'s .gitignore to a subdirectory search, but searches an ignored directory named as the path', async () => {
+  it("applies the repository's .gitignore to a subdirectory search, but searches an ignored directory named as the path", async () => {
     expect(await grep({ path: 'src' })).toEqual([at('src', 'app.ts'), at('src', 'keep.log')]);
     expect(await grep({ path: 'dist' })).toEqual([at('dist', 'bundle.js')]);
     expect(await glob({ pattern: 'dist/*.js' })).toEqual([at('dist', 'bundle.js')]);
@@ -426,12 +489,16 @@ describe('Grep and Glob skip what a Read deny rule names', () => {
     expect(output).toBe(`${path.join(cwd, 'src', 'app.ts')}:const key = process.env.API_KEY;`);
     expect(output).not.toContain('secret');
     for (const mode of ['files_with_matches', 'count']) {
-      expect(await runWithDeny('Grep', { pattern: 'secret', output_mode: mode }, denyRules), mode).toBe('No matches found');
+      expect(await runWithDeny('Grep', { pattern: 'secret', output_mode: mode }, denyRules), mode).toBe(
+        'No matches found',
+      );
     }
   });
 
   it('Grep on a denied file itself reveals nothing', async () => {
-    await expect(runWithDeny('Grep', { pattern: 'API_KEY', path: '.env', output_mode: 'content' }, ['Read(.env)'])).rejects.toThrow(/denied by the rule Read\(\.env\)/);
+    await expect(
+      runWithDeny('Grep', { pattern: 'API_KEY', path: '.env', output_mode: 'content' }, ['Read(.env)']),
+    ).rejects.toThrow(/denied by the rule Read\(\.env\)/);
   });
 
   it('Glob lists no denied file', async () => {
@@ -444,16 +511,27 @@ describe('Grep and Glob skip what a Read deny rule names', () => {
 
   it('a Read(dir) deny rule hides the files inside it from Glob and Grep; Read(secrets) does not hide secrets2', async () => {
     const root = await tempDir();
-    await tree(root, { 'secrets/prod.key': 'API_KEY=prod-secret\n', 'secrets2/open.txt': 'API_KEY=open\n', 'src/app.ts': 'API_KEY\n' });
+    await tree(root, {
+      'secrets/prod.key': 'API_KEY=prod-secret\n',
+      'secrets2/open.txt': 'API_KEY=open\n',
+      'src/app.ts': 'API_KEY\n',
+    });
     const runIn = async (name: string, input: Record<string, unknown>): Promise<string> => {
       const tool = registry.lookup(name);
       if (tool === undefined) throw new Error(`no tool ${name}`);
-      const output = await tool.execute(ready(await prepare(root, name, input)).input, toolContext({ cwd: root, denyRules: ['Read(secrets)'] }));
+      const output = await tool.execute(
+        ready(await prepare(root, name, input)).input,
+        toolContext({ cwd: root, denyRules: ['Read(secrets)'] }),
+      );
       if (typeof output !== 'string') throw new Error('expected a string output');
       return output;
     };
-    expect(lines(await runIn('Glob', { pattern: '**/*' })).sort()).toEqual(['secrets2/open.txt', 'src/app.ts'].map((file) => path.join(root, file)));
-    expect(lines(await runIn('Grep', { pattern: 'API_KEY' })).sort()).toEqual(['secrets2/open.txt', 'src/app.ts'].map((file) => path.join(root, file)));
+    expect(lines(await runIn('Glob', { pattern: '**/*' })).sort()).toEqual(
+      ['secrets2/open.txt', 'src/app.ts'].map((file) => path.join(root, file)),
+    );
+    expect(lines(await runIn('Grep', { pattern: 'API_KEY' })).sort()).toEqual(
+      ['secrets2/open.txt', 'src/app.ts'].map((file) => path.join(root, file)),
+    );
   });
 
   it('a deny rule holds when Grep is given the real path of a symlinked cwd', async () => {
@@ -462,25 +540,34 @@ describe('Grep and Glob skip what a Read deny rule names', () => {
     const tool = registry.lookup('Grep');
     if (tool === undefined) throw new Error('no Grep');
     const plan = ready(await prepare(link, 'Grep', { pattern: 'API_KEY', path: cwd, output_mode: 'content' }));
-    const output = await tool.execute(plan.input, toolContext({ cwd: link, denyRules: ['Read(.env)', 'Read(secrets/**)', 'Read(**/.env)'] }));
+    const output = await tool.execute(
+      plan.input,
+      toolContext({ cwd: link, denyRules: ['Read(.env)', 'Read(secrets/**)', 'Read(**/.env)'] }),
+    );
     expect(output).not.toContain('secret');
     await expect(
       (async () => {
-        const single = ready(await prepare(link, 'Grep', { pattern: 'API_KEY', path: path.join(cwd, '.env'), output_mode: 'content' }));
+        const single = ready(
+          await prepare(link, 'Grep', { pattern: 'API_KEY', path: path.join(cwd, '.env'), output_mode: 'content' }),
+        );
         return tool.execute(single.input, toolContext({ cwd: link, denyRules: ['Read(.env)'] }));
       })(),
     ).rejects.toThrow(/denied by the rule Read\(\.env\)/);
   });
 
-  it('other tools\' deny rules and allow-only sessions change nothing', async () => {
-    const output = await runWithDeny('Grep', { pattern: 'API_KEY', output_mode: 'count' }, ['Edit(.env)', 'Bash(cat:*)']);
+  it("other tools' deny rules and allow-only sessions change nothing", async () => {
+    const output = await runWithDeny('Grep', { pattern: 'API_KEY', output_mode: 'count' }, [
+      'Edit(.env)',
+      'Bash(cat:*)',
+    ]);
     // Four files; the symlink env-alias.txt is not searched (symlinks are not followed).
     expect(lines(output)).toHaveLength(4);
   });
 });
 
 describe('Grep pattern dialect (ripgrep syntax on a linear-time engine)', () => {
-  const compile = (pattern: string, ignoreCase = false) => compileGrepPattern({ pattern, ignoreCase, maxPatternChars: 10_000 });
+  const compile = (pattern: string, ignoreCase = false) =>
+    compileGrepPattern({ pattern, ignoreCase, maxPatternChars: 10_000 });
   const matches = (pattern: string, line: string, ignoreCase = false): boolean => {
     const outcome = compile(pattern, ignoreCase);
     if (outcome.type !== 'compiled') throw new Error(outcome.message);
@@ -547,7 +634,9 @@ describe('Grep pattern dialect (ripgrep syntax on a linear-time engine)', () => 
 
   it('answers a model with the reason in the call result', async () => {
     const cwd = await tempDir();
-    expect(rejection(await prepare(cwd, 'Grep', { pattern: 'a(?=b)' }))).toMatch(/^<tool_use_error>Invalid regular expression: \/a\(\?=b\)\/: .*not supported/);
+    expect(rejection(await prepare(cwd, 'Grep', { pattern: 'a(?=b)' }))).toMatch(
+      /^<tool_use_error>Invalid regular expression: \/a\(\?=b\)\/: .*not supported/,
+    );
   });
 });
 
@@ -571,14 +660,18 @@ describe('Grep line limits', () => {
   };
 
   it('cuts long matching lines in the output with a marker', async () => {
-    const output = lines(await run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle', output_mode: 'content', '-n': true })));
+    const output = lines(
+      await run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle', output_mode: 'content', '-n': true })),
+    );
     expect(output).toHaveLength(4);
     expect(output[1]).toBe(`${path.join(cwd, 'mixed.txt')}:2:${'x'.repeat(MAX_LINE_CHARS)}… [line truncated]`);
     expect(output[3]).toBe(`${path.join(cwd, 'mixed.txt')}:4:last needle`);
   });
 
   it('skips lines over SWITCHYARD_GREP_MAX_LINE_CHARS and says how many', async () => {
-    const output = await withEnv({ SWITCHYARD_GREP_MAX_LINE_CHARS: '1000' }, async () => run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle', output_mode: 'count' })));
+    const output = await withEnv({ SWITCHYARD_GREP_MAX_LINE_CHARS: '1000' }, async () =>
+      run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle', output_mode: 'count' })),
+    );
     expect(lines(output)).toEqual([
       `${path.join(cwd, 'mixed.txt')}:3`,
       '(Not searched: 1 line longer than 1000 characters, the longest line this pattern may search (SWITCHYARD_GREP_MAX_LINE_CHARS, SWITCHYARD_GREP_LINE_WORK). Read such a file with offset and limit.)',
@@ -586,7 +679,10 @@ describe('Grep line limits', () => {
   });
 
   it('searches shorter lines for a costlier pattern (SWITCHYARD_GREP_LINE_WORK / program size)', async () => {
-    const search = (pattern: string) => withEnv({ SWITCHYARD_GREP_LINE_WORK: '60000' }, async () => run(cwd, await prepare(cwd, 'Grep', { pattern, output_mode: 'count' })));
+    const search = (pattern: string) =>
+      withEnv({ SWITCHYARD_GREP_LINE_WORK: '60000' }, async () =>
+        run(cwd, await prepare(cwd, 'Grep', { pattern, output_mode: 'count' })),
+      );
     expect(lines(await search('needle'))[0]).toBe(`${path.join(cwd, 'mixed.txt')}:4`);
     // A program of about 400 instructions: 60,000 / 400 leaves room for the two short lines only.
     const costly = lines(await search('[a-z ]{0,200}needle'));
@@ -595,8 +691,10 @@ describe('Grep line limits', () => {
   });
 
   it('fails the call with the variable name when a limit is misconfigured', async () => {
-    await expect(withEnv({ SWITCHYARD_GREP_MAX_LINE_CHARS: 'lots' }, async () => run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle' })))).rejects.toThrow(
-      'SWITCHYARD_GREP_MAX_LINE_CHARS must be a positive integer, got "lots"',
-    );
+    await expect(
+      withEnv({ SWITCHYARD_GREP_MAX_LINE_CHARS: 'lots' }, async () =>
+        run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle' })),
+      ),
+    ).rejects.toThrow('SWITCHYARD_GREP_MAX_LINE_CHARS must be a positive integer, got "lots"');
   });
 });

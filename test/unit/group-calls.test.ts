@@ -6,12 +6,26 @@ const call = (id: string, concurrentSafe: boolean) => ({ id, concurrentSafe });
 describe('groupCalls', () => {
   it('groups consecutive safe calls and isolates unsafe ones (the ZCode example)', () => {
     // Read a, Read b, Edit c, WebFetch d (exclusive in ZCode's example), Bash e, Read f
-    const calls = [call('a', true), call('b', true), call('c', false), call('d', false), call('e', false), call('f', true)];
+    const calls = [
+      call('a', true),
+      call('b', true),
+      call('c', false),
+      call('d', false),
+      call('e', false),
+      call('f', true),
+    ];
     expect(groupCalls(calls, 10)).toEqual([['a', 'b'], ['c'], ['d'], ['e'], ['f']]);
   });
 
   it('matches the Claude Code partition example', () => {
-    const calls = [call('A', true), call('B', true), call('C', true), call('D', false), call('E', true), call('F', false)];
+    const calls = [
+      call('A', true),
+      call('B', true),
+      call('C', true),
+      call('D', false),
+      call('E', true),
+      call('F', false),
+    ];
     expect(groupCalls(calls, 10)).toEqual([['A', 'B', 'C'], ['D'], ['E'], ['F']]);
   });
 

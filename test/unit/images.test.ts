@@ -13,7 +13,9 @@ import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
 
 const bytes = (...values: Array<number | string>): Uint8Array =>
-  Buffer.concat(values.map((value) => (typeof value === 'string' ? Buffer.from(value, 'latin1') : Buffer.from([value]))));
+  Buffer.concat(
+    values.map((value) => (typeof value === 'string' ? Buffer.from(value, 'latin1') : Buffer.from([value]))),
+  );
 
 describe('image detection by magic bytes', () => {
   it('tells PNG, JPEG, GIF and WebP apart by their signatures', () => {
@@ -47,7 +49,8 @@ describe('Read of images', () => {
     delete process.env.SWITCHYARD_IMAGE_MAX_BYTES;
   });
   const read = async (file: string) => readTool.execute({ file_path: path.join(cwd, file) }, toolContext({ cwd }));
-  const validate = async (file: string) => readTool.validateInput?.({ file_path: file }, { sessionId: 's', cwd, allowRules: [], denyRules: [] });
+  const validate = async (file: string) =>
+    readTool.validateInput?.({ file_path: file }, { sessionId: 's', cwd, allowRules: [], denyRules: [] });
 
   it('returns an image by its bytes, whatever the extension', async () => {
     for (const file of ['picture.png', 'really-a-png.txt']) {
@@ -64,13 +67,15 @@ describe('Read of images', () => {
     process.env.SWITCHYARD_IMAGE_MAX_BYTES = '10000';
     const refused = await validate('picture.png');
     expect(refused).toMatchObject({ ok: false, errorCode: 'image_too_large' });
-    expect(refused?.ok === false && refused.message).toMatch(/^Image file \(image\/png, 19\.\d KB\) exceeds the maximum image size Read returns \(9\.8 KB/);
+    expect(refused?.ok === false && refused.message).toMatch(
+      /^Image file \(image\/png, 19\.\d KB\) exceeds the maximum image size Read returns \(9\.8 KB/,
+    );
     // Checked again at execution (the file may have changed since validation).
     await expect(read('picture.png')).rejects.toThrow(/exceeds the maximum image size Read returns/);
   });
 });
 
-describe('storing a tool\'s images', () => {
+describe("storing a tool's images", () => {
   it('stores the bytes as an artifact and gives a block and a text line; refuses what the model cannot be sent', async () => {
     const store = new FileArtifactStore(await scratchDir());
     const png = noisePng(2_000);
@@ -91,9 +96,20 @@ describe('storing a tool\'s images', () => {
     expect(Buffer.from(await store.readBytes(block?.artifact ?? '')).equals(png)).toBe(true);
     expect(stored.lines[0]).toBe(`[image: image/png, ${png.length} bytes, ${block?.artifact}]`);
     expect(stored.lines[1]).toBe('[image: image/png, 5 bytes; not shown: not a PNG, JPEG, GIF or WebP image]');
-    expect(stored.lines[2]).toMatch(/^\[image: image\/png, \d+ bytes, switchyard-artifact:\/\/s\/\S+; not shown: larger than the 4000-byte image limit\]$/);
-    const withoutStore = await storeImages({ images: [{ mediaType: 'image/png', data: png }], store: undefined, sessionId: 's', callId: 'c', maxBytes: 4_000 });
-    expect(withoutStore).toEqual({ blocks: [], lines: [`[image: image/png, ${png.length} bytes; not shown: the worker has no artifact store]`] });
+    expect(stored.lines[2]).toMatch(
+      /^\[image: image\/png, \d+ bytes, switchyard-artifact:\/\/s\/\S+; not shown: larger than the 4000-byte image limit\]$/,
+    );
+    const withoutStore = await storeImages({
+      images: [{ mediaType: 'image/png', data: png }],
+      store: undefined,
+      sessionId: 's',
+      callId: 'c',
+      maxBytes: 4_000,
+    });
+    expect(withoutStore).toEqual({
+      blocks: [],
+      lines: [`[image: image/png, ${png.length} bytes; not shown: the worker has no artifact store]`],
+    });
   });
 });
 
@@ -107,7 +123,10 @@ describe('MCP image content', () => {
         { type: 'image', data: Buffer.from('12345').toString('base64'), mimeType: 'image/png' },
       ],
     });
-    expect(output).toMatchObject({ content: 'a screenshot\n[image: image/png, 5 bytes]', images: [{ mediaType: 'image/png' }] });
+    expect(output).toMatchObject({
+      content: 'a screenshot\n[image: image/png, 5 bytes]',
+      images: [{ mediaType: 'image/png' }],
+    });
     expect(typeof output === 'object' && Buffer.from(output.images?.[0]?.data ?? []).equals(png)).toBe(true);
   });
 });
@@ -120,7 +139,7 @@ describe('switchyard artifact <uri>', () => {
     else process.env.SWITCHYARD_DATA_DIR = saved;
   });
 
-  it('writes an image artifact\'s bytes unchanged, so it can be redirected to a file', async () => {
+  it("writes an image artifact's bytes unchanged, so it can be redirected to a file", async () => {
     const dataDir = await scratchDir();
     process.env.SWITCHYARD_DATA_DIR = dataDir;
     const png = noisePng(3_000);

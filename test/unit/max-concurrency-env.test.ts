@@ -14,12 +14,24 @@ describe('maxConcurrencyFromEnv', () => {
   });
 
   it("lets Switchyard's own variable win over the aliases, and Claude Code's over ZCode's", () => {
-    expect(maxConcurrencyFromEnv({ SWITCHYARD_MAX_TOOL_CONCURRENCY: '2', CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3', ZCODE_MAX_TOOL_CONCURRENCY: '4' })).toBe(2);
-    expect(maxConcurrencyFromEnv({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3', ZCODE_MAX_TOOL_CONCURRENCY: '4' })).toBe(3);
+    expect(
+      maxConcurrencyFromEnv({
+        SWITCHYARD_MAX_TOOL_CONCURRENCY: '2',
+        CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3',
+        ZCODE_MAX_TOOL_CONCURRENCY: '4',
+      }),
+    ).toBe(2);
+    expect(maxConcurrencyFromEnv({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3', ZCODE_MAX_TOOL_CONCURRENCY: '4' })).toBe(
+      3,
+    );
   });
 
   it('names the variable that holds a bad value', () => {
-    expect(() => maxConcurrencyFromEnv({ ZCODE_MAX_TOOL_CONCURRENCY: 'many' })).toThrow('ZCODE_MAX_TOOL_CONCURRENCY must be a positive integer, got "many"');
-    expect(() => maxConcurrencyFromEnv({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '0' })).toThrow('CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY must be a positive integer');
+    expect(() => maxConcurrencyFromEnv({ ZCODE_MAX_TOOL_CONCURRENCY: 'many' })).toThrow(
+      'ZCODE_MAX_TOOL_CONCURRENCY must be a positive integer, got "many"',
+    );
+    expect(() => maxConcurrencyFromEnv({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '0' })).toThrow(
+      'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY must be a positive integer',
+    );
   });
 });

@@ -36,8 +36,12 @@ describe('model-format adapters', () => {
   });
 
   it('reads calls from Anthropic and OpenAI replies', () => {
-    expect(callsFromAnthropic([{ type: 'text' }, { type: 'tool_use', id: 'tu1', name: 'Read', input: { file_path: 'a' } }])).toEqual([{ id: 'tu1', name: 'Read', input: { file_path: 'a' } }]);
-    expect(callsFromOpenAI([{ id: 'c1', function: { name: 'Read', arguments: '{"file_path":"a"}' } }])).toEqual([{ id: 'c1', name: 'Read', input: '{"file_path":"a"}' }]);
+    expect(
+      callsFromAnthropic([{ type: 'text' }, { type: 'tool_use', id: 'tu1', name: 'Read', input: { file_path: 'a' } }]),
+    ).toEqual([{ id: 'tu1', name: 'Read', input: { file_path: 'a' } }]);
+    expect(callsFromOpenAI([{ id: 'c1', function: { name: 'Read', arguments: '{"file_path":"a"}' } }])).toEqual([
+      { id: 'c1', name: 'Read', input: '{"file_path":"a"}' },
+    ]);
   });
 
   it('turns results into tool_result blocks and tool messages in call order', () => {
@@ -46,7 +50,9 @@ describe('model-format adapters', () => {
       { type: 'tool_result', tool_use_id: 'a', content: 'content of a' },
       { type: 'tool_result', tool_use_id: 'b', content: 'content of b', is_error: true },
     ]);
-    expect(toOpenAIToolMessages({ turnId: 't', results, stopped: false }).map((message) => message.tool_call_id)).toEqual(['a', 'b']);
+    expect(
+      toOpenAIToolMessages({ turnId: 't', results, stopped: false }).map((message) => message.tool_call_id),
+    ).toEqual(['a', 'b']);
   });
 });
 
@@ -93,7 +99,10 @@ describe('model-format adapters with images', () => {
   });
 
   it('gives OpenAI the text in the tool message and the image in a following user message, as a data URL', async () => {
-    const messages = await toOpenAIMessagesWithImages({ turnId: 't', results: [withImage, result('plain', false)], stopped: false }, { artifacts });
+    const messages = await toOpenAIMessagesWithImages(
+      { turnId: 't', results: [withImage, result('plain', false)], stopped: false },
+      { artifacts },
+    );
     // OpenAI docs: tool messages `{ role: 'tool', tool_call_id, content }` answer the calls; images go in a user
     // message as `{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,…' } }` (vision guide, base64 input).
     expect(messages).toEqual([
@@ -108,11 +117,16 @@ describe('model-format adapters with images', () => {
       },
     ]);
     // Without images, no user message.
-    expect(await toOpenAIMessagesWithImages([result('plain', false)], { artifacts })).toEqual([{ role: 'tool', tool_call_id: 'plain', content: 'content of plain' }]);
+    expect(await toOpenAIMessagesWithImages([result('plain', false)], { artifacts })).toEqual([
+      { role: 'tool', tool_call_id: 'plain', content: 'content of plain' },
+    ]);
   });
 
   it('fails loudly when an image artifact is gone, instead of sending a result without it', async () => {
-    const missing: ToolResult = { ...withImage, content: [{ type: 'image', mediaType: 'image/png', artifact: 'switchyard-artifact://s/gone' }] };
+    const missing: ToolResult = {
+      ...withImage,
+      content: [{ type: 'image', mediaType: 'image/png', artifact: 'switchyard-artifact://s/gone' }],
+    };
     await expect(toAnthropicToolResultsWithImages([missing], { artifacts })).rejects.toThrow('Artifact not found');
   });
 });

@@ -22,7 +22,10 @@ const mcpSchema = {
         range: { type: 'object', properties: { from: { type: 'integer' }, to: { type: 'integer' } } },
       },
     },
-    sort: { type: 'array', items: { type: 'object', properties: { by: { type: 'string' }, descending: { type: 'boolean' } } } },
+    sort: {
+      type: 'array',
+      items: { type: 'object', properties: { by: { type: 'string' }, descending: { type: 'boolean' } } },
+    },
   },
 };
 
@@ -66,7 +69,8 @@ describe('dropOptionalNulls with an MCP tool schema', () => {
 // `in`, `element` or `shape`), which is not zod's public API. These tests pin that shape: if a zod upgrade changes
 // it, they fail here rather than letting strict-mode nulls through to validation.
 describe('the zod definition shape dropOptionalNulls reads', () => {
-  const definitionOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+  const definitionOf = (schema: z.ZodType) =>
+    (schema as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
   const inner = z.object({ keep: z.string(), drop: z.string().optional() });
 
   it('names each wrapper and the schema it wraps as optional-nulls.ts expects', () => {
@@ -83,7 +87,8 @@ describe('the zod definition shape dropOptionalNulls reads', () => {
       const definition = definitionOf(schema);
       expect(definition.type, type).toBe(type);
       // nonoptional wraps the optional, which wraps the object.
-      const wrapped = type === 'nonoptional' ? definitionOf(definition.innerType as z.ZodType).innerType : definition.innerType;
+      const wrapped =
+        type === 'nonoptional' ? definitionOf(definition.innerType as z.ZodType).innerType : definition.innerType;
       expect(wrapped, type).toBe(inner);
     }
     const piped = inner.transform((value) => value);
@@ -108,9 +113,14 @@ describe('the zod definition shape dropOptionalNulls reads', () => {
       inner.transform((value) => value),
     ];
     for (const schema of schemas) {
-      expect(dropOptionalNulls({ schema, input: { keep: 'k', drop: null } }), definitionOf(schema).type as string).toEqual({ keep: 'k' });
+      expect(
+        dropOptionalNulls({ schema, input: { keep: 'k', drop: null } }),
+        definitionOf(schema).type as string,
+      ).toEqual({ keep: 'k' });
     }
     expect(dropOptionalNulls({ schema: z.array(inner), input: [{ keep: 'k', drop: null }] })).toEqual([{ keep: 'k' }]);
-    expect(dropOptionalNulls({ schema: z.object({ nested: inner }), input: { nested: { keep: 'k', drop: null } } })).toEqual({ nested: { keep: 'k' } });
+    expect(
+      dropOptionalNulls({ schema: z.object({ nested: inner }), input: { nested: { keep: 'k', drop: null } } }),
+    ).toEqual({ nested: { keep: 'k' } });
   });
 });

@@ -42,11 +42,19 @@ let outside = '';
 const expand = (text: string): string => text.replaceAll('$O', outside);
 
 async function decide(row: Row): Promise<{ behavior: Behavior; reason: string; rememberRule: string }> {
-  const input = row.input === undefined ? { command: expand(row.command ?? '') } : (JSON.parse(expand(JSON.stringify(row.input))) as Record<string, unknown>);
+  const input =
+    row.input === undefined
+      ? { command: expand(row.command ?? '') }
+      : (JSON.parse(expand(JSON.stringify(row.input))) as Record<string, unknown>);
   const rules = (list: string[] | undefined) => (list ?? []).map((rule) => parseRule(expand(rule)));
   const planned = ready(await plan(cwd, row.tool ?? 'Bash', input, (row.allow ?? []).map(expand)));
   const decision = decidePermission({
-    subject: { toolName: planned.toolName, contentKind: planned.ruleKind, cwd, ...(planned.ruleContent === undefined ? {} : { content: planned.ruleContent }) },
+    subject: {
+      toolName: planned.toolName,
+      contentKind: planned.ruleKind,
+      cwd,
+      ...(planned.ruleContent === undefined ? {} : { content: planned.ruleContent }),
+    },
     mode: row.mode ?? 'default',
     rules: { allow: rules(row.allow), ask: rules(row.ask), deny: rules(row.deny) },
     remembered: rules(row.remembered),
@@ -136,7 +144,11 @@ const findings: Record<string, Row[]> = {
     { command: 'git -c user.name=x commit -m m', mode: 'bypassPermissions', deny: denyRm, expected: 'allow' },
   ],
   '8: options that make a prefix-allowed program run other code': [
-    { command: "npm test --node-options='--import=data:text/javascript,1'", allow: ['Bash(npm test:*)'], expected: 'ask' },
+    {
+      command: "npm test --node-options='--import=data:text/javascript,1'",
+      allow: ['Bash(npm test:*)'],
+      expected: 'ask',
+    },
     { command: 'npm test --script-shell=/tmp/x.sh', allow: ['Bash(npm test:*)'], expected: 'ask' },
     { command: 'npm test --userconfig=/tmp/npmrc', allow: ['Bash(npm test:*)'], expected: 'ask' },
     { command: 'npm test --prefix /tmp/evil', allow: ['Bash(npm test:*)'], expected: 'ask' },
@@ -157,7 +169,13 @@ const findings: Record<string, Row[]> = {
   '10: bypassPermissions asks nothing and denies what deny rules name': [
     { command: 'touch x', ask: ['Bash(touch:*)'], mode: 'bypassPermissions', expected: 'allow' },
     { tool: 'Write', input: { file_path: '.git/config', content: 'x' }, mode: 'bypassPermissions', expected: 'allow' },
-    { tool: 'Write', input: { file_path: '.git/config', content: 'x' }, mode: 'acceptEdits', allow: ['Edit(.git/**)'], expected: 'ask' },
+    {
+      tool: 'Write',
+      input: { file_path: '.git/config', content: 'x' },
+      mode: 'acceptEdits',
+      allow: ['Edit(.git/**)'],
+      expected: 'ask',
+    },
     { command: 'touch x', deny: ['Bash(touch:*)'], mode: 'bypassPermissions', expected: 'deny' },
   ],
   '11: find output primaries, path-rule prefixes, directory deny rules': [
@@ -175,10 +193,28 @@ const findings: Record<string, Row[]> = {
     { tool: 'Read', input: { file_path: 'docs/notes.txt' }, deny: denyEnv, mode: 'plan', expected: 'deny' },
     { tool: 'Read', input: { file_path: 'docs/notes.txt' }, deny: denyEnv, expected: 'deny' },
     { tool: 'Read', input: { file_path: 'docs/notes.txt' }, ask: denyEnv, expected: 'ask' },
-    { tool: 'Write', input: { file_path: 'src/config.txt', content: 'x' }, allow: ['Edit(src/**)'], deny: ['Edit(.env)'], expected: 'deny' },
+    {
+      tool: 'Write',
+      input: { file_path: 'src/config.txt', content: 'x' },
+      allow: ['Edit(src/**)'],
+      deny: ['Edit(.env)'],
+      expected: 'deny',
+    },
     { tool: 'Write', input: { file_path: 'src/config.txt', content: 'x' }, allow: ['Edit(src/**)'], expected: 'ask' },
-    { tool: 'Write', input: { file_path: 'src/config.txt', content: 'x' }, allow: ['Edit(src/**)'], mode: 'acceptEdits', deny: ['Edit(.env)'], expected: 'deny' },
-    { tool: 'Edit', input: { file_path: 'src/config.txt', old_string: 'KEY', new_string: 'K' }, allow: ['Edit(src/**)'], expected: 'ask' },
+    {
+      tool: 'Write',
+      input: { file_path: 'src/config.txt', content: 'x' },
+      allow: ['Edit(src/**)'],
+      mode: 'acceptEdits',
+      deny: ['Edit(.env)'],
+      expected: 'deny',
+    },
+    {
+      tool: 'Edit',
+      input: { file_path: 'src/config.txt', old_string: 'KEY', new_string: 'K' },
+      allow: ['Edit(src/**)'],
+      expected: 'ask',
+    },
     { tool: 'Write', input: { file_path: 'src/new.ts', content: 'x' }, allow: ['Edit(src/**)'], expected: 'allow' },
     { tool: 'Grep', input: { pattern: 'KEY', path: 'docs/notes.txt' }, deny: denyEnv, expected: 'deny' },
   ],
@@ -234,19 +270,40 @@ describe('finding 7: allow_always never remembers a prefix of a program that run
   });
   it('the remembered tar rule does not allow tar --checkpoint-action', async () => {
     const { rememberRule } = await decide({ command: 'tar -cf a.tar README.md', expected: 'ask' });
-    const next = await decide({ command: "tar -cf b.tar README.md --checkpoint=1 --checkpoint-action=exec='touch pwned'", remembered: [rememberRule], expected: 'ask' });
+    const next = await decide({
+      command: "tar -cf b.tar README.md --checkpoint=1 --checkpoint-action=exec='touch pwned'",
+      remembered: [rememberRule],
+      expected: 'ask',
+    });
     expect(next.behavior).toBe('ask');
   });
 });
 
 describe('finding 13: remembered path rules name the file, not a pattern', () => {
-  it.each(['**', '*', '?', '[x]', '{a,b}', 'a*b'])('a Write to a file named %j remembers a rule that allows only that file', async (name) => {
-    const { rememberRule } = await decide({ tool: 'Write', input: { file_path: name, content: 'x' }, expected: 'ask' });
-    const same = await decide({ tool: 'Write', input: { file_path: name, content: 'y' }, remembered: [rememberRule], expected: 'allow' });
-    expect(same.behavior, rememberRule).toBe('allow');
-    const other = await decide({ tool: 'Write', input: { file_path: 'README.md', content: 'y' }, remembered: [rememberRule], expected: 'ask' });
-    expect(other.behavior, rememberRule).toBe('ask');
-  });
+  it.each(['**', '*', '?', '[x]', '{a,b}', 'a*b'])(
+    'a Write to a file named %j remembers a rule that allows only that file',
+    async (name) => {
+      const { rememberRule } = await decide({
+        tool: 'Write',
+        input: { file_path: name, content: 'x' },
+        expected: 'ask',
+      });
+      const same = await decide({
+        tool: 'Write',
+        input: { file_path: name, content: 'y' },
+        remembered: [rememberRule],
+        expected: 'allow',
+      });
+      expect(same.behavior, rememberRule).toBe('allow');
+      const other = await decide({
+        tool: 'Write',
+        input: { file_path: 'README.md', content: 'y' },
+        remembered: [rememberRule],
+        expected: 'ask',
+      });
+      expect(other.behavior, rememberRule).toBe('ask');
+    },
+  );
 });
 
 describe('finding 12: the approver sees the file that will really be written', () => {
@@ -255,33 +312,45 @@ describe('finding 12: the approver sees the file that will really be written', (
     ['Edit', { file_path: 'src/config.txt', old_string: 'KEY', new_string: 'K' }],
   ] as const)('%s through a symlink names the real file in its preview', async (tool, input) => {
     const planned = ready(await plan(cwd, tool, input));
-    expect(planned.approval?.preview).toContain(`${path.join(cwd, '.env')} (${path.join(cwd, 'src', 'config.txt')} is a symlink to it)`);
+    expect(planned.approval?.preview).toContain(
+      `${path.join(cwd, '.env')} (${path.join(cwd, 'src', 'config.txt')} is a symlink to it)`,
+    );
   });
 });
 
 describe('finding 12: the rules are checked again on the real path when the file is opened', () => {
-  it.each(['Write', 'Read'] as const)('%s: a folder swapped for a link to a denied folder after the decision is refused', async (toolName) => {
-    const root = await scratchDir('switchyard-swap-');
-    await mkdir(path.join(root, 'notes'));
-    await mkdir(path.join(root, 'secret'));
-    await writeFile(path.join(root, 'notes', 'a.txt'), 'notes\n');
-    await writeFile(path.join(root, 'secret', 'a.txt'), 'secret\n');
-    const tool = toolName === 'Write' ? writeTool : readTool;
-    const input = toolName === 'Write' ? { file_path: 'notes/a.txt', content: 'overwritten\n' } : { file_path: 'notes/a.txt' };
-    const planned = ready(await plan(root, toolName, input));
-    // After approval: the folder is swapped for a link to the denied one.
-    await rename(path.join(root, 'notes'), path.join(root, 'notes-old'));
-    await symlink(path.join(root, 'secret'), path.join(root, 'notes'));
-    const denyRules = [toolName === 'Write' ? 'Edit(secret/**)' : 'Read(secret/**)'];
-    await expect((tool.execute as (input: unknown, context: unknown) => Promise<unknown>)(planned.input, toolContext({ cwd: root, denyRules }))).rejects.toThrow(/secret/);
-    expect(await access(path.join(root, 'secret', 'a.txt')).then(() => true)).toBe(true);
-    const { readFile } = await import('node:fs/promises');
-    expect(await readFile(path.join(root, 'secret', 'a.txt'), 'utf8')).toBe('secret\n');
-  });
+  it.each(['Write', 'Read'] as const)(
+    '%s: a folder swapped for a link to a denied folder after the decision is refused',
+    async (toolName) => {
+      const root = await scratchDir('switchyard-swap-');
+      await mkdir(path.join(root, 'notes'));
+      await mkdir(path.join(root, 'secret'));
+      await writeFile(path.join(root, 'notes', 'a.txt'), 'notes\n');
+      await writeFile(path.join(root, 'secret', 'a.txt'), 'secret\n');
+      const tool = toolName === 'Write' ? writeTool : readTool;
+      const input =
+        toolName === 'Write' ? { file_path: 'notes/a.txt', content: 'overwritten\n' } : { file_path: 'notes/a.txt' };
+      const planned = ready(await plan(root, toolName, input));
+      // After approval: the folder is swapped for a link to the denied one.
+      await rename(path.join(root, 'notes'), path.join(root, 'notes-old'));
+      await symlink(path.join(root, 'secret'), path.join(root, 'notes'));
+      const denyRules = [toolName === 'Write' ? 'Edit(secret/**)' : 'Read(secret/**)'];
+      await expect(
+        (tool.execute as (input: unknown, context: unknown) => Promise<unknown>)(
+          planned.input,
+          toolContext({ cwd: root, denyRules }),
+        ),
+      ).rejects.toThrow(/secret/);
+      expect(await access(path.join(root, 'secret', 'a.txt')).then(() => true)).toBe(true);
+      const { readFile } = await import('node:fs/promises');
+      expect(await readFile(path.join(root, 'secret', 'a.txt'), 'utf8')).toBe('secret\n');
+    },
+  );
 });
 
 function describeRow(row: Row): string {
-  const text = row.command === undefined ? `${row.tool ?? ''} ${JSON.stringify(row.input)}` : JSON.stringify(row.command);
+  const text =
+    row.command === undefined ? `${row.tool ?? ''} ${JSON.stringify(row.input)}` : JSON.stringify(row.command);
   const rules = [
     ...(row.allow ?? []).map((rule) => `allow ${rule}`),
     ...(row.ask ?? []).map((rule) => `ask ${rule}`),

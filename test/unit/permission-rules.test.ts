@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { RuleSyntaxError, bashGlobMatches, checkReadPaths, parseRule, readRuleMayMatch, ruleCoversTool, ruleMatches } from '../../src/contracts/permission-rules.js';
+import {
+  RuleSyntaxError,
+  bashGlobMatches,
+  checkReadPaths,
+  parseRule,
+  readRuleMayMatch,
+  ruleCoversTool,
+  ruleMatches,
+} from '../../src/contracts/permission-rules.js';
 import type { RuleSubject } from '../../src/contracts/permission-rules.js';
 import { costRatio } from '../support/growth.js';
 
@@ -13,7 +21,11 @@ describe('permission rules (Claude Code syntax)', () => {
   it('parses whole-tool and content rules, and rejects garbage', () => {
     expect(parseRule('Bash')).toEqual({ toolName: 'Bash', source: 'Bash' });
     expect(parseRule('Bash(*)')).toEqual({ toolName: 'Bash', source: 'Bash(*)' });
-    expect(parseRule('Bash(npm run test:*)')).toEqual({ toolName: 'Bash', content: 'npm run test:*', source: 'Bash(npm run test:*)' });
+    expect(parseRule('Bash(npm run test:*)')).toEqual({
+      toolName: 'Bash',
+      content: 'npm run test:*',
+      source: 'Bash(npm run test:*)',
+    });
     expect(() => parseRule('Bash(')).toThrow(RuleSyntaxError);
     expect(() => parseRule('')).toThrow(RuleSyntaxError);
   });
@@ -57,7 +69,7 @@ describe('permission rules (Claude Code syntax)', () => {
     expect(matches('Read(a+b$)', read(`${cwd}/aab`))).toBe(false);
   });
 
-  it('reads path patterns in the Glob tool\'s dialect: braces, classes, dotfiles', () => {
+  it("reads path patterns in the Glob tool's dialect: braces, classes, dotfiles", () => {
     expect(matches('Read(src/*.{ts,js})', read(`${cwd}/src/a.ts`))).toBe(true);
     expect(matches('Read(src/*.{ts,js})', read(`${cwd}/src/a.js`))).toBe(true);
     expect(matches('Read(src/*.{ts,js})', read(`${cwd}/src/a.md`))).toBe(false);
@@ -88,7 +100,7 @@ describe('permission rules (Claude Code syntax)', () => {
     expect(costRatio(deep(2_000), deep(8_000))).toBeLessThan(12);
   });
 
-  it('lets Edit rules cover Write, Read rules cover Grep and Glob, and MCP server rules cover the server\'s tools', () => {
+  it("lets Edit rules cover Write, Read rules cover Grep and Glob, and MCP server rules cover the server's tools", () => {
     expect(ruleCoversTool('Edit', 'Write')).toBe(true);
     expect(ruleCoversTool('Write', 'Edit')).toBe(false);
     expect(ruleCoversTool('Read', 'Grep')).toBe(true);
@@ -124,17 +136,30 @@ describe('permission rules (Claude Code syntax)', () => {
     // Growth, not a wall-clock bound (test/support/growth.ts): linear is about 4 at four times the length.
     const glob = (length: number) => () => bashGlobMatches(`/p/${'*a'.repeat(40)}b`, `/p/${'a'.repeat(length)}`);
     expect(costRatio(glob(5_000), glob(20_000))).toBeLessThan(12);
-    const rule = (length: number) => () => readRuleMayMatch(parseRule(`Read(${'a'.repeat(length)})`), `/p/${'*a'.repeat(40)}b`, '/p');
+    const rule = (length: number) => () =>
+      readRuleMayMatch(parseRule(`Read(${'a'.repeat(length)})`), `/p/${'*a'.repeat(40)}b`, '/p');
     expect(costRatio(rule(5_000), rule(20_000))).toBeLessThan(12);
   });
 
   it('checks read paths against Read rules and cwd', () => {
-    const rules = (deny: string[], allow: string[] = []) => ({ allow: allow.map(parseRule), ask: [], deny: deny.map(parseRule) });
-    expect(checkReadPaths({ readPaths: [`${cwd}/.env`], rules: rules(['Read(.env)']), cwd }).denied?.rule.source).toBe('Read(.env)');
-    expect(checkReadPaths({ readPaths: [`${cwd}/sub/.env`], rules: rules(['Read(.env)']), cwd }).denied).toBeUndefined();
-    expect(checkReadPaths({ readPaths: [`${cwd}/sub/.env`], rules: rules(['Read(**/.env)']), cwd }).denied).toBeDefined();
+    const rules = (deny: string[], allow: string[] = []) => ({
+      allow: allow.map(parseRule),
+      ask: [],
+      deny: deny.map(parseRule),
+    });
+    expect(checkReadPaths({ readPaths: [`${cwd}/.env`], rules: rules(['Read(.env)']), cwd }).denied?.rule.source).toBe(
+      'Read(.env)',
+    );
+    expect(
+      checkReadPaths({ readPaths: [`${cwd}/sub/.env`], rules: rules(['Read(.env)']), cwd }).denied,
+    ).toBeUndefined();
+    expect(
+      checkReadPaths({ readPaths: [`${cwd}/sub/.env`], rules: rules(['Read(**/.env)']), cwd }).denied,
+    ).toBeDefined();
     expect(checkReadPaths({ readPaths: ['/etc/passwd'], rules: rules([]), cwd }).unconfined).toBe('/etc/passwd');
-    expect(checkReadPaths({ readPaths: ['/etc/passwd'], rules: rules([], ['Read(/etc/**)']), cwd }).unconfined).toBeUndefined();
+    expect(
+      checkReadPaths({ readPaths: ['/etc/passwd'], rules: rules([], ['Read(/etc/**)']), cwd }).unconfined,
+    ).toBeUndefined();
     expect(checkReadPaths({ readPaths: [`${cwd}`, `${cwd}/a`], rules: rules([]), cwd })).toEqual({});
     expect(checkReadPaths({ readPaths: [`${cwd}2/a`], rules: rules([]), cwd }).unconfined).toBe(`${cwd}2/a`);
   });

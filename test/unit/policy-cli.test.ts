@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { policyCommand, summariseShadow } from '../../src/cli/policy-commands.js';
 import type { SessionEvent } from '../../src/contracts/events.js';
 
-const shadow = (callId: string, enforced: 'allow' | 'ask' | 'deny', shadowBehavior: 'allow' | 'ask' | 'deny'): SessionEvent => ({
+const shadow = (
+  callId: string,
+  enforced: 'allow' | 'ask' | 'deny',
+  shadowBehavior: 'allow' | 'ask' | 'deny',
+): SessionEvent => ({
   type: 'PolicyShadowDecision',
   seq: 0,
   at: '2026-01-01T00:00:00.000Z',
@@ -17,11 +21,24 @@ const shadow = (callId: string, enforced: 'allow' | 'ask' | 'deny', shadowBehavi
 
 describe('switchyard policy', () => {
   it('diff sums up shadow decisions by change, with each call', () => {
-    const events: SessionEvent[] = [shadow('a', 'allow', 'deny'), { type: 'TurnStarted', seq: 1, at: '', turnId: 't1', callIds: [], streaming: false }, shadow('b', 'allow', 'deny'), shadow('c', 'ask', 'allow')];
+    const events: SessionEvent[] = [
+      shadow('a', 'allow', 'deny'),
+      { type: 'TurnStarted', seq: 1, at: '', turnId: 't1', callIds: [], streaming: false },
+      shadow('b', 'allow', 'deny'),
+      shadow('c', 'ask', 'allow'),
+    ];
     expect(summariseShadow(events)).toEqual({
       changes: [
-        { change: 'allow -> deny', count: 2, calls: [expect.objectContaining({ callId: 'a' }), expect.objectContaining({ callId: 'b' })] },
-        { change: 'ask -> allow', count: 1, calls: [expect.objectContaining({ callId: 'c', turnId: 't1', reason: 'by the rule Bash(touch:*)' })] },
+        {
+          change: 'allow -> deny',
+          count: 2,
+          calls: [expect.objectContaining({ callId: 'a' }), expect.objectContaining({ callId: 'b' })],
+        },
+        {
+          change: 'ask -> allow',
+          count: 1,
+          calls: [expect.objectContaining({ callId: 'c', turnId: 't1', reason: 'by the rule Bash(touch:*)' })],
+        },
       ],
     });
   });

@@ -11,10 +11,16 @@ describe('lastNonEmptyLine', () => {
 });
 
 describe('progressHeartbeat', () => {
-  it('takes a string as the tool\'s message and keeps only the known fields', () => {
+  it("takes a string as the tool's message and keeps only the known fields", () => {
     const at = new Date('2026-01-02T03:04:05.000Z');
-    expect(progressHeartbeat('Fetched 3 of 10 pages', at)).toEqual({ message: 'Fetched 3 of 10 pages', reportedAt: '2026-01-02T03:04:05.000Z' });
-    expect(progressHeartbeat({ outputTail: 'line1\nline2\n' }, at)).toEqual({ outputTail: 'line1\nline2\n', reportedAt: '2026-01-02T03:04:05.000Z' });
+    expect(progressHeartbeat('Fetched 3 of 10 pages', at)).toEqual({
+      message: 'Fetched 3 of 10 pages',
+      reportedAt: '2026-01-02T03:04:05.000Z',
+    });
+    expect(progressHeartbeat({ outputTail: 'line1\nline2\n' }, at)).toEqual({
+      outputTail: 'line1\nline2\n',
+      reportedAt: '2026-01-02T03:04:05.000Z',
+    });
   });
 });
 
@@ -29,8 +35,10 @@ describe('toolProgressFromHeartbeat', () => {
     progress: { outputTail: 'line1\nline2\n', reportedAt: '2026-01-02T03:04:04.000Z' },
   };
 
-  it('names the call, its output tail and latest line, and prefers the server\'s heartbeat time', () => {
-    expect(toolProgressFromHeartbeat(details, { attempt: 1, heartbeatAt: new Date('2026-01-02T03:04:06.000Z') })).toEqual({
+  it("names the call, its output tail and latest line, and prefers the server's heartbeat time", () => {
+    expect(
+      toolProgressFromHeartbeat(details, { attempt: 1, heartbeatAt: new Date('2026-01-02T03:04:06.000Z') }),
+    ).toEqual({
       callId: 'c1',
       toolName: 'Bash',
       turnId: 't1',
@@ -44,11 +52,18 @@ describe('toolProgressFromHeartbeat', () => {
   });
 
   it('takes the latest line from the message when there is no output tail', () => {
-    expect(toolProgressFromHeartbeat({ ...details, progress: { message: 'step 1\nstep 2', reportedAt: 'x' } }, { attempt: 1 })).toMatchObject({ message: 'step 1\nstep 2', latestLine: 'step 2' });
+    expect(
+      toolProgressFromHeartbeat(
+        { ...details, progress: { message: 'step 1\nstep 2', reportedAt: 'x' } },
+        { attempt: 1 },
+      ),
+    ).toMatchObject({ message: 'step 1\nstep 2', latestLine: 'step 2' });
   });
 
-  it('ignores details that are not an execute activity\'s (no call id: an older worker, another activity)', () => {
-    expect(toolProgressFromHeartbeat({ activeMs: 5, queuedMs: 0, progress: 'old string progress' }, { attempt: 1 })).toBeUndefined();
+  it("ignores details that are not an execute activity's (no call id: an older worker, another activity)", () => {
+    expect(
+      toolProgressFromHeartbeat({ activeMs: 5, queuedMs: 0, progress: 'old string progress' }, { attempt: 1 }),
+    ).toBeUndefined();
     expect(toolProgressFromHeartbeat(undefined, { attempt: 1 })).toBeUndefined();
     expect(toolProgressFromHeartbeat('text', { attempt: 1 })).toBeUndefined();
   });

@@ -80,9 +80,14 @@ describe('protectedPathMatch (pure: one lexical absolute path)', () => {
   });
 
   it('the walk filter never hides a protected path: below an unprotected folder, a protected path has a name it admits', () => {
-    const protectedNames = rows.filter(([, isProtected]) => isProtected).map(([absolutePath]) => path.basename(absolutePath));
+    const protectedNames = rows
+      .filter(([, isProtected]) => isProtected)
+      .map(([absolutePath]) => path.basename(absolutePath));
     const spellings = protectedNames.flatMap((name) => [name, name.toUpperCase(), `${name}.`, `${name} `]);
-    const name = fc.oneof(fc.constantFrom(...spellings, 'hooks', 'src', '.config', 'git', 'fish', '.cargo'), fc.stringMatching(/^[.a-zA-Z -]{1,12}$/));
+    const name = fc.oneof(
+      fc.constantFrom(...spellings, 'hooks', 'src', '.config', 'git', 'fish', '.cargo'),
+      fc.stringMatching(/^[.a-zA-Z -]{1,12}$/),
+    );
     const roots = ['/work/repo', '/home/dev', '/home/dev/.config', '/home/dev/.cargo'];
     fc.assert(
       fc.property(fc.constantFrom(...roots), fc.array(name, { minLength: 1, maxLength: 4 }), (root, segments) => {
@@ -92,7 +97,8 @@ describe('protectedPathMatch (pure: one lexical absolute path)', () => {
           // The walk stops at a protected folder, so it only ever asks about children of unprotected ones.
           if (parent !== root && protectedPathMatch({ absolutePath: parent, cwd: root, home }) !== undefined) return;
           const child = path.join(parent, segment);
-          if (protectedPathMatch({ absolutePath: child, cwd: root, home }) !== undefined) expect(mayNameProtectedPath(segment)).toBe(true);
+          if (protectedPathMatch({ absolutePath: child, cwd: root, home }) !== undefined)
+            expect(mayNameProtectedPath(segment)).toBe(true);
           walked.push(child);
         }
       }),
@@ -101,15 +107,27 @@ describe('protectedPathMatch (pure: one lexical absolute path)', () => {
   });
 
   it('says what the path is and why writing it is not a plain edit', () => {
-    expect(protectedPathMatch({ absolutePath: '/work/repo/.git/config', cwd, home })).toMatch(/\.git.*git runs programs/);
+    expect(protectedPathMatch({ absolutePath: '/work/repo/.git/config', cwd, home })).toMatch(
+      /\.git.*git runs programs/,
+    );
     expect(protectedPathMatch({ absolutePath: '/home/dev/.zshrc', cwd, home })).toMatch(/shell start-up file/);
   });
 });
 
 describe('Write and Edit on protected paths', () => {
-  async function decide(plan: ReturnType<typeof ready>, cwd: string, mode: PermissionMode, allow: string[] = []): Promise<string> {
+  async function decide(
+    plan: ReturnType<typeof ready>,
+    cwd: string,
+    mode: PermissionMode,
+    allow: string[] = [],
+  ): Promise<string> {
     return decidePermission({
-      subject: { toolName: plan.toolName, contentKind: plan.ruleKind, cwd, ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }) },
+      subject: {
+        toolName: plan.toolName,
+        contentKind: plan.ruleKind,
+        cwd,
+        ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }),
+      },
       mode,
       rules: { allow: allow.map(parseRule), ask: [], deny: [] },
       remembered: [],
@@ -123,7 +141,9 @@ describe('Write and Edit on protected paths', () => {
   it('asks before writing .git/config in acceptEdits (an allow rule does not lift it), denies it in dontAsk, leaves src/a.txt silent', async () => {
     const cwd = await scratchDir();
     await mkdir(path.join(cwd, '.git'));
-    const gitConfig = ready(await prepare(cwd, 'Write', { file_path: '.git/config', content: '[core]\n\tfsmonitor = touch /tmp/pwned\n' }));
+    const gitConfig = ready(
+      await prepare(cwd, 'Write', { file_path: '.git/config', content: '[core]\n\tfsmonitor = touch /tmp/pwned\n' }),
+    );
     expect(gitConfig.permission?.strongAsk?.reason).toMatch(/\.git/);
     expect(await decide(gitConfig, cwd, 'acceptEdits')).toBe('ask');
     expect(await decide(gitConfig, cwd, 'acceptEdits', ['Write(.git/**)', 'Write'])).toBe('ask');
@@ -139,7 +159,13 @@ describe('Write and Edit on protected paths', () => {
     await mkdir(path.join(cwd, '.switchyard'));
     await mkdir(path.join(cwd, '.git'));
     await symlink(path.join(cwd, '.git'), path.join(cwd, 'innocent'));
-    const edit = ready(await prepare(cwd, 'Edit', { file_path: '.switchyard/settings.json', old_string: '', new_string: '{"hooks":{}}' }));
+    const edit = ready(
+      await prepare(cwd, 'Edit', {
+        file_path: '.switchyard/settings.json',
+        old_string: '',
+        new_string: '{"hooks":{}}',
+      }),
+    );
     expect(edit.permission?.strongAsk?.reason).toMatch(/\.switchyard/);
     const throughLink = ready(await prepare(cwd, 'Write', { file_path: 'innocent/config', content: 'x' }));
     expect(throughLink.permission?.strongAsk?.reason).toMatch(/\.git/);

@@ -29,7 +29,12 @@ describe('Read and the front of the pipeline', () => {
     await writeFile(path.join(outside, 'secret.txt'), 'secret');
     await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'));
   });
-  const prepare = (input: unknown, name = 'Read') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
+  const prepare = (input: unknown, name = 'Read') =>
+    prepareCall({
+      registry,
+      call: { id: 'c', name, input },
+      context: { sessionId: 's', cwd, allowRules: [], denyRules: [] },
+    });
   const execute = async (plan: ReadyCallPlan) => modelText(await readTool.execute(plan.input, toolContext({ cwd })));
 
   it('resolves a relative path against cwd and plans a concurrent, read-only, idempotent call', async () => {
@@ -61,15 +66,23 @@ describe('Read and the front of the pipeline', () => {
   });
 
   it('names an unknown tool in the documented text', async () => {
-    expect(await prepare({}, 'Teleport')).toMatchObject({ kind: 'rejected', modelContent: 'Tool not found: Teleport', stage: 'lookup' });
+    expect(await prepare({}, 'Teleport')).toMatchObject({
+      kind: 'rejected',
+      modelContent: 'Tool not found: Teleport',
+      stage: 'lookup',
+    });
   });
 
   it('wraps schema failures as InputValidationError', async () => {
     const plan = await prepare({ file_path: 'a.txt', limit: 'ten' });
     expect(plan).toMatchObject({ kind: 'rejected', stage: 'validation' });
-    expect(plan.kind === 'rejected' && plan.modelContent).toMatch(/^<tool_use_error>InputValidationError: limit: .*<\/tool_use_error>$/);
+    expect(plan.kind === 'rejected' && plan.modelContent).toMatch(
+      /^<tool_use_error>InputValidationError: limit: .*<\/tool_use_error>$/,
+    );
     const notJson = await prepare('{oops');
-    expect(notJson.kind === 'rejected' && notJson.modelContent).toMatch(/^<tool_use_error>InputValidationError: input is not valid JSON/);
+    expect(notJson.kind === 'rejected' && notJson.modelContent).toMatch(
+      /^<tool_use_error>InputValidationError: input is not valid JSON/,
+    );
   });
 
   it('refuses missing files, directories, paths outside cwd and symlinks that lead out', async () => {
@@ -100,7 +113,12 @@ describe('paths outside cwd', () => {
     const outside = await scratchDir();
     await writeFile(path.join(outside, 'shared.txt'), 'shared\n');
     const target = path.join(outside, 'shared.txt');
-    const plan = (allowRules: string[]) => prepareCall({ registry, call: { id: 'c', name: 'Read', input: { file_path: target } }, context: { sessionId: 's', cwd, allowRules, denyRules: [] } });
+    const plan = (allowRules: string[]) =>
+      prepareCall({
+        registry,
+        call: { id: 'c', name: 'Read', input: { file_path: target } },
+        context: { sessionId: 's', cwd, allowRules, denyRules: [] },
+      });
     expect((await plan([])).kind).toBe('rejected');
     expect((await plan(['Read'])).kind).toBe('rejected');
     expect((await plan(['Write(' + outside + '/**)'])).kind).toBe('rejected');
@@ -118,7 +136,12 @@ describe('Read of large files', () => {
     await truncate(path.join(cwd, 'huge.log'), 200 * 1024 * 1024);
     await writeFile(path.join(cwd, 'medium.txt'), `${'y'.repeat(99)}\n`.repeat(3_000)); // 300,000 bytes
   });
-  const prepare = (input: unknown) => prepareCall({ registry, call: { id: 'c', name: 'Read', input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
+  const prepare = (input: unknown) =>
+    prepareCall({
+      registry,
+      call: { id: 'c', name: 'Read', input },
+      context: { sessionId: 's', cwd, allowRules: [], denyRules: [] },
+    });
   const execute = async (input: unknown) => {
     const plan = await prepare(input);
     if (plan.kind !== 'ready') return plan.modelContent;
@@ -130,7 +153,9 @@ describe('Read of large files', () => {
     // CPU time of this test process, not wall time, so a busy machine does not fail it: both reads cost a few
     // milliseconds; merely reading the whole 200 MB through a stream costs about 450 ms of CPU on a 2-core CI machine.
     const cpuBefore = process.cpuUsage();
-    expect(await execute({ file_path: 'huge.log', offset: 2, limit: 2 })).toBe(`     2\tline 2 ${'x'.repeat(20)}\n     3\tline 3 ${'x'.repeat(20)}`);
+    expect(await execute({ file_path: 'huge.log', offset: 2, limit: 2 })).toBe(
+      `     2\tline 2 ${'x'.repeat(20)}\n     3\tline 3 ${'x'.repeat(20)}`,
+    );
     expect(await execute({ file_path: 'huge.log', limit: 1 })).toBe(`     1\tline 1 ${'x'.repeat(20)}`);
     const cpu = process.cpuUsage(cpuBefore);
     expect((cpu.user + cpu.system) / 1_000).toBeLessThan(250);
@@ -140,9 +165,13 @@ describe('Read of large files', () => {
 
   it('refuses a file over the size cap when no range is given, suggesting offset and limit', async () => {
     const message = await execute({ file_path: 'medium.txt' });
-    expect(message).toMatch(/^<tool_use_error>File content \(293\.0 KB\) exceeds the maximum size Read returns without a range \(256 KB\)/);
+    expect(message).toMatch(
+      /^<tool_use_error>File content \(293\.0 KB\) exceeds the maximum size Read returns without a range \(256 KB\)/,
+    );
     expect(message).toMatch(/use offset and limit to read part of it/);
-    expect(await execute({ file_path: 'medium.txt', offset: 2_999 })).toBe(`  2999\t${'y'.repeat(99)}\n  3000\t${'y'.repeat(99)}`);
+    expect(await execute({ file_path: 'medium.txt', offset: 2_999 })).toBe(
+      `  2999\t${'y'.repeat(99)}\n  3000\t${'y'.repeat(99)}`,
+    );
     expect(await execute({ file_path: 'medium.txt', limit: 1 })).toBe(`     1\t${'y'.repeat(99)}`);
   });
 
@@ -161,7 +190,10 @@ describe('Read of large files', () => {
     expect(Buffer.byteLength(output)).toBeLessThanOrEqual(262_144);
     const outputLines = output.split('\n');
     const last = outputLines.at(-1) ?? '';
-    const match = /^\(Output stops before line (\d+): one Read returns at most 262144 bytes\. Continue with offset (\d+)\.\)$/.exec(last);
+    const match =
+      /^\(Output stops before line (\d+): one Read returns at most 262144 bytes\. Continue with offset (\d+)\.\)$/.exec(
+        last,
+      );
     expect(match?.[1]).toBe(String(outputLines.length));
     expect(match?.[2]).toBe(match?.[1]);
     expect(outputLines.at(-2)).toBe(`${String(outputLines.length - 1).padStart(6)}\t${'w'.repeat(999)}`);
@@ -169,8 +201,12 @@ describe('Read of large files', () => {
 
   it('keeps the output format: CRLF, cut long lines, a last line without newline, offset past the end', async () => {
     await writeFile(path.join(cwd, 'format.txt'), `a\r\n${'z'.repeat(2_500)}\r\n\nlast`);
-    expect(await execute({ file_path: 'format.txt' })).toBe(`     1\ta\n     2\t${'z'.repeat(2_000)}… [line truncated]\n     3\t\n     4\tlast`);
-    await expect(execute({ file_path: 'format.txt', offset: 5 })).rejects.toThrow('offset 5 is past the end of the file (4 lines)');
+    expect(await execute({ file_path: 'format.txt' })).toBe(
+      `     1\ta\n     2\t${'z'.repeat(2_000)}… [line truncated]\n     3\t\n     4\tlast`,
+    );
+    await expect(execute({ file_path: 'format.txt', offset: 5 })).rejects.toThrow(
+      'offset 5 is past the end of the file (4 lines)',
+    );
     await writeFile(path.join(cwd, 'empty.txt'), '');
     expect(await execute({ file_path: 'empty.txt', offset: 3 })).toBe('');
   });

@@ -23,10 +23,17 @@ describe('README code blocks', () => {
   it('every ```ts block is a file in examples/, byte for byte (or is marked `ts fragment`)', async () => {
     const blocks = await readmeTypeScriptBlocks();
     expect(blocks.length).toBeGreaterThanOrEqual(2);
-    const examples = await Promise.all((await readdir('examples')).filter((name) => name.endsWith('.ts')).map(async (name) => ({ name, text: await readFile(path.join('examples', name), 'utf8') })));
+    const examples = await Promise.all(
+      (await readdir('examples'))
+        .filter((name) => name.endsWith('.ts'))
+        .map(async (name) => ({ name, text: await readFile(path.join('examples', name), 'utf8') })),
+    );
     for (const block of blocks) {
       const file = examples.find((example) => example.text === block);
-      expect(file, `README block starting ${JSON.stringify(block.slice(0, 80))} matches no file in examples/`).toBeDefined();
+      expect(
+        file,
+        `README block starting ${JSON.stringify(block.slice(0, 80))} matches no file in examples/`,
+      ).toBeDefined();
     }
     expect(blocks.some((block) => block.includes('export const wordCountTool'))).toBe(true);
     expect(blocks.some((block) => block.includes('export async function agentLoop'))).toBe(true);
@@ -35,27 +42,45 @@ describe('README code blocks', () => {
 
 describe('the README custom tool example', () => {
   const registry = new ToolRegistry([wordCountTool]);
-  const prepare = (input: unknown) => prepareCall({ registry, call: { id: 'c', name: 'WordCount', input }, context: { sessionId: 's', cwd: '/tmp', allowRules: [], denyRules: [] } });
+  const prepare = (input: unknown) =>
+    prepareCall({
+      registry,
+      call: { id: 'c', name: 'WordCount', input },
+      context: { sessionId: 's', cwd: '/tmp', allowRules: [], denyRules: [] },
+    });
 
   it('plans a concurrent, read-only call and counts words', async () => {
     const plan = await prepare({ text: 'three little words' });
-    expect(plan).toMatchObject({ kind: 'ready', flags: { concurrentSafe: true, readOnly: true }, summary: 'WordCount: 18 characters', timeoutMs: 5_000 });
+    expect(plan).toMatchObject({
+      kind: 'ready',
+      flags: { concurrentSafe: true, readOnly: true },
+      summary: 'WordCount: 18 characters',
+      timeoutMs: 5_000,
+    });
     expect(await wordCountTool.execute((plan as ReadyCallPlan).input, toolContext({ cwd: '/tmp' }))).toBe('3 words');
   });
 
   it('rejects bad input and reports a business failure', async () => {
     expect((await prepare({ text: 3 })).kind).toBe('rejected');
-    await expect(wordCountTool.execute({ text: '   ' }, toolContext({ cwd: '/tmp' }))).rejects.toThrow('The text has no words.');
+    await expect(wordCountTool.execute({ text: '   ' }, toolContext({ cwd: '/tmp' }))).rejects.toThrow(
+      'The text has no words.',
+    );
   });
 });
 
 describe('the README agent loop', () => {
-  it('sends the tools, runs the model\'s tool_use blocks as one turn, returns the results and then the answer', async () => {
+  it("sends the tools, runs the model's tool_use blocks as one turn, returns the results and then the answer", async () => {
     // A scripted Messages API: a tool_use reply, then the final text. A stand-in session records the turn (the
     // integration suite runs real sessions; here the loop's own code is what is under test).
     const requests: Array<{ tools: Array<{ name: string }>; messages: Array<{ role: string; content: unknown }> }> = [];
     const replies = [
-      { stop_reason: 'tool_use', content: [{ type: 'text', text: 'Counting.' }, { type: 'tool_use', id: 'toolu_1', name: 'WordCount', input: { text: 'a b c' } }] },
+      {
+        stop_reason: 'tool_use',
+        content: [
+          { type: 'text', text: 'Counting.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'WordCount', input: { text: 'a b c' } },
+        ],
+      },
       { stop_reason: 'end_turn', content: [{ type: 'text', text: 'Three words.' }] },
     ];
     const server = createServer((request, response) => {
@@ -63,7 +88,9 @@ describe('the README agent loop', () => {
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
         requests.push(JSON.parse(body) as (typeof requests)[number]);
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(replies[requests.length - 1]));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(replies[requests.length - 1]));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,15 +98,36 @@ describe('the README agent loop', () => {
     const session = {
       async executeTurn(request: { turnId: string; calls: ToolCall[] }): Promise<TurnResult> {
         turns.push(request);
-        return { turnId: request.turnId, stopped: false, results: request.calls.map((call) => ({ callId: call.id, toolName: call.name, status: 'success', modelContent: '3 words', isError: false })) } as unknown as TurnResult;
+        return {
+          turnId: request.turnId,
+          stopped: false,
+          results: request.calls.map((call) => ({
+            callId: call.id,
+            toolName: call.name,
+            status: 'success',
+            modelContent: '3 words',
+            isError: false,
+          })),
+        } as unknown as TurnResult;
       },
     } as unknown as SessionHandle;
     try {
-      const answer = await agentLoop({ session, tools: [wordCountTool], prompt: 'count a b c', apiKey: 'test', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      const answer = await agentLoop({
+        session,
+        tools: [wordCountTool],
+        prompt: 'count a b c',
+        apiKey: 'test',
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      });
       expect(answer).toBe('Three words.');
       expect(requests[0]?.tools.map((tool) => tool.name)).toEqual(['WordCount']);
-      expect(turns).toEqual([{ turnId: 'turn-1', calls: [{ id: 'toolu_1', name: 'WordCount', input: { text: 'a b c' } }] }]);
-      expect(requests[1]?.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '3 words' }] });
+      expect(turns).toEqual([
+        { turnId: 'turn-1', calls: [{ id: 'toolu_1', name: 'WordCount', input: { text: 'a b c' } }] },
+      ]);
+      expect(requests[1]?.messages.at(-1)).toEqual({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '3 words' }],
+      });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

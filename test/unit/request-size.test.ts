@@ -18,18 +18,30 @@ describe('request size limit (pure, used by the update validators and the client
     const overhead = utf8Length(JSON.stringify(calls('')));
     // The request limit alone (one call's own limit lifted).
     const requestOnly = { ...PAYLOAD_LIMITS, callInputBytes: Number.POSITIVE_INFINITY };
-    expect(oversizeRequestReason(calls('x'.repeat(MAX_TURN_REQUEST_BYTES - overhead)), MAX_TURN_REQUEST_BYTES, requestOnly)).toBeUndefined();
-    expect(oversizeRequestReason(calls('x'.repeat(MAX_TURN_REQUEST_BYTES - overhead + 1)), MAX_TURN_REQUEST_BYTES, requestOnly)).toMatch(/over the 1048576-byte limit per request/);
+    expect(
+      oversizeRequestReason(calls('x'.repeat(MAX_TURN_REQUEST_BYTES - overhead)), MAX_TURN_REQUEST_BYTES, requestOnly),
+    ).toBeUndefined();
+    expect(
+      oversizeRequestReason(
+        calls('x'.repeat(MAX_TURN_REQUEST_BYTES - overhead + 1)),
+        MAX_TURN_REQUEST_BYTES,
+        requestOnly,
+      ),
+    ).toMatch(/over the 1048576-byte limit per request/);
     // Multi-byte characters count as their bytes, not as UTF-16 units.
     expect(oversizeRequestReason(calls('é'.repeat(600_000)), MAX_TURN_REQUEST_BYTES)).toMatch(/1200\d{3} bytes/);
     // Under the request limit, over one call's.
-    expect(oversizeRequestReason(calls('é'.repeat(140_000)), MAX_TURN_REQUEST_BYTES)).toMatch(/over the 262144-byte limit per call/);
+    expect(oversizeRequestReason(calls('é'.repeat(140_000)), MAX_TURN_REQUEST_BYTES)).toMatch(
+      /over the 262144-byte limit per call/,
+    );
   });
 
   it('reports calls that cannot be serialized instead of throwing', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(oversizeRequestReason([{ id: 'a', name: 'Sleep', input: cyclic }], MAX_TURN_REQUEST_BYTES)).toMatch(/cannot be serialized/);
+    expect(oversizeRequestReason([{ id: 'a', name: 'Sleep', input: cyclic }], MAX_TURN_REQUEST_BYTES)).toMatch(
+      /cannot be serialized/,
+    );
   });
 });
 
@@ -38,17 +50,30 @@ describe('the client refuses an oversized turn before sending it', () => {
   function recordingClient() {
     const executeUpdate = vi.fn(() => Promise.resolve({ results: [] }));
     const executeUpdateWithStart = vi.fn(() => Promise.resolve({ results: [] }));
-    const client = { workflow: { executeUpdateWithStart, getHandle: (workflowId: string) => ({ workflowId, executeUpdate }) } } as unknown as Client;
-    return { switchyard: new SwitchyardClient({ client, artifacts: {} as ArtifactStore }), executeUpdate, executeUpdateWithStart };
+    const client = {
+      workflow: { executeUpdateWithStart, getHandle: (workflowId: string) => ({ workflowId, executeUpdate }) },
+    } as unknown as Client;
+    return {
+      switchyard: new SwitchyardClient({ client, artifacts: {} as ArtifactStore }),
+      executeUpdate,
+      executeUpdateWithStart,
+    };
   }
-  const oversized = { turnId: 't-big', calls: [{ id: 'a', name: 'Sleep', input: { label: 'x'.repeat(MAX_TURN_REQUEST_BYTES) } }] };
+  const oversized = {
+    turnId: 't-big',
+    calls: [{ id: 'a', name: 'Sleep', input: { label: 'x'.repeat(MAX_TURN_REQUEST_BYTES) } }],
+  };
   const reason = oversizeRequestReason(oversized.calls, MAX_TURN_REQUEST_BYTES);
 
   it('executeTurnWithStart, with the same reason as executeTurn', async () => {
     const { switchyard, executeUpdate, executeUpdateWithStart } = recordingClient();
     expect(reason).toMatch(/over the .*-byte limit per/);
-    await expect(switchyard.executeTurnWithStart('s', oversized)).rejects.toThrow(`executeTurnWithStart "t-big" was not sent: ${reason}`);
-    await expect(switchyard.session('s').executeTurn(oversized)).rejects.toThrow(`executeTurn "t-big" was not sent: ${reason}`);
+    await expect(switchyard.executeTurnWithStart('s', oversized)).rejects.toThrow(
+      `executeTurnWithStart "t-big" was not sent: ${reason}`,
+    );
+    await expect(switchyard.session('s').executeTurn(oversized)).rejects.toThrow(
+      `executeTurn "t-big" was not sent: ${reason}`,
+    );
     expect(executeUpdateWithStart).not.toHaveBeenCalled();
     expect(executeUpdate).not.toHaveBeenCalled();
   });

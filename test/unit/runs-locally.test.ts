@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { batchLocalCalls, runsLocally } from '../../src/workflows/run-call.js';
 
-const flags = { readOnly: true, declaredReadOnly: true, idempotent: true, concurrentSafe: true, destructive: false, sideEffectScope: 'none' as const };
+const flags = {
+  readOnly: true,
+  declaredReadOnly: true,
+  idempotent: true,
+  concurrentSafe: true,
+  destructive: false,
+  sideEffectScope: 'none' as const,
+};
 const policy = { maxTimeoutMs: 30_000 };
 
 describe('runsLocally', () => {

@@ -14,23 +14,44 @@ const base = { sessionId: 'sess', callId: 'call1' };
 
 describe('serializeOutput', () => {
   it('replaces an empty output with the documented placeholder', async () => {
-    expect((await serializeOutput({ ...base, tool: bashTool, content: '' })).modelContent).toBe('(Bash completed with no output)');
-    expect((await serializeOutput({ ...base, tool: readTool, content: '  \n' })).modelContent).toBe('(Read completed with no output)');
+    expect((await serializeOutput({ ...base, tool: bashTool, content: '' })).modelContent).toBe(
+      '(Bash completed with no output)',
+    );
+    expect((await serializeOutput({ ...base, tool: readTool, content: '  \n' })).modelContent).toBe(
+      '(Read completed with no output)',
+    );
   });
 
   it('passes content within min(maxModelBytes, maxInlineBytes) unchanged', async () => {
-    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 10, maxInlineBytes: 4, policy: 'truncate', keep: 'head' }), content: 'abcd' });
+    const result = await serializeOutput({
+      ...base,
+      tool: tool({ maxModelBytes: 10, maxInlineBytes: 4, policy: 'truncate', keep: 'head' }),
+      content: 'abcd',
+    });
     expect(result).toEqual({ modelContent: 'abcd' });
   });
 
   it('truncates the head with the resultBudget notice and reports the budget', async () => {
-    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 10, maxInlineBytes: 4, policy: 'truncate', keep: 'head' }), content: 'abcdefghij' });
+    const result = await serializeOutput({
+      ...base,
+      tool: tool({ maxModelBytes: 10, maxInlineBytes: 4, policy: 'truncate', keep: 'head' }),
+      content: 'abcdefghij',
+    });
     expect(result.modelContent).toBe('abcd\n[Tool output truncated by resultBudget: 10 bytes, limit 4 bytes]');
-    expect(result.budget).toEqual({ truncated: true, originalBytes: 10, modelBytes: Buffer.byteLength(result.modelContent), policy: 'truncate' });
+    expect(result.budget).toEqual({
+      truncated: true,
+      originalBytes: 10,
+      modelBytes: Buffer.byteLength(result.modelContent),
+      policy: 'truncate',
+    });
   });
 
   it('keeps the tail when the budget says so, the notice after it (docs/SEMANTICS.md, Result budget)', async () => {
-    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 3, policy: 'truncate', keep: 'tail' }), content: 'abcdefghij' });
+    const result = await serializeOutput({
+      ...base,
+      tool: tool({ maxModelBytes: 3, policy: 'truncate', keep: 'tail' }),
+      content: 'abcdefghij',
+    });
     expect(result.modelContent).toBe('hij\n[Tool output truncated by resultBudget: 10 bytes, limit 3 bytes]');
   });
 
@@ -38,7 +59,12 @@ describe('serializeOutput', () => {
     const store = new FileArtifactStore(await scratchDir());
     const lines = Array.from({ length: 400 }, (_, index) => `line ${String(index).padStart(4, '0')} ${'x'.repeat(10)}`);
     const content = lines.join('\n');
-    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 1_000, policy: 'artifact', keep: 'head' }), content, store });
+    const result = await serializeOutput({
+      ...base,
+      tool: tool({ maxModelBytes: 1_000, policy: 'artifact', keep: 'head' }),
+      content,
+      store,
+    });
     const artifact = result.budget?.artifact ?? '';
     expect(artifact).toMatch(/^switchyard-artifact:\/\/sess\/call1-tool-result-[0-9a-f-]{36}$/);
     const file = store.locate(artifact);
@@ -48,7 +74,15 @@ describe('serializeOutput', () => {
     const head = content.slice(0, 2_000);
     const preview = head.slice(0, head.lastIndexOf('\n'));
     expect(result.modelContent).toBe(
-      ['<persisted-output>', `Output too large (${(content.length / 1024).toFixed(1)} KB). Full output saved to: ${artifact}`, '', 'Preview (first 2.0 KB):', preview, '...', '</persisted-output>'].join('\n'),
+      [
+        '<persisted-output>',
+        `Output too large (${(content.length / 1024).toFixed(1)} KB). Full output saved to: ${artifact}`,
+        '',
+        'Preview (first 2.0 KB):',
+        preview,
+        '...',
+        '</persisted-output>',
+      ].join('\n'),
     );
     expect(result.budget).toMatchObject({ truncated: true, originalBytes: content.length, policy: 'artifact' });
   });
@@ -57,7 +91,11 @@ describe('serializeOutput', () => {
     const store = new FileArtifactStore(await scratchDir());
     const result = await serializeOutput({
       ...base,
-      tool: { name: 'Bash', resultBudget: { maxModelBytes: 5, policy: 'artifact', keep: 'tail' }, formatPersistedModelContent: (input) => `saved ${input.originalBytes} bytes at ${input.uri}` },
+      tool: {
+        name: 'Bash',
+        resultBudget: { maxModelBytes: 5, policy: 'artifact', keep: 'tail' },
+        formatPersistedModelContent: (input) => `saved ${input.originalBytes} bytes at ${input.uri}`,
+      },
       content: 'hello world',
       store,
     });
@@ -72,7 +110,13 @@ describe('serializeOutput', () => {
       locate: () => '',
     };
     const errors: unknown[] = [];
-    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 4, policy: 'artifact', keep: 'head' }), content: 'abcdefgh', store: failing, onStoreError: (error) => errors.push(error) });
+    const result = await serializeOutput({
+      ...base,
+      tool: tool({ maxModelBytes: 4, policy: 'artifact', keep: 'head' }),
+      content: 'abcdefgh',
+      store: failing,
+      onStoreError: (error) => errors.push(error),
+    });
     expect(result.modelContent).toBe('abcd\n[Tool output truncated by resultBudget: 8 bytes, limit 4 bytes]');
     expect(errors).toHaveLength(1);
   });
@@ -82,7 +126,13 @@ describe('serializeOutput', () => {
     const store = new FileArtifactStore(dir);
     const spool = path.join(dir, 'spool.txt');
     await writeFile(spool, 'a'.repeat(50_000));
-    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' }), content: 'a'.repeat(3_000), spool: { path: spool, bytes: 50_000 }, store });
+    const result = await serializeOutput({
+      ...base,
+      tool: tool({ maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' }),
+      content: 'a'.repeat(3_000),
+      spool: { path: spool, bytes: 50_000 },
+      store,
+    });
     expect(result.budget).toMatchObject({ originalBytes: 50_000, policy: 'artifact' });
     expect(result.modelContent).toContain('Output too large (48.8 KB)');
     expect((await readFile(store.locate(result.budget?.artifact ?? ''), 'utf8')).length).toBe(50_000);
@@ -104,15 +154,24 @@ describe('serializeOutput', () => {
     expect(result.modelContent).toBe(lines);
     const head = lines.slice(0, 2_000);
     const kept = head.slice(0, head.lastIndexOf('\n'));
-    expect(result.aggregateReplacement).toEqual({ envelope: `${kept}\n[Tool output truncated by the turn's aggregate budget: ${lines.length} bytes, first ${kept.length} bytes kept]` });
+    expect(result.aggregateReplacement).toEqual({
+      envelope: `${kept}\n[Tool output truncated by the turn's aggregate budget: ${lines.length} bytes, first ${kept.length} bytes kept]`,
+    });
   });
 
   it('prepares the whole output as an aggregate-budget envelope for a result its own budget truncated', async () => {
     const store = new FileArtifactStore(await scratchDir());
     const content = 'z'.repeat(60_000);
-    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 50_000, policy: 'truncate', keep: 'head' }), content, store });
+    const result = await serializeOutput({
+      ...base,
+      tool: tool({ maxModelBytes: 50_000, policy: 'truncate', keep: 'head' }),
+      content,
+      store,
+    });
     expect(result.budget).toMatchObject({ policy: 'truncate', originalBytes: 60_000 });
-    expect(result.aggregateReplacement?.envelope).toMatch(/^<persisted-output>\nOutput too large \(58\.6 KB\)\. Full output saved to: switchyard-artifact:\/\/sess\//);
+    expect(result.aggregateReplacement?.envelope).toMatch(
+      /^<persisted-output>\nOutput too large \(58\.6 KB\)\. Full output saved to: switchyard-artifact:\/\/sess\//,
+    );
     expect(await store.read(result.aggregateReplacement?.artifact ?? '')).toBe(content);
   });
 
@@ -127,10 +186,17 @@ describe('serializeOutput', () => {
       readBytes: () => Promise.reject(new Error('no')),
       locate: () => '',
     };
-    const result = await serializeOutput({ ...base, tool: tool({ maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' }), content: 'q'.repeat(40_000), store: failing });
+    const result = await serializeOutput({
+      ...base,
+      tool: tool({ maxModelBytes: 30_000, policy: 'artifact', keep: 'tail' }),
+      content: 'q'.repeat(40_000),
+      store: failing,
+    });
     expect(puts).toBe(1);
     expect(result.budget).toMatchObject({ policy: 'truncate', originalBytes: 40_000 });
-    expect(result.aggregateReplacement).toEqual({ envelope: `${'q'.repeat(2_000)}\n[Tool output truncated by the turn's aggregate budget: 40000 bytes, last 2000 bytes kept]` });
+    expect(result.aggregateReplacement).toEqual({
+      envelope: `${'q'.repeat(2_000)}\n[Tool output truncated by the turn's aggregate budget: 40000 bytes, last 2000 bytes kept]`,
+    });
   });
 
   it('never splits a multi-byte character', () => {

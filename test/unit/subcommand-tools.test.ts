@@ -26,12 +26,17 @@ describe('the one list of subcommand-taking programs', () => {
   });
 
   it('is what a command tool remembers by', () => {
-    expect(rememberRuleFor(shellTool, { command: 'zzfrob sub --flag' }, 'zzfrob sub --flag')).toBe('Shell(zzfrob sub:*)');
+    expect(rememberRuleFor(shellTool, { command: 'zzfrob sub --flag' }, 'zzfrob sub --flag')).toBe(
+      'Shell(zzfrob sub:*)',
+    );
     expect(rememberRuleFor(shellTool, { command: 'git commit -m x' }, 'git commit -m x')).toBe('Shell(git:*)');
   });
 
   it('names the usual package managers and version-control tools', async () => {
-    const { SUBCOMMAND_TOOLS } = await vi.importActual<typeof import('../../src/tools/shell/subcommand-tools.js')>('../../src/tools/shell/subcommand-tools.js');
-    for (const name of ['npm', 'pnpm', 'yarn', 'git', 'gh', 'cargo', 'go', 'docker', 'kubectl', 'pip', 'uv', 'pipx']) expect(SUBCOMMAND_TOOLS.has(name), name).toBe(true);
+    const { SUBCOMMAND_TOOLS } = await vi.importActual<typeof import('../../src/tools/shell/subcommand-tools.js')>(
+      '../../src/tools/shell/subcommand-tools.js',
+    );
+    for (const name of ['npm', 'pnpm', 'yarn', 'git', 'gh', 'cargo', 'go', 'docker', 'kubectl', 'pip', 'uv', 'pipx'])
+      expect(SUBCOMMAND_TOOLS.has(name), name).toBe(true);
   });
 });

@@ -9,6 +9,8 @@ describe('switchFromEnv (worker switches that are on by default)', () => {
   });
 
   it.each(['false', 'FALSE', ' off ', '0', 'no'])('turns off with %j', (value) => {
-    expect(switchFromEnv('SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE', { SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE: value })).toBe(false);
+    expect(switchFromEnv('SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE', { SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE: value })).toBe(
+      false,
+    );
   });
 });

@@ -1,6 +1,11 @@
 import { Writable } from 'node:stream';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
@@ -100,9 +105,14 @@ describe('tool call spans', () => {
   it('records a denied call as an ERROR with the permission stage', () => {
     const { exporter, provider } = memoryTracing();
     const telemetry = createToolCallTelemetry({ tracer: provider.getTracer('test') });
-    telemetry
-      .started(start)
-      .end({ status: 'denied', permission: 'denied', outputBytes: 0, truncated: false, stage: 'permission', errorCategory: 'permission' });
+    telemetry.started(start).end({
+      status: 'denied',
+      permission: 'denied',
+      outputBytes: 0,
+      truncated: false,
+      stage: 'permission',
+      errorCategory: 'permission',
+    });
 
     const span = onlySpan(exporter);
     expect(span.attributes['switchyard.permission.outcome']).toBe('denied');
@@ -113,9 +123,14 @@ describe('tool call spans', () => {
   it('names a tool the model invented `unknown` in the span', () => {
     const { exporter, provider } = memoryTracing();
     const telemetry = createToolCallTelemetry({ tracer: provider.getTracer('test') });
-    telemetry
-      .started({ ...start, toolName: 'MadeUpTool', known: false })
-      .end({ status: 'error', permission: 'none_needed', outputBytes: 0, truncated: false, stage: 'lookup', errorCategory: 'not_found' });
+    telemetry.started({ ...start, toolName: 'MadeUpTool', known: false }).end({
+      status: 'error',
+      permission: 'none_needed',
+      outputBytes: 0,
+      truncated: false,
+      stage: 'lookup',
+      errorCategory: 'not_found',
+    });
 
     const span = onlySpan(exporter);
     expect(span.name).toBe('tool.call unknown');
@@ -138,7 +153,9 @@ describe('tool call spans', () => {
     const { exporter } = memoryTracing();
     const telemetry = createToolCallTelemetry({});
     expect(() =>
-      telemetry.started(start).end({ status: 'error', permission: 'none_needed', outputBytes: 0, truncated: false, stage: 'handler' }),
+      telemetry
+        .started(start)
+        .end({ status: 'error', permission: 'none_needed', outputBytes: 0, truncated: false, stage: 'handler' }),
     ).not.toThrow();
     expect(exporter.getFinishedSpans()).toHaveLength(0);
   });
@@ -154,7 +171,15 @@ describe('tool call log events', () => {
 
     const [started, completed] = lines();
     expect(lines()).toHaveLength(2);
-    expect(started).toMatchObject({ level: INFO, event: 'tool.call.started', msg: 'tool.call.started', sessionId: 's-1', turnId: 't-1', callId: 'c-1', toolName: 'Read' });
+    expect(started).toMatchObject({
+      level: INFO,
+      event: 'tool.call.started',
+      msg: 'tool.call.started',
+      sessionId: 's-1',
+      turnId: 't-1',
+      callId: 'c-1',
+      toolName: 'Read',
+    });
     expect(completed).toMatchObject({
       level: INFO,
       event: 'tool.call.completed',
@@ -175,32 +200,64 @@ describe('tool call log events', () => {
 
   it('logs tool.call.failed at warn with the stage and category', () => {
     const { logger, lines } = memoryLogger();
-    createToolCallTelemetry({ logger })
-      .started(start)
-      .end({ status: 'error', permission: 'none_needed', outputBytes: 3, truncated: false, stage: 'handler', errorCategory: 'business' });
+    createToolCallTelemetry({ logger }).started(start).end({
+      status: 'error',
+      permission: 'none_needed',
+      outputBytes: 3,
+      truncated: false,
+      stage: 'handler',
+      errorCategory: 'business',
+    });
 
     const events = lines();
     expect(events.map((line) => line.event)).toEqual(['tool.call.started', 'tool.call.failed']);
-    expect(events[1]).toMatchObject({ level: WARN, msg: 'tool.call.failed', callId: 'c-1', toolName: 'Read', status: 'error', stage: 'handler', errorCategory: 'business', outputBytes: 3 });
+    expect(events[1]).toMatchObject({
+      level: WARN,
+      msg: 'tool.call.failed',
+      callId: 'c-1',
+      toolName: 'Read',
+      status: 'error',
+      stage: 'handler',
+      errorCategory: 'business',
+      outputBytes: 3,
+    });
   });
 
   it('logs tool.call.not_found for an invented tool, keeping its real name in the log', () => {
     const { logger, lines } = memoryLogger();
     createToolCallTelemetry({ logger })
       .started({ ...start, toolName: 'MadeUpTool', known: false })
-      .end({ status: 'error', permission: 'none_needed', outputBytes: 0, truncated: false, stage: 'lookup', errorCategory: 'not_found' });
+      .end({
+        status: 'error',
+        permission: 'none_needed',
+        outputBytes: 0,
+        truncated: false,
+        stage: 'lookup',
+        errorCategory: 'not_found',
+      });
 
     const events = lines();
     expect(events.map((line) => line.event)).toEqual(['tool.call.started', 'tool.call.not_found']);
     expect(events[0]).toMatchObject({ toolName: 'MadeUpTool' });
-    expect(events[1]).toMatchObject({ level: WARN, msg: 'tool.call.not_found', toolName: 'MadeUpTool', stage: 'lookup', errorCategory: 'not_found' });
+    expect(events[1]).toMatchObject({
+      level: WARN,
+      msg: 'tool.call.not_found',
+      toolName: 'MadeUpTool',
+      stage: 'lookup',
+      errorCategory: 'not_found',
+    });
   });
 
   it('logs a known tool failing at another stage as tool.call.failed, not not_found', () => {
     const { logger, lines } = memoryLogger();
-    createToolCallTelemetry({ logger })
-      .started(start)
-      .end({ status: 'error', permission: 'none_needed', outputBytes: 0, truncated: false, stage: 'validation', errorCategory: 'validation' });
+    createToolCallTelemetry({ logger }).started(start).end({
+      status: 'error',
+      permission: 'none_needed',
+      outputBytes: 0,
+      truncated: false,
+      stage: 'validation',
+      errorCategory: 'validation',
+    });
 
     expect(lines().map((line) => line.event)).toEqual(['tool.call.started', 'tool.call.failed']);
   });
@@ -271,9 +328,25 @@ describe('approval decision telemetry', () => {
     const { exporter, provider } = memoryTracing();
     const { logger, lines } = memoryLogger();
     const at = Date.parse('2026-01-31T12:00:00Z');
-    const base = { sessionId: 's1', requestId: 'r1', callId: 'c1', toolName: 'Bash', inputDigest: 'abc', decision: 'allow', by: 'alice', policyVersion: 1, at };
-    recordApprovalDecision({ tracer: provider.getTracer('test'), logger }, { ...base, verified: true, outcome: 'accepted' });
-    recordApprovalDecision({ logger }, { ...base, by: 'mallory', verified: false, outcome: 'ignored', ignoredBecause: 'unknown_approver' });
+    const base = {
+      sessionId: 's1',
+      requestId: 'r1',
+      callId: 'c1',
+      toolName: 'Bash',
+      inputDigest: 'abc',
+      decision: 'allow',
+      by: 'alice',
+      policyVersion: 1,
+      at,
+    };
+    recordApprovalDecision(
+      { tracer: provider.getTracer('test'), logger },
+      { ...base, verified: true, outcome: 'accepted' },
+    );
+    recordApprovalDecision(
+      { logger },
+      { ...base, by: 'mallory', verified: false, outcome: 'ignored', ignoredBecause: 'unknown_approver' },
+    );
     const span = onlySpan(exporter);
     expect(span.name).toBe('approval.decision');
     expect(span.attributes).toMatchObject({
@@ -289,8 +362,22 @@ describe('approval decision telemetry', () => {
       'switchyard.approval.policy_version': 1,
     });
     expect(lines()).toMatchObject([
-      { level: 30, event: 'approval.decision', by: 'alice', verified: true, outcome: 'accepted', at: '2026-01-31T12:00:00.000Z' },
-      { level: 40, event: 'approval.decision', by: 'mallory', verified: false, outcome: 'ignored', ignoredBecause: 'unknown_approver' },
+      {
+        level: 30,
+        event: 'approval.decision',
+        by: 'alice',
+        verified: true,
+        outcome: 'accepted',
+        at: '2026-01-31T12:00:00.000Z',
+      },
+      {
+        level: 40,
+        event: 'approval.decision',
+        by: 'mallory',
+        verified: false,
+        outcome: 'ignored',
+        ignoredBecause: 'unknown_approver',
+      },
     ]);
   });
 });

@@ -20,19 +20,28 @@ describe('findTemporalBinary', () => {
     const dir = await scratchDir();
     const explicit = await fakeExecutable(path.join(dir, 'explicit', 'temporal'));
     await fakeExecutable(path.join(dir, 'bin', 'temporal'));
-    const env = { TEMPORAL_CLI_PATH: explicit, PATH: path.join(dir, 'bin'), SWITCHYARD_CACHE_DIR: path.join(dir, 'cache') };
+    const env = {
+      TEMPORAL_CLI_PATH: explicit,
+      PATH: path.join(dir, 'bin'),
+      SWITCHYARD_CACHE_DIR: path.join(dir, 'cache'),
+    };
     expect(await findTemporalBinary({ env, build: false })).toEqual({ path: explicit, source: 'env' });
   });
 
   it('fails clearly when TEMPORAL_CLI_PATH is not executable', async () => {
     const dir = await scratchDir();
-    await expect(findTemporalBinary({ env: { TEMPORAL_CLI_PATH: path.join(dir, 'nope') }, build: false })).rejects.toThrow(/not an executable file/);
+    await expect(
+      findTemporalBinary({ env: { TEMPORAL_CLI_PATH: path.join(dir, 'nope') }, build: false }),
+    ).rejects.toThrow(/not an executable file/);
   });
 
   it('uses temporal on PATH before the cache', async () => {
     const dir = await scratchDir();
     const onPath = await fakeExecutable(path.join(dir, 'bin', 'temporal'));
-    const env = { PATH: `${path.join(dir, 'empty')}:${path.join(dir, 'bin')}`, SWITCHYARD_CACHE_DIR: path.join(dir, 'cache') };
+    const env = {
+      PATH: `${path.join(dir, 'empty')}:${path.join(dir, 'bin')}`,
+      SWITCHYARD_CACHE_DIR: path.join(dir, 'cache'),
+    };
     await fakeExecutable(cachedBinaryPath(env));
     expect(await findTemporalBinary({ env, build: false })).toEqual({ path: onPath, source: 'path' });
   });
@@ -46,13 +55,17 @@ describe('findTemporalBinary', () => {
   });
 
   it('keeps the cache outside the checkout, under ~/.cache/switchyard by default', () => {
-    expect(cachedBinaryPath({ HOME: '/home/u' } as NodeJS.ProcessEnv)).toMatch(/\.cache\/switchyard\/temporal-cli-1\.5\.1\/temporal$/);
+    expect(cachedBinaryPath({ HOME: '/home/u' } as NodeJS.ProcessEnv)).toMatch(
+      /\.cache\/switchyard\/temporal-cli-1\.5\.1\/temporal$/,
+    );
     expect(cachedBinaryPath({ XDG_CACHE_HOME: '/x' })).toBe('/x/switchyard/temporal-cli-1.5.1/temporal');
   });
 
   it('returns undefined when nothing is found and building is off', async () => {
     const dir = await scratchDir();
-    expect(await findTemporalBinary({ env: { PATH: path.join(dir, 'empty'), SWITCHYARD_CACHE_DIR: dir }, build: false })).toBeUndefined();
+    expect(
+      await findTemporalBinary({ env: { PATH: path.join(dir, 'empty'), SWITCHYARD_CACHE_DIR: dir }, build: false }),
+    ).toBeUndefined();
   });
 });
 
@@ -68,7 +81,10 @@ describe('findTemporalBinary without a binary: the download, then Go', () => {
   });
 
   /** A stand-in for temporal.download: the info document, then a tar.gz holding `temporal` under `entry`. */
-  async function downloadService(options: { entry: string; silent?: boolean }): Promise<{ url: string; requests: string[] }> {
+  async function downloadService(options: {
+    entry: string;
+    silent?: boolean;
+  }): Promise<{ url: string; requests: string[] }> {
     const dir = await scratchDir();
     await fakeExecutable(path.join(dir, 'archive', options.entry), 'temporal version 1.5.1');
     const archive = path.join(dir, 'cli.tar.gz');
@@ -80,7 +96,9 @@ describe('findTemporalBinary without a binary: the download, then Go', () => {
       if (request.url?.startsWith('/cli/')) {
         const { port } = server.address() as AddressInfo;
         response.setHeader('content-type', 'application/json');
-        response.end(JSON.stringify({ archive_url: `http://127.0.0.1:${port}/archive.tar.gz`, file_to_extract: options.entry }));
+        response.end(
+          JSON.stringify({ archive_url: `http://127.0.0.1:${port}/archive.tar.gz`, file_to_extract: options.entry }),
+        );
       } else {
         void readFile(archive).then((bytes) => response.end(bytes));
       }
@@ -94,7 +112,10 @@ describe('findTemporalBinary without a binary: the download, then Go', () => {
   async function fakeGo(dir: string): Promise<string> {
     const bin = path.join(dir, 'gobin');
     await mkdir(bin, { recursive: true });
-    await writeFile(path.join(bin, 'go'), '#!/bin/sh\nPATH=/usr/bin:/bin\nprintf \'#!/bin/sh\\necho built\\n\' > "$GOBIN/temporal"\nchmod 755 "$GOBIN/temporal"\n');
+    await writeFile(
+      path.join(bin, 'go'),
+      '#!/bin/sh\nPATH=/usr/bin:/bin\nprintf \'#!/bin/sh\\necho built\\n\' > "$GOBIN/temporal"\nchmod 755 "$GOBIN/temporal"\n',
+    );
     await chmod(path.join(bin, 'go'), 0o755);
     return bin;
   }
@@ -108,7 +129,10 @@ describe('findTemporalBinary without a binary: the download, then Go', () => {
     expect(execFileSync(cachedBinaryPath(env), ['--version']).toString()).toContain('temporal version 1.5.1');
     expect(service.requests[0]).toMatch(/^\/cli\/v1\.5\.1\?arch=(amd64|arm64)&platform=(linux|darwin)&format=tar\.gz$/);
     // The next lookup finds the cache and asks nobody.
-    expect(await findTemporalBinary({ env, downloadUrl: service.url })).toEqual({ path: cachedBinaryPath(env), source: 'cache' });
+    expect(await findTemporalBinary({ env, downloadUrl: service.url })).toEqual({
+      path: cachedBinaryPath(env),
+      source: 'cache',
+    });
     expect(service.requests).toHaveLength(2);
   });
 
@@ -117,10 +141,17 @@ describe('findTemporalBinary without a binary: the download, then Go', () => {
     const service = await downloadService({ entry: 'temporal', silent: true });
     const env = { PATH: await fakeGo(dir), SWITCHYARD_CACHE_DIR: path.join(dir, 'cache') };
     const progress: string[] = [];
-    const found = await findTemporalBinary({ env, downloadUrl: service.url, downloadTimeoutMs: 300, onProgress: (message) => progress.push(message) });
+    const found = await findTemporalBinary({
+      env,
+      downloadUrl: service.url,
+      downloadTimeoutMs: 300,
+      onProgress: (message) => progress.push(message),
+    });
     expect(found).toEqual({ path: cachedBinaryPath(env), source: 'built' });
     expect(execFileSync(cachedBinaryPath(env)).toString()).toBe('built\n');
-    expect(progress.join('\n')).toMatch(/Could not download the Temporal CLI \(.*no answer in time\); trying a Go build/);
+    expect(progress.join('\n')).toMatch(
+      /Could not download the Temporal CLI \(.*no answer in time\); trying a Go build/,
+    );
   });
 
   it('falls through to Go when nothing listens at the download address', async () => {
@@ -128,7 +159,10 @@ describe('findTemporalBinary without a binary: the download, then Go', () => {
     const service = await downloadService({ entry: 'temporal' });
     await new Promise((resolve) => servers.pop()?.close(resolve));
     const env = { PATH: await fakeGo(dir), SWITCHYARD_CACHE_DIR: path.join(dir, 'cache') };
-    expect(await findTemporalBinary({ env, downloadUrl: service.url })).toEqual({ path: cachedBinaryPath(env), source: 'built' });
+    expect(await findTemporalBinary({ env, downloadUrl: service.url })).toEqual({
+      path: cachedBinaryPath(env),
+      source: 'built',
+    });
   });
 
   it('leaves no half-installed cache entry when the download and the Go build both fail', async () => {
@@ -137,7 +171,9 @@ describe('findTemporalBinary without a binary: the download, then Go', () => {
     await fakeExecutable(path.join(bin, 'go'), 'no module cache; exit 1');
     await writeFile(path.join(bin, 'go'), '#!/bin/sh\necho "go: no module cache" >&2\nexit 1\n');
     const env = { PATH: bin, SWITCHYARD_CACHE_DIR: path.join(dir, 'cache') };
-    await expect(findTemporalBinary({ env, downloadUrl: 'http://127.0.0.1:9' })).rejects.toThrow(/go install .* failed \(exit 1\):\ngo: no module cache/);
+    await expect(findTemporalBinary({ env, downloadUrl: 'http://127.0.0.1:9' })).rejects.toThrow(
+      /go install .* failed \(exit 1\):\ngo: no module cache/,
+    );
     expect(await findTemporalBinary({ env, build: false })).toBeUndefined();
   });
 

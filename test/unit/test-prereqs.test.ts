@@ -6,7 +6,12 @@ const FakeBox: SystemPackage = { name: 'fakebox', provides: 'fakebox', why: 'a t
 const FakeDb: SystemPackage = { name: 'fakedb-15', provides: '/usr/lib/fakedb/15/bin/fakedb', why: 'a test' };
 
 /** A machine where `present` is installed and apt-get installs what it is asked (unless it fails). */
-function fakeMachine(options: { present: string[]; root: boolean; aptExit?: number; aptInstalls?: boolean }): PrereqEnvironment & { commands: string[]; logs: string[] } {
+function fakeMachine(options: {
+  present: string[];
+  root: boolean;
+  aptExit?: number;
+  aptInstalls?: boolean;
+}): PrereqEnvironment & { commands: string[]; logs: string[] } {
   const present = new Set(options.present);
   const commands: string[] = [];
   const logs: string[] = [];
@@ -38,7 +43,10 @@ describe('test prerequisites (scripts/test-prereqs.ts)', () => {
   it('as root with apt-get: updates once, then installs only the missing packages without recommends, and says so', () => {
     const machine = fakeMachine({ present: ['fakebox'], root: true });
     expect(ensureSystemPackages([FakeBox, FakeDb], machine)).toEqual(['fakedb-15']);
-    expect(machine.commands).toEqual(['apt-get update -qq', 'apt-get install -y -qq --no-install-recommends fakedb-15']);
+    expect(machine.commands).toEqual([
+      'apt-get update -qq',
+      'apt-get install -y -qq --no-install-recommends fakedb-15',
+    ]);
     expect(machine.logs[0]).toContain('installing fakedb-15 (a test: /usr/lib/fakedb/15/bin/fakedb)');
     expect(machine.logs.at(-1)).toMatch(/^installed fakedb-15 in \d+ ms$/);
   });
@@ -52,13 +60,19 @@ describe('test prerequisites (scripts/test-prereqs.ts)', () => {
   });
 
   it('a failing apt-get, or a package that still is not there after it, fails with the command', () => {
-    expect(() => ensureSystemPackages([FakeBox], fakeMachine({ present: [], root: true, aptExit: 100 }))).toThrow(/apt-get update failed \(exit 100\)[^]*apt-get install -y --no-install-recommends fakebox/);
-    expect(() => ensureSystemPackages([FakeBox], fakeMachine({ present: [], root: true, aptInstalls: false }))).toThrow('fakebox is still not found');
+    expect(() => ensureSystemPackages([FakeBox], fakeMachine({ present: [], root: true, aptExit: 100 }))).toThrow(
+      /apt-get update failed \(exit 100\)[^]*apt-get install -y --no-install-recommends fakebox/,
+    );
+    expect(() => ensureSystemPackages([FakeBox], fakeMachine({ present: [], root: true, aptInstalls: false }))).toThrow(
+      'fakebox is still not found',
+    );
   });
 
   it('the suite asks for bubblewrap (bwrap) and finds commands on PATH and absolute files', () => {
     expect(testPackages.map((pkg) => [pkg.name, pkg.provides])).toEqual([['bubblewrap', 'bwrap']]);
-    expect(installCommand(testPackages)).toBe('sudo apt-get update && sudo apt-get install -y --no-install-recommends bubblewrap');
+    expect(installCommand(testPackages)).toBe(
+      'sudo apt-get update && sudo apt-get install -y --no-install-recommends bubblewrap',
+    );
     expect(found('sh')).toBe(true);
     expect(found('/bin/sh')).toBe(true);
     expect(found('no-such-command-fakebox')).toBe(false);

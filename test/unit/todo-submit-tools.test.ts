@@ -9,8 +9,14 @@ import { toolContext } from '../support/tool-context.js';
 
 const registry = new ToolRegistry([todoWriteTool, submitResultTool]);
 const cwd = '/nonexistent-cwd';
-const prepare = (name: string, input: unknown) => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
-const rejectedContent = (plan: Awaited<ReturnType<typeof prepare>>): string => (plan.kind === 'rejected' ? plan.modelContent : `not rejected: ${JSON.stringify(plan)}`);
+const prepare = (name: string, input: unknown) =>
+  prepareCall({
+    registry,
+    call: { id: 'c', name, input },
+    context: { sessionId: 's', cwd, allowRules: [], denyRules: [] },
+  });
+const rejectedContent = (plan: Awaited<ReturnType<typeof prepare>>): string =>
+  plan.kind === 'rejected' ? plan.modelContent : `not rejected: ${JSON.stringify(plan)}`;
 
 describe('TodoWrite', () => {
   const todos = [
@@ -24,7 +30,14 @@ describe('TodoWrite', () => {
     expect(plan).toMatchObject({
       kind: 'ready',
       toolName: 'TodoWrite',
-      flags: { concurrentSafe: false, readOnly: false, declaredReadOnly: true, destructive: false, sideEffectScope: 'session', idempotent: true },
+      flags: {
+        concurrentSafe: false,
+        readOnly: false,
+        declaredReadOnly: true,
+        destructive: false,
+        sideEffectScope: 'session',
+        idempotent: true,
+      },
       summary: 'TodoWrite: 3 todos: 1 completed, 1 in progress, 1 pending',
       timeoutMs: 30_000,
       stopTurnOnSuccess: false,
@@ -32,7 +45,9 @@ describe('TodoWrite', () => {
   });
 
   it('replaces the todo list through the session-state modifier and summarizes the counts', async () => {
-    const plan = (await prepare('TodoWrite', { todos: [...todos, { content: 'Ship it', status: 'pending', priority: 'high' }] })) as ReadyCallPlan;
+    const plan = (await prepare('TodoWrite', {
+      todos: [...todos, { content: 'Ship it', status: 'pending', priority: 'high' }],
+    })) as ReadyCallPlan;
     const output = (await todoWriteTool.execute(plan.input, toolContext({ cwd }))) as ToolOutputObject;
     expect(output.content).toBe(
       'Todos have been modified successfully. 4 todos: 1 completed, 1 in progress, 2 pending. ' +
@@ -54,7 +69,9 @@ describe('TodoWrite', () => {
   it('refuses more than one in_progress item in validateInput', async () => {
     const plan = await prepare('TodoWrite', { todos: [...todos, { content: 'Fix the bug', status: 'in_progress' }] });
     expect(plan).toMatchObject({ kind: 'rejected', stage: 'validation', errorCode: 'multiple_in_progress' });
-    expect(rejectedContent(plan)).toBe('<tool_use_error>At most one todo may be in_progress at a time; 2 are: "Run the tests", "Fix the bug"</tool_use_error>');
+    expect(rejectedContent(plan)).toBe(
+      '<tool_use_error>At most one todo may be in_progress at a time; 2 are: "Run the tests", "Fix the bug"</tool_use_error>',
+    );
   });
 
   it('refuses a list of more than 100 items, naming the limit', async () => {
@@ -68,7 +85,10 @@ describe('TodoWrite', () => {
   });
 
   it('refuses a list whose text exceeds 20,000 characters, naming the limit', async () => {
-    const long = [{ content: 'x'.repeat(15_000), status: 'pending' }, { content: 'y'.repeat(4_000), status: 'pending', activeForm: 'z'.repeat(1_001) }];
+    const long = [
+      { content: 'x'.repeat(15_000), status: 'pending' },
+      { content: 'y'.repeat(4_000), status: 'pending', activeForm: 'z'.repeat(1_001) },
+    ];
     const plan = await prepare('TodoWrite', { todos: long });
     expect(plan).toMatchObject({ kind: 'rejected', stage: 'validation', errorCode: 'todo_list_too_large' });
     expect(rejectedContent(plan)).toBe(
@@ -79,14 +99,20 @@ describe('TodoWrite', () => {
   it('follows SWITCHYARD_TODO_MAX_ITEMS', async () => {
     process.env.SWITCHYARD_TODO_MAX_ITEMS = '2';
     try {
-      expect(rejectedContent(await prepare('TodoWrite', { todos }))).toMatch(/The todo list has 3 items; at most 2 are allowed/);
+      expect(rejectedContent(await prepare('TodoWrite', { todos }))).toMatch(
+        /The todo list has 3 items; at most 2 are allowed/,
+      );
     } finally {
       delete process.env.SWITCHYARD_TODO_MAX_ITEMS;
     }
   });
 
   it('refuses a bad status, an empty content and a missing list in the schema', async () => {
-    for (const input of [{ todos: [{ content: 'x', status: 'done' }] }, { todos: [{ content: '', status: 'pending' }] }, {}]) {
+    for (const input of [
+      { todos: [{ content: 'x', status: 'done' }] },
+      { todos: [{ content: '', status: 'pending' }] },
+      {},
+    ]) {
       const plan = await prepare('TodoWrite', input);
       expect(plan, JSON.stringify(input)).toMatchObject({ kind: 'rejected', errorCode: 'input_validation' });
       expect(rejectedContent(plan)).toMatch(/^<tool_use_error>InputValidationError: todos/);
@@ -123,7 +149,11 @@ describe('submit_result', () => {
   it('requires result, even when the key is present with no value', async () => {
     for (const input of [{}, { result: undefined }, '{}']) {
       const plan = await prepare('submit_result', input);
-      expect(plan, JSON.stringify(input)).toMatchObject({ kind: 'rejected', stage: 'validation', errorCode: 'input_validation' });
+      expect(plan, JSON.stringify(input)).toMatchObject({
+        kind: 'rejected',
+        stage: 'validation',
+        errorCode: 'input_validation',
+      });
       expect(rejectedContent(plan)).toMatch(/^<tool_use_error>InputValidationError: result: /);
     }
     expect(submitResultTool.inputSchema.safeParse({ result: undefined }).success).toBe(false);

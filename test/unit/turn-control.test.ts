@@ -12,27 +12,54 @@ describe('turnControlOf', () => {
   });
 
   it("keeps the tool's own answer, stop or go on", () => {
-    expect(turnControlOf({ toolName: 'Ask', current: { stopTurn: true, reason: 'asked the user' } })).toEqual({ stopTurn: true, reason: 'asked the user' });
+    expect(turnControlOf({ toolName: 'Ask', current: { stopTurn: true, reason: 'asked the user' } })).toEqual({
+      stopTurn: true,
+      reason: 'asked the user',
+    });
     expect(turnControlOf({ toolName: 'Ask', current: { stopTurn: false } })).toEqual({ stopTurn: false });
   });
 
   it('stops after a success of a stopTurnOnSuccess tool, naming the tool, unless the tool answered itself', () => {
-    expect(turnControlOf({ toolName: 'SubmitResult', stopOnSuccess: true })).toEqual({ stopTurn: true, reason: 'SubmitResult requested a turn stop' });
-    expect(turnControlOf({ toolName: 'SubmitResult', current: { stopTurn: false }, stopOnSuccess: true })).toEqual({ stopTurn: false });
+    expect(turnControlOf({ toolName: 'SubmitResult', stopOnSuccess: true })).toEqual({
+      stopTurn: true,
+      reason: 'SubmitResult requested a turn stop',
+    });
+    expect(turnControlOf({ toolName: 'SubmitResult', current: { stopTurn: false }, stopOnSuccess: true })).toEqual({
+      stopTurn: false,
+    });
   });
 
   it("lets a PostToolUse hook stop the turn, over a tool's go on, but not over a stop already decided", () => {
-    expect(turnControlOf({ toolName: 'Bash', postToolUse: post })).toEqual({ stopTurn: true, reason: 'post says stop' });
-    expect(turnControlOf({ toolName: 'Bash', current: { stopTurn: false }, postToolUse: post })).toEqual({ stopTurn: true, reason: 'post says stop' });
-    expect(turnControlOf({ toolName: 'Bash', current: { stopTurn: true, reason: 'tool' }, postToolUse: post })).toEqual({ stopTurn: true, reason: 'tool' });
-    expect(turnControlOf({ toolName: 'SubmitResult', stopOnSuccess: true, postToolUse: post })).toEqual({ stopTurn: true, reason: 'SubmitResult requested a turn stop' });
+    expect(turnControlOf({ toolName: 'Bash', postToolUse: post })).toEqual({
+      stopTurn: true,
+      reason: 'post says stop',
+    });
+    expect(turnControlOf({ toolName: 'Bash', current: { stopTurn: false }, postToolUse: post })).toEqual({
+      stopTurn: true,
+      reason: 'post says stop',
+    });
+    expect(turnControlOf({ toolName: 'Bash', current: { stopTurn: true, reason: 'tool' }, postToolUse: post })).toEqual(
+      { stopTurn: true, reason: 'tool' },
+    );
+    expect(turnControlOf({ toolName: 'SubmitResult', stopOnSuccess: true, postToolUse: post })).toEqual({
+      stopTurn: true,
+      reason: 'SubmitResult requested a turn stop',
+    });
   });
 
   it('applies a PreToolUse hook stop only when nothing else said anything', () => {
     expect(turnControlOf({ toolName: 'Bash', preToolUse: pre })).toEqual({ stopTurn: true, reason: 'pre says stop' });
-    expect(turnControlOf({ toolName: 'Bash', current: { stopTurn: false }, preToolUse: pre })).toEqual({ stopTurn: false });
-    expect(turnControlOf({ toolName: 'Bash', current: { stopTurn: true, reason: 'tool' }, preToolUse: pre })).toEqual({ stopTurn: true, reason: 'tool' });
-    expect(turnControlOf({ toolName: 'Bash', postToolUse: post, preToolUse: pre })).toEqual({ stopTurn: true, reason: 'post says stop' });
+    expect(turnControlOf({ toolName: 'Bash', current: { stopTurn: false }, preToolUse: pre })).toEqual({
+      stopTurn: false,
+    });
+    expect(turnControlOf({ toolName: 'Bash', current: { stopTurn: true, reason: 'tool' }, preToolUse: pre })).toEqual({
+      stopTurn: true,
+      reason: 'tool',
+    });
+    expect(turnControlOf({ toolName: 'Bash', postToolUse: post, preToolUse: pre })).toEqual({
+      stopTurn: true,
+      reason: 'post says stop',
+    });
   });
 
   it('composes: Execute decides from the tool and PostToolUse, the workflow adds PreToolUse to that', () => {
@@ -52,7 +79,10 @@ describe('turnControlOf', () => {
   });
 
   it('names the default reasons of hook stops', () => {
-    expect(HOOK_STOP_REASONS).toEqual({ preToolUse: 'A PreToolUse hook stopped the turn.', postToolUse: 'A PostToolUse hook stopped the turn.' });
+    expect(HOOK_STOP_REASONS).toEqual({
+      preToolUse: 'A PreToolUse hook stopped the turn.',
+      postToolUse: 'A PostToolUse hook stopped the turn.',
+    });
   });
 });
 
@@ -67,7 +97,15 @@ describe('turnStopReason', () => {
 
 describe('hook additional context', () => {
   it('keeps the non-empty texts of hook answers, in order', () => {
-    expect(hookContextOf([{ additionalContext: 'a' }, {}, { additionalContext: '' }, { additionalContext: 3 }, { additionalContext: 'b' }])).toEqual(['a', 'b']);
+    expect(
+      hookContextOf([
+        { additionalContext: 'a' },
+        {},
+        { additionalContext: '' },
+        { additionalContext: 3 },
+        { additionalContext: 'b' },
+      ]),
+    ).toEqual(['a', 'b']);
   });
 
   it('joins PreToolUse context before PostToolUse context', () => {

@@ -12,13 +12,27 @@ const registry = new ToolRegistry([webFetchTool]);
 const cwd = '/nonexistent-cwd';
 
 const plan = async (url: string, rules: { allow?: string[]; deny?: string[] } = {}): Promise<ReadyCallPlan> =>
-  ready(await prepareCall({ registry, call: { id: 'c', name: 'WebFetch', input: { url } }, context: { sessionId: 's', cwd, allowRules: rules.allow ?? [], denyRules: rules.deny ?? [] } }));
+  ready(
+    await prepareCall({
+      registry,
+      call: { id: 'c', name: 'WebFetch', input: { url } },
+      context: { sessionId: 's', cwd, allowRules: rules.allow ?? [], denyRules: rules.deny ?? [] },
+    }),
+  );
 
 /** What the session decides for one WebFetch call: the plan as the activity makes it, then the workflow's chain. */
-async function decide(url: string, options: { mode?: PermissionMode; allow?: string[]; deny?: string[] } = {}): Promise<'allow' | 'ask' | 'deny'> {
+async function decide(
+  url: string,
+  options: { mode?: PermissionMode; allow?: string[]; deny?: string[] } = {},
+): Promise<'allow' | 'ask' | 'deny'> {
   const planned = await plan(url, options);
   return decidePermission({
-    subject: { toolName: planned.toolName, contentKind: planned.ruleKind, cwd, ...(planned.ruleContent === undefined ? {} : { content: planned.ruleContent }) },
+    subject: {
+      toolName: planned.toolName,
+      contentKind: planned.ruleKind,
+      cwd,
+      ...(planned.ruleContent === undefined ? {} : { content: planned.ruleContent }),
+    },
     mode: options.mode ?? 'default',
     rules: { allow: (options.allow ?? []).map(parseRule), ask: [], deny: (options.deny ?? []).map(parseRule) },
     remembered: [],
@@ -30,7 +44,8 @@ async function decide(url: string, options: { mode?: PermissionMode; allow?: str
 }
 
 type Fact = 'none' | 'strongAsk' | 'deny';
-const factOf = (planned: ReadyCallPlan): Fact => (planned.permission?.deny !== undefined ? 'deny' : planned.permission?.strongAsk !== undefined ? 'strongAsk' : 'none');
+const factOf = (planned: ReadyCallPlan): Fact =>
+  planned.permission?.deny !== undefined ? 'deny' : planned.permission?.strongAsk !== undefined ? 'strongAsk' : 'none';
 
 // [url the model sends, canonical URL that rules, the approver and the handler see, fact without rules, the exact allow rule's host]
 const rows: Array<[string, string, Fact, string]> = [
@@ -58,34 +73,52 @@ const rows: Array<[string, string, Fact, string]> = [
   ['http://2852039166/', 'http://169.254.169.254/', 'deny', '169.254.169.254'],
   ['http://169.254.1.1/', 'http://169.254.1.1/', 'deny', '169.254.1.1'],
   ['http://[fe80::1]/', 'http://[fe80::1]/', 'deny', '[fe80::1]'],
-  ['http://metadata.google.internal./computeMetadata/v1/', 'http://metadata.google.internal/computeMetadata/v1/', 'deny', 'metadata.google.internal'],
+  [
+    'http://metadata.google.internal./computeMetadata/v1/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+    'deny',
+    'metadata.google.internal',
+  ],
   ['http://[fd00:ec2::254]/', 'http://[fd00:ec2::254]/', 'deny', '[fd00:ec2::254]'],
   ['http://100.100.100.200/', 'http://100.100.100.200/', 'deny', '100.100.100.200'],
 ];
 
 describe('WebFetch host policy', () => {
-  it.each(rows)('%s → %s: %s without an allow rule, nothing with WebFetch(domain:%s)', async (url, canonical, fact, exactHost) => {
-    const planned = await plan(url);
-    expect(planned.input).toEqual({ url: canonical });
-    expect(planned.ruleContent).toBe(canonical);
-    expect(factOf(planned)).toBe(fact);
-    // A whole-tool rule or a rule naming a parent domain does not lift a fact; only the exact host does.
-    expect(factOf(await plan(url, { allow: ['WebFetch'] }))).toBe(fact);
-    expect(factOf(await plan(url, { allow: [`WebFetch(domain:${exactHost})`] }))).toBe('none');
-  });
+  it.each(rows)(
+    '%s → %s: %s without an allow rule, nothing with WebFetch(domain:%s)',
+    async (url, canonical, fact, exactHost) => {
+      const planned = await plan(url);
+      expect(planned.input).toEqual({ url: canonical });
+      expect(planned.ruleContent).toBe(canonical);
+      expect(factOf(planned)).toBe(fact);
+      // A whole-tool rule or a rule naming a parent domain does not lift a fact; only the exact host does.
+      expect(factOf(await plan(url, { allow: ['WebFetch'] }))).toBe(fact);
+      expect(factOf(await plan(url, { allow: [`WebFetch(domain:${exactHost})`] }))).toBe('none');
+    },
+  );
 
   it('explains a fact in words the approver and the model understand', async () => {
     expect((await plan('http://169.254.169.254/latest/meta-data')).permission?.deny?.reason).toMatch(
       /169\.254\.169\.254 is a cloud metadata address.*WebFetch\(domain:169\.254\.169\.254\)/,
     );
     expect((await plan('http://[fe80::1]/')).permission?.deny?.reason).toMatch(/\[fe80::1\] is a link-local address/);
-    expect((await plan('http://127.1/')).permission?.strongAsk?.reason).toMatch(/127\.0\.0\.1 is a loopback address.*WebFetch\(domain:127\.0\.0\.1\)/);
-    expect((await plan('http://10.1.2.3/')).permission?.strongAsk?.reason).toMatch(/10\.1\.2\.3 is a private-network address/);
+    expect((await plan('http://127.1/')).permission?.strongAsk?.reason).toMatch(
+      /127\.0\.0\.1 is a loopback address.*WebFetch\(domain:127\.0\.0\.1\)/,
+    );
+    expect((await plan('http://10.1.2.3/')).permission?.strongAsk?.reason).toMatch(
+      /10\.1\.2\.3 is a private-network address/,
+    );
   });
 
   it('lifts a fact only for a domain rule of WebFetch naming that exact host', async () => {
     const url = 'http://metadata.google.internal/';
-    for (const allow of ['WebFetch', 'WebFetch(domain:google.internal)', 'WebFetch(domain:internal)', 'Read(domain:metadata.google.internal)', 'WebFetch(http://metadata.google.internal/)']) {
+    for (const allow of [
+      'WebFetch',
+      'WebFetch(domain:google.internal)',
+      'WebFetch(domain:internal)',
+      'Read(domain:metadata.google.internal)',
+      'WebFetch(http://metadata.google.internal/)',
+    ]) {
       expect(factOf(await plan(url, { allow: [allow] })), allow).toBe('deny');
     }
     expect(factOf(await plan(url, { allow: ['WebFetch(domain:METADATA.google.internal.)'] }))).toBe('none');
@@ -111,16 +144,33 @@ describe('WebFetch host policy', () => {
   });
 
   it('applies a domain deny rule to every spelling of its host', async () => {
-    expect(await decide('http://EVIL.com./', { deny: ['WebFetch(domain:evil.com)'], allow: ['WebFetch'] })).toBe('deny');
-    expect(await decide('http://a.evil.com./x', { deny: ['WebFetch(domain:evil.com)'], allow: ['WebFetch'] })).toBe('deny');
+    expect(await decide('http://EVIL.com./', { deny: ['WebFetch(domain:evil.com)'], allow: ['WebFetch'] })).toBe(
+      'deny',
+    );
+    expect(await decide('http://a.evil.com./x', { deny: ['WebFetch(domain:evil.com)'], allow: ['WebFetch'] })).toBe(
+      'deny',
+    );
     // The rule's own spelling is canonicalised by the tool too: a trailing dot, upper case, an IP in another notation.
-    expect(await decide('http://evil.com/', { deny: ['WebFetch(domain:EVIL.COM.)'], allow: ['WebFetch'] })).toBe('deny');
-    expect(await decide('http://127.0.0.1/', { deny: ['WebFetch(domain:2130706433)'], allow: ['WebFetch(domain:127.0.0.1)'] })).toBe('deny');
-    expect(await decide('http://notevil.com/', { deny: ['WebFetch(domain:evil.com)'], allow: ['WebFetch'] })).toBe('allow');
+    expect(await decide('http://evil.com/', { deny: ['WebFetch(domain:EVIL.COM.)'], allow: ['WebFetch'] })).toBe(
+      'deny',
+    );
+    expect(
+      await decide('http://127.0.0.1/', {
+        deny: ['WebFetch(domain:2130706433)'],
+        allow: ['WebFetch(domain:127.0.0.1)'],
+      }),
+    ).toBe('deny');
+    expect(await decide('http://notevil.com/', { deny: ['WebFetch(domain:evil.com)'], allow: ['WebFetch'] })).toBe(
+      'allow',
+    );
   });
 
   it('refuses a URL whose host is empty once trailing dots are stripped', async () => {
-    const planned = await prepareCall({ registry, call: { id: 'c', name: 'WebFetch', input: { url: 'http://./' } }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
+    const planned = await prepareCall({
+      registry,
+      call: { id: 'c', name: 'WebFetch', input: { url: 'http://./' } },
+      context: { sessionId: 's', cwd, allowRules: [], denyRules: [] },
+    });
     expect(planned.kind).toBe('rejected');
   });
 });

@@ -7,7 +7,13 @@ import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { WEB_FETCH_MARKDOWN_TIMEOUT_MS, WEB_FETCH_MAX_BODY_BYTES, WEB_FETCH_MAX_HTML_CHARS, createWebFetchTool, webFetchTool } from '../../src/tools/builtin/web-fetch.js';
+import {
+  WEB_FETCH_MARKDOWN_TIMEOUT_MS,
+  WEB_FETCH_MAX_BODY_BYTES,
+  WEB_FETCH_MAX_HTML_CHARS,
+  createWebFetchTool,
+  webFetchTool,
+} from '../../src/tools/builtin/web-fetch.js';
 import { toolContext } from '../support/tool-context.js';
 
 const registry = new ToolRegistry([webFetchTool]);
@@ -98,18 +104,24 @@ describe('WebFetch', () => {
           response.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
           return;
         case '/long.html':
-          response.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Long</h1><p>${'word '.repeat(WEB_FETCH_MAX_HTML_CHARS / 5)}</p><p>TAIL</p>`);
+          response
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(`<h1>Long</h1><p>${'word '.repeat(WEB_FETCH_MAX_HTML_CHARS / 5)}</p><p>TAIL</p>`);
           return;
         case '/deep.html': {
           const depth = Number(url.searchParams.get('depth') ?? '0');
-          response.writeHead(200, { 'content-type': 'text/html' }).end(`${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}`);
+          response
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(`${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}`);
           return;
         }
         case '/data.json':
           response.writeHead(200, { 'content-type': 'application/json' }).end('{"a": [1, 2],\n  "b": "<not html>"}');
           return;
         case '/latin1.txt':
-          response.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+          response
+            .writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' })
+            .end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
           return;
         case '/untyped':
           response.end('plain words, no content type');
@@ -124,10 +136,14 @@ describe('WebFetch', () => {
           response.writeHead(302, { location: 'file:///etc/passwd' }).end();
           return;
         case '/gzip':
-          response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('compressed words'));
+          response
+            .writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' })
+            .end(gzipSync('compressed words'));
           return;
         case '/brotli':
-          response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' }).end(brotliCompressSync('brotli words'));
+          response
+            .writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' })
+            .end(brotliCompressSync('brotli words'));
           return;
         case '/missing':
           response.writeHead(404, { 'content-type': 'text/plain' }).end('nothing here');
@@ -169,9 +185,17 @@ describe('WebFetch', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const prepare = (input: unknown, name = 'WebFetch') => prepareCall({ registry, call: { id: 'c', name, input }, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
+  const prepare = (input: unknown, name = 'WebFetch') =>
+    prepareCall({
+      registry,
+      call: { id: 'c', name, input },
+      context: { sessionId: 's', cwd, allowRules: [], denyRules: [] },
+    });
   const fetchUrl = async (url: string, prompt?: string): Promise<ToolOutputObject> =>
-    (await webFetchTool.execute(prompt === undefined ? { url } : { url, prompt }, toolContext({ cwd }))) as ToolOutputObject;
+    (await webFetchTool.execute(
+      prompt === undefined ? { url } : { url, prompt },
+      toolContext({ cwd }),
+    )) as ToolOutputObject;
 
   it('plans a concurrent call that is not read-only (default mode asks), with url rules and a 60 s deadline', async () => {
     const plan = await prepare({ url: 'HTTPS://Example.COM/a?b=1' });
@@ -179,7 +203,14 @@ describe('WebFetch', () => {
       kind: 'ready',
       toolName: 'WebFetch',
       input: { url: 'https://example.com/a?b=1' },
-      flags: { concurrentSafe: true, readOnly: false, declaredReadOnly: false, destructive: false, sideEffectScope: 'none', idempotent: true },
+      flags: {
+        concurrentSafe: true,
+        readOnly: false,
+        declaredReadOnly: false,
+        destructive: false,
+        sideEffectScope: 'none',
+        idempotent: true,
+      },
       ruleKind: 'url',
       ruleContent: 'https://example.com/a?b=1',
       rememberRule: 'WebFetch(domain:example.com)',
@@ -187,13 +218,18 @@ describe('WebFetch', () => {
       timeoutMs: 60_000,
     });
     expect(webFetchTool.resultBudget).toEqual({ maxModelBytes: 100_000, policy: 'artifact', keep: 'head' });
-    for (const alias of ['web_fetch', 'fetch']) expect((await prepare({ url: 'http://example.com/' }, alias)).toolName).toBe('WebFetch');
+    for (const alias of ['web_fetch', 'fetch'])
+      expect((await prepare({ url: 'http://example.com/' }, alias)).toolName).toBe('WebFetch');
   });
 
   it('gives rules the host that is actually fetched', async () => {
     // A URL parser reads `\` as `/`: the host is a.example, whatever a naive reading of `…@b.example` says.
     const plan = await prepare({ url: 'http://a.example\\@b.example/' });
-    expect(plan).toMatchObject({ kind: 'ready', ruleContent: 'http://a.example/@b.example/', rememberRule: 'WebFetch(domain:a.example)' });
+    expect(plan).toMatchObject({
+      kind: 'ready',
+      ruleContent: 'http://a.example/@b.example/',
+      rememberRule: 'WebFetch(domain:a.example)',
+    });
   });
 
   it('refuses other schemes, invalid URLs and URLs with credentials in validateInput', async () => {
@@ -210,18 +246,27 @@ describe('WebFetch', () => {
       expect(plan.kind === 'rejected' && plan.modelContent, url).toMatch(message);
       expect(plan.kind === 'rejected' && plan.modelContent, url).not.toContain('secret');
     }
-    expect(await webFetchTool.validateInput?.({ url: 'ftp://127.0.0.1/' }, { sessionId: 's', cwd, allowRules: [], denyRules: [] })).toMatchObject({ ok: false, errorCode: 'unsupported_scheme' });
+    expect(
+      await webFetchTool.validateInput?.(
+        { url: 'ftp://127.0.0.1/' },
+        { sessionId: 's', cwd, allowRules: [], denyRules: [] },
+      ),
+    ).toMatchObject({ ok: false, errorCode: 'unsupported_scheme' });
   });
 
   it('extracts the text of an HTML page, behind a header', async () => {
     const output = await fetchUrl(`${base}/page.html`);
-    expect(output.content).toBe(`URL: ${base}/page.html\nStatus: 200\nContent-Type: text/html; charset=utf-8\n\n${HTML_TEXT}`);
+    expect(output.content).toBe(
+      `URL: ${base}/page.html\nStatus: 200\nContent-Type: text/html; charset=utf-8\n\n${HTML_TEXT}`,
+    );
     expect(output.isError).toBeUndefined();
   });
 
   it('converts HTML to Markdown: headings, links, lists and tables kept, every named entity decoded, scripts and styles dropped', async () => {
     const output = await fetchUrl(`${base}/article.html`);
-    expect(output.content).toBe(`URL: ${base}/article.html\nStatus: 200\nContent-Type: text/html\n\n${ARTICLE_MARKDOWN}`);
+    expect(output.content).toBe(
+      `URL: ${base}/article.html\nStatus: 200\nContent-Type: text/html\n\n${ARTICLE_MARKDOWN}`,
+    );
     expect(output.content).not.toContain('not a heading');
     expect(output.content).not.toContain('display');
   });
@@ -244,29 +289,42 @@ describe('WebFetch', () => {
     );
     // Parsing 50,000 nested elements takes minutes; the timeout stops it.
     const impatient = createWebFetchTool({ markdownTimeoutMs: 300 });
-    await expect(impatient.execute({ url: `${base}/deep.html?depth=50000` }, toolContext({ cwd }))).rejects.toMatchObject(
-      error(`Could not convert the HTML of ${base}/deep.html?depth=50000 to Markdown: Script execution timed out after 300ms`),
+    await expect(
+      impatient.execute({ url: `${base}/deep.html?depth=50000` }, toolContext({ cwd })),
+    ).rejects.toMatchObject(
+      error(
+        `Could not convert the HTML of ${base}/deep.html?depth=50000 to Markdown: Script execution timed out after 300ms`,
+      ),
     );
     expect(WEB_FETCH_MARKDOWN_TIMEOUT_MS).toBe(10_000);
   }, 60_000);
 
   it('returns JSON and other text as it is, decoded by its charset', async () => {
-    expect((await fetchUrl(`${base}/data.json`)).content).toBe(`URL: ${base}/data.json\nStatus: 200\nContent-Type: application/json\n\n{"a": [1, 2],\n  "b": "<not html>"}`);
+    expect((await fetchUrl(`${base}/data.json`)).content).toBe(
+      `URL: ${base}/data.json\nStatus: 200\nContent-Type: application/json\n\n{"a": [1, 2],\n  "b": "<not html>"}`,
+    );
     expect((await fetchUrl(`${base}/latin1.txt`)).content).toMatch(/\n\ncafé$/);
-    expect((await fetchUrl(`${base}/untyped`)).content).toBe(`URL: ${base}/untyped\nStatus: 200\n\nplain words, no content type`);
+    expect((await fetchUrl(`${base}/untyped`)).content).toBe(
+      `URL: ${base}/untyped\nStatus: 200\n\nplain words, no content type`,
+    );
   });
 
   it('follows redirects, up to five, and reports the final URL', async () => {
     const output = await fetchUrl(`${base}/redirect?hops=5`);
     expect(output.content.startsWith(`URL: ${base}/page.html\nStatus: 200\n`)).toBe(true);
     expect(output.content.endsWith(HTML_TEXT)).toBe(true);
-    await expect(fetchUrl(`${base}/redirect?hops=6`)).rejects.toMatchObject({ name: 'ToolUseError', code: 'too_many_redirects' });
+    await expect(fetchUrl(`${base}/redirect?hops=6`)).rejects.toMatchObject({
+      name: 'ToolUseError',
+      code: 'too_many_redirects',
+    });
   });
 
   it('refuses a redirect to a scheme other than http(s)', async () => {
     const error: unknown = await fetchUrl(`${base}/to-file`).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'ToolUseError', code: 'redirect_refused' });
-    expect((error as Error).message).toBe(`Refused the redirect from ${base}/to-file to file:///etc/passwd: WebFetch follows only http and https URLs`);
+    expect((error as Error).message).toBe(
+      `Refused the redirect from ${base}/to-file to file:///etc/passwd: WebFetch follows only http and https URLs`,
+    );
   });
 
   it('decompresses gzip and brotli bodies', async () => {
@@ -285,7 +343,10 @@ describe('WebFetch', () => {
   it('stops reading an endless body at 10 MB and says so in the header', async () => {
     const before = endless.bytes;
     const output = await fetchUrl(`${base}/endless`);
-    const [header, body] = [output.content.slice(0, output.content.indexOf('\n\n')), output.content.slice(output.content.indexOf('\n\n') + 2)];
+    const [header, body] = [
+      output.content.slice(0, output.content.indexOf('\n\n')),
+      output.content.slice(output.content.indexOf('\n\n') + 2),
+    ];
     expect(header).toBe(
       `URL: ${base}/endless\nStatus: 200\nContent-Type: text/plain\n` +
         `Truncated: the body is larger than ${WEB_FETCH_MAX_BODY_BYTES} bytes; only the first ${WEB_FETCH_MAX_BODY_BYTES} bytes were read.`,
@@ -301,7 +362,9 @@ describe('WebFetch', () => {
     expect((await fetchUrl(`${base}/image.png`)).content).toBe(
       `URL: ${base}/image.png\nStatus: 200\nContent-Type: image/png\n\nBinary content (image/png, ${PNG.length} bytes) was not fetched as text.`,
     );
-    expect((await fetchUrl(`${base}/blob`)).content).toMatch(/\n\nBinary content \(application\/octet-stream, 1500 bytes\) was not fetched as text\.$/);
+    expect((await fetchUrl(`${base}/blob`)).content).toMatch(
+      /\n\nBinary content \(application\/octet-stream, 1500 bytes\) was not fetched as text\.$/,
+    );
   });
 
   it('answers a prompt with a note, not a model', async () => {
@@ -320,7 +383,9 @@ describe('WebFetch', () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const error: unknown = await fetchUrl(`http://127.0.0.1:${port}/`).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(new RegExp(`^Failed to fetch http://127\\.0\\.0\\.1:${port}/: .*ECONNREFUSED`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^Failed to fetch http://127\\.0\\.0\\.1:${port}/: .*ECONNREFUSED`),
+    );
   });
 
   it('stops promptly when the signal aborts mid-download', async () => {

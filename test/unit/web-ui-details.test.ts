@@ -24,10 +24,12 @@ function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
 const view = (pending: ApprovalRequest[]) => ({ runningTurnId: 't1', queuedTurns: 0, completedTurns: 0, pending });
 
 describe('Current Details in the Temporal Web UI', () => {
-  it('names each pending call\'s command, since when it waits, and the signal JSON to paste', () => {
+  it("names each pending call's command, since when it waits, and the signal JSON to paste", () => {
     const text = renderCurrentDetails({ identity, view: view([request()]), now: new Date('2026-01-01T10:03:05.000Z') });
     expect(text).toContain('Session `s-1` · cwd `/work/demo` · mode `default`');
-    expect(text).toContain('**1. Bash** `rm -rf build` — waiting since 2026-01-01T10:00:00.000Z (3m 5s at the last update)');
+    expect(text).toContain(
+      '**1. Bash** `rm -rf build` — waiting since 2026-01-01T10:00:00.000Z (3m 5s at the last update)',
+    );
     expect(text).not.toContain('Clean up');
     const json = /```json\n([^`]*)\n```/.exec(text)?.[1];
     expect(JSON.parse(json ?? '')).toEqual({ requestId: 'r-1', decision: 'allow', inputDigest: 'a'.repeat(64) });
@@ -37,7 +39,9 @@ describe('Current Details in the Temporal Web UI', () => {
   });
 
   it('stays bounded: at most N requests listed, long commands clipped', () => {
-    const many = Array.from({ length: 12 }, (_, index) => request({ requestId: `r-${index}`, input: { command: `echo ${'x'.repeat(2_000)}` } }));
+    const many = Array.from({ length: 12 }, (_, index) =>
+      request({ requestId: `r-${index}`, input: { command: `echo ${'x'.repeat(2_000)}` } }),
+    );
     const text = renderCurrentDetails({ identity, view: view(many), now: new Date('2026-01-01T10:00:00.000Z') });
     expect(text.match(/```json/g)).toHaveLength(CURRENT_DETAILS_LIMITS.requests);
     expect(text).toContain(`…and ${12 - CURRENT_DETAILS_LIMITS.requests} more`);
@@ -45,29 +49,43 @@ describe('Current Details in the Temporal Web UI', () => {
   });
 
   it('says idle without requests', () => {
-    expect(renderCurrentDetails({ identity, view: { runningTurnId: undefined, queuedTurns: 0, completedTurns: 2, pending: [] }, now: new Date(0) })).toContain(
-      '**Idle.** 2 turn(s) completed.',
-    );
+    expect(
+      renderCurrentDetails({
+        identity,
+        view: { runningTurnId: undefined, queuedTurns: 0, completedTurns: 2, pending: [] },
+        now: new Date(0),
+      }),
+    ).toContain('**Idle.** 2 turn(s) completed.');
   });
 
   it('renders the resolved input a human approves: command, path, URL, pattern, else compact JSON', () => {
     expect(describeInput('Bash', { command: 'npm test', description: 'Run tests' })).toBe('npm test');
     expect(describeInput('Edit', { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' })).toBe('/w/a.ts');
-    expect(describeInput('WebFetch', { url: 'https://example.com/x', prompt: 'summarise' })).toBe('https://example.com/x');
+    expect(describeInput('WebFetch', { url: 'https://example.com/x', prompt: 'summarise' })).toBe(
+      'https://example.com/x',
+    );
     expect(describeInput('Grep', { pattern: 'TODO', path: '/w/src' })).toBe('TODO in /w/src');
     expect(describeInput('mcp__notes__read', { id: 'n1' })).toBe('{"id":"n1"}');
     expect(describeInput('X', null)).toBe('');
   });
 
   it('keeps a backtick in a command from ending its code span', () => {
-    const text = renderCurrentDetails({ identity, view: view([request({ input: { command: 'echo `date`' } })]), now: new Date(0) });
+    const text = renderCurrentDetails({
+      identity,
+      view: view([request({ input: { command: 'echo `date`' } })]),
+      now: new Date(0),
+    });
     expect(text).toContain('**1. Bash** `` echo `date` `` —');
   });
 });
 
 describe('static summary and details set at start', () => {
   it('names the session, cwd and permission mode, and how to approve from the Web UI', () => {
-    const { staticSummary, staticDetails } = sessionStartMetadata('wf-1', { cwd: '/work/demo', permissionMode: 'acceptEdits', rules: { deny: ['Bash(rm:*)'] } }, 'switchyard');
+    const { staticSummary, staticDetails } = sessionStartMetadata(
+      'wf-1',
+      { cwd: '/work/demo', permissionMode: 'acceptEdits', rules: { deny: ['Bash(rm:*)'] } },
+      'switchyard',
+    );
     expect(staticSummary).toBe('Switchyard session wf-1 · cwd /work/demo · mode acceptEdits');
     expect(staticDetails).toContain('- cwd: `/work/demo`');
     expect(staticDetails).toContain('- deny rules: `Bash(rm:*)`');
@@ -77,7 +95,7 @@ describe('static summary and details set at start', () => {
 });
 
 describe('Bash activity summary', () => {
-  it('is the command, never the model\'s description', () => {
+  it("is the command, never the model's description", () => {
     expect(bashTool.summarize?.({ command: 'rm -rf build', description: 'List files' })).toBe('rm -rf build');
   });
 });

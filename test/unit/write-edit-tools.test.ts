@@ -39,7 +39,13 @@ describe('Write', () => {
     expect(plan).toMatchObject({
       toolName: 'Write',
       input: { file_path: path.join(cwd, 'a.txt'), content: 'x\n' },
-      flags: { concurrentSafe: false, readOnly: false, destructive: false, sideEffectScope: 'workspace', idempotent: false },
+      flags: {
+        concurrentSafe: false,
+        readOnly: false,
+        destructive: false,
+        sideEffectScope: 'workspace',
+        idempotent: false,
+      },
       ruleKind: 'path',
       ruleContent: path.join(cwd, 'a.txt'),
       editsInsideCwd: true,
@@ -52,10 +58,17 @@ describe('Write', () => {
   it('creates a new file with its parent directories, with a file_diff from the empty text', async () => {
     const target = path.join(cwd, 'deep', 'er', 'new.txt');
     const plan = await prepare(cwd, 'Write', { file_path: 'deep/er/new.txt', content: 'one\ntwo\n' });
-    expect(ready(plan).approval?.preview).toBe(`--- a/${target.slice(1)}\n+++ b/${target.slice(1)}\n@@ -0,0 +1,2 @@\n+one\n+two\n`);
+    expect(ready(plan).approval?.preview).toBe(
+      `--- a/${target.slice(1)}\n+++ b/${target.slice(1)}\n@@ -0,0 +1,2 @@\n+one\n+two\n`,
+    );
     const output = await run(cwd, plan);
     expect(output.content).toBe(`File created successfully at: ${target}`);
-    expect(output.display).toEqual({ type: 'file_diff', filePath: target, truncated: false, hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 2, lines: ['+one', '+two'] }] });
+    expect(output.display).toEqual({
+      type: 'file_diff',
+      filePath: target,
+      truncated: false,
+      hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 2, lines: ['+one', '+two'] }],
+    });
     expect(await readFile(target, 'utf8')).toBe('one\ntwo\n');
   });
 
@@ -66,7 +79,10 @@ describe('Write', () => {
     expect(ready(plan).approval?.preview).toContain('@@ -1,2 +1,2 @@\n keep\n-old\n+new\n');
     const output = await run(cwd, plan);
     expect(output.content).toBe(`The file ${target} has been updated.`);
-    expect(output.display).toMatchObject({ type: 'file_diff', hunks: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' keep', '-old', '+new'] }] });
+    expect(output.display).toMatchObject({
+      type: 'file_diff',
+      hunks: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' keep', '-old', '+new'] }],
+    });
     expect(await readFile(target, 'utf8')).toBe('keep\nnew\n');
   });
 
@@ -81,13 +97,18 @@ describe('Write', () => {
   it('overwrites a binary file with a text display instead of a diff', async () => {
     await writeFile(path.join(cwd, 'blob.bin'), Buffer.from([1, 0, 2, 3]));
     const output = await run(cwd, await prepare(cwd, 'Write', { file_path: 'blob.bin', content: 'text\n' }));
-    expect(output.display).toEqual({ type: 'text', text: `${path.join(cwd, 'blob.bin')} was a binary file (4 bytes); no diff is shown` });
+    expect(output.display).toEqual({
+      type: 'text',
+      text: `${path.join(cwd, 'blob.bin')} was a binary file (4 bytes); no diff is shown`,
+    });
     expect(await readFile(path.join(cwd, 'blob.bin'), 'utf8')).toBe('text\n');
   });
 
   it('refuses a directory at validation and at execution', async () => {
     await mkdir(path.join(cwd, 'dir'));
-    expect(rejection(await prepare(cwd, 'Write', { file_path: 'dir', content: 'x' }))).toMatch(/^<tool_use_error>.*dir is a directory, not a file<\/tool_use_error>$/);
+    expect(rejection(await prepare(cwd, 'Write', { file_path: 'dir', content: 'x' }))).toMatch(
+      /^<tool_use_error>.*dir is a directory, not a file<\/tool_use_error>$/,
+    );
     const plan = await prepare(cwd, 'Write', { file_path: 'later', content: 'x' });
     await mkdir(path.join(cwd, 'later'));
     await expect(run(cwd, plan)).rejects.toThrow(ToolUseError);
@@ -96,8 +117,12 @@ describe('Write', () => {
 
   it('refuses a FIFO instead of blocking on it', async () => {
     execFileSync('mkfifo', [path.join(cwd, 'pipe')]);
-    expect(rejection(await prepare(cwd, 'Write', { file_path: 'pipe', content: 'x' }))).toBe(`<tool_use_error>${path.join(cwd, 'pipe')} is not a regular file</tool_use_error>`);
-    expect(rejection(await prepare(cwd, 'Edit', { file_path: 'pipe', old_string: 'a', new_string: 'b' }))).toBe(`<tool_use_error>${path.join(cwd, 'pipe')} is not a regular file</tool_use_error>`);
+    expect(rejection(await prepare(cwd, 'Write', { file_path: 'pipe', content: 'x' }))).toBe(
+      `<tool_use_error>${path.join(cwd, 'pipe')} is not a regular file</tool_use_error>`,
+    );
+    expect(rejection(await prepare(cwd, 'Edit', { file_path: 'pipe', old_string: 'a', new_string: 'b' }))).toBe(
+      `<tool_use_error>${path.join(cwd, 'pipe')} is not a regular file</tool_use_error>`,
+    );
   });
 
   it('refuses a path under a regular file as a ToolUseError', async () => {
@@ -117,7 +142,9 @@ describe('Write', () => {
       ['out-file', /through a symlink/],
     ];
     for (const [filePath, message] of cases) {
-      expect(rejection(await prepare(cwd, 'Write', { file_path: filePath, content: 'pwned' })), filePath).toMatch(message);
+      expect(rejection(await prepare(cwd, 'Write', { file_path: filePath, content: 'pwned' })), filePath).toMatch(
+        message,
+      );
     }
     expect(await readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('safe');
   });
@@ -138,14 +165,16 @@ describe('Edit', () => {
   let cwd: string;
   let outside: string;
   let target: string;
-  const text = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'].join('\n') + '\n';
+  const text =
+    ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'].join('\n') + '\n';
   beforeEach(async () => {
     cwd = await tempDir();
     outside = await tempDir();
     target = path.join(cwd, 'greek.txt');
     await writeFile(target, text);
   });
-  const edit = (input: Record<string, unknown>, allowRules: string[] = []) => prepare(cwd, 'Edit', { file_path: 'greek.txt', ...input }, allowRules);
+  const edit = (input: Record<string, unknown>, allowRules: string[] = []) =>
+    prepare(cwd, 'Edit', { file_path: 'greek.txt', ...input }, allowRules);
 
   it('plans an exclusive file-editing call with a diff preview', async () => {
     const plan = ready(await edit({ old_string: 'beta', new_string: 'BETA' }));
@@ -157,8 +186,13 @@ describe('Edit', () => {
       editsInsideCwd: true,
       timeoutMs: 30_000,
     });
-    expect(plan.approval?.preview).toBe(`--- a/${target.slice(1)}\n+++ b/${target.slice(1)}\n@@ -1,5 +1,5 @@\n alpha\n-beta\n+BETA\n gamma\n delta\n epsilon\n`);
-    for (const alias of ['replace', 'edit_file']) expect(ready(await prepare(cwd, alias, { file_path: 'greek.txt', old_string: 'beta', new_string: 'b' })).toolName).toBe('Edit');
+    expect(plan.approval?.preview).toBe(
+      `--- a/${target.slice(1)}\n+++ b/${target.slice(1)}\n@@ -1,5 +1,5 @@\n alpha\n-beta\n+BETA\n gamma\n delta\n epsilon\n`,
+    );
+    for (const alias of ['replace', 'edit_file'])
+      expect(
+        ready(await prepare(cwd, alias, { file_path: 'greek.txt', old_string: 'beta', new_string: 'b' })).toolName,
+      ).toBe('Edit');
   });
 
   it('replaces a unique string and returns the file_diff hunks', async () => {
@@ -169,7 +203,15 @@ describe('Edit', () => {
       type: 'file_diff',
       filePath: target,
       truncated: false,
-      hunks: [{ oldStart: 4, oldLines: 7, newStart: 4, newLines: 6, lines: [' delta', ' epsilon', ' zeta', '-eta', '-theta', '+ETA', ' iota', ' kappa'] }],
+      hunks: [
+        {
+          oldStart: 4,
+          oldLines: 7,
+          newStart: 4,
+          newLines: 6,
+          lines: [' delta', ' epsilon', ' zeta', '-eta', '-theta', '+ETA', ' iota', ' kappa'],
+        },
+      ],
     });
   });
 
@@ -178,7 +220,17 @@ describe('Edit', () => {
     const output = await run(cwd, await edit({ old_string: 'x', new_string: 'w', replace_all: true }));
     expect(output.content).toBe(`The file ${target} has been updated. Replaced 3 occurrences of old_string.`);
     expect(await readFile(target, 'utf8')).toBe('w = 1;\ny = w + w;\nz = 2;\n');
-    expect(output.display).toMatchObject({ hunks: [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: ['-x = 1;', '-y = x + x;', '+w = 1;', '+y = w + w;', ' z = 2;'] }] });
+    expect(output.display).toMatchObject({
+      hunks: [
+        {
+          oldStart: 1,
+          oldLines: 3,
+          newStart: 1,
+          newLines: 3,
+          lines: ['-x = 1;', '-y = x + x;', '+w = 1;', '+y = w + w;', ' z = 2;'],
+        },
+      ],
+    });
   });
 
   it('inserts new_string literally ($& and $1 are not patterns)', async () => {
@@ -191,14 +243,23 @@ describe('Edit', () => {
     await mkdir(path.join(cwd, 'dir'));
     await writeFile(path.join(cwd, 'twice.txt'), 'same\nsame\n');
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ file_path: 'missing.txt', old_string: 'a', new_string: 'b' }, `File does not exist: ${path.join(cwd, 'missing.txt')}`],
-      [{ old_string: 'beta', new_string: 'beta' }, 'No changes to make: old_string and new_string are exactly the same.'],
+      [
+        { file_path: 'missing.txt', old_string: 'a', new_string: 'b' },
+        `File does not exist: ${path.join(cwd, 'missing.txt')}`,
+      ],
+      [
+        { old_string: 'beta', new_string: 'beta' },
+        'No changes to make: old_string and new_string are exactly the same.',
+      ],
       [{ old_string: 'omega', new_string: 'x' }, 'String to replace not found in file.\nString: omega'],
       [
         { file_path: 'twice.txt', old_string: 'same', new_string: 'other' },
         'Found 2 matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.',
       ],
-      [{ file_path: 'bin.dat', old_string: 'a', new_string: 'c' }, `Cannot edit binary file: ${path.join(cwd, 'bin.dat')}`],
+      [
+        { file_path: 'bin.dat', old_string: 'a', new_string: 'c' },
+        `Cannot edit binary file: ${path.join(cwd, 'bin.dat')}`,
+      ],
       [{ file_path: 'dir', old_string: 'a', new_string: 'c' }, `${path.join(cwd, 'dir')} is a directory, not a file`],
       [{ old_string: '', new_string: 'x' }, 'Cannot create new file - file already exists.'],
     ];
@@ -210,9 +271,14 @@ describe('Edit', () => {
 
   it('creates a missing file (and its directories) when old_string is empty', async () => {
     const newFile = path.join(cwd, 'new', 'file.txt');
-    const output = await run(cwd, await prepare(cwd, 'Edit', { file_path: 'new/file.txt', old_string: '', new_string: 'hello\n' }));
+    const output = await run(
+      cwd,
+      await prepare(cwd, 'Edit', { file_path: 'new/file.txt', old_string: '', new_string: 'hello\n' }),
+    );
     expect(output.content).toBe(`File created successfully at: ${newFile}`);
-    expect(output.display).toMatchObject({ hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ['+hello'] }] });
+    expect(output.display).toMatchObject({
+      hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ['+hello'] }],
+    });
     expect(await readFile(newFile, 'utf8')).toBe('hello\n');
   });
 
@@ -221,7 +287,9 @@ describe('Edit', () => {
     await writeFile(target, 'alpha\nb3ta\n');
     const changed = await readFile(target, 'utf8');
     await expect(run(cwd, plan)).rejects.toThrow(ToolUseError);
-    await expect(run(cwd, plan)).rejects.toThrow(/^String to replace not found in file\.\nString: beta\n\(The file changed/);
+    await expect(run(cwd, plan)).rejects.toThrow(
+      /^String to replace not found in file\.\nString: beta\n\(The file changed/,
+    );
     expect(await readFile(target, 'utf8')).toBe(changed);
 
     await writeFile(target, text);
@@ -244,7 +312,10 @@ describe('Edit', () => {
       ['link.txt', /through a symlink/],
     ];
     for (const [filePath, message] of cases) {
-      expect(rejection(await prepare(cwd, 'Edit', { file_path: filePath, old_string: 'alpha', new_string: 'x' })), filePath).toMatch(message);
+      expect(
+        rejection(await prepare(cwd, 'Edit', { file_path: filePath, old_string: 'alpha', new_string: 'x' })),
+        filePath,
+      ).toMatch(message);
     }
     expect(await readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('alpha\n');
   });
@@ -263,7 +334,11 @@ describe('Edit', () => {
 
 describe('planEdit', () => {
   it('counts non-overlapping occurrences', () => {
-    expect(planEdit('aaaa', { old_string: 'aa', new_string: 'b', replace_all: true })).toEqual({ ok: true, after: 'bb', replacements: 2 });
+    expect(planEdit('aaaa', { old_string: 'aa', new_string: 'b', replace_all: true })).toEqual({
+      ok: true,
+      after: 'bb',
+      replacements: 2,
+    });
     expect(planEdit('aaa', { old_string: 'aa', new_string: 'b' })).toEqual({ ok: true, after: 'ba', replacements: 1 });
     expect(planEdit('', { old_string: '', new_string: 'new' })).toEqual({ ok: true, after: 'new', replacements: 1 });
   });
@@ -282,7 +357,9 @@ describe('Write and Edit re-check the path at execution (a symlink swapped in af
     const plan = ready(await prepare(cwd, name, input));
     const tool = registry.lookup(name);
     if (tool === undefined) throw new Error(`no tool ${name}`);
-    expect(await tool.validateInput?.(plan.input, { sessionId: 's', cwd, allowRules: [], denyRules: [] })).toEqual({ ok: true });
+    expect(await tool.validateInput?.(plan.input, { sessionId: 's', cwd, allowRules: [], denyRules: [] })).toEqual({
+      ok: true,
+    });
     return { plan, execute: () => tool.execute(plan.input, toolContext({ cwd })) };
   }
 
@@ -291,7 +368,11 @@ describe('Write and Edit re-check the path at execution (a symlink swapped in af
     const call = await planned('Write', { file_path: 'sub/a.txt', content: 'pwned\n' });
     await rm(path.join(cwd, 'sub'), { recursive: true });
     await symlink(outside, path.join(cwd, 'sub'));
-    await expect(call.execute()).rejects.toMatchObject({ name: 'ToolUseError', code: 'path_changed', message: expect.stringMatching(/sub\/a\.txt.*outside the session's working directory/s) });
+    await expect(call.execute()).rejects.toMatchObject({
+      name: 'ToolUseError',
+      code: 'path_changed',
+      message: expect.stringMatching(/sub\/a\.txt.*outside the session's working directory/s),
+    });
     await expect(stat(path.join(outside, 'a.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 

@@ -23,7 +23,10 @@ export interface AiSdkToolCallPart {
 export type AiSdkToolResultOutput =
   | { type: 'text'; value: string }
   | { type: 'error-text'; value: string }
-  | { type: 'content'; value: Array<{ type: 'text'; text: string } | { type: 'media'; data: string; mediaType: ImageMediaType }> };
+  | {
+      type: 'content';
+      value: Array<{ type: 'text'; text: string } | { type: 'media'; data: string; mediaType: ImageMediaType }>;
+    };
 
 export interface AiSdkToolResultPart {
   type: 'tool-result';
@@ -38,8 +41,14 @@ export interface AiSdkToolResultPart {
  * (`toAiSdkTools(tools, { jsonSchema })`), so the adapter needs no SDK at run time.
  */
 export function toAiSdkTools(tools: readonly Tool[]): Record<string, AiSdkToolDefinition<JsonSchema>>;
-export function toAiSdkTools<Schema>(tools: readonly Tool[], options: { jsonSchema: (schema: JsonSchema) => Schema }): Record<string, AiSdkToolDefinition<Schema>>;
-export function toAiSdkTools<Schema>(tools: readonly Tool[], options: { jsonSchema?: (schema: JsonSchema) => Schema } = {}): Record<string, AiSdkToolDefinition<Schema | JsonSchema>> {
+export function toAiSdkTools<Schema>(
+  tools: readonly Tool[],
+  options: { jsonSchema: (schema: JsonSchema) => Schema },
+): Record<string, AiSdkToolDefinition<Schema>>;
+export function toAiSdkTools<Schema>(
+  tools: readonly Tool[],
+  options: { jsonSchema?: (schema: JsonSchema) => Schema } = {},
+): Record<string, AiSdkToolDefinition<Schema | JsonSchema>> {
   const names = toolNameMap(tools, 'ai-sdk');
   return Object.fromEntries(
     modelToolSchemas(tools).map((tool) => {
@@ -51,12 +60,24 @@ export function toAiSdkTools<Schema>(tools: readonly Tool[], options: { jsonSche
 }
 
 /** Tool calls from `tool-call` parts (other parts are skipped); pass `tools` to map safe names back. */
-export function callsFromAiSdk(parts: readonly AiSdkToolCallPart[], options: { tools?: readonly Tool[] } = {}): ToolCall[] {
+export function callsFromAiSdk(
+  parts: readonly AiSdkToolCallPart[],
+  options: { tools?: readonly Tool[] } = {},
+): ToolCall[] {
   const names = toolNameMap(options.tools, 'ai-sdk');
-  return parts.filter((part) => part.type === 'tool-call').map((part) => ({ id: part.toolCallId ?? '', name: names.fromModel(part.toolName ?? ''), input: part.input ?? {} }));
+  return parts
+    .filter((part) => part.type === 'tool-call')
+    .map((part) => ({
+      id: part.toolCallId ?? '',
+      name: names.fromModel(part.toolName ?? ''),
+      input: part.input ?? {},
+    }));
 }
 
-function toolNameFor(result: ToolResult, options: { tools?: readonly Tool[]; toolCalls?: readonly AiSdkToolCallPart[] }): string {
+function toolNameFor(
+  result: ToolResult,
+  options: { tools?: readonly Tool[]; toolCalls?: readonly AiSdkToolCallPart[] },
+): string {
   const called = options.toolCalls?.find((part) => part.toolCallId === result.callId)?.toolName;
   return called ?? toolNameMap(options.tools, 'ai-sdk').toModel(result.toolName);
 }
@@ -66,12 +87,17 @@ function toolNameFor(result: ToolResult, options: { tools?: readonly Tool[]; too
  * value }`, or `{ type: 'error-text', value }` for a failed result. `toolName` is the name the model called when
  * `toolCalls` (its `tool-call` parts) are given, else the exported name of the tool.
  */
-export function toAiSdkToolResults(turn: TurnResult | readonly ToolResult[], options: { tools?: readonly Tool[]; toolCalls?: readonly AiSdkToolCallPart[] } = {}): AiSdkToolResultPart[] {
+export function toAiSdkToolResults(
+  turn: TurnResult | readonly ToolResult[],
+  options: { tools?: readonly Tool[]; toolCalls?: readonly AiSdkToolCallPart[] } = {},
+): AiSdkToolResultPart[] {
   return resultsOf(turn).map((result) => ({
     type: 'tool-result',
     toolCallId: result.callId,
     toolName: toolNameFor(result, options),
-    output: result.isError ? { type: 'error-text', value: result.modelContent } : { type: 'text', value: result.modelContent },
+    output: result.isError
+      ? { type: 'error-text', value: result.modelContent }
+      : { type: 'text', value: result.modelContent },
   }));
 }
 
@@ -89,7 +115,13 @@ export async function toAiSdkToolResultsWithImages(
       const part = textParts[index] as AiSdkToolResultPart;
       const images = imagesOf(result);
       if (images.length === 0 || result.isError) return part;
-      const media = await Promise.all(images.map(async (image) => ({ type: 'media' as const, data: await base64Of(image, options.artifacts), mediaType: image.mediaType })));
+      const media = await Promise.all(
+        images.map(async (image) => ({
+          type: 'media' as const,
+          data: await base64Of(image, options.artifacts),
+          mediaType: image.mediaType,
+        })),
+      );
       return { ...part, output: { type: 'content', value: [{ type: 'text', text: result.modelContent }, ...media] } };
     }),
   );

@@ -63,7 +63,12 @@ export class AnthropicToolStream {
         this.#releaseHeld();
         const block = event.content_block;
         if (block?.type === 'tool_use' && event.index !== undefined) {
-          this.#open.set(event.index, { id: block.id ?? '', name: this.#names.fromModel(block.name ?? ''), json: '', startInput: block.input ?? {} });
+          this.#open.set(event.index, {
+            id: block.id ?? '',
+            name: this.#names.fromModel(block.name ?? ''),
+            json: '',
+            startInput: block.input ?? {},
+          });
         }
         return this.#stream.settled();
       }
@@ -76,7 +81,8 @@ export class AnthropicToolStream {
         const open = event.index === undefined ? undefined : this.#open.get(event.index);
         if (open === undefined) return this.#stream.settled();
         this.#open.delete(event.index as number);
-        if (open.json.trim() === '') return this.#stream.complete({ id: open.id, name: open.name, input: open.startInput });
+        if (open.json.trim() === '')
+          return this.#stream.complete({ id: open.id, name: open.name, input: open.startInput });
         const input = parseArguments(open.json);
         if (typeof input === 'string') {
           this.#held = open;
@@ -113,9 +119,11 @@ export class AnthropicToolStream {
     this.#held = undefined;
     if (held !== undefined) {
       if (stopReason === 'max_tokens') this.#stream.cutOff({ id: held.id, name: held.name, stopReason });
-      else void this.#stream.complete({ id: held.id, name: held.name, argumentsText: held.json }).catch(() => undefined);
+      else
+        void this.#stream.complete({ id: held.id, name: held.name, argumentsText: held.json }).catch(() => undefined);
     }
-    for (const open of [...this.#open.entries()].sort(([a], [b]) => a - b).map(([, block]) => block)) this.#stream.cutOff({ id: open.id, name: open.name, stopReason });
+    for (const open of [...this.#open.entries()].sort(([a], [b]) => a - b).map(([, block]) => block))
+      this.#stream.cutOff({ id: open.id, name: open.name, stopReason });
     this.#open.clear();
     return this.#stream.end();
   }

@@ -52,17 +52,29 @@ export function toAnthropicTools(tools: readonly Tool[]): AnthropicTool[] {
 }
 
 /** Tool calls from Anthropic `tool_use` content blocks (other blocks are skipped); pass `tools` to map safe names back. */
-export function callsFromAnthropic(content: readonly AnthropicContentBlock[], options: { tools?: readonly Tool[] } = {}): ToolCall[] {
+export function callsFromAnthropic(
+  content: readonly AnthropicContentBlock[],
+  options: { tools?: readonly Tool[] } = {},
+): ToolCall[] {
   const names = toolNameMap(options.tools, 'anthropic');
-  return content.filter((block) => block.type === 'tool_use').map((block) => ({ id: block.id ?? '', name: names.fromModel(block.name ?? ''), input: block.input ?? {} }));
+  return content
+    .filter((block) => block.type === 'tool_use')
+    .map((block) => ({ id: block.id ?? '', name: names.fromModel(block.name ?? ''), input: block.input ?? {} }));
 }
 
 /**
  * Anthropic `tool_result` blocks for the next user message, in call order. Text only: a result with images gives
  * its text form (`[image: …]` lines); use {@link toAnthropicToolResultsWithImages} to send the images.
  */
-export function toAnthropicToolResults(turn: TurnResult | readonly ToolResult[]): Array<{ type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }> {
-  return resultsOf(turn).map((result) => ({ type: 'tool_result', tool_use_id: result.callId, content: result.modelContent, ...(result.isError ? { is_error: true } : {}) }));
+export function toAnthropicToolResults(
+  turn: TurnResult | readonly ToolResult[],
+): Array<{ type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }> {
+  return resultsOf(turn).map((result) => ({
+    type: 'tool_result',
+    tool_use_id: result.callId,
+    content: result.modelContent,
+    ...(result.isError ? { is_error: true } : {}),
+  }));
 }
 
 /**
@@ -71,18 +83,25 @@ export function toAnthropicToolResults(turn: TurnResult | readonly ToolResult[])
  * artifact store now, so they never travel through Temporal. Results without images are as in
  * {@link toAnthropicToolResults}; empty text blocks are left out (the API refuses them).
  */
-export async function toAnthropicToolResultsWithImages(turn: TurnResult | readonly ToolResult[], options: { artifacts: ArtifactReader }): Promise<AnthropicToolResultBlock[]> {
+export async function toAnthropicToolResultsWithImages(
+  turn: TurnResult | readonly ToolResult[],
+  options: { artifacts: ArtifactReader },
+): Promise<AnthropicToolResultBlock[]> {
   return Promise.all(
     resultsOf(turn).map(async (result): Promise<AnthropicToolResultBlock> => {
       const error = result.isError ? { is_error: true } : {};
-      if (result.content === undefined) return { type: 'tool_result', tool_use_id: result.callId, content: result.modelContent, ...error };
+      if (result.content === undefined)
+        return { type: 'tool_result', tool_use_id: result.callId, content: result.modelContent, ...error };
       const content = await Promise.all(
         result.content.map(async (block): Promise<AnthropicTextBlock | AnthropicImageBlock | undefined> => {
           switch (block.type) {
             case 'text':
               return block.text === '' ? undefined : { type: 'text', text: block.text };
             case 'image':
-              return { type: 'image', source: { type: 'base64', media_type: block.mediaType, data: await base64Of(block, options.artifacts) } };
+              return {
+                type: 'image',
+                source: { type: 'base64', media_type: block.mediaType, data: await base64Of(block, options.artifacts) },
+              };
             default: {
               const exhaustive: never = block;
               return exhaustive;
@@ -90,7 +109,12 @@ export async function toAnthropicToolResultsWithImages(turn: TurnResult | readon
           }
         }),
       );
-      return { type: 'tool_result', tool_use_id: result.callId, content: content.filter((block) => block !== undefined), ...error };
+      return {
+        type: 'tool_result',
+        tool_use_id: result.callId,
+        content: content.filter((block) => block !== undefined),
+        ...error,
+      };
     }),
   );
 }

@@ -15,7 +15,8 @@ export function clientToolsForModel(specs: readonly ClientToolSpec[]): Tool[] {
         description: spec.description,
         inputSchema: z.record(z.string(), z.unknown()),
         readOnly: spec.readOnly === true,
-        execute: () => Promise.reject(new Error(`${spec.name} is a client tool: answer its calls with submitToolResult`)),
+        execute: () =>
+          Promise.reject(new Error(`${spec.name} is a client tool: answer its calls with submitToolResult`)),
       } satisfies Tool,
       { mcpInputSchema: spec.inputSchema },
     ),

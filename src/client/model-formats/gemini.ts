@@ -63,7 +63,11 @@ function generatedCallId(): string {
  */
 export function callsFromGemini(parts: readonly GeminiPart[], options: { tools?: readonly Tool[] } = {}): ToolCall[] {
   const names = toolNameMap(options.tools, 'gemini');
-  return functionCallsOf(parts).map((call) => ({ id: call.id ?? generatedCallId(), name: names.fromModel(call.name ?? ''), input: call.args ?? {} }));
+  return functionCallsOf(parts).map((call) => ({
+    id: call.id ?? generatedCallId(),
+    name: names.fromModel(call.name ?? ''),
+    input: call.args ?? {},
+  }));
 }
 
 function functionCallsOf(parts: readonly GeminiPart[]): GeminiFunctionCall[] {
@@ -78,10 +82,16 @@ function responseOf(result: ToolResult, call: GeminiFunctionCall): GeminiFunctio
   };
 }
 
-function pairedCalls(turn: TurnResult | readonly ToolResult[], parts: readonly GeminiPart[]): Array<[ToolResult, GeminiFunctionCall]> {
+function pairedCalls(
+  turn: TurnResult | readonly ToolResult[],
+  parts: readonly GeminiPart[],
+): Array<[ToolResult, GeminiFunctionCall]> {
   const results = resultsOf(turn);
   const calls = functionCallsOf(parts);
-  if (calls.length !== results.length) throw new Error(`Gemini function responses: ${results.length} results for ${calls.length} functionCall parts; pass the parts the calls came from`);
+  if (calls.length !== results.length)
+    throw new Error(
+      `Gemini function responses: ${results.length} results for ${calls.length} functionCall parts; pass the parts the calls came from`,
+    );
   return results.map((result, index) => [result, calls[index] ?? {}]);
 }
 
@@ -90,20 +100,32 @@ function pairedCalls(turn: TurnResult | readonly ToolResult[], parts: readonly G
  * output } }`, or `{ error }` for a failed result. `name` is the name the model called and `id` is echoed when the
  * model sent one, so pass the model's parts (`functionCalls`), the same ones given to {@link callsFromGemini}.
  */
-export function toGeminiFunctionResponses(turn: TurnResult | readonly ToolResult[], options: { functionCalls: readonly GeminiPart[] }): GeminiFunctionResponsePart[] {
-  return pairedCalls(turn, options.functionCalls).map(([result, call]) => ({ functionResponse: responseOf(result, call) }));
+export function toGeminiFunctionResponses(
+  turn: TurnResult | readonly ToolResult[],
+  options: { functionCalls: readonly GeminiPart[] },
+): GeminiFunctionResponsePart[] {
+  return pairedCalls(turn, options.functionCalls).map(([result, call]) => ({
+    functionResponse: responseOf(result, call),
+  }));
 }
 
 /**
  * As {@link toGeminiFunctionResponses}, with each result's images as `functionResponse.parts` of `inlineData`
  * (Gemini's multimodal function responses), read from the artifact store now.
  */
-export async function toGeminiFunctionResponsesWithImages(turn: TurnResult | readonly ToolResult[], options: { functionCalls: readonly GeminiPart[]; artifacts: ArtifactReader }): Promise<GeminiFunctionResponsePart[]> {
+export async function toGeminiFunctionResponsesWithImages(
+  turn: TurnResult | readonly ToolResult[],
+  options: { functionCalls: readonly GeminiPart[]; artifacts: ArtifactReader },
+): Promise<GeminiFunctionResponsePart[]> {
   return Promise.all(
     pairedCalls(turn, options.functionCalls).map(async ([result, call]): Promise<GeminiFunctionResponsePart> => {
       const images = imagesOf(result);
       if (images.length === 0) return { functionResponse: responseOf(result, call) };
-      const parts = await Promise.all(images.map(async (image) => ({ inlineData: { mimeType: image.mediaType, data: await base64Of(image, options.artifacts) } })));
+      const parts = await Promise.all(
+        images.map(async (image) => ({
+          inlineData: { mimeType: image.mediaType, data: await base64Of(image, options.artifacts) },
+        })),
+      );
       return { functionResponse: { ...responseOf(result, call), parts } };
     }),
   );

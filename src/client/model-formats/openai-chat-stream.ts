@@ -11,7 +11,14 @@ import type { ToolNameMap } from './tool-names.js';
 export interface OpenAIChatStreamChunk {
   choices?: Array<{
     index?: number;
-    delta?: { tool_calls?: Array<{ index: number; id?: string | null; type?: string | null; function?: { name?: string | null; arguments?: string | null } }> | null };
+    delta?: {
+      tool_calls?: Array<{
+        index: number;
+        id?: string | null;
+        type?: string | null;
+        function?: { name?: string | null; arguments?: string | null };
+      }> | null;
+    };
     finish_reason?: string | null;
   }>;
 }
@@ -73,7 +80,9 @@ export class OpenAIChatToolStream {
     for (const open of this.#ordered()) {
       if (open.index >= index) continue;
       this.#open.delete(open.index);
-      void this.#stream.complete({ id: open.id, name: this.#names.fromModel(open.name), argumentsText: open.arguments }).catch(() => undefined);
+      void this.#stream
+        .complete({ id: open.id, name: this.#names.fromModel(open.name), argumentsText: open.arguments })
+        .catch(() => undefined);
     }
   }
 
@@ -88,7 +97,8 @@ export class OpenAIChatToolStream {
     const cutShort = finishReason !== 'tool_calls' && finishReason !== 'stop';
     for (const open of this.#ordered()) {
       const name = this.#names.fromModel(open.name);
-      const incomplete = typeof parseArguments(open.arguments) === 'string' || (open.arguments === '' && finishReason === 'length');
+      const incomplete =
+        typeof parseArguments(open.arguments) === 'string' || (open.arguments === '' && finishReason === 'length');
       if (cutShort && incomplete) this.#stream.cutOff({ id: open.id, name, stopReason: finishReason });
       else void this.#stream.complete({ id: open.id, name, argumentsText: open.arguments }).catch(() => undefined);
     }
@@ -101,6 +111,10 @@ export class OpenAIChatToolStream {
   }
 }
 
-export function openAIChatToolStream(options: { turn: StreamTurnTarget; tools?: readonly Tool[]; choice?: number }): OpenAIChatToolStream {
+export function openAIChatToolStream(options: {
+  turn: StreamTurnTarget;
+  tools?: readonly Tool[];
+  choice?: number;
+}): OpenAIChatToolStream {
   return new OpenAIChatToolStream(options);
 }

@@ -27,8 +27,19 @@ export function toOpenAIChatTools(tools: readonly Tool[], options: { strict?: bo
   const names = toolNameMap(tools, 'openai-chat');
   return modelToolSchemas(tools).map((tool) => {
     checkToolSchema({ toolName: tool.name, schema: tool.inputSchema, provider: 'openai-chat' });
-    const parameters = options.strict === true ? toStrictJsonSchema({ toolName: tool.name, schema: tool.inputSchema, provider: 'openai-chat' }) : tool.inputSchema;
-    return { type: 'function', function: { name: names.toModel(tool.name), description: tool.description, parameters, ...(options.strict === true ? { strict: true } : {}) } };
+    const parameters =
+      options.strict === true
+        ? toStrictJsonSchema({ toolName: tool.name, schema: tool.inputSchema, provider: 'openai-chat' })
+        : tool.inputSchema;
+    return {
+      type: 'function',
+      function: {
+        name: names.toModel(tool.name),
+        description: tool.description,
+        parameters,
+        ...(options.strict === true ? { strict: true } : {}),
+      },
+    };
   });
 }
 
@@ -36,9 +47,16 @@ export function toOpenAIChatTools(tools: readonly Tool[], options: { strict?: bo
 export const toOpenAITools = (tools: readonly Tool[]): OpenAIChatTool[] => toOpenAIChatTools(tools);
 
 /** Tool calls from a Chat Completions message's `tool_calls` (arguments stay a JSON string: Switchyard parses it). */
-export function callsFromOpenAI(toolCalls: ReadonlyArray<{ id: string; function: { name: string; arguments: string } }>, options: { tools?: readonly Tool[] } = {}): ToolCall[] {
+export function callsFromOpenAI(
+  toolCalls: ReadonlyArray<{ id: string; function: { name: string; arguments: string } }>,
+  options: { tools?: readonly Tool[] } = {},
+): ToolCall[] {
   const names = toolNameMap(options.tools, 'openai-chat');
-  return toolCalls.map((call) => ({ id: call.id, name: names.fromModel(call.function.name), input: call.function.arguments }));
+  return toolCalls.map((call) => ({
+    id: call.id,
+    name: names.fromModel(call.function.name),
+    input: call.function.arguments,
+  }));
 }
 
 /**
@@ -46,7 +64,11 @@ export function callsFromOpenAI(toolCalls: ReadonlyArray<{ id: string; function:
  * Text only: a result with images gives its text form; use {@link toOpenAIMessagesWithImages} to send the images.
  */
 export function toOpenAIToolMessages(turn: TurnResult | readonly ToolResult[]): OpenAIToolMessage[] {
-  return resultsOf(turn).map((result) => ({ role: 'tool', tool_call_id: result.callId, content: textMarkingErrors(result) }));
+  return resultsOf(turn).map((result) => ({
+    role: 'tool',
+    tool_call_id: result.callId,
+    content: textMarkingErrors(result),
+  }));
 }
 
 /**
@@ -56,15 +78,22 @@ export function toOpenAIToolMessages(turn: TurnResult | readonly ToolResult[]): 
  * message comes after all tool messages because the API wants the tool messages right after the assistant message
  * that made the calls. Images are read from the artifact store now.
  */
-export async function toOpenAIMessagesWithImages(turn: TurnResult | readonly ToolResult[], options: { artifacts: ArtifactReader }): Promise<Array<OpenAIToolMessage | OpenAIUserMessage>> {
+export async function toOpenAIMessagesWithImages(
+  turn: TurnResult | readonly ToolResult[],
+  options: { artifacts: ArtifactReader },
+): Promise<Array<OpenAIToolMessage | OpenAIUserMessage>> {
   const results = resultsOf(turn);
   const messages: Array<OpenAIToolMessage | OpenAIUserMessage> = toOpenAIToolMessages(results);
   const parts: OpenAIUserContentPart[] = [];
   for (const result of results) {
     const images = imagesOf(result);
     if (images.length === 0) continue;
-    parts.push({ type: 'text', text: `Image${images.length === 1 ? '' : 's'} returned by tool call ${result.callId} (${result.toolName}):` });
-    for (const image of images) parts.push({ type: 'image_url', image_url: { url: await dataUrlOf(image, options.artifacts) } });
+    parts.push({
+      type: 'text',
+      text: `Image${images.length === 1 ? '' : 's'} returned by tool call ${result.callId} (${result.toolName}):`,
+    });
+    for (const image of images)
+      parts.push({ type: 'image_url', image_url: { url: await dataUrlOf(image, options.artifacts) } });
   }
   if (parts.length > 0) messages.push({ role: 'user', content: parts });
   return messages;

@@ -51,7 +51,11 @@ export class OpenAIResponsesToolStream {
       case 'response.output_item.added': {
         const item = event.item;
         if (item?.type === 'function_call' && item.id !== undefined) {
-          this.#open.set(item.id, { callId: item.call_id ?? item.id, name: this.#names.fromModel(item.name ?? ''), arguments: item.arguments ?? '' });
+          this.#open.set(item.id, {
+            callId: item.call_id ?? item.id,
+            name: this.#names.fromModel(item.name ?? ''),
+            arguments: item.arguments ?? '',
+          });
         }
         return this.#stream.settled();
       }
@@ -66,7 +70,11 @@ export class OpenAIResponsesToolStream {
         const item = event.item;
         if (item?.type !== 'function_call' || item.id === undefined) return this.#stream.settled();
         if (!this.#open.has(item.id) && !this.#done.has(item.id)) {
-          this.#open.set(item.id, { callId: item.call_id ?? item.id, name: this.#names.fromModel(item.name ?? ''), arguments: '' });
+          this.#open.set(item.id, {
+            callId: item.call_id ?? item.id,
+            name: this.#names.fromModel(item.name ?? ''),
+            arguments: '',
+          });
         }
         return this.#complete(item.id, item.arguments);
       }
@@ -95,7 +103,10 @@ export class OpenAIResponsesToolStream {
   finish(reason = 'the stream ended'): Promise<void> {
     if (this.#stream.ended) return this.#stream.settled();
     for (const open of this.#open.values()) {
-      if (reason === 'completed') void this.#stream.complete({ id: open.callId, name: open.name, argumentsText: open.arguments }).catch(() => undefined);
+      if (reason === 'completed')
+        void this.#stream
+          .complete({ id: open.callId, name: open.name, argumentsText: open.arguments })
+          .catch(() => undefined);
       else this.#stream.cutOff({ id: open.callId, name: open.name, stopReason: reason });
     }
     this.#open.clear();
@@ -107,6 +118,9 @@ export class OpenAIResponsesToolStream {
   }
 }
 
-export function openAIResponsesToolStream(options: { turn: StreamTurnTarget; tools?: readonly Tool[] }): OpenAIResponsesToolStream {
+export function openAIResponsesToolStream(options: {
+  turn: StreamTurnTarget;
+  tools?: readonly Tool[];
+}): OpenAIResponsesToolStream {
   return new OpenAIResponsesToolStream(options);
 }

@@ -25,7 +25,8 @@ export interface OpenAIResponsesOutputItem {
   arguments?: string;
 }
 
-export type OpenAIResponsesOutputContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string };
+export type OpenAIResponsesOutputContent =
+  { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string };
 
 export interface OpenAIFunctionCallOutput {
   type: 'function_call_output';
@@ -42,7 +43,13 @@ export function toOpenAIResponsesTools(tools: readonly Tool[]): OpenAIResponsesT
   const names = toolNameMap(tools, 'openai-responses');
   return modelToolSchemas(tools).map((tool) => {
     checkToolSchema({ toolName: tool.name, schema: tool.inputSchema, provider: 'openai-responses' });
-    return { type: 'function', name: names.toModel(tool.name), description: tool.description, parameters: tool.inputSchema, strict: false };
+    return {
+      type: 'function',
+      name: names.toModel(tool.name),
+      description: tool.description,
+      parameters: tool.inputSchema,
+      strict: false,
+    };
   });
 }
 
@@ -52,16 +59,29 @@ export function toOpenAIResponsesTools(tools: readonly Tool[]): OpenAIResponsesT
  * dropped by Switchyard before validation.
  */
 export function toOpenAIResponsesStrictTools(tools: readonly Tool[]): OpenAIResponsesTool[] {
-  return toOpenAIResponsesTools(tools).map((tool, index) => ({ ...tool, parameters: toStrictJsonSchema({ toolName: tools[index]?.name ?? tool.name, schema: tool.parameters }), strict: true }));
+  return toOpenAIResponsesTools(tools).map((tool, index) => ({
+    ...tool,
+    parameters: toStrictJsonSchema({ toolName: tools[index]?.name ?? tool.name, schema: tool.parameters }),
+    strict: true,
+  }));
 }
 
 /**
  * Tool calls from a response's `output` items (`function_call` items; messages and reasoning are skipped). The
  * call id is the item's `call_id` (`call_…`), which `function_call_output` must echo, not its `id` (`fc_…`).
  */
-export function callsFromOpenAIResponses(output: readonly OpenAIResponsesOutputItem[], options: { tools?: readonly Tool[] } = {}): ToolCall[] {
+export function callsFromOpenAIResponses(
+  output: readonly OpenAIResponsesOutputItem[],
+  options: { tools?: readonly Tool[] } = {},
+): ToolCall[] {
   const names = toolNameMap(options.tools, 'openai-responses');
-  return output.filter((item) => item.type === 'function_call').map((item) => ({ id: item.call_id ?? item.id ?? '', name: names.fromModel(item.name ?? ''), input: item.arguments ?? '' }));
+  return output
+    .filter((item) => item.type === 'function_call')
+    .map((item) => ({
+      id: item.call_id ?? item.id ?? '',
+      name: names.fromModel(item.name ?? ''),
+      input: item.arguments ?? '',
+    }));
 }
 
 /**
@@ -70,7 +90,11 @@ export function callsFromOpenAIResponses(output: readonly OpenAIResponsesOutputI
  * sends images too.
  */
 export function toOpenAIResponsesOutputs(turn: TurnResult | readonly ToolResult[]): OpenAIFunctionCallOutput[] {
-  return resultsOf(turn).map((result) => ({ type: 'function_call_output', call_id: result.callId, output: textMarkingErrors(result) }));
+  return resultsOf(turn).map((result) => ({
+    type: 'function_call_output',
+    call_id: result.callId,
+    output: textMarkingErrors(result),
+  }));
 }
 
 /**
@@ -78,13 +102,18 @@ export function toOpenAIResponsesOutputs(turn: TurnResult | readonly ToolResult[
  * form) and `input_image` parts (`data:` URLs read from the artifact store now); the others are as in
  * {@link toOpenAIResponsesOutputs}.
  */
-export async function toOpenAIResponsesOutputsWithImages(turn: TurnResult | readonly ToolResult[], options: { artifacts: ArtifactReader }): Promise<OpenAIFunctionCallOutput[]> {
+export async function toOpenAIResponsesOutputsWithImages(
+  turn: TurnResult | readonly ToolResult[],
+  options: { artifacts: ArtifactReader },
+): Promise<OpenAIFunctionCallOutput[]> {
   return Promise.all(
     resultsOf(turn).map(async (result): Promise<OpenAIFunctionCallOutput> => {
       const images = imagesOf(result);
-      if (images.length === 0) return { type: 'function_call_output', call_id: result.callId, output: textMarkingErrors(result) };
+      if (images.length === 0)
+        return { type: 'function_call_output', call_id: result.callId, output: textMarkingErrors(result) };
       const output: OpenAIResponsesOutputContent[] = [{ type: 'input_text', text: textMarkingErrors(result) }];
-      for (const image of images) output.push({ type: 'input_image', image_url: await dataUrlOf(image, options.artifacts) });
+      for (const image of images)
+        output.push({ type: 'input_image', image_url: await dataUrlOf(image, options.artifacts) });
       return { type: 'function_call_output', call_id: result.callId, output };
     }),
   );

@@ -15,7 +15,8 @@ export async function* serverSentEvents(body: AsyncIterable<Uint8Array> | null):
   let event: string | undefined;
   let data: string[] = [];
   const flush = (): ServerSentEvent | undefined => {
-    const complete = data.length === 0 ? undefined : { ...(event === undefined ? {} : { event }), data: data.join('\n') };
+    const complete =
+      data.length === 0 ? undefined : { ...(event === undefined ? {} : { event }), data: data.join('\n') };
     event = undefined;
     data = [];
     return complete;

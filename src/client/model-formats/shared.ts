@@ -30,13 +30,16 @@ export class ToolExportError extends Error {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Drops `$schema` everywhere in a schema (a copy): providers refuse it or ignore it, and it is noise to the model. */
 function withoutSchemaKeyword(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutSchemaKeyword);
   if (!isRecord(node)) return node;
-  return Object.fromEntries(Object.entries(node).flatMap(([key, value]) => (key === '$schema' ? [] : [[key, withoutSchemaKeyword(value)]])));
+  return Object.fromEntries(
+    Object.entries(node).flatMap(([key, value]) => (key === '$schema' ? [] : [[key, withoutSchemaKeyword(value)]])),
+  );
 }
 
 /**
@@ -46,12 +49,18 @@ function withoutSchemaKeyword(node: unknown): unknown {
 export function toolInputJsonSchema(tool: Tool): JsonSchema {
   // Read directly (not through tools/mcp/mcp.ts) so the client never loads the MCP SDK.
   const mcpSchema = (tool as Tool & { mcpInputSchema?: unknown }).mcpInputSchema;
-  const schema = isRecord(mcpSchema) ? mcpSchema : z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' });
+  const schema = isRecord(mcpSchema)
+    ? mcpSchema
+    : z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' });
   return withoutSchemaKeyword(structuredClone(schema)) as JsonSchema;
 }
 
 export function modelToolSchemas(tools: readonly Tool[]): ModelToolSchema[] {
-  return tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: toolInputJsonSchema(tool) }));
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: toolInputJsonSchema(tool),
+  }));
 }
 
 export function resultsOf(turn: TurnResult | readonly ToolResult[]): readonly ToolResult[] {
@@ -81,7 +90,12 @@ export const errorPrefix = 'Error: ';
  * `<tool_use_error>`, so a timeout or a denial never reads like ordinary output.
  */
 export function textMarkingErrors(result: ToolResult): string {
-  if (!result.isError || result.modelContent.startsWith('<tool_use_error>') || result.modelContent.startsWith(errorPrefix)) return result.modelContent;
+  if (
+    !result.isError ||
+    result.modelContent.startsWith('<tool_use_error>') ||
+    result.modelContent.startsWith(errorPrefix)
+  )
+    return result.modelContent;
   return `${errorPrefix}${result.modelContent}`;
 }
 

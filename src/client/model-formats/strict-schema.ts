@@ -42,12 +42,17 @@ interface StrictContext {
 function nullable(schema: JsonSchema): JsonSchema {
   if (typeof schema.type === 'string') {
     const withNull: JsonSchema = { ...schema, type: schema.type === 'null' ? 'null' : [schema.type, 'null'] };
-    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) withNull.enum = [...(schema.enum as unknown[]), null];
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null))
+      withNull.enum = [...(schema.enum as unknown[]), null];
     return withNull;
   }
   if (Array.isArray(schema.type)) {
-    const withNull: JsonSchema = { ...schema, type: schema.type.includes('null') ? schema.type : [...(schema.type as unknown[]), 'null'] };
-    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) withNull.enum = [...(schema.enum as unknown[]), null];
+    const withNull: JsonSchema = {
+      ...schema,
+      type: schema.type.includes('null') ? schema.type : [...(schema.type as unknown[]), 'null'],
+    };
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null))
+      withNull.enum = [...(schema.enum as unknown[]), null];
     return withNull;
   }
   if (Array.isArray(schema.anyOf)) {
@@ -59,25 +64,52 @@ function nullable(schema: JsonSchema): JsonSchema {
 }
 
 function strictNode(node: unknown, path: string, depth: number, context: StrictContext): JsonSchema {
-  if (depth > maxNesting) throw new ToolExportError(context.toolName, context.provider, `strict mode allows at most ${maxNesting} levels of nesting (at ${path})`);
+  if (depth > maxNesting)
+    throw new ToolExportError(
+      context.toolName,
+      context.provider,
+      `strict mode allows at most ${maxNesting} levels of nesting (at ${path})`,
+    );
   if (node === true || !isRecord(node)) return { type: untypedValue };
   const schema: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) {
     if (unsupportedKeywords.has(key)) continue;
     schema[key === 'oneOf' ? 'anyOf' : key] = value;
   }
-  if (Array.isArray(schema.anyOf)) schema.anyOf = (schema.anyOf as unknown[]).map((option, index) => strictNode(option, `${path}.anyOf[${index}]`, depth + 1, context));
+  if (Array.isArray(schema.anyOf))
+    schema.anyOf = (schema.anyOf as unknown[]).map((option, index) =>
+      strictNode(option, `${path}.anyOf[${index}]`, depth + 1, context),
+    );
   for (const defsKey of ['$defs', 'definitions']) {
     const defs = schema[defsKey];
-    if (isRecord(defs)) schema[defsKey] = Object.fromEntries(Object.entries(defs).map(([name, child]) => [name, strictNode(child, `${path}.${defsKey}.${name}`, depth + 1, context)]));
+    if (isRecord(defs))
+      schema[defsKey] = Object.fromEntries(
+        Object.entries(defs).map(([name, child]) => [
+          name,
+          strictNode(child, `${path}.${defsKey}.${name}`, depth + 1, context),
+        ]),
+      );
   }
-  const typed = schema.type !== undefined || schema.anyOf !== undefined || schema.$ref !== undefined || schema.enum !== undefined || schema.const !== undefined;
+  const typed =
+    schema.type !== undefined ||
+    schema.anyOf !== undefined ||
+    schema.$ref !== undefined ||
+    schema.enum !== undefined ||
+    schema.const !== undefined;
   if (!typed && schema.properties === undefined) return { ...schema, type: untypedValue };
   const types = Array.isArray(schema.type) ? (schema.type as unknown[]) : [schema.type];
   if (types.includes('object') || schema.properties !== undefined) {
     const properties = isRecord(schema.properties) ? schema.properties : {};
-    if (Object.keys(properties).length === 0 && schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
-      throw new ToolExportError(context.toolName, context.provider, `strict mode cannot express a free-form object (at ${path}): every object needs its properties listed`);
+    if (
+      Object.keys(properties).length === 0 &&
+      schema.additionalProperties !== undefined &&
+      schema.additionalProperties !== false
+    ) {
+      throw new ToolExportError(
+        context.toolName,
+        context.provider,
+        `strict mode cannot express a free-form object (at ${path}): every object needs its properties listed`,
+      );
     }
     const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
     schema.type = schema.type ?? 'object';
@@ -102,8 +134,13 @@ function strictNode(node: unknown, path: string, depth: number, context: StrictC
  * null`); `oneOf` as `anyOf`. The root must be an object. Throws a `ToolExportError` for what strict mode cannot
  * express (a free-form object, more than 10 levels of nesting).
  */
-export function toStrictJsonSchema(options: { toolName: string; schema: JsonSchema; provider?: ModelProvider }): JsonSchema {
+export function toStrictJsonSchema(options: {
+  toolName: string;
+  schema: JsonSchema;
+  provider?: ModelProvider;
+}): JsonSchema {
   const context = { toolName: options.toolName, provider: options.provider ?? 'openai-responses' };
-  if (options.schema.type !== 'object') throw new ToolExportError(context.toolName, context.provider, 'strict mode needs an object schema at the root');
+  if (options.schema.type !== 'object')
+    throw new ToolExportError(context.toolName, context.provider, 'strict mode needs an object schema at the root');
   return strictNode(structuredClone(options.schema), '$', 0, context);
 }

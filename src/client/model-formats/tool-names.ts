@@ -54,7 +54,8 @@ export function toolNameMap(tools: readonly Tool[] | undefined, provider: ModelP
     if (rule.pattern.test(tool.name)) continue;
     let name = safeName(tool.name, provider);
     if (taken.has(name)) name = `${name.slice(0, 55)}_${shortHash(tool.name)}`;
-    if (taken.has(name) || !rule.pattern.test(name)) throw new ToolExportError(tool.name, provider, `${rule.text}, and no safe name could be made`);
+    if (taken.has(name) || !rule.pattern.test(name))
+      throw new ToolExportError(tool.name, provider, `${rule.text}, and no safe name could be made`);
     taken.add(name);
     toModel.set(tool.name, name);
     fromModel.set(name, tool.name);
@@ -72,8 +73,15 @@ function eachSchema(node: unknown, path: string, visit: (schema: JsonSchema, pat
   visit(node, path);
   for (const [key, value] of Object.entries(node)) {
     if (key === 'properties' || key === '$defs' || key === 'definitions' || key === 'patternProperties') {
-      if (isRecord(value)) for (const [name, child] of Object.entries(value)) eachSchema(child, `${path}.${key}.${name}`, visit);
-    } else if (key !== 'enum' && key !== 'const' && key !== 'default' && key !== 'examples' && typeof value === 'object') {
+      if (isRecord(value))
+        for (const [name, child] of Object.entries(value)) eachSchema(child, `${path}.${key}.${name}`, visit);
+    } else if (
+      key !== 'enum' &&
+      key !== 'const' &&
+      key !== 'default' &&
+      key !== 'examples' &&
+      typeof value === 'object'
+    ) {
       eachSchema(value, `${path}.${key}`, visit);
     }
   }
@@ -86,12 +94,22 @@ function eachSchema(node: unknown, path: string, visit: (schema: JsonSchema, pat
  */
 export function checkToolSchema(options: { toolName: string; schema: JsonSchema; provider: ModelProvider }): void {
   const { toolName, schema, provider } = options;
-  if (schema.type !== 'object') throw new ToolExportError(toolName, provider, `the input schema must have "type": "object" at its root (found ${JSON.stringify(schema.type ?? null)})`);
+  if (schema.type !== 'object')
+    throw new ToolExportError(
+      toolName,
+      provider,
+      `the input schema must have "type": "object" at its root (found ${JSON.stringify(schema.type ?? null)})`,
+    );
   if (provider !== 'anthropic') return;
   eachSchema(schema, '$', (node, path) => {
     if (!isRecord(node.properties)) return;
     for (const key of Object.keys(node.properties)) {
-      if (!anthropicPropertyKey.test(key)) throw new ToolExportError(toolName, provider, `property key ${JSON.stringify(key)} at ${path}.properties must match ^[a-zA-Z0-9_.-]{1,64}$`);
+      if (!anthropicPropertyKey.test(key))
+        throw new ToolExportError(
+          toolName,
+          provider,
+          `property key ${JSON.stringify(key)} at ${path}.properties must match ^[a-zA-Z0-9_.-]{1,64}$`,
+        );
     }
   });
 }

@@ -125,7 +125,9 @@ export class BackgroundTaskStore {
 
   sessionDirectory(sessionId: string): string {
     // The same encoding as the artifact store's session segment: any session id is one safe path segment.
-    const segment = encodeURIComponent(sessionId).replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`).replace(/^\./, '%2E');
+    const segment = encodeURIComponent(sessionId)
+      .replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
+      .replace(/^\./, '%2E');
     return path.join(this.root, segment);
   }
 
@@ -153,7 +155,8 @@ export class BackgroundTaskStore {
     },
   ): Promise<BackgroundTaskRecord> {
     const maxOutputBytes = options.maxOutputBytes ?? BASH_LIMITS.spoolBytes;
-    if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) throw new Error(`maxOutputBytes must be a positive integer, got ${maxOutputBytes}`);
+    if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0)
+      throw new Error(`maxOutputBytes must be a positive integer, got ${maxOutputBytes}`);
     const taskId = `bg_${randomBytes(4).toString('hex')}`;
     const directory = this.taskDirectory(options.sessionId, taskId);
     await mkdir(directory, { recursive: true });
@@ -161,7 +164,13 @@ export class BackgroundTaskStore {
     let pid: number;
     try {
       const argv = options.argv ?? ['/bin/bash', '-c', options.command];
-      const args = [options.command, path.join(directory, EXIT_CODE_FILE), String(maxOutputBytes), path.join(directory, OUTPUT_LIMIT_FILE), ...argv];
+      const args = [
+        options.command,
+        path.join(directory, EXIT_CODE_FILE),
+        String(maxOutputBytes),
+        path.join(directory, OUTPUT_LIMIT_FILE),
+        ...argv,
+      ];
       const child = spawn('/bin/bash', ['-c', WRAPPER, 'switchyard-background-task', ...args], {
         cwd: options.cwd,
         detached: true,
@@ -170,7 +179,9 @@ export class BackgroundTaskStore {
       });
       pid = await new Promise<number>((resolve, reject) => {
         child.once('error', reject);
-        child.once('spawn', () => (child.pid === undefined ? reject(new Error('the background process has no pid')) : resolve(child.pid)));
+        child.once('spawn', () =>
+          child.pid === undefined ? reject(new Error('the background process has no pid')) : resolve(child.pid),
+        );
       });
       // The worker does not wait for it; it is reaped by this process while it lives, by init after.
       child.unref();
@@ -200,7 +211,9 @@ export class BackgroundTaskStore {
   async get(sessionId: string, taskId: string): Promise<BackgroundTaskRecord | undefined> {
     if (!BackgroundTaskStore.isTaskId(taskId)) return undefined;
     try {
-      const record = JSON.parse(await readFile(path.join(this.taskDirectory(sessionId, taskId), RECORD_FILE), 'utf8')) as BackgroundTaskRecord;
+      const record = JSON.parse(
+        await readFile(path.join(this.taskDirectory(sessionId, taskId), RECORD_FILE), 'utf8'),
+      ) as BackgroundTaskRecord;
       return record.sessionId === sessionId && record.taskId === taskId ? record : undefined;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -217,8 +230,12 @@ export class BackgroundTaskStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    const records = await Promise.all(entries.filter((entry) => BackgroundTaskStore.isTaskId(entry)).map((entry) => this.get(sessionId, entry)));
-    return records.filter((record): record is BackgroundTaskRecord => record !== undefined).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    const records = await Promise.all(
+      entries.filter((entry) => BackgroundTaskStore.isTaskId(entry)).map((entry) => this.get(sessionId, entry)),
+    );
+    return records
+      .filter((record): record is BackgroundTaskRecord => record !== undefined)
+      .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   }
 
   /**
@@ -230,18 +247,31 @@ export class BackgroundTaskStore {
     const report: BackgroundPruneReport = { removed: [], kept: 0 };
     let sessions: string[];
     try {
-      sessions = (await readdir(this.root, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+      sessions = (await readdir(this.root, { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return report;
       throw error;
     }
     for (const segment of sessions.sort()) {
       const sessionDirectory = path.join(this.root, segment);
-      const taskIds = (await readdir(sessionDirectory).catch(() => [] as string[])).filter((entry) => BackgroundTaskStore.isTaskId(entry)).sort();
+      const taskIds = (await readdir(sessionDirectory).catch(() => [] as string[]))
+        .filter((entry) => BackgroundTaskStore.isTaskId(entry))
+        .sort();
       for (const taskId of taskIds) {
         const directory = path.join(sessionDirectory, taskId);
         const record = await readRecord(path.join(directory, RECORD_FILE));
-        const written = Math.max(...(await Promise.all([directory, path.join(directory, OUTPUT_FILE)].map((file) => stat(file).then((stats) => stats.mtimeMs, () => 0)))));
+        const written = Math.max(
+          ...(await Promise.all(
+            [directory, path.join(directory, OUTPUT_FILE)].map((file) =>
+              stat(file).then(
+                (stats) => stats.mtimeMs,
+                () => 0,
+              ),
+            ),
+          )),
+        );
         const ended = record !== undefined && (await this.state(record)).status !== 'running';
         if (!ended || written > cutoff) {
           report.kept += 1;
@@ -249,7 +279,13 @@ export class BackgroundTaskStore {
         }
         const bytes = await directoryBytes(directory);
         if (options.dryRun !== true) await rm(directory, { recursive: true, force: true });
-        report.removed.push({ session: record.sessionId, taskId, path: directory, bytes, lastModified: new Date(written) });
+        report.removed.push({
+          session: record.sessionId,
+          taskId,
+          path: directory,
+          bytes,
+          lastModified: new Date(written),
+        });
       }
       // Only an empty folder goes: rmdir fails, harmlessly, when a task is left or has just been started.
       if (options.dryRun !== true) await rmdir(sessionDirectory).catch(() => undefined);
@@ -283,9 +319,14 @@ export class BackgroundTaskStore {
     return this.#readInteger(record, OUTPUT_LIMIT_FILE);
   }
 
-  async #readInteger(record: Pick<BackgroundTaskRecord, 'sessionId' | 'taskId'>, file: string): Promise<number | undefined> {
+  async #readInteger(
+    record: Pick<BackgroundTaskRecord, 'sessionId' | 'taskId'>,
+    file: string,
+  ): Promise<number | undefined> {
     try {
-      const text = (await readFile(path.join(this.taskDirectory(record.sessionId, record.taskId), file), 'utf8')).trim();
+      const text = (
+        await readFile(path.join(this.taskDirectory(record.sessionId, record.taskId), file), 'utf8')
+      ).trim();
       const value = Number(text);
       return text !== '' && Number.isInteger(value) ? value : undefined;
     } catch {
@@ -306,16 +347,24 @@ export class BackgroundTaskStore {
     if (record.stopRequestedAt !== undefined) return { status: 'killed', exitCode: code ?? null };
     if (code !== undefined) return { status: 'exited', exitCode: code };
     const outputLimitBytes = await this.outputLimitReached(record);
-    return outputLimitBytes === undefined ? { status: 'killed', exitCode: null } : { status: 'killed', exitCode: null, outputLimitBytes };
+    return outputLimitBytes === undefined
+      ? { status: 'killed', exitCode: null }
+      : { status: 'killed', exitCode: null, outputLimitBytes };
   }
 
   /** Waits until the task is no longer running, `timeoutMs` passes, or `signal` aborts (which rejects). */
-  async waitForEnd(record: BackgroundTaskRecord, options: { timeoutMs: number; signal?: AbortSignal; pollIntervalMs?: number }): Promise<BackgroundTaskState> {
+  async waitForEnd(
+    record: BackgroundTaskRecord,
+    options: { timeoutMs: number; signal?: AbortSignal; pollIntervalMs?: number },
+  ): Promise<BackgroundTaskState> {
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
       const current = await this.state(record);
       if (current.status !== 'running' || Date.now() >= deadline) return current;
-      const wait = Math.min(options.pollIntervalMs ?? BACKGROUND_TASK_DEFAULTS.pollIntervalMs, Math.max(0, deadline - Date.now()));
+      const wait = Math.min(
+        options.pollIntervalMs ?? BACKGROUND_TASK_DEFAULTS.pollIntervalMs,
+        Math.max(0, deadline - Date.now()),
+      );
       await sleep(wait, undefined, options.signal === undefined ? {} : { signal: options.signal });
     }
   }
@@ -325,12 +374,18 @@ export class BackgroundTaskStore {
    * same range again (the first attempt's answer may have been lost with its worker). While the task runs, a range
    * never ends inside a UTF-8 character.
    */
-  async readNew(record: BackgroundTaskRecord, options: { callId: string; maxInlineBytes: number; running: boolean }): Promise<BackgroundTaskOutput> {
+  async readNew(
+    record: BackgroundTaskRecord,
+    options: { callId: string; maxInlineBytes: number; running: boolean },
+  ): Promise<BackgroundTaskOutput> {
     return this.#withLock(record, async () => {
       const current = (await this.get(record.sessionId, record.taskId)) ?? record;
       const from = current.lastRead?.callId === options.callId ? current.lastRead.from : current.readOffset;
       const outputPath = this.outputPath(current);
-      const size = await stat(outputPath).then((stats) => stats.size, () => 0);
+      const size = await stat(outputPath).then(
+        (stats) => stats.size,
+        () => 0,
+      );
       let to = Math.max(from, size);
       let text = '';
       let spool: BackgroundTaskOutput['spool'];
@@ -355,7 +410,10 @@ export class BackgroundTaskStore {
           await handle.close();
         }
         if (inlineFrom > from) {
-          const spoolPath = path.join(this.taskDirectory(current.sessionId, current.taskId), `read-${randomBytes(4).toString('hex')}.log`);
+          const spoolPath = path.join(
+            this.taskDirectory(current.sessionId, current.taskId),
+            `read-${randomBytes(4).toString('hex')}.log`,
+          );
           await pipeline(createReadStream(outputPath, { start: from, end: to - 1 }), createWriteStream(spoolPath));
           spool = { path: spoolPath, bytes: to - from };
         }
@@ -389,7 +447,10 @@ export class BackgroundTaskStore {
   }
 
   /** Stops every running task of a session (its end); returns the final state of each task that was running. */
-  async stopSession(sessionId: string, options: { graceMs?: number } = {}): Promise<Array<{ record: BackgroundTaskRecord; state: BackgroundTaskState }>> {
+  async stopSession(
+    sessionId: string,
+    options: { graceMs?: number } = {},
+  ): Promise<Array<{ record: BackgroundTaskRecord; state: BackgroundTaskState }>> {
     const records = await this.list(sessionId);
     const stopped = await Promise.all(
       records.map(async (record) => {
@@ -397,7 +458,9 @@ export class BackgroundTaskStore {
         return { record, state: await this.stop(record, options) };
       }),
     );
-    return stopped.filter((entry): entry is { record: BackgroundTaskRecord; state: BackgroundTaskState } => entry !== undefined);
+    return stopped.filter(
+      (entry): entry is { record: BackgroundTaskRecord; state: BackgroundTaskState } => entry !== undefined,
+    );
   }
 
   async #write(record: BackgroundTaskRecord): Promise<void> {

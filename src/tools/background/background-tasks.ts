@@ -22,14 +22,22 @@ export function backgroundTaskStore(dataDir: string): BackgroundTaskStore {
 }
 
 /** The background tasks this process started (through any data directory) that still run, oldest first. */
-export async function runningTasksStartedHere(): Promise<Array<{ store: BackgroundTaskStore; record: BackgroundTaskRecord }>> {
+export async function runningTasksStartedHere(): Promise<
+  Array<{ store: BackgroundTaskStore; record: BackgroundTaskRecord }>
+> {
   const started = [...stores.values()].flatMap((store) => store.startedHere.map((record) => ({ store, record })));
-  const running = await Promise.all(started.map(async (task) => ((await task.store.state(task.record)).status === 'running' ? task : undefined)));
+  const running = await Promise.all(
+    started.map(async (task) => ((await task.store.state(task.record)).status === 'running' ? task : undefined)),
+  );
   return running.filter((task) => task !== undefined);
 }
 
 function storeOf(context: Pick<ToolExecutionContext, 'dataDir'>): BackgroundTaskStore {
-  if (context.dataDir === undefined) throw new ToolUseError('Background tasks are not available: this worker has no data directory.', 'background_unavailable');
+  if (context.dataDir === undefined)
+    throw new ToolUseError(
+      'Background tasks are not available: this worker has no data directory.',
+      'background_unavailable',
+    );
   return backgroundTaskStore(context.dataDir);
 }
 
@@ -69,20 +77,34 @@ export async function startBackgroundCommand(options: {
     maxOutputBytes: options.maxOutputBytes,
     ...(options.argv === undefined ? {} : { argv: options.argv }),
   });
-  const report: ToolOutputObject['backgroundTask'] = { kind: 'started', taskId: record.taskId, command: record.command, startedAt: record.startedAt };
+  const report: ToolOutputObject['backgroundTask'] = {
+    kind: 'started',
+    taskId: record.taskId,
+    command: record.command,
+    startedAt: record.startedAt,
+  };
   if (record.description !== undefined) report.description = record.description;
   return { content: backgroundStartedText(record.taskId), backgroundTask: report };
 }
 
-async function findTask(context: ToolExecutionContext, taskId: string): Promise<{ store: BackgroundTaskStore; record: BackgroundTaskRecord }> {
+async function findTask(
+  context: ToolExecutionContext,
+  taskId: string,
+): Promise<{ store: BackgroundTaskStore; record: BackgroundTaskRecord }> {
   const store = storeOf(context);
   const record = await store.get(context.sessionId, taskId);
-  if (record === undefined) throw new ToolUseError(`No background task with ID "${taskId}" in this session.`, 'background_task_not_found');
+  if (record === undefined)
+    throw new ToolUseError(`No background task with ID "${taskId}" in this session.`, 'background_task_not_found');
   return { store, record };
 }
 
 /** The status line that ends every TaskOutput and TaskStop text. */
-export function backgroundStatusText(options: { taskId: string; state: BackgroundTaskState; stopRequested: boolean; waitedMs?: number }): string {
+export function backgroundStatusText(options: {
+  taskId: string;
+  state: BackgroundTaskState;
+  stopRequested: boolean;
+  waitedMs?: number;
+}): string {
   const { taskId, state } = options;
   switch (state.status) {
     case 'running':
@@ -112,7 +134,9 @@ const taskOutputInputSchema = z.strictObject({
     .min(0)
     .max(BACKGROUND_TASK_DEFAULTS.maxBlockTimeoutMs)
     .optional()
-    .describe(`How long to wait with block, in milliseconds (default ${BACKGROUND_TASK_DEFAULTS.blockTimeoutMs}, at most ${BACKGROUND_TASK_DEFAULTS.maxBlockTimeoutMs})`),
+    .describe(
+      `How long to wait with block, in milliseconds (default ${BACKGROUND_TASK_DEFAULTS.blockTimeoutMs}, at most ${BACKGROUND_TASK_DEFAULTS.maxBlockTimeoutMs})`,
+    ),
 });
 
 /**
@@ -148,13 +172,27 @@ export const taskOutputTool = defineTool({
     }
     const budget = RESULT_BUDGETS.TaskOutput;
     // A call id is unique only within its turn: the read is keyed by both.
-    const output = await store.readNew(record, { callId: `${context.turnId}/${context.callId}`, maxInlineBytes: budget.maxModelBytes, running: state.status === 'running' });
-    const status = backgroundStatusText({ taskId: record.taskId, state, stopRequested: record.stopRequestedAt !== undefined, ...(waitedMs === undefined ? {} : { waitedMs }) });
+    const output = await store.readNew(record, {
+      callId: `${context.turnId}/${context.callId}`,
+      maxInlineBytes: budget.maxModelBytes,
+      running: state.status === 'running',
+    });
+    const status = backgroundStatusText({
+      taskId: record.taskId,
+      state,
+      stopRequested: record.stopRequestedAt !== undefined,
+      ...(waitedMs === undefined ? {} : { waitedMs }),
+    });
     const body = output.to === output.from ? '(no new output)' : output.text;
     const separator = body.endsWith('\n') ? '' : '\n';
     const result: ToolOutputObject = {
       content: `${body}${separator}${status}`,
-      backgroundTask: { kind: 'observed', taskId: record.taskId, status: state.status, ...(state.exitCode === undefined ? {} : { exitCode: state.exitCode }) },
+      backgroundTask: {
+        kind: 'observed',
+        taskId: record.taskId,
+        status: state.status,
+        ...(state.exitCode === undefined ? {} : { exitCode: state.exitCode }),
+      },
     };
     if (output.spool !== undefined) {
       // The stored full output ends with the same status line as the model's tail.
@@ -175,7 +213,8 @@ export const taskOutputTool = defineTool({
 export const taskStopTool = defineTool({
   name: 'TaskStop',
   aliases: ['KillShell'],
-  description: 'Stops a running background task (started by Bash with run_in_background): its whole process group is killed.',
+  description:
+    'Stops a running background task (started by Bash with run_in_background): its whole process group is killed.',
   inputSchema: z.strictObject({ task_id: z.string().min(1).describe('The ID of the background task to stop') }),
   timeout: { defaultMs: TOOL_TIMEOUTS.TaskStop.defaultMs, maxMs: TOOL_TIMEOUTS.TaskStop.maxMs },
   ruleContent: (input) => input.task_id,
@@ -187,10 +226,19 @@ export const taskStopTool = defineTool({
     const { store, record } = await findTask(context, input.task_id);
     const before = await store.state(record);
     if (before.status !== 'running') {
-      const status = backgroundStatusText({ taskId: record.taskId, state: before, stopRequested: record.stopRequestedAt !== undefined });
+      const status = backgroundStatusText({
+        taskId: record.taskId,
+        state: before,
+        stopRequested: record.stopRequestedAt !== undefined,
+      });
       return {
         content: `${status} Nothing to stop.`,
-        backgroundTask: { kind: 'observed', taskId: record.taskId, status: before.status, ...(before.exitCode === undefined ? {} : { exitCode: before.exitCode }) },
+        backgroundTask: {
+          kind: 'observed',
+          taskId: record.taskId,
+          status: before.status,
+          ...(before.exitCode === undefined ? {} : { exitCode: before.exitCode }),
+        },
       };
     }
     const after = await store.stop(record);
@@ -198,7 +246,12 @@ export const taskStopTool = defineTool({
       content: backgroundStatusText({ taskId: record.taskId, state: after, stopRequested: true }),
       isError: after.status === 'running',
       ...(after.status === 'running' ? { errorCode: 'background_task_still_running' } : {}),
-      backgroundTask: { kind: 'observed', taskId: record.taskId, status: after.status, ...(after.exitCode === undefined ? {} : { exitCode: after.exitCode }) },
+      backgroundTask: {
+        kind: 'observed',
+        taskId: record.taskId,
+        status: after.status,
+        ...(after.exitCode === undefined ? {} : { exitCode: after.exitCode }),
+      },
     };
   },
 });

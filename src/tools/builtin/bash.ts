@@ -36,11 +36,18 @@ const spoolLimitBytes = (): number => bashSpoolBytesFromEnv();
  */
 async function backgroundOutputAllowance(context: ToolExecutionContext): Promise<number> {
   const limit = spoolLimitBytes();
-  const quota = context.dataDir === undefined ? undefined : sessionDiskQuota({ dataDir: context.dataDir, limitBytes: sessionDiskBytesFromEnv() });
+  const quota =
+    context.dataDir === undefined
+      ? undefined
+      : sessionDiskQuota({ dataDir: context.dataDir, limitBytes: sessionDiskBytesFromEnv() });
   if (quota === undefined) return limit;
   const usedBytes = await quota.usedBytes(context.sessionId);
   const remaining = quota.limitBytes - usedBytes;
-  if (remaining <= 0) throw new ToolUseError(`${diskQuotaText({ limitBytes: quota.limitBytes, usedBytes })} The background task did not start.`, DISK_QUOTA_EXCEEDED);
+  if (remaining <= 0)
+    throw new ToolUseError(
+      `${diskQuotaText({ limitBytes: quota.limitBytes, usedBytes })} The background task did not start.`,
+      DISK_QUOTA_EXCEEDED,
+    );
   return Math.min(limit, remaining);
 }
 
@@ -121,7 +128,8 @@ async function listForGlob(directory: string): Promise<string[] | undefined> {
  */
 async function locateReadPaths(readPaths: readonly string[], cwd: string): Promise<string[]> {
   const root = await realpath(cwd).catch(() => cwd);
-  const asSeenByRules = (real: string): string => (real === root ? cwd : real.startsWith(`${root}/`) ? path.join(cwd, real.slice(root.length)) : real);
+  const asSeenByRules = (real: string): string =>
+    real === root ? cwd : real.startsWith(`${root}/`) ? path.join(cwd, real.slice(root.length)) : real;
   const located = new Set(readPaths);
   for (const readPath of readPaths) {
     if (!readPath.startsWith('/')) continue;
@@ -164,14 +172,19 @@ const bashInputSchema = z.strictObject({
   command: z
     .string()
     .min(1)
-    .refine((command) => Buffer.byteLength(command) <= BASH_LIMITS.commandBytes, `command must be at most ${BASH_LIMITS.commandBytes} bytes (the system's limit for one argument); write long content to a file in parts`)
+    .refine(
+      (command) => Buffer.byteLength(command) <= BASH_LIMITS.commandBytes,
+      `command must be at most ${BASH_LIMITS.commandBytes} bytes (the system's limit for one argument); write long content to a file in parts`,
+    )
     .describe('The command to run, in bash'),
   timeout: z.number().int().positive().optional().describe('Timeout in milliseconds (default 120000, at most 600000)'),
   description: z.string().optional().describe('What the command does, in a few words'),
   run_in_background: z
     .boolean()
     .optional()
-    .describe('Set to true to run this command in the background. Use TaskOutput to read the output later, TaskStop to stop it.'),
+    .describe(
+      'Set to true to run this command in the background. Use TaskOutput to read the output later, TaskStop to stop it.',
+    ),
 });
 
 export const bashTool = defineTool({
@@ -208,7 +221,11 @@ export const bashTool = defineTool({
         command: input.command,
         ...(input.description === undefined ? {} : { description: input.description }),
         context,
-        env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId, ...(launch.sandboxed ? launch.env : {}) },
+        env: {
+          ...childEnvironment(),
+          SWITCHYARD_SESSION_ID: context.sessionId,
+          ...(launch.sandboxed ? launch.env : {}),
+        },
         maxOutputBytes,
         ...(launch.sandboxed ? { argv: launch.argv(['/bin/bash', '-c', input.command]) } : {}),
       });
@@ -225,7 +242,9 @@ export const bashTool = defineTool({
     const stderr = new TailBuffer(DISPLAY_TAIL_BYTES);
 
     // Its own process group, so cancel and timeout kill the whole tree (pipelines, children of the shell).
-    const [file = '/bin/bash', ...args] = launch.sandboxed ? launch.argv(['/bin/bash', '-c', input.command]) : ['/bin/bash', '-c', input.command];
+    const [file = '/bin/bash', ...args] = launch.sandboxed
+      ? launch.argv(['/bin/bash', '-c', input.command])
+      : ['/bin/bash', '-c', input.command];
     const child = execa(file, args, {
       cwd: context.cwd,
       detached: true,
@@ -297,14 +316,23 @@ export const bashTool = defineTool({
           child.once('error', (error) => resolve(child.pid === undefined ? error : undefined));
         }
       });
-      if (spawnError !== undefined) throw new Error(`Bash could not start /bin/bash in ${context.cwd}: ${spawnError.message}`, { cause: spawnError });
+      if (spawnError !== undefined)
+        throw new Error(`Bash could not start /bin/bash in ${context.cwd}: ${spawnError.message}`, {
+          cause: spawnError,
+        });
       clearTimeout(timer);
       signalProcessGroup(child.pid, 'SIGKILL');
       const result = await child;
       const limitNote = launch.sandboxed ? (await launch.finish()).note : undefined;
-      if (spoolError !== undefined) throw new Error(`Could not write the output spool file ${spoolPath}: ${spoolError.message}`, { cause: spoolError });
-      await new Promise<void>((resolve, reject) => spool.end((error?: Error | null) => (error ? reject(error) : resolve())));
-      if (context.signal.aborted) throw context.signal.reason instanceof Error ? context.signal.reason : new Error('cancelled');
+      if (spoolError !== undefined)
+        throw new Error(`Could not write the output spool file ${spoolPath}: ${spoolError.message}`, {
+          cause: spoolError,
+        });
+      await new Promise<void>((resolve, reject) =>
+        spool.end((error?: Error | null) => (error ? reject(error) : resolve())),
+      );
+      if (context.signal.aborted)
+        throw context.signal.reason instanceof Error ? context.signal.reason : new Error('cancelled');
       const exitCode = result.exitCode ?? null;
       const status = outputCapped
         ? `Output exceeded the limit of ${spoolLimit} bytes for one Bash call (SWITCHYARD_BASH_MAX_SPOOL_BYTES); the command was stopped.`
@@ -318,16 +346,35 @@ export const bashTool = defineTool({
                 ? `Exit code ${exitCode}`
                 : limitNote;
       const text = combined.text();
-      const statusLines = status === undefined ? undefined : limitNote === undefined || status === limitNote ? status : `${status}\n${limitNote}`;
+      const statusLines =
+        status === undefined
+          ? undefined
+          : limitNote === undefined || status === limitNote
+            ? status
+            : `${status}\n${limitNote}`;
       const output: ToolOutputObject = {
         ...sandboxFields(launch),
-        content: statusLines === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${statusLines}`,
+        content:
+          statusLines === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${statusLines}`,
         isError: status !== undefined,
-        display: { type: 'bash_output', stdout: stdout.text(), stderr: stderr.text(), exitCode, truncated: stdout.truncated || stderr.truncated },
+        display: {
+          type: 'bash_output',
+          stdout: stdout.text(),
+          stderr: stderr.text(),
+          exitCode,
+          truncated: stdout.truncated || stderr.truncated,
+        },
         // Claude Code's Bash output for PostToolUse hooks (`tool_response.stdout`…), from the same tails as the display.
         hookResponse: { stdout: stdout.text(), stderr: stderr.text(), interrupted: timedOut, isImage: false, exitCode },
       };
-      if (status !== undefined) output.errorCode = outputCapped ? 'output_limit' : timedOut ? 'command_timeout' : status === limitNote ? 'sandbox_limit' : 'exit_code';
+      if (status !== undefined)
+        output.errorCode = outputCapped
+          ? 'output_limit'
+          : timedOut
+            ? 'command_timeout'
+            : status === limitNote
+              ? 'sandbox_limit'
+              : 'exit_code';
       if (combined.truncated) output.spool = { path: spoolPath, bytes: combined.total };
       else await rm(spoolPath, { force: true });
       return output;

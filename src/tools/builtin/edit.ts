@@ -30,7 +30,9 @@ const QUOTED_STRING_CHARS = 200;
 
 const editInputSchema = z.strictObject({
   file_path: z.string().min(1).describe('Path of the file to edit, absolute (inside cwd) or relative to cwd'),
-  old_string: z.string().describe('The exact text to replace; it must occur once unless replace_all is set (empty creates a new file)'),
+  old_string: z
+    .string()
+    .describe('The exact text to replace; it must occur once unless replace_all is set (empty creates a new file)'),
   new_string: z.string().describe('The text to replace it with (must differ from old_string)'),
   replace_all: z.boolean().optional().describe('Replace every occurrence of old_string (default false)'),
 });
@@ -52,19 +54,31 @@ export function countOccurrences(text: string, needle: string): number {
 }
 
 /** The text after an edit, or why the edit cannot be made (pure). */
-export function planEdit(before: string, input: Pick<EditInput, 'old_string' | 'new_string' | 'replace_all'>): EditPlan {
+export function planEdit(
+  before: string,
+  input: Pick<EditInput, 'old_string' | 'new_string' | 'replace_all'>,
+): EditPlan {
   const { old_string: oldString, new_string: newString } = input;
   if (oldString === newString) {
-    return { ok: false, message: 'No changes to make: old_string and new_string are exactly the same.', errorCode: 'no_changes' };
+    return {
+      ok: false,
+      message: 'No changes to make: old_string and new_string are exactly the same.',
+      errorCode: 'no_changes',
+    };
   }
   if (oldString === '') {
-    if (before !== '') return { ok: false, message: 'Cannot create new file - file already exists.', errorCode: 'file_exists' };
+    if (before !== '')
+      return { ok: false, message: 'Cannot create new file - file already exists.', errorCode: 'file_exists' };
     return { ok: true, after: newString, replacements: 1 };
   }
   const count = countOccurrences(before, oldString);
   if (count === 0) {
     const quoted = oldString.length > QUOTED_STRING_CHARS ? `${oldString.slice(0, QUOTED_STRING_CHARS)}…` : oldString;
-    return { ok: false, message: `String to replace not found in file.\nString: ${quoted}`, errorCode: 'string_not_found' };
+    return {
+      ok: false,
+      message: `String to replace not found in file.\nString: ${quoted}`,
+      errorCode: 'string_not_found',
+    };
   }
   if (count > 1 && input.replace_all !== true) {
     return {
@@ -73,16 +87,27 @@ export function planEdit(before: string, input: Pick<EditInput, 'old_string' | '
       errorCode: 'ambiguous_match',
     };
   }
-  if (input.replace_all === true) return { ok: true, after: before.split(oldString).join(newString), replacements: count };
+  if (input.replace_all === true)
+    return { ok: true, after: before.split(oldString).join(newString), replacements: count };
   const index = before.indexOf(oldString);
-  return { ok: true, after: before.slice(0, index) + newString + before.slice(index + oldString.length), replacements: 1 };
+  return {
+    ok: true,
+    after: before.slice(0, index) + newString + before.slice(index + oldString.length),
+    replacements: 1,
+  };
 }
 
 /** The text to edit, or the refusal: `undefined` text means the file does not exist and `old_string` is empty (a creation). */
-function editableText(filePath: string, existing: ExistingFile, oldString: string): { ok: true; text: string | undefined } | { ok: false; message: string; errorCode: string } {
+function editableText(
+  filePath: string,
+  existing: ExistingFile,
+  oldString: string,
+): { ok: true; text: string | undefined } | { ok: false; message: string; errorCode: string } {
   switch (existing.kind) {
     case 'missing':
-      return oldString === '' ? { ok: true, text: undefined } : { ok: false, message: `File does not exist: ${filePath}`, errorCode: 'not_found' };
+      return oldString === ''
+        ? { ok: true, text: undefined }
+        : { ok: false, message: `File does not exist: ${filePath}`, errorCode: 'not_found' };
     case 'directory':
       return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
     case 'special':
@@ -90,7 +115,11 @@ function editableText(filePath: string, existing: ExistingFile, oldString: strin
     case 'binary':
       return { ok: false, message: `Cannot edit binary file: ${filePath}`, errorCode: 'binary_file' };
     case 'too_large':
-      return { ok: false, message: `File is too large to edit: ${filePath} (${existing.bytes} bytes; the limit is ${MAX_DIFF_SOURCE_BYTES} bytes)`, errorCode: 'file_too_large' };
+      return {
+        ok: false,
+        message: `File is too large to edit: ${filePath} (${existing.bytes} bytes; the limit is ${MAX_DIFF_SOURCE_BYTES} bytes)`,
+        errorCode: 'file_too_large',
+      };
     case 'text':
       return { ok: true, text: existing.text };
     default: {
@@ -101,13 +130,26 @@ function editableText(filePath: string, existing: ExistingFile, oldString: strin
 }
 
 /** Re-checks the edit on the open file's current text and writes the result through the same handle. */
-async function applyEdit(options: { file: ConfinedFile; filePath: string; input: EditInput; signal: AbortSignal }): Promise<{ created: boolean; before: string; plan: EditedText }> {
+async function applyEdit(options: {
+  file: ConfinedFile;
+  filePath: string;
+  input: EditInput;
+  signal: AbortSignal;
+}): Promise<{ created: boolean; before: string; plan: EditedText }> {
   const { file, filePath, input } = options;
-  const editable = editableText(filePath, file.handle === undefined ? { kind: 'missing' } : await readOpenFile(file.handle), input.old_string);
+  const editable = editableText(
+    filePath,
+    file.handle === undefined ? { kind: 'missing' } : await readOpenFile(file.handle),
+    input.old_string,
+  );
   if (!editable.ok) throw new ToolUseError(editable.message, editable.errorCode);
   const before = editable.text ?? '';
   const plan = planEdit(before, input);
-  if (!plan.ok) throw new ToolUseError(`${plan.message}\n(The file changed after the edit was checked; read it again.)`, plan.errorCode);
+  if (!plan.ok)
+    throw new ToolUseError(
+      `${plan.message}\n(The file changed after the edit was checked; read it again.)`,
+      plan.errorCode,
+    );
   options.signal.throwIfAborted();
   await file.write(plan.after);
   return { created: editable.text === undefined, before, plan };
@@ -116,7 +158,8 @@ async function applyEdit(options: { file: ConfinedFile; filePath: string; input:
 export const editTool = defineTool({
   name: 'Edit',
   aliases: ['replace', 'edit_file'],
-  description: 'Replaces an exact string in a text file under the session directory (once, or every occurrence with replace_all).',
+  description:
+    'Replaces an exact string in a text file under the session directory (once, or every occurrence with replace_all).',
   inputSchema: editInputSchema,
   concurrentSafe: false,
   readOnly: false,
@@ -130,10 +173,19 @@ export const editTool = defineTool({
   ...filePathToolFields,
   async validateInput(input, context): Promise<ValidationOutcome> {
     const filePath = resolveToolPath(context.cwd, input.file_path);
-    const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Edit', absolutePath: filePath, allowRules: context.allowRules });
+    const escape = await checkToolPath({
+      cwd: context.cwd,
+      toolName: 'Edit',
+      absolutePath: filePath,
+      allowRules: context.allowRules,
+    });
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
     if (input.old_string === input.new_string) {
-      return { ok: false, message: 'No changes to make: old_string and new_string are exactly the same.', errorCode: 'no_changes' };
+      return {
+        ok: false,
+        message: 'No changes to make: old_string and new_string are exactly the same.',
+        errorCode: 'no_changes',
+      };
     }
     const editable = editableText(filePath, await readExistingFile(filePath), input.old_string);
     if (!editable.ok) return editable;
@@ -148,14 +200,18 @@ export const editTool = defineTool({
     const before = editable.text ?? '';
     const plan = planEdit(before, input);
     if (!plan.ok) throw new ToolUseError(plan.message, plan.errorCode);
-    return { preview: `${through}${approvalPreview(createFileDiff({ filePath: input.file_path, before, after: plan.after }))}` };
+    return {
+      preview: `${through}${approvalPreview(createFileDiff({ filePath: input.file_path, before, after: plan.after }))}`,
+    };
   },
   permissionFacts: (input, context) => protectedWriteFacts({ cwd: context.cwd, absolutePath: input.file_path }),
   async execute(input, context) {
     const filePath = input.file_path;
     await requireReadBeforeEdit(context, filePath);
     const file = await openConfinedFile({ cwd: context.cwd, filePath, toolName: 'Edit', denyRules: context.denyRules });
-    const { created, before, plan } = await applyEdit({ file, filePath, input, signal: context.signal }).finally(() => file.close());
+    const { created, before, plan } = await applyEdit({ file, filePath, input, signal: context.signal }).finally(() =>
+      file.close(),
+    );
     const display = createFileDiff({ filePath, before, after: plan.after });
     // Claude Code's Edit output for PostToolUse hooks (`tool_response.filePath`…).
     const hookResponse = {

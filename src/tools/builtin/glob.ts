@@ -59,7 +59,12 @@ export function globDepth(pattern: string): number {
  * `checkToolPath` for a directory a search tool walks: as for files, plus a rule naming everything beneath a
  * directory (`Grep(/tmp/xyz/**)`) also allows searching that directory itself.
  */
-export async function checkSearchPath(options: { cwd: string; toolName: string; absolutePath: string; allowRules: readonly string[] }): Promise<string | undefined> {
+export async function checkSearchPath(options: {
+  cwd: string;
+  toolName: string;
+  absolutePath: string;
+  allowRules: readonly string[];
+}): Promise<string | undefined> {
   const derived = options.allowRules.flatMap((text) => {
     try {
       const rule = parseRule(text);
@@ -152,8 +157,11 @@ export async function* walkFiles(
     if (readDeny === undefined) return false;
     const known = deniedCache.get(relativePath);
     if (known !== undefined) return known;
-    const spellings = relativePath === '' ? [root, realRoot] : [path.join(root, relativePath), path.join(realRoot, relativePath)];
-    const verdict = readDeny.deniedBy(spellings) !== undefined || (relativePath !== '' && denied(path.posix.dirname(relativePath) === '.' ? '' : path.posix.dirname(relativePath)));
+    const spellings =
+      relativePath === '' ? [root, realRoot] : [path.join(root, relativePath), path.join(realRoot, relativePath)];
+    const verdict =
+      readDeny.deniedBy(spellings) !== undefined ||
+      (relativePath !== '' && denied(path.posix.dirname(relativePath) === '.' ? '' : path.posix.dirname(relativePath)));
     deniedCache.set(relativePath, verdict);
     return verdict;
   };
@@ -175,8 +183,14 @@ export async function* walkFiles(
   if (!includeIgnored) {
     // Layers above the root that exclude the root itself are skipped: a directory named as the search is searched.
     const above = (await gitignoresAbove(root)).filter((layer) => !gitIgnores([layer], `${root}/`));
-    const within = await Promise.all(found.filter((file) => path.posix.basename(file) === '.gitignore').map((file) => readGitignore(path.join(root, path.posix.dirname(file)))));
-    layers = [...within.filter((layer) => layer !== undefined), ...above].sort((a, b) => b.directory.length - a.directory.length);
+    const within = await Promise.all(
+      found
+        .filter((file) => path.posix.basename(file) === '.gitignore')
+        .map((file) => readGitignore(path.join(root, path.posix.dirname(file)))),
+    );
+    layers = [...within.filter((layer) => layer !== undefined), ...above].sort(
+      (a, b) => b.directory.length - a.directory.length,
+    );
   }
   for (const relativePath of found) {
     const absolutePath = path.join(root, relativePath);
@@ -187,21 +201,32 @@ export async function* walkFiles(
 }
 
 /** The directory a Glob call walks and the pattern relative to it. */
-function globTarget(cwd: string, input: { pattern: string; path?: string | undefined }): { root: string; pattern: string } {
+function globTarget(
+  cwd: string,
+  input: { pattern: string; path?: string | undefined },
+): { root: string; pattern: string } {
   const { base, rest } = splitGlobBase(input.pattern.replace(/^(?:\.\/)+/, ''));
   return { root: path.resolve(resolveToolPath(cwd, input.path ?? '.'), base), pattern: rest };
 }
 
 const globInputSchema = z.strictObject({
   pattern: z.string().min(1).describe('Glob to match file paths against, e.g. "**/*.ts" or "src/*.{js,ts}"'),
-  path: z.string().min(1).optional().describe('Directory to search in, absolute (inside cwd) or relative to cwd (default: cwd)'),
-  include_ignored: z.boolean().optional().describe('Also list files that .gitignore excludes and files under node_modules (default: false)'),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Directory to search in, absolute (inside cwd) or relative to cwd (default: cwd)'),
+  include_ignored: z
+    .boolean()
+    .optional()
+    .describe('Also list files that .gitignore excludes and files under node_modules (default: false)'),
 });
 
 export const globTool = defineTool({
   name: 'Glob',
   aliases: ['glob'],
-  description: 'Lists files under a directory whose paths match a glob pattern, newest first. Skips files that .gitignore excludes and node_modules unless include_ignored is true.',
+  description:
+    'Lists files under a directory whose paths match a glob pattern, newest first. Skips files that .gitignore excludes and node_modules unless include_ignored is true.',
   inputSchema: globInputSchema,
   concurrentSafe: true,
   readOnly: true,
@@ -225,12 +250,15 @@ export const globTool = defineTool({
       throw error;
     }
     const searchPath = resolveToolPath(context.cwd, input.path ?? '.');
-    const check = (absolutePath: string) => checkSearchPath({ cwd: context.cwd, toolName: 'Glob', absolutePath, allowRules: context.allowRules });
+    const check = (absolutePath: string) =>
+      checkSearchPath({ cwd: context.cwd, toolName: 'Glob', absolutePath, allowRules: context.allowRules });
     const escape = await check(searchPath);
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
     const info = await stat(searchPath).catch(() => undefined);
-    if (info === undefined) return { ok: false, message: `Directory does not exist: ${searchPath}`, errorCode: 'not_found' };
-    if (!info.isDirectory()) return { ok: false, message: `Path is not a directory: ${searchPath}`, errorCode: 'not_a_directory' };
+    if (info === undefined)
+      return { ok: false, message: `Directory does not exist: ${searchPath}`, errorCode: 'not_found' };
+    if (!info.isDirectory())
+      return { ok: false, message: `Path is not a directory: ${searchPath}`, errorCode: 'not_a_directory' };
     const { root } = globTarget(context.cwd, input);
     if (root !== searchPath) {
       const rootEscape = await check(root);
@@ -245,7 +273,12 @@ export const globTool = defineTool({
     const matcher = compileGlob(pattern);
     const readDeny = await createReadDenyFilter({ cwd: context.cwd, denyRules: context.denyRules });
     const matches: Array<{ path: string; mtimeMs: number }> = [];
-    const walk = walkFiles(root, { signal: context.signal, maxDepth: globDepth(pattern), readDeny, includeIgnored: input.include_ignored === true });
+    const walk = walkFiles(root, {
+      signal: context.signal,
+      maxDepth: globDepth(pattern),
+      readDeny,
+      includeIgnored: input.include_ignored === true,
+    });
     for await (const file of walk) {
       if (!matcher.test(file.relativePath)) continue;
       const fileInfo = await stat(file.absolutePath).catch(() => undefined);

@@ -31,7 +31,11 @@ const WORD_BOUNDARY_ASSERTION = /\\(?:[<>]|b\{(?:start|end|start-half|end-half)\
 const BACKTRACKING_ONLY = /\(\?[=!>]|\\(?:[1-9]|k<|g\{?\d)|[*+?}][+]/y;
 
 /** Calls `visit` for each position outside character classes and `\Q…\E` quotes; it returns how far to skip. */
-function walkPattern(pattern: string, visit: (index: number) => number | undefined, copy: (from: number, to: number) => void): void {
+function walkPattern(
+  pattern: string,
+  visit: (index: number) => number | undefined,
+  copy: (from: number, to: number) => void,
+): void {
   let index = 0;
   while (index < pattern.length) {
     const char = pattern[index];
@@ -82,10 +86,13 @@ function classEnd(pattern: string, open: number): number {
 
 /** Translates Unicode escapes inside a class (`[\u00e9-\u00ff]`); the rest of a class passes as it is. */
 function translateClass(text: string): string {
-  return text.replace(/\\\\|\\(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|U\{([0-9A-Fa-f]{1,8})\}|U([0-9A-Fa-f]{8}))/g, (match, ...hex: Array<string | undefined>) => {
-    const digits = hex.slice(0, 4).find((group) => group !== undefined);
-    return digits === undefined ? match : `\\x{${digits}}`;
-  });
+  return text.replace(
+    /\\\\|\\(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|U\{([0-9A-Fa-f]{1,8})\}|U([0-9A-Fa-f]{8}))/g,
+    (match, ...hex: Array<string | undefined>) => {
+      const digits = hex.slice(0, 4).find((group) => group !== undefined);
+      return digits === undefined ? match : `\\x{${digits}}`;
+    },
+  );
 }
 
 /**
@@ -134,10 +141,17 @@ export function findBacktrackingOnlySyntax(pattern: string): string | undefined 
 }
 
 /** Compiles a Grep pattern (`-i` as `ignoreCase`), or says in one line why it cannot be used. */
-export function compileGrepPattern(options: { pattern: string; ignoreCase: boolean; maxPatternChars: number }): GrepPatternOutcome {
+export function compileGrepPattern(options: {
+  pattern: string;
+  ignoreCase: boolean;
+  maxPatternChars: number;
+}): GrepPatternOutcome {
   const { pattern, ignoreCase, maxPatternChars } = options;
   if (pattern.length > maxPatternChars) {
-    return { type: 'invalid', message: `The pattern has ${pattern.length} characters; Grep accepts at most ${maxPatternChars} (SWITCHYARD_GREP_MAX_PATTERN_CHARS).` };
+    return {
+      type: 'invalid',
+      message: `The pattern has ${pattern.length} characters; Grep accepts at most ${maxPatternChars} (SWITCHYARD_GREP_MAX_PATTERN_CHARS).`,
+    };
   }
   const flags = RE2JS.LOOKBEHINDS | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   const translated = translateRipgrepSyntax(pattern);

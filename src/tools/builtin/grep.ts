@@ -51,27 +51,45 @@ export const MAX_LINE_CHARS = 500;
 export const GREP_TRUNCATED_NOTE = `(Results are truncated at ${MAX_GREP_RESULT_LINES} lines. Consider using a more specific path, glob or pattern.)`;
 
 const grepInputSchema = z.strictObject({
-  pattern: z.string().min(1).describe("Regular expression in ripgrep's syntax to search file contents for, line by line"),
-  path: z.string().min(1).optional().describe('File or directory to search, absolute (inside cwd) or relative to cwd (default: cwd)'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe("Regular expression in ripgrep's syntax to search file contents for, line by line"),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('File or directory to search, absolute (inside cwd) or relative to cwd (default: cwd)'),
   glob: z
     .string()
     .min(1)
     .optional()
-    .describe('Only search files matching this glob: "*.ts" matches file names, "src/**/*.{ts,tsx}" paths under path; separate several with spaces, prefix "!" to exclude'),
+    .describe(
+      'Only search files matching this glob: "*.ts" matches file names, "src/**/*.{ts,tsx}" paths under path; separate several with spaces, prefix "!" to exclude',
+    ),
   output_mode: z
     .enum(['content', 'files_with_matches', 'count'])
     .optional()
-    .describe('"content": matching lines; "files_with_matches": paths of matching files (default); "count": matching lines per file'),
+    .describe(
+      '"content": matching lines; "files_with_matches": paths of matching files (default); "count": matching lines per file',
+    ),
   '-i': z.boolean().optional().describe('Case-insensitive search'),
   '-n': z.boolean().optional().describe('Prefix matching lines with their line numbers (content mode)'),
-  include_ignored: z.boolean().optional().describe('Also search files that .gitignore excludes and files under node_modules (default: false)'),
+  include_ignored: z
+    .boolean()
+    .optional()
+    .describe('Also search files that .gitignore excludes and files under node_modules (default: false)'),
 });
 
 type GrepInput = z.infer<typeof grepInputSchema>;
 
 /** The pattern of a Grep call, compiled under the worker's limits. */
 function compileCallPattern(input: GrepInput): ReturnType<typeof compileGrepPattern> {
-  return compileGrepPattern({ pattern: input.pattern, ignoreCase: input['-i'] === true, maxPatternChars: resolveLimit('grepMaxPatternChars') });
+  return compileGrepPattern({
+    pattern: input.pattern,
+    ignoreCase: input['-i'] === true,
+    maxPatternChars: resolveLimit('grepMaxPatternChars'),
+  });
 }
 
 /** A predicate over walked files from Grep's `glob` (see the module comment), or undefined when there is none. */
@@ -85,8 +103,11 @@ export function compileGlobFilter(glob: string | undefined): ((file: WalkedFile)
   });
   const includes = compiled.filter((entry) => !entry.exclude);
   const excludes = compiled.filter((entry) => entry.exclude);
-  const test = (entry: (typeof compiled)[number], file: WalkedFile) => entry.matcher.test(entry.byPath ? file.relativePath : path.posix.basename(file.relativePath));
-  return (file) => (includes.length === 0 || includes.some((entry) => test(entry, file))) && !excludes.some((entry) => test(entry, file));
+  const test = (entry: (typeof compiled)[number], file: WalkedFile) =>
+    entry.matcher.test(entry.byPath ? file.relativePath : path.posix.basename(file.relativePath));
+  return (file) =>
+    (includes.length === 0 || includes.some((entry) => test(entry, file))) &&
+    !excludes.some((entry) => test(entry, file));
 }
 
 /** Lines of one file that matched, and lines too long to search. */
@@ -140,13 +161,23 @@ function cutLine(line: string): string {
   return line.length > MAX_LINE_CHARS ? `${detachString(line.slice(0, MAX_LINE_CHARS))}… [line truncated]` : line;
 }
 
-async function* filesToSearch(options: { target: string; isDirectory: boolean; input: GrepInput; signal: AbortSignal; readDeny: ReadDenyFilter | undefined }): AsyncGenerator<WalkedFile> {
+async function* filesToSearch(options: {
+  target: string;
+  isDirectory: boolean;
+  input: GrepInput;
+  signal: AbortSignal;
+  readDeny: ReadDenyFilter | undefined;
+}): AsyncGenerator<WalkedFile> {
   if (!options.isDirectory) {
     yield { absolutePath: options.target, relativePath: path.basename(options.target) };
     return;
   }
   const filter = compileGlobFilter(options.input.glob);
-  const walk = walkFiles(options.target, { signal: options.signal, readDeny: options.readDeny, includeIgnored: options.input.include_ignored === true });
+  const walk = walkFiles(options.target, {
+    signal: options.signal,
+    readDeny: options.readDeny,
+    includeIgnored: options.input.include_ignored === true,
+  });
   for await (const file of walk) {
     if (filter === undefined || filter(file)) yield file;
   }
@@ -188,11 +219,17 @@ export const grepTool = defineTool({
       throw error;
     }
     const target = resolveToolPath(context.cwd, input.path ?? '.');
-    const escape = await checkSearchPath({ cwd: context.cwd, toolName: 'Grep', absolutePath: target, allowRules: context.allowRules });
+    const escape = await checkSearchPath({
+      cwd: context.cwd,
+      toolName: 'Grep',
+      absolutePath: target,
+      allowRules: context.allowRules,
+    });
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
     const info = await stat(target).catch(() => undefined);
     if (info === undefined) return { ok: false, message: `Path does not exist: ${target}`, errorCode: 'not_found' };
-    if (!info.isDirectory() && !info.isFile()) return { ok: false, message: `${target} is neither a file nor a directory`, errorCode: 'not_a_file' };
+    if (!info.isDirectory() && !info.isFile())
+      return { ok: false, message: `${target} is neither a file nor a directory`, errorCode: 'not_a_file' };
     return { ok: true };
   },
   async execute(input, context) {
@@ -202,21 +239,35 @@ export const grepTool = defineTool({
     const target = resolveToolPath(context.cwd, input.path ?? '.');
     const info = await stat(target).catch(() => undefined);
     if (info === undefined) throw new ToolUseError(`Path does not exist: ${target}`, 'not_found');
-    if (!info.isDirectory() && !info.isFile()) throw new ToolUseError(`${target} is neither a file nor a directory`, 'not_a_file');
+    if (!info.isDirectory() && !info.isFile())
+      throw new ToolUseError(`${target} is neither a file nor a directory`, 'not_a_file');
     const readDeny = await createReadDenyFilter({ cwd: context.cwd, denyRules: context.denyRules });
     if (readDeny !== undefined && info.isFile()) {
       const rule = readDeny.deniedBy([target, await realpath(target).catch(() => target)]);
-      if (rule !== undefined) throw new ToolUseError(`Grep cannot search ${target}: reading it is denied by the rule ${rule}`, 'denied_by_rule');
+      if (rule !== undefined)
+        throw new ToolUseError(
+          `Grep cannot search ${target}: reading it is denied by the rule ${rule}`,
+          'denied_by_rule',
+        );
     }
     // The longest line one match may take: bounded in memory, and in work for this pattern's program size.
-    const maxLineChars = Math.min(resolveLimit('grepMaxLineChars'), Math.floor(resolveLimit('grepLineWork') / Math.max(1, pattern.programSize)));
+    const maxLineChars = Math.min(
+      resolveLimit('grepMaxLineChars'),
+      Math.floor(resolveLimit('grepLineWork') / Math.max(1, pattern.programSize)),
+    );
     const mode = input.output_mode ?? 'files_with_matches';
     const lineNumbers = input['-n'] === true;
     const lines: string[] = [];
     const matchedFiles: string[] = [];
     let truncated = false;
     let skippedLines = 0;
-    for await (const file of filesToSearch({ target, isDirectory: info.isDirectory(), input, signal: context.signal, readDeny })) {
+    for await (const file of filesToSearch({
+      target,
+      isDirectory: info.isDirectory(),
+      input,
+      signal: context.signal,
+      readDeny,
+    })) {
       context.signal.throwIfAborted();
       const scan = await scanFile({
         filePath: file.absolutePath,
@@ -230,7 +281,11 @@ export const grepTool = defineTool({
               truncated = true;
               return 'stop';
             }
-            lines.push(lineNumbers ? `${file.absolutePath}:${lineNumber}:${cutLine(line)}` : `${file.absolutePath}:${cutLine(line)}`);
+            lines.push(
+              lineNumbers
+                ? `${file.absolutePath}:${lineNumber}:${cutLine(line)}`
+                : `${file.absolutePath}:${cutLine(line)}`,
+            );
           }
           return undefined;
         },
@@ -246,11 +301,16 @@ export const grepTool = defineTool({
       if (truncated) break;
     }
     if (mode === 'files_with_matches') {
-      const withTimes = await Promise.all(matchedFiles.map(async (file) => ({ file, mtimeMs: (await stat(file).catch(() => undefined))?.mtimeMs ?? 0 })));
+      const withTimes = await Promise.all(
+        matchedFiles.map(async (file) => ({ file, mtimeMs: (await stat(file).catch(() => undefined))?.mtimeMs ?? 0 })),
+      );
       withTimes.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
       lines.push(...withTimes.map((entry) => entry.file));
     }
-    const notes = [...(truncated ? [GREP_TRUNCATED_NOTE] : []), ...(skippedLines > 0 ? [skippedLinesNote(skippedLines, maxLineChars)] : [])];
+    const notes = [
+      ...(truncated ? [GREP_TRUNCATED_NOTE] : []),
+      ...(skippedLines > 0 ? [skippedLinesNote(skippedLines, maxLineChars)] : []),
+    ];
     if (lines.length === 0) return ['No matches found', ...notes].join('\n');
     return [...lines, ...notes].join('\n');
   },

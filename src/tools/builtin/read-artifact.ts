@@ -29,16 +29,25 @@ function decodedSegment(segment: string): string | undefined {
 export function artifactReferenceProblem(reference: string, sessionId: string): string | undefined {
   const match = ARTIFACT_REFERENCE.exec(reference);
   const session = match?.[1] === undefined ? undefined : decodedSegment(match[1]);
-  if (match === null || session === undefined) return `Not a Switchyard artifact reference: ${reference} (expected switchyard-artifact://<session>/<id>)`;
-  if (session !== sessionId) return `${reference} belongs to another session: Read opens only the artifacts of this session.`;
+  if (match === null || session === undefined)
+    return `Not a Switchyard artifact reference: ${reference} (expected switchyard-artifact://<session>/<id>)`;
+  if (session !== sessionId)
+    return `${reference} belongs to another session: Read opens only the artifacts of this session.`;
   return undefined;
 }
 
 /** Opens the artifact for Read; every refusal is a `ToolUseError` the model can act on. */
-export async function openArtifact(reference: string, context: { sessionId: string; artifacts: ArtifactStore | undefined }): Promise<FileHandle> {
+export async function openArtifact(
+  reference: string,
+  context: { sessionId: string; artifacts: ArtifactStore | undefined },
+): Promise<FileHandle> {
   const problem = artifactReferenceProblem(reference, context.sessionId);
   if (problem !== undefined) throw new ToolUseError(problem, 'artifact_not_accessible');
-  if (context.artifacts === undefined) throw new ToolUseError(`This worker has no artifact store, so ${reference} cannot be read.`, 'artifact_not_accessible');
+  if (context.artifacts === undefined)
+    throw new ToolUseError(
+      `This worker has no artifact store, so ${reference} cannot be read.`,
+      'artifact_not_accessible',
+    );
   let file: string;
   try {
     file = context.artifacts.locate(reference);
@@ -48,6 +57,9 @@ export async function openArtifact(reference: string, context: { sessionId: stri
   return openRegularFile(file).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     // The worker's own path stays out of the message: the model knows the artifact by its reference only.
-    throw new ToolUseError(code === 'ENOENT' ? `Artifact not found: ${reference} (it may have been pruned)` : `Cannot read ${reference}`, 'artifact_not_accessible');
+    throw new ToolUseError(
+      code === 'ENOENT' ? `Artifact not found: ${reference} (it may have been pruned)` : `Cannot read ${reference}`,
+      'artifact_not_accessible',
+    );
   });
 }

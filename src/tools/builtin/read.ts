@@ -53,7 +53,8 @@ function formatNumberedLine(line: string, lineNumber: number): string {
 
 /** `256 KB`, `293.0 KB`, `200.0 MB`. */
 function formatSize(bytes: number): string {
-  const [value, unit] = bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MB'] : bytes >= 1024 ? [bytes / 1024, 'KB'] : [bytes, 'bytes'];
+  const [value, unit] =
+    bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MB'] : bytes >= 1024 ? [bytes / 1024, 'KB'] : [bytes, 'bytes'];
   return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
 }
 
@@ -90,7 +91,11 @@ async function readImage(handle: FileHandle, mediaType: ImageMediaType): Promise
   const tooLarge = oversizeImageReason(mediaType, length);
   if (tooLarge !== undefined) throw new ToolUseError(tooLarge, 'image_too_large');
   // Claude Code's image output for hooks, without the base64 bytes (they are in the artifact store).
-  return { content: '', images: [{ mediaType, data: buffer.subarray(0, length) }], hookResponse: { type: 'image', file: { type: mediaType, originalSize: length } } };
+  return {
+    content: '',
+    images: [{ mediaType, data: buffer.subarray(0, length) }],
+    hookResponse: { type: 'image', file: { type: mediaType, originalSize: length } },
+  };
 }
 
 /** Why a file of `size` bytes cannot be read without a range, or undefined when it can. */
@@ -119,31 +124,43 @@ export const readTool = defineTool({
   resultBudget: RESULT_BUDGETS.Read,
   ...filePathToolFields,
   // An artifact reference is not a path: it stays as the model gave it (see read-artifact.ts).
-  resolveInput: (input, context) => (isArtifactReference(input.file_path) ? input : filePathToolFields.resolveInput(input, context)),
+  resolveInput: (input, context) =>
+    isArtifactReference(input.file_path) ? input : filePathToolFields.resolveInput(input, context),
   async validateInput(input, context) {
     if (isArtifactReference(input.file_path)) {
       const problem = artifactReferenceProblem(input.file_path, context.sessionId);
-      return problem === undefined ? { ok: true } : { ok: false, message: problem, errorCode: 'artifact_not_accessible' };
+      return problem === undefined
+        ? { ok: true }
+        : { ok: false, message: problem, errorCode: 'artifact_not_accessible' };
     }
     const filePath = resolveToolPath(context.cwd, input.file_path);
-    const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Read', absolutePath: filePath, allowRules: context.allowRules });
+    const escape = await checkToolPath({
+      cwd: context.cwd,
+      toolName: 'Read',
+      absolutePath: filePath,
+      allowRules: context.allowRules,
+    });
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
     const info = await stat(filePath).catch(() => undefined);
     if (info === undefined) return { ok: false, message: `File does not exist: ${filePath}`, errorCode: 'not_found' };
-    if (info.isDirectory()) return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
+    if (info.isDirectory())
+      return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
     if (!info.isFile()) return { ok: false, message: `${filePath} is not a regular file`, errorCode: 'not_a_file' };
     const image = await openRegularFile(filePath)
       .then(async (handle) => sniffImage(handle).finally(() => handle.close()))
       .catch(() => undefined);
     if (image !== undefined) {
       const oversizeImage = oversizeImageReason(image, info.size);
-      return oversizeImage === undefined ? { ok: true } : { ok: false, message: oversizeImage, errorCode: 'image_too_large' };
+      return oversizeImage === undefined
+        ? { ok: true }
+        : { ok: false, message: oversizeImage, errorCode: 'image_too_large' };
     }
     const oversize = oversizeReason(input, info.size);
     if (oversize !== undefined) return { ok: false, message: oversize, errorCode: 'file_too_large' };
     return { ok: true };
   },
-  permissionFacts: async (input, context) => (isArtifactReference(input.file_path) ? {} : realPathFacts(context.cwd, input.file_path)),
+  permissionFacts: async (input, context) =>
+    isArtifactReference(input.file_path) ? {} : realPathFacts(context.cwd, input.file_path),
   async execute(input, context) {
     let handle: FileHandle;
     if (isArtifactReference(input.file_path)) {
@@ -151,8 +168,17 @@ export const readTool = defineTool({
       handle = await openArtifact(input.file_path, context);
     } else {
       // Checked again now: a directory swapped for a link to a denied place after the decision is refused.
-      const denied = await deniedRealPath({ cwd: context.cwd, toolName: 'Read', absolutePath: input.file_path, denyRules: context.denyRules });
-      if (denied !== undefined) throw new ToolUseError(`Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`, 'denied_by_rule');
+      const denied = await deniedRealPath({
+        cwd: context.cwd,
+        toolName: 'Read',
+        absolutePath: input.file_path,
+        denyRules: context.denyRules,
+      });
+      if (denied !== undefined)
+        throw new ToolUseError(
+          `Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`,
+          'denied_by_rule',
+        );
       handle = await openRegularFile(input.file_path).catch((error: unknown) => {
         throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
       });
@@ -192,18 +218,33 @@ export const readTool = defineTool({
           return undefined;
         },
       });
-      if (outcome.type === 'binary') throw new ToolUseError(`Cannot read binary file: ${input.file_path}`, 'binary_file');
+      if (outcome.type === 'binary')
+        throw new ToolUseError(`Cannot read binary file: ${input.file_path}`, 'binary_file');
       if (outcome.lineCount > 0 && first > outcome.lineCount) {
-        throw new ToolUseError(`offset ${input.offset} is past the end of the file (${outcome.lineCount} lines)`, 'offset_past_end');
+        throw new ToolUseError(
+          `offset ${input.offset} is past the end of the file (${outcome.lineCount} lines)`,
+          'offset_past_end',
+        );
       }
       if (continueAt !== undefined) {
-        formatted.push(`(Output stops before line ${continueAt}: one Read returns at most ${RESULT_BUDGETS.Read.maxModelBytes} bytes. Continue with offset ${continueAt}.)`);
+        formatted.push(
+          `(Output stops before line ${continueAt}: one Read returns at most ${RESULT_BUDGETS.Read.maxModelBytes} bytes. Continue with offset ${continueAt}.)`,
+        );
       }
       // Claude Code's Read output for PostToolUse hooks (`tool_response.file.content`): the lines without numbers.
-      const file: Record<string, unknown> = { filePath: input.file_path, content: lines.join('\n'), numLines: lines.length, startLine: first };
+      const file: Record<string, unknown> = {
+        filePath: input.file_path,
+        content: lines.join('\n'),
+        numLines: lines.length,
+        startLine: first,
+      };
       if (!outcome.stopped) file.totalLines = outcome.lineCount;
       const sessionState = await fileReadRecord(context, input.file_path);
-      return { content: formatted.join('\n'), hookResponse: { type: 'text', file }, ...(sessionState === undefined ? {} : { sessionState }) };
+      return {
+        content: formatted.join('\n'),
+        hookResponse: { type: 'text', file },
+        ...(sessionState === undefined ? {} : { sessionState }),
+      };
     } finally {
       await handle.close();
     }

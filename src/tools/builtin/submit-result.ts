@@ -3,7 +3,10 @@ import { defineTool } from '../define-tool.js';
 
 const submitResultInputSchema = z.strictObject({
   // `z.unknown()` accepts `undefined`: a key present with no value must fail like a missing key.
-  result: z.unknown().refine((value) => value !== undefined, { message: 'result is required' }).describe('The final result of the task, any JSON value'),
+  result: z
+    .unknown()
+    .refine((value) => value !== undefined, { message: 'result is required' })
+    .describe('The final result of the task, any JSON value'),
 });
 
 /** The model content of a result: a string as it is, anything else as JSON. */

@@ -10,7 +10,11 @@ export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
 const todoItemSchema = z.object({
   content: z.string().min(1).describe('What is to be done, in the imperative ("Run the tests")'),
   status: z.enum(todoStatuses),
-  activeForm: z.string().min(1).optional().describe('The same task in the present continuous ("Running the tests"), shown while it is in progress'),
+  activeForm: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The same task in the present continuous ("Running the tests"), shown while it is in progress'),
   id: z.string().optional(),
 });
 export type TodoItem = z.infer<typeof todoItemSchema>;
@@ -38,7 +42,10 @@ function todoListSizeProblem(todos: readonly TodoItem[]): ValidationOutcome | un
     };
   }
   const maxChars = resolveLimit('todoMaxChars');
-  const chars = todos.reduce((sum, todo) => sum + todo.content.length + (todo.activeForm?.length ?? 0) + (todo.id?.length ?? 0), 0);
+  const chars = todos.reduce(
+    (sum, todo) => sum + todo.content.length + (todo.activeForm?.length ?? 0) + (todo.id?.length ?? 0),
+    0,
+  );
   if (chars > maxChars) {
     return {
       ok: false,

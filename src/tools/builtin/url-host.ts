@@ -66,7 +66,15 @@ export function canonicalHost(text: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (url.username !== '' || url.password !== '' || url.port !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') return undefined;
+  if (
+    url.username !== '' ||
+    url.password !== '' ||
+    url.port !== '' ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
+    return undefined;
   const host = canonicalHostname(url.hostname);
   return host === '' ? undefined : host;
 }
@@ -123,7 +131,9 @@ export function describeHostClass(hostClass: HostClass): string {
 export function resolvedAddressRefusal(options: { hostname: string; address: string }): string | undefined {
   const addressClass = classifyHost(options.address.includes(':') ? `[${options.address}]` : options.address);
   const hostClass = classifyHost(options.hostname);
-  const refused = isDeniedHostClass(addressClass) ? !isDeniedHostClass(hostClass) : addressClass === 'loopback' && hostClass !== 'loopback';
+  const refused = isDeniedHostClass(addressClass)
+    ? !isDeniedHostClass(hostClass)
+    : addressClass === 'loopback' && hostClass !== 'loopback';
   if (!refused) return undefined;
   return (
     `${options.hostname} resolves to ${options.address}, ${describeHostClass(addressClass)}; WebFetch does not connect to such an address through ` +
@@ -186,7 +196,9 @@ function parseIpv6(text: string): number[] | undefined {
   if (halves.length > 2) return undefined;
   const parse = (part: string): number[] | undefined => {
     if (part === '') return [];
-    const groups = part.split(':').map((group) => (/^[0-9a-f]{1,4}$/.test(group) ? Number.parseInt(group, 16) : Number.NaN));
+    const groups = part
+      .split(':')
+      .map((group) => (/^[0-9a-f]{1,4}$/.test(group) ? Number.parseInt(group, 16) : Number.NaN));
     return groups.some(Number.isNaN) ? undefined : groups;
   };
   const head = parse(halves[0] ?? '');

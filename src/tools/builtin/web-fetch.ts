@@ -15,7 +15,15 @@ import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
 import { parseRule } from '../../contracts/permission-rules.js';
 import { ToolUseError, defineTool } from '../define-tool.js';
 import type { Tool, ToolOutputObject, ToolPrepareContext } from '../define-tool.js';
-import { canonicalHost, canonicalUrl, canonicalUrlObject, classifyHost, describeHostClass, isDeniedHostClass, resolvedAddressRefusal } from './url-host.js';
+import {
+  canonicalHost,
+  canonicalUrl,
+  canonicalUrlObject,
+  classifyHost,
+  describeHostClass,
+  isDeniedHostClass,
+  resolvedAddressRefusal,
+} from './url-host.js';
 
 /** Largest response body read; the rest is not downloaded. */
 export const WEB_FETCH_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -32,7 +40,10 @@ const FETCHABLE_PROTOCOLS = new Set(['http:', 'https:']);
 
 const webFetchInputSchema = z.strictObject({
   url: z.string().min(1).describe('The http or https URL to fetch'),
-  prompt: z.string().optional().describe('What to look for in the page; the page text is returned for you to read with it in mind'),
+  prompt: z
+    .string()
+    .optional()
+    .describe('What to look for in the page; the page text is returned for you to read with it in mind'),
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -61,7 +72,9 @@ function createMarkdownConverter(): TurndownService {
     filter: 'tr',
     replacement: (content, node) => {
       const row = node as unknown as TableRowNode;
-      const cells = Array.from(row.children).filter((child) => child.nodeName === 'TD' || child.nodeName === 'TH').length;
+      const cells = Array.from(row.children).filter(
+        (child) => child.nodeName === 'TD' || child.nodeName === 'TH',
+      ).length;
       const header = row.closest('table')?.querySelector('tr') === row;
       return `\n|${content}${header ? `\n|${' --- |'.repeat(cells)}` : ''}`;
     },
@@ -80,7 +93,10 @@ const markdownConverter = createMarkdownConverter();
  * a page of thousands of nested elements takes minutes: it runs under a `vm` timeout of `timeoutMs`, which stops it.
  * Throws when it times out, or when the nesting overflows the stack.
  */
-export function htmlToMarkdown(html: string, { timeoutMs = WEB_FETCH_MARKDOWN_TIMEOUT_MS }: { timeoutMs?: number } = {}): string {
+export function htmlToMarkdown(
+  html: string,
+  { timeoutMs = WEB_FETCH_MARKDOWN_TIMEOUT_MS }: { timeoutMs?: number } = {},
+): string {
   const convert = (text: string): string => markdownConverter.turndown(text);
   const markdown = runInNewContext('convert(html)', { convert, html }, { timeout: timeoutMs }) as string;
   return markdown.replace(/\n\n[ \t]+(?=\n\n)/g, '');
@@ -95,7 +111,16 @@ function contentKind(mimeType: string): ContentKind {
   if (mimeType === '') return 'unknown';
   if (mimeType === 'text/html' || mimeType === 'application/xhtml+xml') return 'html';
   if (mimeType.startsWith('text/')) return 'text';
-  if (['application/json', 'application/xml', 'application/javascript', 'application/ecmascript', 'application/x-javascript'].includes(mimeType)) return 'text';
+  if (
+    [
+      'application/json',
+      'application/xml',
+      'application/javascript',
+      'application/ecmascript',
+      'application/x-javascript',
+    ].includes(mimeType)
+  )
+    return 'text';
   if (/^application\/[\w.+-]+\+(?:json|xml)$/.test(mimeType)) return 'text';
   return 'binary';
 }
@@ -113,7 +138,10 @@ function decoderFor(contentType: string): TextDecoder {
 }
 
 /** Reads at most `limit` bytes of a body, keeping them unless `keep` is false; the rest is never downloaded. */
-async function readCapped(body: Readable, options: { limit: number; keep: boolean }): Promise<{ bytes: Buffer; total: number; truncated: boolean }> {
+async function readCapped(
+  body: Readable,
+  options: { limit: number; keep: boolean },
+): Promise<{ bytes: Buffer; total: number; truncated: boolean }> {
   const { limit, keep } = options;
   const chunks: Buffer[] = [];
   let total = 0;
@@ -138,7 +166,13 @@ async function readCapped(body: Readable, options: { limit: number; keep: boolea
 function decodedBody(response: IncomingMessage): Readable {
   const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
   const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'br' ? createBrotliDecompress() : encoding === 'deflate' ? createInflate() : undefined;
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'br'
+        ? createBrotliDecompress()
+        : encoding === 'deflate'
+          ? createInflate()
+          : undefined;
   if (decoder === undefined) return response;
   // An error on either side destroys both and surfaces on the decoder, which the reader iterates.
   pipeline(response, decoder, () => undefined);
@@ -188,12 +222,18 @@ function guardedLookup(lookupHost: LookupHost): LookupFunction {
             return;
           }
         }
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((entry) => entry.family === options.family) : addresses;
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((entry) => entry.family === options.family)
+            : addresses;
         const first = wanted[0];
         if (first === undefined) {
           callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
         } else if (options.all === true) {
-          callback(null, wanted.map((entry) => ({ address: entry.address, family: entry.family })));
+          callback(
+            null,
+            wanted.map((entry) => ({ address: entry.address, family: entry.family })),
+          );
         } else {
           callback(null, first.address, first.family);
         }
@@ -238,9 +278,15 @@ type RedirectCheck = { type: 'follow'; url: URL } | { type: 'refused'; error: To
  */
 function checkRedirect(options: { from: URL; start: URL; target: URL }): RedirectCheck {
   const { from, start } = options;
-  const refuse = (message: string, code: string): RedirectCheck => ({ type: 'refused', error: new ToolUseError(message, code) });
+  const refuse = (message: string, code: string): RedirectCheck => ({
+    type: 'refused',
+    error: new ToolUseError(message, code),
+  });
   if (!FETCHABLE_PROTOCOLS.has(options.target.protocol)) {
-    return refuse(`Refused the redirect from ${from.href} to ${options.target.href}: WebFetch follows only http and https URLs`, 'redirect_refused');
+    return refuse(
+      `Refused the redirect from ${from.href} to ${options.target.href}: WebFetch follows only http and https URLs`,
+      'redirect_refused',
+    );
   }
   let target: URL;
   try {
@@ -266,7 +312,11 @@ function checkRedirect(options: { from: URL; start: URL; target: URL }): Redirec
 }
 
 /** GETs `startUrl`, following up to five redirects on its host, and reads at most the body cap. */
-async function fetchPage(options: { startUrl: string; signal: AbortSignal; lookupHost: LookupHost }): Promise<FetchedPage> {
+async function fetchPage(options: {
+  startUrl: string;
+  signal: AbortSignal;
+  lookupHost: LookupHost;
+}): Promise<FetchedPage> {
   const { signal } = options;
   const start = canonicalUrlObject(new URL(options.startUrl));
   const lookup = guardedLookup(options.lookupHost);
@@ -293,7 +343,10 @@ async function fetchPage(options: { startUrl: string; signal: AbortSignal; looku
         if (redirect.type === 'refused') throw redirect.error;
         const target = redirect.url;
         if (redirects >= WEB_FETCH_MAX_REDIRECTS) {
-          throw new ToolUseError(`Too many redirects fetching ${start.href} (more than ${WEB_FETCH_MAX_REDIRECTS}); the last one led to ${target.href}`, 'too_many_redirects');
+          throw new ToolUseError(
+            `Too many redirects fetching ${start.href} (more than ${WEB_FETCH_MAX_REDIRECTS}); the last one led to ${target.href}`,
+            'too_many_redirects',
+          );
         }
         url = target;
         continue;
@@ -302,13 +355,37 @@ async function fetchPage(options: { startUrl: string; signal: AbortSignal; looku
       const contentType = response.headers['content-type'] ?? '';
       const kind = contentKind((contentType.split(';')[0] ?? '').trim().toLowerCase());
       const declaredLength = Number(response.headers['content-length'] ?? Number.NaN);
-      if (kind === 'binary' && Number.isSafeInteger(declaredLength) && declaredLength >= 0 && response.headers['content-encoding'] === undefined) {
+      if (
+        kind === 'binary' &&
+        Number.isSafeInteger(declaredLength) &&
+        declaredLength >= 0 &&
+        response.headers['content-encoding'] === undefined
+      ) {
         // The size is known: a binary is not downloaded at all.
-        return { url: url.href, status, contentType, kind, body: Buffer.alloc(0), bytes: declaredLength, truncated: false };
+        return {
+          url: url.href,
+          status,
+          contentType,
+          kind,
+          body: Buffer.alloc(0),
+          bytes: declaredLength,
+          truncated: false,
+        };
       }
       try {
-        const read = await readCapped(decodedBody(response), { limit: WEB_FETCH_MAX_BODY_BYTES, keep: kind !== 'binary' });
-        return { url: url.href, status, contentType, kind, body: read.bytes, bytes: read.total, truncated: read.truncated };
+        const read = await readCapped(decodedBody(response), {
+          limit: WEB_FETCH_MAX_BODY_BYTES,
+          keep: kind !== 'binary',
+        });
+        return {
+          url: url.href,
+          status,
+          contentType,
+          kind,
+          body: read.bytes,
+          bytes: read.total,
+          truncated: read.truncated,
+        };
       } catch (error) {
         if (signal.aborted) throw error;
         throw new Error(`Failed to fetch ${url.href}: ${describeCause(error)}`, { cause: error });
@@ -321,7 +398,10 @@ async function fetchPage(options: { startUrl: string; signal: AbortSignal; looku
 }
 
 /** The page body as the model reads it, and whether only the head of its HTML was converted. */
-function bodyText(page: FetchedPage, { markdownTimeoutMs }: { markdownTimeoutMs: number }): { text: string; htmlCut: boolean } {
+function bodyText(
+  page: FetchedPage,
+  { markdownTimeoutMs }: { markdownTimeoutMs: number },
+): { text: string; htmlCut: boolean } {
   let kind = page.kind;
   if (kind === 'unknown') kind = page.body.subarray(0, SNIFF_BYTES).includes(0) ? 'binary' : 'text';
   const type = page.contentType === '' ? 'unknown type' : (page.contentType.split(';')[0] ?? '').trim();
@@ -333,11 +413,18 @@ function bodyText(page: FetchedPage, { markdownTimeoutMs }: { markdownTimeoutMs:
   if (kind !== 'html') return { text, htmlCut: false };
   const htmlCut = text.length > WEB_FETCH_MAX_HTML_CHARS;
   try {
-    return { text: htmlToMarkdown(htmlCut ? text.slice(0, WEB_FETCH_MAX_HTML_CHARS) : text, { timeoutMs: markdownTimeoutMs }), htmlCut };
+    return {
+      text: htmlToMarkdown(htmlCut ? text.slice(0, WEB_FETCH_MAX_HTML_CHARS) : text, { timeoutMs: markdownTimeoutMs }),
+      htmlCut,
+    };
   } catch (error) {
     // A vm timeout's error comes from another realm: not `instanceof Error`, but it has a message.
-    const message = typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
-    throw new ToolUseError(`Could not convert the HTML of ${page.url} to Markdown: ${message}`, 'html_conversion_failed');
+    const message =
+      typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
+    throw new ToolUseError(
+      `Could not convert the HTML of ${page.url} to Markdown: ${message}`,
+      'html_conversion_failed',
+    );
   }
 }
 
@@ -353,7 +440,8 @@ export interface WebFetchToolOptions {
 function domainRuleHost(text: string): string | undefined {
   try {
     const rule = parseRule(text);
-    if (rule.toolName !== 'WebFetch' || rule.content === undefined || !rule.content.startsWith('domain:')) return undefined;
+    if (rule.toolName !== 'WebFetch' || rule.content === undefined || !rule.content.startsWith('domain:'))
+      return undefined;
     return canonicalHost(rule.content.slice('domain:'.length));
   } catch {
     return undefined;
@@ -371,15 +459,24 @@ function hostFacts(url: string, context: ToolPrepareContext): PermissionFacts {
     const domain = domainRuleHost(text);
     return domain !== undefined && (host === domain || host.endsWith(`.${domain}`));
   });
-  if (denyRule !== undefined) return { deny: { reason: `Permission to use WebFetch was denied by the rule ${denyRule}.` } };
+  if (denyRule !== undefined)
+    return { deny: { reason: `Permission to use WebFetch was denied by the rule ${denyRule}.` } };
   const hostClass = classifyHost(host);
   if (hostClass === 'public') return {};
   if (context.allowRules.some((text) => domainRuleHost(text) === host)) return {};
   const what = `${host} is ${describeHostClass(hostClass)}`;
   if (isDeniedHostClass(hostClass)) {
-    return { deny: { reason: `WebFetch refused ${url}: ${what}. Only an allow rule naming this exact host, WebFetch(domain:${host}), permits it.` } };
+    return {
+      deny: {
+        reason: `WebFetch refused ${url}: ${what}. Only an allow rule naming this exact host, WebFetch(domain:${host}), permits it.`,
+      },
+    };
   }
-  return { strongAsk: { reason: `${url}: ${what}, so WebFetch asks every time; only an allow rule naming this exact host, WebFetch(domain:${host}), lifts that.` } };
+  return {
+    strongAsk: {
+      reason: `${url}: ${what}, so WebFetch asks every time; only an allow rule naming this exact host, WebFetch(domain:${host}), lifts that.`,
+    },
+  };
 }
 
 /**
@@ -422,10 +519,18 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
         return { ok: false, message: `Invalid URL: ${input.url}`, errorCode: 'invalid_url' };
       }
       if (!FETCHABLE_PROTOCOLS.has(parsed.protocol)) {
-        return { ok: false, message: `Unsupported URL scheme "${parsed.protocol}" in ${input.url}: WebFetch fetches only http and https URLs`, errorCode: 'unsupported_scheme' };
+        return {
+          ok: false,
+          message: `Unsupported URL scheme "${parsed.protocol}" in ${input.url}: WebFetch fetches only http and https URLs`,
+          errorCode: 'unsupported_scheme',
+        };
       }
       if (parsed.username !== '' || parsed.password !== '') {
-        return { ok: false, message: `URLs with credentials are not fetched: ${parsed.protocol}//…@${parsed.host}`, errorCode: 'invalid_url' };
+        return {
+          ok: false,
+          message: `URLs with credentials are not fetched: ${parsed.protocol}//…@${parsed.host}`,
+          errorCode: 'invalid_url',
+        };
       }
       try {
         canonicalUrlObject(parsed);
@@ -439,21 +544,29 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
     resolveInput: (input) => ({ ...input, url: canonicalUrl(input.url) }),
     permissionFacts: (input, context) => hostFacts(input.url, context),
     async execute(input, context): Promise<ToolOutputObject> {
-      const page = await context.admit('network', () => fetchPage({ startUrl: input.url, signal: context.signal, lookupHost }));
+      const page = await context.admit('network', () =>
+        fetchPage({ startUrl: input.url, signal: context.signal, lookupHost }),
+      );
       context.signal.throwIfAborted();
       const body = bodyText(page, { markdownTimeoutMs });
       const header = [`URL: ${page.url}`, `Status: ${page.status}`];
       if (page.contentType !== '') header.push(`Content-Type: ${page.contentType}`);
       if (page.truncated && page.kind !== 'binary') {
-        header.push(`Truncated: the body is larger than ${WEB_FETCH_MAX_BODY_BYTES} bytes; only the first ${WEB_FETCH_MAX_BODY_BYTES} bytes were read.`);
+        header.push(
+          `Truncated: the body is larger than ${WEB_FETCH_MAX_BODY_BYTES} bytes; only the first ${WEB_FETCH_MAX_BODY_BYTES} bytes were read.`,
+        );
       }
       if (body.htmlCut) {
-        header.push(`Truncated: the HTML is longer than ${WEB_FETCH_MAX_HTML_CHARS} characters; only the first ${WEB_FETCH_MAX_HTML_CHARS} were converted to Markdown.`);
+        header.push(
+          `Truncated: the HTML is longer than ${WEB_FETCH_MAX_HTML_CHARS} characters; only the first ${WEB_FETCH_MAX_HTML_CHARS} were converted to Markdown.`,
+        );
       }
       if (input.prompt !== undefined && input.prompt.trim() !== '') {
         // In the header, not after the text: the budget keeps the head of a long page.
         header.push(`Prompt: ${input.prompt.replace(/\s+/g, ' ').trim()}`);
-        header.push('Note: no model is configured to answer the prompt here; Switchyard returns the page text below for you to read and answer it.');
+        header.push(
+          'Note: no model is configured to answer the prompt here; Switchyard returns the page text below for you to read and answer it.',
+        );
       }
       const content = `${header.join('\n')}\n\n${body.text}`;
       if (page.status < 200 || page.status > 299) return { content, isError: true, errorCode: 'http_status' };

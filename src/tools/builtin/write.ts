@@ -81,7 +81,9 @@ export async function readOpenFile(handle: FileHandle): Promise<ExistingFile> {
 /** The diff of a file_diff display as unified-diff text, cut to {@link APPROVAL_PREVIEW_CHARS}. */
 export function approvalPreview(display: FileDiffDisplay): string {
   const text = formatFileDiff(display);
-  return text.length > APPROVAL_PREVIEW_CHARS ? `${text.slice(0, APPROVAL_PREVIEW_CHARS)}\n… (preview truncated)` : text;
+  return text.length > APPROVAL_PREVIEW_CHARS
+    ? `${text.slice(0, APPROVAL_PREVIEW_CHARS)}\n… (preview truncated)`
+    : text;
 }
 
 function describeUndiffable(filePath: string, existing: ExistingFile): string | undefined {
@@ -96,8 +98,13 @@ const writeInputSchema = z.strictObject({
 });
 
 /** Reads what the open file holds (for the diff), then replaces it; returns what was there. */
-async function replaceContent(options: { file: ConfinedFile; content: string; signal: AbortSignal }): Promise<ExistingFile> {
-  const existing: ExistingFile = options.file.handle === undefined ? { kind: 'missing' } : await readOpenFile(options.file.handle);
+async function replaceContent(options: {
+  file: ConfinedFile;
+  content: string;
+  signal: AbortSignal;
+}): Promise<ExistingFile> {
+  const existing: ExistingFile =
+    options.file.handle === undefined ? { kind: 'missing' } : await readOpenFile(options.file.handle);
   options.signal.throwIfAborted();
   await options.file.write(options.content);
   return existing;
@@ -106,7 +113,8 @@ async function replaceContent(options: { file: ConfinedFile; content: string; si
 export const writeTool = defineTool({
   name: 'Write',
   aliases: ['write_file'],
-  description: 'Creates or overwrites a text file under the session directory with the given content, creating parent directories.',
+  description:
+    'Creates or overwrites a text file under the session directory with the given content, creating parent directories.',
   inputSchema: writeInputSchema,
   concurrentSafe: false,
   readOnly: false,
@@ -120,11 +128,18 @@ export const writeTool = defineTool({
   ...filePathToolFields,
   async validateInput(input, context) {
     const filePath = resolveToolPath(context.cwd, input.file_path);
-    const escape = await checkToolPath({ cwd: context.cwd, toolName: 'Write', absolutePath: filePath, allowRules: context.allowRules });
+    const escape = await checkToolPath({
+      cwd: context.cwd,
+      toolName: 'Write',
+      absolutePath: filePath,
+      allowRules: context.allowRules,
+    });
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
     const info = await stat(filePath).catch(() => undefined);
-    if (info?.isDirectory() === true) return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
-    if (info !== undefined && !info.isFile()) return { ok: false, message: `${filePath} is not a regular file`, errorCode: 'not_a_file' };
+    if (info?.isDirectory() === true)
+      return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
+    if (info !== undefined && !info.isFile())
+      return { ok: false, message: `${filePath} is not a regular file`, errorCode: 'not_a_file' };
     return { ok: true };
   },
   async prepareApproval(input, context) {
@@ -132,22 +147,37 @@ export const writeTool = defineTool({
     const real = await realPathAsSeenByRules(context.cwd, input.file_path);
     const through = real === input.file_path ? '' : `Writes ${real} (${input.file_path} is a symlink to it).\n`;
     const note = describeUndiffable(input.file_path, existing);
-    if (note !== undefined) return { preview: `${through}${note}; it would be replaced by ${Buffer.byteLength(input.content)} bytes of text.` };
+    if (note !== undefined)
+      return {
+        preview: `${through}${note}; it would be replaced by ${Buffer.byteLength(input.content)} bytes of text.`,
+      };
     const before = existing.kind === 'text' ? existing.text : '';
-    return { preview: `${through}${approvalPreview(createFileDiff({ filePath: input.file_path, before, after: input.content }))}` };
+    return {
+      preview: `${through}${approvalPreview(createFileDiff({ filePath: input.file_path, before, after: input.content }))}`,
+    };
   },
   permissionFacts: (input, context) => protectedWriteFacts({ cwd: context.cwd, absolutePath: input.file_path }),
   async execute(input, context) {
     const filePath = input.file_path;
     await requireReadBeforeEdit(context, filePath);
-    const file = await openConfinedFile({ cwd: context.cwd, filePath, toolName: 'Write', denyRules: context.denyRules });
-    const existing = await replaceContent({ file, content: input.content, signal: context.signal }).finally(() => file.close());
+    const file = await openConfinedFile({
+      cwd: context.cwd,
+      filePath,
+      toolName: 'Write',
+      denyRules: context.denyRules,
+    });
+    const existing = await replaceContent({ file, content: input.content, signal: context.signal }).finally(() =>
+      file.close(),
+    );
     const note = describeUndiffable(filePath, existing);
     const display: ToolDisplay =
       note === undefined
         ? createFileDiff({ filePath, before: existing.kind === 'text' ? existing.text : '', after: input.content })
         : { type: 'text', text: note };
-    const content = existing.kind === 'missing' ? `File created successfully at: ${filePath}` : `The file ${filePath} has been updated.`;
+    const content =
+      existing.kind === 'missing'
+        ? `File created successfully at: ${filePath}`
+        : `The file ${filePath} has been updated.`;
     // Claude Code's Write output for PostToolUse hooks (`tool_response.filePath`…).
     const hookResponse = {
       type: existing.kind === 'missing' ? 'create' : 'update',

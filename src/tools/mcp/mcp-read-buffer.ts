@@ -85,7 +85,12 @@ export class BoundedReadBuffer {
   #endLine(): void {
     const oversized = this.#oversized;
     if (oversized !== undefined) {
-      this.#ready.push({ kind: 'oversized', head: oversized.head.toString('utf8'), tail: oversized.tail.toString('utf8'), bytes: oversized.bytes });
+      this.#ready.push({
+        kind: 'oversized',
+        head: oversized.head.toString('utf8'),
+        tail: oversized.tail.toString('utf8'),
+        bytes: oversized.bytes,
+      });
       this.#oversized = undefined;
       return;
     }
@@ -106,7 +111,10 @@ function lastBytes(buffer: Buffer, count: number): Buffer {
  */
 function responseId(head: string, tail: string): string | number | undefined {
   const atEnd = /"id"\s{0,8}:\s{0,8}(-?\d{1,15}|"[^"\\]{0,200}")\s{0,8}\}\s{0,8}$/.exec(tail.replace(/\r$/, ''));
-  const atStart = /^\s{0,8}\{\s{0,8}(?:"jsonrpc"\s{0,8}:\s{0,8}"2\.0"\s{0,8},\s{0,8})?"id"\s{0,8}:\s{0,8}(-?\d{1,15}|"[^"\\]{0,200}")/.exec(head);
+  const atStart =
+    /^\s{0,8}\{\s{0,8}(?:"jsonrpc"\s{0,8}:\s{0,8}"2\.0"\s{0,8},\s{0,8})?"id"\s{0,8}:\s{0,8}(-?\d{1,15}|"[^"\\]{0,200}")/.exec(
+      head,
+    );
   const raw = atEnd?.[1] ?? atStart?.[1];
   if (raw === undefined) return undefined;
   return raw.startsWith('"') ? raw.slice(1, -1) : Number(raw);

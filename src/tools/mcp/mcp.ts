@@ -132,7 +132,10 @@ export class McpConnection {
       const tools: McpToolInfo[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, signal === undefined ? undefined : { signal });
+        const page = await client.listTools(
+          cursor === undefined ? undefined : { cursor },
+          signal === undefined ? undefined : { signal },
+        );
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
@@ -144,14 +147,24 @@ export class McpConnection {
    * Calls a tool. `signal` cancels the request (the server gets `notifications/cancelled`); `timeoutMs` is the SDK's
    * request timeout (default: the server's `timeoutMs`, else 30000).
    */
-  async callTool(name: string, args: unknown, signal?: AbortSignal, options: { timeoutMs?: number } = {}): Promise<McpCallResult> {
+  async callTool(
+    name: string,
+    args: unknown,
+    signal?: AbortSignal,
+    options: { timeoutMs?: number } = {},
+  ): Promise<McpCallResult> {
     const timeout = options.timeoutMs ?? this.config.timeoutMs ?? TOOL_TIMEOUTS.mcp.defaultMs;
     const result = await this.#request(`call to "${name}"`, signal, (client) =>
-      client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { timeout, ...(signal === undefined ? {} : { signal }) }),
+      client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
+        timeout,
+        ...(signal === undefined ? {} : { signal }),
+      }),
     );
     if ('content' in result && Array.isArray(result.content)) return result as McpCallResult;
     // A pre-2024-11-05 server's `toolResult`: only reachable with the compatibility schema, kept for safety.
-    return { content: [{ type: 'text', text: JSON.stringify((result as { toolResult?: unknown }).toolResult ?? null) }] };
+    return {
+      content: [{ type: 'text', text: JSON.stringify((result as { toolResult?: unknown }).toolResult ?? null) }],
+    };
   }
 
   /** Closes the session (the child process ends, the HTTP session is deleted); later calls fail. Idempotent. */
@@ -174,7 +187,10 @@ export class McpConnection {
       // The SDK wraps the abort reason in an McpError; give the caller the reason itself.
       if (signal?.aborted === true) throw signal.reason as Error;
       if (this.#closed && session.lost === undefined) {
-        throw new McpConnectionError(`MCP server "${this.config.name}" is not connected: its connection was closed during the ${what}`, { cause: error });
+        throw new McpConnectionError(
+          `MCP server "${this.config.name}" is not connected: its connection was closed during the ${what}`,
+          { cause: error },
+        );
       }
       const loss = session.lost ?? this.#classifyLoss(error);
       if (loss === undefined) throw error;
@@ -189,7 +205,10 @@ export class McpConnection {
 
   /** The current session, or a new one; concurrent callers share one reconnection. */
   #ensureSession(): Promise<Session> {
-    if (this.#closed) return Promise.reject(new McpConnectionError(`MCP server "${this.config.name}" is not connected: its connection was closed`));
+    if (this.#closed)
+      return Promise.reject(
+        new McpConnectionError(`MCP server "${this.config.name}" is not connected: its connection was closed`),
+      );
     const current = this.#current;
     if (current !== undefined && current.lost === undefined) return Promise.resolve(current);
     this.#connecting ??= this.#openSession().finally(() => {
@@ -216,25 +235,46 @@ export class McpConnection {
       // The SDK's reader drops the connection when one message passes its limit; this one fails only that call.
       (stdio as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = new BoundedReadBuffer(
         MCP_MAX_MESSAGE_BYTES,
-        (bytes, maxBytes) => `MCP server "${config.name}" sent a response of ${bytes} bytes, over the ${maxBytes}-byte limit of one message: this call failed; the connection stays open for other calls`,
-        (bytes) => this.#warn(`MCP server "${config.name}" sent a message of ${bytes} bytes, over the limit; it was dropped`, { server: config.name, bytes }),
+        (bytes, maxBytes) =>
+          `MCP server "${config.name}" sent a response of ${bytes} bytes, over the ${maxBytes}-byte limit of one message: this call failed; the connection stays open for other calls`,
+        (bytes) =>
+          this.#warn(`MCP server "${config.name}" sent a message of ${bytes} bytes, over the limit; it was dropped`, {
+            server: config.name,
+            bytes,
+          }),
       );
       transport = stdio;
     } else {
-      http = new StreamableHTTPClientTransport(new URL(config.url), config.headers === undefined ? undefined : { requestInit: { headers: config.headers } });
+      http = new StreamableHTTPClientTransport(
+        new URL(config.url),
+        config.headers === undefined ? undefined : { requestInit: { headers: config.headers } },
+      );
       transport = http;
     }
-    const session: Session = { client, stdio, http, stderrTail: '', lost: undefined, closing: false, established: false };
+    const session: Session = {
+      client,
+      stdio,
+      http,
+      stderrTail: '',
+      lost: undefined,
+      closing: false,
+      established: false,
+    };
     // Read stderr continuously (a full pipe would block the server); keep its tail for messages.
     stdio?.stderr?.on('data', (chunk: unknown) => {
       session.stderrTail = (session.stderrTail + String(chunk)).slice(-STDERR_TAIL_CHARS);
     });
     client.onclose = () => {
-      if (session.established) this.#markLost(session, config.transport === 'stdio' ? 'it exited' : 'connection lost', undefined);
+      if (session.established)
+        this.#markLost(session, config.transport === 'stdio' ? 'it exited' : 'connection lost', undefined);
     };
     client.onerror = (error) => {
       // A broken HTTP response stream: the server went away mid-request, and the SDK would wait for the timeout.
-      if (session.established && config.transport === 'http' && (/^SSE stream disconnected/.test(error.message) || /^Maximum reconnection attempts/.test(error.message))) {
+      if (
+        session.established &&
+        config.transport === 'http' &&
+        (/^SSE stream disconnected/.test(error.message) || /^Maximum reconnection attempts/.test(error.message))
+      ) {
         this.#markLost(session, 'connection lost', error);
       }
     };
@@ -255,7 +295,11 @@ export class McpConnection {
       throw new McpConnectionError(`MCP server "${config.name}" is not connected: its connection was closed`);
     }
     this.#current = session;
-    if (reconnecting) this.#warn(`MCP server "${config.name}" reconnected`, { server: config.name, ...(stdio?.pid == null ? {} : { pid: stdio.pid }) });
+    if (reconnecting)
+      this.#warn(`MCP server "${config.name}" reconnected`, {
+        server: config.name,
+        ...(stdio?.pid == null ? {} : { pid: stdio.pid }),
+      });
     return session;
   }
 
@@ -264,7 +308,8 @@ export class McpConnection {
     if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
       return { reason: this.config.transport === 'stdio' ? 'it exited' : 'connection lost' };
     }
-    if (error instanceof Error && error.message === 'Not connected') return { reason: this.config.transport === 'stdio' ? 'it exited' : 'connection lost' };
+    if (error instanceof Error && error.message === 'Not connected')
+      return { reason: this.config.transport === 'stdio' ? 'it exited' : 'connection lost' };
     if (this.config.transport === 'http') {
       // fetch rejects with a TypeError on network failures (refused, reset, DNS).
       if (error instanceof TypeError) return { reason: 'unreachable' };
@@ -307,7 +352,10 @@ async function closeSession(session: Session): Promise<void> {
   if (session.http !== undefined && session.established && session.lost === undefined) {
     // Ends the session on the server (HTTP DELETE) so it frees its state; best effort.
     const http = session.http;
-    await Promise.race([http.terminateSession().catch(() => undefined), sleep(TERMINATE_SESSION_WAIT_MS, undefined, { ref: false })]);
+    await Promise.race([
+      http.terminateSession().catch(() => undefined),
+      sleep(TERMINATE_SESSION_WAIT_MS, undefined, { ref: false }),
+    ]);
   }
   try {
     await session.client.close();
@@ -381,14 +429,23 @@ const linearRegExp = Object.assign(
     } catch {
       compiled = undefined;
     }
-    return { test: (text) => compiled === undefined || compiled.matcher(text).find(), toString: () => `re2:${flags}:${pattern}` };
+    return {
+      test: (text) => compiled === undefined || compiled.matcher(text).find(),
+      toString: () => `re2:${flags}:${pattern}`,
+    };
   },
   { code: 'linearRegExp' },
 );
 
 /** An Ajv like the MCP SDK's own (formats checked, all errors reported), with the linear engine for patterns. */
 function linearAjv(): Ajv {
-  const ajv = new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true, code: { regExp: linearRegExp } });
+  const ajv = new Ajv({
+    strict: false,
+    validateFormats: true,
+    validateSchema: false,
+    allErrors: true,
+    code: { regExp: linearRegExp },
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -402,7 +459,10 @@ const validatorsByConnection = new WeakMap<McpConnection, AjvJsonSchemaValidator
  * `linearRegExp`). Compiled on first use. A schema Ajv cannot compile (a `$ref` it cannot resolve…) is left to the
  * server, which reports bad arguments as an error result.
  */
-export function mcpArgumentsValidator(connection: McpConnection, schema: McpToolInfo['inputSchema']): (input: Record<string, unknown>) => ValidationOutcome {
+export function mcpArgumentsValidator(
+  connection: McpConnection,
+  schema: McpToolInfo['inputSchema'],
+): (input: Record<string, unknown>) => ValidationOutcome {
   let validate: JsonSchemaValidator<unknown> | 'unchecked' | undefined;
   return (input) => {
     if (validate === undefined) {
@@ -462,7 +522,8 @@ export function formatMcpResult(result: McpCallResult): ToolOutput {
   // The server's text, not Switchyard's: imitations of Switchyard's envelopes are neutralised.
   const content = neutralizeEnvelopes(parts.join('\n'));
   if (result.isError === true) {
-    const message = content === '' && images.length === 0 ? 'The MCP tool reported an error without a message.' : content;
+    const message =
+      content === '' && images.length === 0 ? 'The MCP tool reported an error without a message.' : content;
     return { content: message, isError: true, errorCode: 'mcp_error', ...(images.length === 0 ? {} : { images }) };
   }
   return images.length === 0 ? content : { content, images };
@@ -474,16 +535,22 @@ export function formatMcpResult(result: McpCallResult): ToolOutput {
  */
 export function outputFromUpdatedMcpOutput(updated: unknown): ToolOutput {
   if (typeof updated === 'string') return updated;
-  const result = Array.isArray(updated) ? { content: updated as unknown[] } : (updated as { content?: unknown; isError?: unknown } | null);
+  const result = Array.isArray(updated)
+    ? { content: updated as unknown[] }
+    : (updated as { content?: unknown; isError?: unknown } | null);
   if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
     throw new TypeError('updatedMCPToolOutput must be a string, an array of MCP content blocks, or { content: [...] }');
   }
   for (const block of result.content as unknown[]) {
     const { type, text } = (block ?? {}) as { type?: unknown; text?: unknown };
     if (typeof type !== 'string') throw new TypeError('updatedMCPToolOutput has a content block without a type');
-    if (type === 'text' && typeof text !== 'string') throw new TypeError('updatedMCPToolOutput has a text block without text');
+    if (type === 'text' && typeof text !== 'string')
+      throw new TypeError('updatedMCPToolOutput has a text block without text');
   }
-  return formatMcpResult({ content: result.content as McpCallResult['content'], ...(result.isError === true ? { isError: true } : {}) });
+  return formatMcpResult({
+    content: result.content as McpCallResult['content'],
+    ...(result.isError === true ? { isError: true } : {}),
+  });
 }
 
 /** An MCP image block as image bytes, when they are a format the model APIs accept; undefined otherwise. */
@@ -522,10 +589,17 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): McpTool {
       // Leave the executor's deadline to fire first, with its own timeout message.
       const remainingMs = context.deadline.remainingMs();
       const timeoutMs = remainingMs === undefined ? undefined : Math.max(1, remainingMs) + SDK_TIMEOUT_SLACK_MS;
-      const result = await connection.callTool(info.name, input, context.signal, timeoutMs === undefined ? {} : { timeoutMs });
+      const result = await connection.callTool(
+        info.name,
+        input,
+        context.signal,
+        timeoutMs === undefined ? {} : { timeoutMs },
+      );
       const output = formatMcpResult(result);
       // PostToolUse hooks get the MCP result's content blocks, as in Claude Code.
-      return typeof output === 'string' ? { content: output, hookResponse: result.content } : { ...output, hookResponse: result.content };
+      return typeof output === 'string'
+        ? { content: output, hookResponse: result.content }
+        : { ...output, hookResponse: result.content };
     },
     outputFromHook: outputFromUpdatedMcpOutput,
   });
@@ -550,7 +624,10 @@ export async function connectMcpTools(
     const normalized = normalizeNamePart(config.name);
     if (config.name === '') throw new TypeError('An MCP server needs a name');
     const previous = seen.get(normalized);
-    if (previous !== undefined) throw new TypeError(`MCP servers "${previous}" and "${config.name}" have the same name once normalised ("${normalized}")`);
+    if (previous !== undefined)
+      throw new TypeError(
+        `MCP servers "${previous}" and "${config.name}" have the same name once normalised ("${normalized}")`,
+      );
     seen.set(normalized, config.name);
   }
   const warn = (message: string, details: Record<string, unknown>): void => {
@@ -584,7 +661,11 @@ export async function connectMcpTools(
     const serverName = configs[index]?.name ?? '?';
     if (outcome.status === 'rejected') {
       failures.push(describeError(outcome.reason));
-      if (options.skipFailedServers === true) warn(`MCP server "${serverName}" skipped: it could not be connected`, { server: serverName, error: describeError(outcome.reason) });
+      if (options.skipFailedServers === true)
+        warn(`MCP server "${serverName}" skipped: it could not be connected`, {
+          server: serverName,
+          error: describeError(outcome.reason),
+        });
       return;
     }
     const { connection, infos } = outcome.value;
@@ -592,10 +673,13 @@ export async function connectMcpTools(
     for (const info of infos) {
       const name = mcpToolName(connection.serverName, info.name);
       if (!VALID_TOOL_NAME.test(name) || names.has(name)) {
-        warn(`MCP tool "${info.name}" of server "${serverName}" skipped: ${names.has(name) ? `its name ${name} is taken` : `${name} is longer than 64 characters`}`, {
-          server: serverName,
-          tool: info.name,
-        });
+        warn(
+          `MCP tool "${info.name}" of server "${serverName}" skipped: ${names.has(name) ? `its name ${name} is taken` : `${name} is longer than 64 characters`}`,
+          {
+            server: serverName,
+            tool: info.name,
+          },
+        );
         continue;
       }
       names.add(name);
@@ -632,16 +716,25 @@ const httpServerEntrySchema = z.strictObject({
 /** An entry with a `url` (or `"type": "http"`) is an HTTP server, any other a stdio server. */
 const serverEntrySchema = z.record(z.string(), z.unknown()).transform((entry, context) => {
   if (entry.type === 'sse') {
-    context.addIssue({ code: 'custom', path: ['type'], message: 'the SSE transport is not supported; use "type": "http" (streamable HTTP)' });
+    context.addIssue({
+      code: 'custom',
+      path: ['type'],
+      message: 'the SSE transport is not supported; use "type": "http" (streamable HTTP)',
+    });
     return z.NEVER;
   }
-  const parsed = (entry.url !== undefined || entry.type === 'http' ? httpServerEntrySchema : stdioServerEntrySchema).safeParse(entry);
+  const parsed = (
+    entry.url !== undefined || entry.type === 'http' ? httpServerEntrySchema : stdioServerEntrySchema
+  ).safeParse(entry);
   if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  for (const issue of parsed.error.issues)
+    context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
   return z.NEVER;
 });
 
-const mcpConfigSchema = z.object({ mcpServers: z.record(z.string().min(1, 'a server needs a name'), serverEntrySchema) });
+const mcpConfigSchema = z.object({
+  mcpServers: z.record(z.string().min(1, 'a server needs a name'), serverEntrySchema),
+});
 
 /**
  * Server configs from Claude Code's `.mcp.json` shape, parsed with zod: `{ "mcpServers": { "<name>": { "command",
@@ -650,7 +743,10 @@ const mcpConfigSchema = z.object({ mcpServers: z.record(z.string().min(1, 'a ser
  */
 export function mcpServersFromConfig(json: unknown, { source }: { source?: string } = {}): McpServerConfig[] {
   const parsed = mcpConfigSchema.safeParse(json);
-  if (!parsed.success) throw new TypeError(`Invalid MCP config${source === undefined ? '' : ` ${source}`}: ${formatZodError(parsed.error)}`);
+  if (!parsed.success)
+    throw new TypeError(
+      `Invalid MCP config${source === undefined ? '' : ` ${source}`}: ${formatZodError(parsed.error)}`,
+    );
   return Object.entries(parsed.data.mcpServers).map(([name, entry]): McpServerConfig => {
     if ('url' in entry) {
       const { type: _type, ...http } = entry;

@@ -102,7 +102,8 @@ export interface SandboxLimits {
  * The shell that sets `limits` and then runs its remaining arguments: `bash -c LIMITS_SCRIPT name mem procs file cpu
  * argv…`. Plain `ulimit` sets the hard and the soft limit, so the command cannot raise them again.
  */
-const LIMITS_SCRIPT = 'ulimit -v "$1" && ulimit -u "$2" && ulimit -f "$3" && ulimit -t "$4" || exit 126; shift 4; exec "$@"';
+const LIMITS_SCRIPT =
+  'ulimit -v "$1" && ulimit -u "$2" && ulimit -f "$3" && ulimit -t "$4" || exit 126; shift 4; exec "$@"';
 
 /** The argv that runs `command` (an argv) under `limits`, inside the sandbox. */
 export function limitedCommand(options: { limits: SandboxLimits; command: readonly string[] }): string[] {
@@ -126,10 +127,15 @@ export function limitedCommand(options: { limits: SandboxLimits; command: readon
  * bubblewrap starts: it joins the cgroup and sets the other limits, which bubblewrap and the command inherit. `ulimit
  * -u` is left out: it would count the worker user's processes outside the sandbox's user namespace.
  */
-const CGROUP_LIMITS_SCRIPT = 'echo $$ > "$1" && ulimit -v "$2" && ulimit -f "$3" && ulimit -t "$4" || exit 126; shift 4; exec "$@"';
+const CGROUP_LIMITS_SCRIPT =
+  'echo $$ > "$1" && ulimit -v "$2" && ulimit -f "$3" && ulimit -t "$4" || exit 126; shift 4; exec "$@"';
 
 /** The argv that joins the cgroup whose `cgroup.procs` is `procsFile`, sets `limits` and runs `command` (bubblewrap's argv). */
-export function cgroupLimitedCommand(options: { procsFile: string; limits: SandboxLimits; command: readonly string[] }): string[] {
+export function cgroupLimitedCommand(options: {
+  procsFile: string;
+  limits: SandboxLimits;
+  command: readonly string[];
+}): string[] {
   const { limits } = options;
   return [
     '/bin/bash',

@@ -15,17 +15,42 @@ const cache = new Map<string, Promise<SandboxAvailability>>();
 
 function probe(binary: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailability> {
   // The namespaces and mounts every sandboxed call uses: a kernel or container that refuses one is caught here, once.
-  const args = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', '/bin/true'];
+  const args = [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--die-with-parent',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--',
+    '/bin/true',
+  ];
   return new Promise((resolve) => {
-    execFile(binary, args, { timeout: PROBE_TIMEOUT_MS, env: { PATH: env.PATH ?? '/usr/bin:/bin' } }, (error, _stdout, stderr) => {
-      if (error === null) {
-        resolve({ available: true, binary });
-        return;
-      }
-      const code = (error as NodeJS.ErrnoException).code;
-      const detail = code === 'ENOENT' ? 'it is not installed (apt-get install bubblewrap, dnf install bubblewrap)' : `\`${binary} --ro-bind / / true\` failed: ${String(stderr).trim() || error.message}`;
-      resolve({ available: false, reason: `bubblewrap (${binary}) cannot sandbox here: ${detail}` });
-    });
+    execFile(
+      binary,
+      args,
+      { timeout: PROBE_TIMEOUT_MS, env: { PATH: env.PATH ?? '/usr/bin:/bin' } },
+      (error, _stdout, stderr) => {
+        if (error === null) {
+          resolve({ available: true, binary });
+          return;
+        }
+        const code = (error as NodeJS.ErrnoException).code;
+        const detail =
+          code === 'ENOENT'
+            ? 'it is not installed (apt-get install bubblewrap, dnf install bubblewrap)'
+            : `\`${binary} --ro-bind / / true\` failed: ${String(stderr).trim() || error.message}`;
+        resolve({ available: false, reason: `bubblewrap (${binary}) cannot sandbox here: ${detail}` });
+      },
+    );
   });
 }
 
@@ -35,7 +60,10 @@ function probe(binary: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailabil
  */
 export function bubblewrapAvailability(env: NodeJS.ProcessEnv = processEnvironment()): Promise<SandboxAvailability> {
   if (process.platform !== 'linux') {
-    return Promise.resolve({ available: false, reason: `the OS sandbox needs Linux with bubblewrap; this worker runs on ${process.platform}` });
+    return Promise.resolve({
+      available: false,
+      reason: `the OS sandbox needs Linux with bubblewrap; this worker runs on ${process.platform}`,
+    });
   }
   const binary = bubblewrapBinary(env);
   const key = `${binary}\0${env.PATH ?? ''}`;

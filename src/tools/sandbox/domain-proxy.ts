@@ -25,7 +25,11 @@ const MAX_HEAD_BYTES = 64 * 1024;
 
 /** Lowercased, without a trailing dot or IPv6 brackets. */
 export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
 }
 
 /** Whether `host` is one of `allowedDomains` (`example.com` exactly, `*.example.com` any subdomain). */
@@ -60,7 +64,9 @@ export function proxyDestination(head: string): { host: string; port: number; co
 
 function refuse(socket: net.Socket, status: string, message: string): void {
   const body = `Switchyard sandbox: ${message}\n`;
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Plain HTTP through a proxy: the absolute URL becomes a path, and the connection closes after one exchange. */
@@ -68,7 +74,9 @@ function originForm(head: string): string {
   const [requestLine = '', ...headers] = head.split('\r\n');
   const [method, target, version] = requestLine.split(' ');
   const url = new URL(target ?? '/');
-  const kept = headers.filter((line) => line !== '' && !/^(proxy-connection|connection|proxy-authorization):/i.test(line));
+  const kept = headers.filter(
+    (line) => line !== '' && !/^(proxy-connection|connection|proxy-authorization):/i.test(line),
+  );
   return [`${method} ${url.pathname}${url.search} ${version}`, ...kept, 'Connection: close', '', ''].join('\r\n');
 }
 
@@ -79,7 +87,8 @@ function handle(client: net.Socket, allowedDomains: readonly string[]): void {
     buffered = Buffer.concat([buffered, chunk]);
     const end = buffered.indexOf('\r\n\r\n');
     if (end < 0) {
-      if (buffered.length > MAX_HEAD_BYTES) refuse(client, '431 Request Header Fields Too Large', 'request head too large');
+      if (buffered.length > MAX_HEAD_BYTES)
+        refuse(client, '431 Request Header Fields Too Large', 'request head too large');
       return;
     }
     client.off('data', onData);
@@ -97,7 +106,8 @@ function handle(client: net.Socket, allowedDomains: readonly string[]): void {
     }
     const upstream = net.connect({ host: destination.host, port: destination.port });
     upstream.on('error', (error) => {
-      if (upstream.bytesWritten === 0 && !client.destroyed) refuse(client, '502 Bad Gateway', `cannot reach ${destination.host}:${destination.port}: ${error.message}`);
+      if (upstream.bytesWritten === 0 && !client.destroyed)
+        refuse(client, '502 Bad Gateway', `cannot reach ${destination.host}:${destination.port}: ${error.message}`);
       else client.destroy();
     });
     upstream.once('connect', () => {

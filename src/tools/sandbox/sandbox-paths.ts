@@ -35,7 +35,12 @@ export const HIDDEN_HOME_PATHS: readonly string[] = [
 const MASKED_SYSTEM_AREAS: readonly string[] = ['/run', '/var/run'];
 
 /** Bounds of the walks that find protected paths inside cwd and files a glob deny pattern names. */
-export const SANDBOX_WALK_LIMITS = { protectedDepth: 3, protectedEntries: 3_000, globDepth: 8, globEntries: 5_000 } as const;
+export const SANDBOX_WALK_LIMITS = {
+  protectedDepth: 3,
+  protectedEntries: 3_000,
+  globDepth: 8,
+  globEntries: 5_000,
+} as const;
 
 /** Folders a walk for protected paths does not enter: dependencies, not the project's own configuration. */
 const UNWALKED = new Set(['node_modules']);
@@ -90,7 +95,9 @@ async function walk(options: {
   for (let depth = 1; depth <= options.maxDepth && level.length > 0; depth++) {
     const next: string[] = [];
     // One level's folders are listed at once (the listing is the walk's cost), then visited in order.
-    const listings = await Promise.all(level.map((directory) => readdir(directory, { withFileTypes: true }).catch(() => [] as Dirent[])));
+    const listings = await Promise.all(
+      level.map((directory) => readdir(directory, { withFileTypes: true }).catch(() => [] as Dirent[])),
+    );
     for (const [index, directory] of level.entries()) {
       for (const entry of listings[index] ?? []) {
         seen += 1;
@@ -112,7 +119,8 @@ async function protectedInside(cwd: string, home: string, notes: string[]): Prom
   const found: string[] = [];
   // Below a root whose children are not all protected, only an entry's own name can make it protected: skip the
   // full match for names that cannot (the walk's cost in a large workspace).
-  const everyChildProtected = protectedPathMatch({ absolutePath: path.join(cwd, 'switchyard-unprotected-probe'), cwd, home }) !== undefined;
+  const everyChildProtected =
+    protectedPathMatch({ absolutePath: path.join(cwd, 'switchyard-unprotected-probe'), cwd, home }) !== undefined;
   const { capped } = await walk({
     root: cwd,
     maxDepth: SANDBOX_WALK_LIMITS.protectedDepth,
@@ -123,19 +131,28 @@ async function protectedInside(cwd: string, home: string, notes: string[]): Prom
         found.push(path.join(absolute, 'config'), path.join(absolute, 'hooks'));
         return false;
       }
-      if ((everyChildProtected || mayNameProtectedPath(entry.name)) && protectedPathMatch({ absolutePath: absolute, cwd, home }) !== undefined) {
+      if (
+        (everyChildProtected || mayNameProtectedPath(entry.name)) &&
+        protectedPathMatch({ absolutePath: absolute, cwd, home }) !== undefined
+      ) {
         found.push(absolute);
         return false;
       }
       return true;
     },
   });
-  if (capped) notes.push(`protected paths were looked for in the first ${SANDBOX_WALK_LIMITS.protectedEntries} entries and ${SANDBOX_WALK_LIMITS.protectedDepth} levels of cwd only`);
+  if (capped)
+    notes.push(
+      `protected paths were looked for in the first ${SANDBOX_WALK_LIMITS.protectedEntries} entries and ${SANDBOX_WALK_LIMITS.protectedDepth} levels of cwd only`,
+    );
   return found;
 }
 
 /** The paths one deny pattern (a `Read(...)` rule's content or a `denyRead` entry) names, as they exist now. */
-async function deniedPaths(pattern: string, options: { cwd: string; home: string; notes: string[] }): Promise<string[]> {
+async function deniedPaths(
+  pattern: string,
+  options: { cwd: string; home: string; notes: string[] },
+): Promise<string[]> {
   const absolute = expandPath(pattern.replace(/^\.\//, ''), options);
   if (!isGlobPattern(absolute)) return [absolute];
   const firstGlob = absolute.search(/[*?[{(!+@\\]/);
@@ -166,7 +183,10 @@ async function deniedPaths(pattern: string, options: { cwd: string; home: string
       return true;
     },
   });
-  if (capped) options.notes.push(`the deny pattern ${pattern} was matched against the first ${SANDBOX_WALK_LIMITS.globEntries} entries below ${base} only`);
+  if (capped)
+    options.notes.push(
+      `the deny pattern ${pattern} was matched against the first ${SANDBOX_WALK_LIMITS.globEntries} entries below ${base} only`,
+    );
   return found;
 }
 
@@ -187,7 +207,8 @@ export async function sandboxPaths(input: SandboxPathsInput): Promise<SandboxPat
   const exposed: string[] = [];
   for (const area of MASKED_SYSTEM_AREAS) {
     const found = await kindOf(area);
-    if (found?.kind === 'directory' && !masked.includes(found.real) && !isInside(cwd, found.real)) masked.push(found.real);
+    if (found?.kind === 'directory' && !masked.includes(found.real) && !isInside(cwd, found.real))
+      masked.push(found.real);
   }
   if (input.dataDir !== undefined) {
     const data = await kindOf(input.dataDir);
@@ -202,7 +223,12 @@ export async function sandboxPaths(input: SandboxPathsInput): Promise<SandboxPat
   for (const root of writable) {
     for (const candidate of await protectedInside(root, home, notes)) {
       const found = await kindOf(candidate);
-      if (found !== undefined && writable.some((parent) => isInside(found.real, parent)) && !readOnly.includes(found.real)) readOnly.push(found.real);
+      if (
+        found !== undefined &&
+        writable.some((parent) => isInside(found.real, parent)) &&
+        !readOnly.includes(found.real)
+      )
+        readOnly.push(found.real);
     }
   }
 

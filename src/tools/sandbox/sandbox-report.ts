@@ -19,7 +19,11 @@ export interface SandboxStartupFacts {
 export function sandboxStartupLine(facts: SandboxStartupFacts): { level: 'info' | 'warn'; message: string } {
   const mode = facts.workerMode === undefined || facts.workerMode === '' ? 'auto' : facts.workerMode;
   if (mode === 'off') {
-    return { level: 'warn', message: "OS sandbox off (SWITCHYARD_SANDBOX=off): Bash and background tasks run with the worker's full rights unless a session sets sandbox.mode" };
+    return {
+      level: 'warn',
+      message:
+        "OS sandbox off (SWITCHYARD_SANDBOX=off): Bash and background tasks run with the worker's full rights unless a session sets sandbox.mode",
+    };
   }
   if (!facts.availability.available) {
     return {
@@ -31,13 +35,21 @@ export function sandboxStartupLine(facts: SandboxStartupFacts): { level: 'info' 
     };
   }
   if (facts.root && !facts.pidsCgroup) {
-    return { level: 'warn', message: `OS sandbox on (${facts.availability.binary}, mode ${mode}); the worker runs as root without a writable pids cgroup, so sandboxed commands have no process limit` };
+    return {
+      level: 'warn',
+      message: `OS sandbox on (${facts.availability.binary}, mode ${mode}); the worker runs as root without a writable pids cgroup, so sandboxed commands have no process limit`,
+    };
   }
-  return { level: 'info', message: `OS sandbox on (${facts.availability.binary}, mode ${mode}; process limit by ${facts.pidsCgroup ? 'pids cgroup' : 'RLIMIT_NPROC'})` };
+  return {
+    level: 'info',
+    message: `OS sandbox on (${facts.availability.binary}, mode ${mode}; process limit by ${facts.pidsCgroup ? 'pids cgroup' : 'RLIMIT_NPROC'})`,
+  };
 }
 
 /** Probes this worker and returns its start-up line. */
-export async function probeSandboxStartupLine(env: NodeJS.ProcessEnv = processEnvironment()): Promise<{ level: 'info' | 'warn'; message: string }> {
+export async function probeSandboxStartupLine(
+  env: NodeJS.ProcessEnv = processEnvironment(),
+): Promise<{ level: 'info' | 'warn'; message: string }> {
   const availability = await bubblewrapAvailability(env);
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const pidsCgroup = availability.available ? await pidsCgroupAvailable() : false;

@@ -18,7 +18,10 @@ import { sandboxPaths } from './sandbox-paths.js';
 export const SANDBOX_UNAVAILABLE = 'sandbox_unavailable';
 
 /** The mode a call runs under: the session's option, else the worker's `SWITCHYARD_SANDBOX`, else `auto`. */
-export function effectiveSandboxMode(options: SandboxOptions | undefined, env: NodeJS.ProcessEnv = processEnvironment()): SandboxMode {
+export function effectiveSandboxMode(
+  options: SandboxOptions | undefined,
+  env: NodeJS.ProcessEnv = processEnvironment(),
+): SandboxMode {
   const raw = env.SWITCHYARD_SANDBOX;
   if (raw !== undefined && raw !== '' && !(sandboxModes as readonly string[]).includes(raw)) {
     throw new Error(`SWITCHYARD_SANDBOX must be one of ${sandboxModes.join(', ')}, got "${raw}"`);
@@ -32,7 +35,10 @@ export function effectiveSandboxMode(options: SandboxOptions | undefined, env: N
  * Whether a Bash call that would ask only by default may run unasked (`sandbox.autoAllowBash`): the session turned it
  * on, did not turn the sandbox off, and this worker can sandbox. The call then runs under `required` (see above).
  */
-export async function sandboxAllowsWithoutAsking(options: SandboxOptions | undefined, env: NodeJS.ProcessEnv = processEnvironment()): Promise<boolean> {
+export async function sandboxAllowsWithoutAsking(
+  options: SandboxOptions | undefined,
+  env: NodeJS.ProcessEnv = processEnvironment(),
+): Promise<boolean> {
   if (options?.autoAllowBash !== true || effectiveSandboxMode(options, env) === 'off') return false;
   return (await bubblewrapAvailability(env)).available;
 }
@@ -66,7 +72,10 @@ export interface SandboxLaunchContext {
  * Prepares the sandbox of one process start. `required` on a worker that cannot sandbox throws a `ToolUseError` with
  * code `sandbox_unavailable`; `auto` there answers `sandboxed: false` with the reason; `off` answers `sandboxed: false`.
  */
-export async function prepareSandboxLaunch(options: { context: SandboxLaunchContext; env?: NodeJS.ProcessEnv }): Promise<SandboxLaunch> {
+export async function prepareSandboxLaunch(options: {
+  context: SandboxLaunchContext;
+  env?: NodeJS.ProcessEnv;
+}): Promise<SandboxLaunch> {
   const { context } = options;
   const env = options.env ?? processEnvironment();
   const mode = effectiveSandboxMode(context.sandbox, env);
@@ -74,7 +83,10 @@ export async function prepareSandboxLaunch(options: { context: SandboxLaunchCont
   const availability = await bubblewrapAvailability(env);
   if (!availability.available) {
     if (mode === 'required') {
-      throw new ToolUseError(`This session requires the OS sandbox (sandbox.mode "required"), and ${availability.reason}. The command did not run.`, SANDBOX_UNAVAILABLE);
+      throw new ToolUseError(
+        `This session requires the OS sandbox (sandbox.mode "required"), and ${availability.reason}. The command did not run.`,
+        SANDBOX_UNAVAILABLE,
+      );
     }
     return { sandboxed: false, reason: availability.reason };
   }
@@ -90,11 +102,15 @@ export async function prepareSandboxLaunch(options: { context: SandboxLaunchCont
   const allowedDomains = context.sandbox?.network?.allowedDomains ?? [];
   const proxy = allowedDomains.length === 0 ? undefined : await domainProxy(allowedDomains);
   const cgroup = await createCallCgroup(limits.processes);
-  const bwrap = bubblewrapArguments({ ...paths, network: proxy === undefined ? { kind: 'none' } : { kind: 'proxy', socketDirectory: proxy.socketDirectory } });
+  const bwrap = bubblewrapArguments({
+    ...paths,
+    network: proxy === undefined ? { kind: 'none' } : { kind: 'proxy', socketDirectory: proxy.socketDirectory },
+  });
   const sandboxEnv: Record<string, string> = { TMPDIR: '/tmp' };
   if (proxy !== undefined) {
     const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
-    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) sandboxEnv[name] = url;
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'])
+      sandboxEnv[name] = url;
     // Every host goes through the proxy, loopback names too: the sandbox's own loopback has nothing on it.
     sandboxEnv.NO_PROXY = '';
     sandboxEnv.no_proxy = '';
@@ -104,16 +120,28 @@ export async function prepareSandboxLaunch(options: { context: SandboxLaunchCont
     env: sandboxEnv,
     limits,
     argv(command) {
-      const inner = proxy === undefined ? [...command] : [process.execPath, '-e', BRIDGE_SCRIPT, proxy.socketPath, String(SANDBOX_PROXY_PORT), ...command];
+      const inner =
+        proxy === undefined
+          ? [...command]
+          : [process.execPath, '-e', BRIDGE_SCRIPT, proxy.socketPath, String(SANDBOX_PROXY_PORT), ...command];
       // One shell besides the command's own: outside with a cgroup (root), inside without one (see the two builders).
-      if (cgroup !== undefined) return cgroupLimitedCommand({ procsFile: cgroup.procsFile, limits, command: [availability.binary, ...bwrap, '--', ...inner] });
+      if (cgroup !== undefined)
+        return cgroupLimitedCommand({
+          procsFile: cgroup.procsFile,
+          limits,
+          command: [availability.binary, ...bwrap, '--', ...inner],
+        });
       return [availability.binary, ...bwrap, '--', ...limitedCommand({ limits, command: inner })];
     },
     async finish() {
       if (cgroup === undefined) return {};
       const refused = await cgroup.refusedForks();
       await cgroup.remove();
-      return refused === 0 ? {} : { note: `The sandbox's process limit (${limits.processes} processes, SWITCHYARD_SANDBOX_MAX_PROCESSES) refused ${refused} fork(s).` };
+      return refused === 0
+        ? {}
+        : {
+            note: `The sandbox's process limit (${limits.processes} processes, SWITCHYARD_SANDBOX_MAX_PROCESSES) refused ${refused} fork(s).`,
+          };
     },
   };
 }

@@ -29,13 +29,49 @@ import { ASSIGNMENT, redirectReason, simpleCommandReason } from './read-only.js'
 
 /** Variables whose assignment before a command cannot change which program runs or what it loads. */
 const HARMLESS_VARIABLES = new Set([
-  'NODE_ENV', 'CI', 'DEBUG', 'FORCE_COLOR', 'NO_COLOR', 'TERM', 'TZ', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE',
-  'LC_MESSAGES', 'COLUMNS', 'LINES', 'RUST_LOG', 'RUST_BACKTRACE', 'GOOS', 'GOARCH', 'CGO_ENABLED', 'PYTHONUNBUFFERED',
-  'PYTHONDONTWRITEBYTECODE', 'PYTHONIOENCODING', 'NODE_NO_WARNINGS', 'LOG_LEVEL', 'VERBOSE',
+  'NODE_ENV',
+  'CI',
+  'DEBUG',
+  'FORCE_COLOR',
+  'NO_COLOR',
+  'TERM',
+  'TZ',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_MESSAGES',
+  'COLUMNS',
+  'LINES',
+  'RUST_LOG',
+  'RUST_BACKTRACE',
+  'GOOS',
+  'GOARCH',
+  'CGO_ENABLED',
+  'PYTHONUNBUFFERED',
+  'PYTHONDONTWRITEBYTECODE',
+  'PYTHONIOENCODING',
+  'NODE_NO_WARNINGS',
+  'LOG_LEVEL',
+  'VERBOSE',
 ]);
 
 /** Reserved words that may begin a part of a compound command, before the command itself (`then rm x`). */
-const LEADING_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', '}', 'fi', 'done', 'esac']);
+const LEADING_KEYWORDS = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'do',
+  'while',
+  'until',
+  '!',
+  '{',
+  '}',
+  'fi',
+  'done',
+  'esac',
+]);
 /** Reserved words after which no simple command follows in the same part (`for f in *`, `case x in`). */
 const NON_COMMAND_KEYWORDS = new Set(['for', 'case', 'select', 'function', '[[', ']]', 'coproc', 'in', '))']);
 
@@ -53,7 +89,15 @@ interface WrapperGrammar {
 }
 
 export const WRAPPERS = new Map<string, WrapperGrammar>([
-  ['timeout', { valued: ['-s', '--signal', '-k', '--kill-after'], flags: ['--preserve-status', '--foreground', '-v', '--verbose'], operands: 1, readOnly: true }],
+  [
+    'timeout',
+    {
+      valued: ['-s', '--signal', '-k', '--kill-after'],
+      flags: ['--preserve-status', '--foreground', '-v', '--verbose'],
+      operands: 1,
+      readOnly: true,
+    },
+  ],
   ['nice', { valued: ['-n', '--adjustment'], flags: [], numericFlags: true, readOnly: true }],
   // nohup may create nohup.out, so what it runs is not read-only.
   ['nohup', { valued: [], flags: [], readOnly: false }],
@@ -67,9 +111,54 @@ export const WRAPPERS = new Map<string, WrapperGrammar>([
 
 /** Programs that run a command they are given, with their options that take a value (the command follows them). */
 export const RUNNERS = new Map<string, readonly string[]>([
-  ['sudo', ['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-T', '-U', '--user', '--group', '--host', '--prompt', '--close-from', '--chdir', '--role', '--type', '--command-timeout', '--other-user']],
+  [
+    'sudo',
+    [
+      '-u',
+      '-g',
+      '-h',
+      '-p',
+      '-C',
+      '-D',
+      '-r',
+      '-t',
+      '-T',
+      '-U',
+      '--user',
+      '--group',
+      '--host',
+      '--prompt',
+      '--close-from',
+      '--chdir',
+      '--role',
+      '--type',
+      '--command-timeout',
+      '--other-user',
+    ],
+  ],
   ['doas', ['-u', '-C']],
-  ['xargs', ['-a', '-d', '-E', '-I', '-L', '-n', '-P', '-s', '--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var']],
+  [
+    'xargs',
+    [
+      '-a',
+      '-d',
+      '-E',
+      '-I',
+      '-L',
+      '-n',
+      '-P',
+      '-s',
+      '--arg-file',
+      '--delimiter',
+      '--eof',
+      '--replace',
+      '--max-lines',
+      '--max-args',
+      '--max-procs',
+      '--max-chars',
+      '--process-slot-var',
+    ],
+  ],
   ['watch', ['-n', '-d', '--interval', '--differences']],
   ['flock', ['-w', '-E', '--timeout', '--conflict-exit-code']],
   ['ionice', ['-c', '-n', '--class', '--classdata']],
@@ -90,16 +179,72 @@ export const RUNNERS = new Map<string, readonly string[]>([
 ]);
 
 /** Shells: they run a script given with `-c`, a file, or their input. */
-export const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'rbash', 'busybox']);
+export const SHELLS = new Set([
+  'bash',
+  'sh',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'ash',
+  'fish',
+  'csh',
+  'tcsh',
+  'rbash',
+  'busybox',
+]);
 
 /** Commands that read the files named by their operands: how to find those operands. */
 type ReaderKind = 'files' | 'pattern-first' | 'filter-first' | 'find';
 const READERS = new Map<string, ReaderKind>([
   ...[
-    'cat', 'head', 'tail', 'wc', 'nl', 'sort', 'uniq', 'cut', 'column', 'diff', 'cmp', 'file', 'stat', 'du', 'ls', 'tree',
-    'realpath', 'readlink', 'less', 'more', 'base64', 'xxd', 'od', 'hexdump', 'strings', 'tac', 'rev', 'fold', 'fmt',
-    'paste', 'join', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'shasum', 'cksum',
-    'b2sum', 'iconv', 'expand', 'unexpand', 'zcat', 'bat', 'cp',
+    'cat',
+    'head',
+    'tail',
+    'wc',
+    'nl',
+    'sort',
+    'uniq',
+    'cut',
+    'column',
+    'diff',
+    'cmp',
+    'file',
+    'stat',
+    'du',
+    'ls',
+    'tree',
+    'realpath',
+    'readlink',
+    'less',
+    'more',
+    'base64',
+    'xxd',
+    'od',
+    'hexdump',
+    'strings',
+    'tac',
+    'rev',
+    'fold',
+    'fmt',
+    'paste',
+    'join',
+    'comm',
+    'md5sum',
+    'sha1sum',
+    'sha224sum',
+    'sha256sum',
+    'sha384sum',
+    'sha512sum',
+    'shasum',
+    'cksum',
+    'b2sum',
+    'iconv',
+    'expand',
+    'unexpand',
+    'zcat',
+    'bat',
+    'cp',
   ].map((name) => [name, 'files'] as const),
   ...['grep', 'egrep', 'fgrep', 'rg', 'awk', 'sed'].map((name) => [name, 'pattern-first'] as const),
   ['jq', 'filter-first'],
@@ -231,7 +376,12 @@ function addOperand(out: Collected, written: string): void {
   addReadPath(out, resolved);
   if (resolved !== written && written.split('/').includes('..')) addReadPath(out, written);
   const firstGlob = resolved.search(/[*?[]/);
-  if (resolved.startsWith('/') && firstGlob >= 0 && resolved.indexOf('/', firstGlob) >= 0 && !resolved.endsWith('/**')) {
+  if (
+    resolved.startsWith('/') &&
+    firstGlob >= 0 &&
+    resolved.indexOf('/', firstGlob) >= 0 &&
+    !resolved.endsWith('/**')
+  ) {
     addReadPath(out, `glob through directories: ${resolved}`);
   }
 }
@@ -257,7 +407,13 @@ function unwrap(grammar: WrapperGrammar, words: readonly WordToken[]): WordToken
       k += 1;
     } else if (grammar.valued.includes(value)) {
       k += 2;
-    } else if (grammar.valued.some((option) => (option.startsWith('--') ? value.startsWith(`${option}=`) : value.startsWith(option) && value.length > option.length))) {
+    } else if (
+      grammar.valued.some((option) =>
+        option.startsWith('--')
+          ? value.startsWith(`${option}=`)
+          : value.startsWith(option) && value.length > option.length,
+      )
+    ) {
       k += 1;
     } else {
       return undefined;
@@ -304,12 +460,22 @@ function shellScript(words: readonly WordToken[]): string | undefined {
   return sawC ? words[k]?.value : undefined;
 }
 
-const GIT_VALUED_GLOBALS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--attr-source']);
+const GIT_VALUED_GLOBALS = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--super-prefix',
+  '--attr-source',
+]);
 
 /** `git` with its global options removed (`git -C x push` → `git push`), or undefined when it has none. */
 function gitWithoutGlobals(words: readonly WordToken[]): WordToken[] | undefined {
   let k = 1;
-  while (k < words.length && (words[k]?.value ?? '').startsWith('-')) k += GIT_VALUED_GLOBALS.has(words[k]?.value ?? '') ? 2 : 1;
+  while (k < words.length && (words[k]?.value ?? '').startsWith('-'))
+    k += GIT_VALUED_GLOBALS.has(words[k]?.value ?? '') ? 2 : 1;
   const [git] = words;
   return k === 1 || git === undefined ? undefined : [git, ...words.slice(k)];
 }
@@ -366,7 +532,8 @@ function addTree(out: Collected, written: string): void {
     addReadPath(out, written);
     return;
   }
-  for (const spelling of new Set([normalizePath(written), written])) addReadPath(out, `${spelling === '/' ? '' : spelling}/**`);
+  for (const spelling of new Set([normalizePath(written), written]))
+    addReadPath(out, `${spelling === '/' ? '' : spelling}/**`);
 }
 
 /** Records the paths a reading command reads (and the trees it reads recursively). */
@@ -402,8 +569,10 @@ function addReads(out: Collected, kind: ReaderKind, name: string, args: readonly
         const valued = JQ_VALUED.get(eq > 0 ? value.slice(0, eq) : value);
         if (valued !== undefined && eq < 0) {
           const values = args.slice(k + 1, k + 1 + valued.words);
-          if (valued.file !== undefined && values[valued.file] !== undefined) addOptionValue(out, values[valued.file]?.value ?? '', scope, false);
-          if (valued.tree !== undefined && values[valued.tree] !== undefined) addOptionValue(out, values[valued.tree]?.value ?? '', scope, true);
+          if (valued.file !== undefined && values[valued.file] !== undefined)
+            addOptionValue(out, values[valued.file]?.value ?? '', scope, false);
+          if (valued.tree !== undefined && values[valued.tree] !== undefined)
+            addOptionValue(out, values[valued.tree]?.value ?? '', scope, true);
           k += valued.words;
           continue;
         }
@@ -422,15 +591,21 @@ function addReads(out: Collected, kind: ReaderKind, name: string, args: readonly
       operands.push(word);
     }
   }
-  const shortCluster = (letters: RegExp) => options.some((option) => !option.startsWith('--') && letters.test(option.slice(1)));
-  const long = (...names: string[]) => options.some((option) => names.some((name) => option === name || option.startsWith(`${name}=`)));
-  if (kind === 'pattern-first' && !shortCluster(/[ef]/) && !long('--regexp', '--file', '--files', '--expression')) operands.shift();
+  const shortCluster = (letters: RegExp) =>
+    options.some((option) => !option.startsWith('--') && letters.test(option.slice(1)));
+  const long = (...names: string[]) =>
+    options.some((option) => names.some((name) => option === name || option.startsWith(`${name}=`)));
+  if (kind === 'pattern-first' && !shortCluster(/[ef]/) && !long('--regexp', '--file', '--files', '--expression'))
+    operands.shift();
   if (kind === 'filter-first' && !shortCluster(/f/) && !long('--from-file')) operands.shift();
 
   let recursive = false;
   let follows = false;
   if (name === 'grep' || name === 'egrep' || name === 'fgrep') {
-    recursive = shortCluster(/[rR]/) || long('--recursive', '--dereference-recursive', '--directories=recurse') || options.includes('-d');
+    recursive =
+      shortCluster(/[rR]/) ||
+      long('--recursive', '--dereference-recursive', '--directories=recurse') ||
+      options.includes('-d');
     follows = shortCluster(/R/) || long('--dereference-recursive');
   } else if (name === 'rg') {
     recursive = true;
@@ -450,13 +625,26 @@ function addReads(out: Collected, kind: ReaderKind, name: string, args: readonly
     const written = resolveOperand(word.value, { tilde: word.tilde, scope });
     addOperand(out, written);
     if (recursive) addTree(out, written);
-    if (follows) addReadPath(out, `symlinks followed under ${written.startsWith('/') ? normalizePath(written) : written}`);
+    if (follows)
+      addReadPath(out, `symlinks followed under ${written.startsWith('/') ? normalizePath(written) : written}`);
   }
   for (const value of optionValues) addOperand(out, resolveOperand(value, { tilde: false, scope }));
 }
 
 function blankWord(): WordToken {
-  return { kind: 'word', value: '', raw: '', start: 0, glob: false, startsWithGlob: false, quoted: false, tilde: false, ansiC: false, unsafe: undefined, substitutions: [] };
+  return {
+    kind: 'word',
+    value: '',
+    raw: '',
+    start: 0,
+    glob: false,
+    startsWithGlob: false,
+    quoted: false,
+    tilde: false,
+    ansiC: false,
+    unsafe: undefined,
+    substitutions: [],
+  };
 }
 
 /** A `cd`'s destination: a path, or undefined when it cannot be known (`cd -`, an expansion). */
@@ -465,7 +653,8 @@ function cdDestination(args: readonly WordToken[], scope: Scope): { path: string
   if (operands.length > 1) return { path: undefined };
   const [target] = operands;
   if (target === undefined) return { path: scope.home };
-  if (target.unsafe !== undefined || target.glob || target.value === '-' || target.value === '') return { path: undefined };
+  if (target.unsafe !== undefined || target.glob || target.value === '-' || target.value === '')
+    return { path: undefined };
   const resolved = resolveOperand(target.value, { tilde: target.tilde, scope });
   return { path: resolved.startsWith('/') ? resolved : undefined };
 }
@@ -509,7 +698,8 @@ function clusterValue(words: readonly WordToken[], letter: string, long: string)
 }
 
 /** `git -c` keys that name no program and no alias. */
-const GIT_SAFE_CONFIG = /^(user\.(name|email)|color\.[\w.-]+|advice\.[\w.-]+|init\.defaultbranch|safe\.directory|core\.(quotepath|autocrlf|safecrlf|filemode|ignorecase|abbrev|precomposeunicode)|commit\.gpgsign|tag\.gpgsign|log\.showsignature|pull\.(rebase|ff)|push\.default|merge\.ff|i18n\.[\w.-]+|column\.ui|protocol\.version|credential\.interactive)$/i;
+const GIT_SAFE_CONFIG =
+  /^(user\.(name|email)|color\.[\w.-]+|advice\.[\w.-]+|init\.defaultbranch|safe\.directory|core\.(quotepath|autocrlf|safecrlf|filemode|ignorecase|abbrev|precomposeunicode)|commit\.gpgsign|tag\.gpgsign|log\.showsignature|pull\.(rebase|ff)|push\.default|merge\.ff|i18n\.[\w.-]+|column\.ui|protocol\.version|credential\.interactive)$/i;
 
 /**
  * `git -c key=value` / `--config-env` before the subcommand: an alias `!cmd` is a shell script (collected); any key
@@ -526,13 +716,16 @@ function gitConfigPrograms(words: readonly WordToken[], scope: Scope, out: Colle
     }
     if (option !== '-c' && option !== '--config-env' && !option.startsWith('--config-env=')) continue;
     configured = true;
-    const setting = option.startsWith('--config-env=') ? option.slice('--config-env='.length) : (words[k + 1]?.value ?? '');
+    const setting = option.startsWith('--config-env=')
+      ? option.slice('--config-env='.length)
+      : (words[k + 1]?.value ?? '');
     if (!option.startsWith('--config-env=')) k += 1;
     const eq = setting.indexOf('=');
     const key = eq < 0 ? setting : setting.slice(0, eq);
     const value = eq < 0 ? '' : setting.slice(eq + 1);
     if (option === '-c' && /^alias\./i.test(key) && value.startsWith('!')) collectScript(value.slice(1), scope, out);
-    else if (option !== '-c' || !GIT_SAFE_CONFIG.test(key)) markUnanalysed(out, `\`git ${option} ${setting}\` may name a program to run`);
+    else if (option !== '-c' || !GIT_SAFE_CONFIG.test(key))
+      markUnanalysed(out, `\`git ${option} ${setting}\` may name a program to run`);
   }
   return configured;
 }
@@ -545,25 +738,86 @@ function beforeDoubleDash(words: readonly WordToken[]): string[] {
 }
 
 /** npm's options that only change output; any other is configuration (`--node-options`, `--script-shell`, `--prefix`…). */
-const NPM_HARMLESS_OPTIONS = /^(-s|-q|-d|-dd|-ddd|--silent|--quiet|--verbose|--json|--if-present|--workspaces|--ws|--no-audit|--no-fund|--no-color|--include-workspace-root|--(loglevel|color|workspace|w)=[\w@./-]+|-w)$/;
+const NPM_HARMLESS_OPTIONS =
+  /^(-s|-q|-d|-dd|-ddd|--silent|--quiet|--verbose|--json|--if-present|--workspaces|--ws|--no-audit|--no-fund|--no-color|--include-workspace-root|--(loglevel|color|workspace|w)=[\w@./-]+|-w)$/;
 
 /**
  * Options that make a program run other code or read its configuration elsewhere: a part with one is allowed only
  * by an exact rule, so `Bash(npm test:*)` does not allow `npm test --node-options=--import=…`.
  */
 const PREFIX_UNSAFE_OPTIONS = new Map<string, (words: readonly WordToken[]) => boolean>([
-  ['npm', (words) => beforeDoubleDash(words).slice(1).some((value) => value.startsWith('-') && !NPM_HARMLESS_OPTIONS.test(value))],
-  ['npx', (words) => beforeDoubleDash(words).slice(1).some((value) => /^--(node-options|script-shell|userconfig|globalconfig|prefix|call|shell)/.test(value) || /^-c/.test(value))],
-  ['pnpm', (words) => beforeDoubleDash(words).slice(1).some((value) => /^(--(config|node-options|script-shell|shell-emulator|dir|prefix|global-dir|userconfig|npmrc)|-C)/.test(value))],
-  ['yarn', (words) => beforeDoubleDash(words).slice(1).some((value) => /^--(cwd|use-yarnrc|rc-filename|modules-folder|global-folder|script-shell)/.test(value))],
-  ['bun', (words) => beforeDoubleDash(words).slice(1).some((value) => /^(--(preload|config|cwd|require|import|shell)|-[rc]$)/.test(value))],
-  ['make', (words) => beforeDoubleDash(words).slice(1).some((value) => /^(--(file|makefile|directory|eval|include-dir)|-[^-]*[fCEI])/.test(value))],
-  ['git', (words) => beforeDoubleDash(words).slice(1).some((value) => /^--(upload-pack|receive-pack|exec|config|template|separate-git-dir)/.test(value)) || (words[1]?.value === 'clone' && beforeDoubleDash(words).some((value) => /^-[^-]*[uc]/.test(value)))],
-  ['cargo', (words) => beforeDoubleDash(words).slice(1).some((value) => /^(--config|-Z|--manifest-path)/.test(value))],
+  [
+    'npm',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => value.startsWith('-') && !NPM_HARMLESS_OPTIONS.test(value)),
+  ],
+  [
+    'npx',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some(
+          (value) =>
+            /^--(node-options|script-shell|userconfig|globalconfig|prefix|call|shell)/.test(value) || /^-c/.test(value),
+        ),
+  ],
+  [
+    'pnpm',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) =>
+          /^(--(config|node-options|script-shell|shell-emulator|dir|prefix|global-dir|userconfig|npmrc)|-C)/.test(
+            value,
+          ),
+        ),
+  ],
+  [
+    'yarn',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^--(cwd|use-yarnrc|rc-filename|modules-folder|global-folder|script-shell)/.test(value)),
+  ],
+  [
+    'bun',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^(--(preload|config|cwd|require|import|shell)|-[rc]$)/.test(value)),
+  ],
+  [
+    'make',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^(--(file|makefile|directory|eval|include-dir)|-[^-]*[fCEI])/.test(value)),
+  ],
+  [
+    'git',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^--(upload-pack|receive-pack|exec|config|template|separate-git-dir)/.test(value)) ||
+      (words[1]?.value === 'clone' && beforeDoubleDash(words).some((value) => /^-[^-]*[uc]/.test(value))),
+  ],
+  [
+    'cargo',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^(--config|-Z|--manifest-path)/.test(value)),
+  ],
 ]);
 
 /** What one simple command means for rules; nested commands it runs are collected on the way. */
-function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): { part: AnalysedPart; cd?: { path: string | undefined }; losesDirectory?: boolean } | undefined {
+function analyseCommand(
+  command: SimpleCommand,
+  scope: Scope,
+  out: Collected,
+): { part: AnalysedPart; cd?: { path: string | undefined }; losesDirectory?: boolean } | undefined {
   let plainHere = true;
   const notPlain = (reason: string): void => {
     plainHere = false;
@@ -613,7 +867,8 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
   for (let guard = 0; guard < 8 && words.length > 0; guard += 1) {
     while (words[0] !== undefined && ASSIGNMENT.test(words[0].raw)) {
       const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(words[0].raw)?.[0] ?? '';
-      if (!HARMLESS_VARIABLES.has(name) || words[0].unsafe !== undefined || /^[^=]*[[+]/.test(words[0].raw)) keptAssignments.push(words[0]);
+      if (!HARMLESS_VARIABLES.has(name) || words[0].unsafe !== undefined || /^[^=]*[[+]/.test(words[0].raw))
+        keptAssignments.push(words[0]);
       words = words.slice(1);
     }
     const head = words[0];
@@ -638,7 +893,14 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
           // `env -S 'cmd args'` splits its value into a command.
           const split = words.find((word) => /^(-S|--split-string)/.test(word.value));
           const index = split === undefined ? -1 : words.indexOf(split);
-          const script = split === undefined ? undefined : split.value.length > 2 && split.value.startsWith('-S') ? split.value.slice(2) : split.value.includes('=') ? split.value.slice(split.value.indexOf('=') + 1) : words[index + 1]?.value;
+          const script =
+            split === undefined
+              ? undefined
+              : split.value.length > 2 && split.value.startsWith('-S')
+                ? split.value.slice(2)
+                : split.value.includes('=')
+                  ? split.value.slice(split.value.indexOf('=') + 1)
+                  : words[index + 1]?.value;
           if (script !== undefined) collectScript(script, nested, out);
         }
         break;
@@ -657,7 +919,11 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
       if (start < words.length) nestedCommand(words.slice(start), nested, out);
       if (name === 'xargs') {
         const file = words.findIndex((word) => word.value === '-a' || word.value === '--arg-file');
-        if (file >= 0 && words[file + 1] !== undefined) addOperand(out, resolveOperand(words[file + 1]?.value ?? '', { tilde: words[file + 1]?.tilde ?? false, scope }));
+        if (file >= 0 && words[file + 1] !== undefined)
+          addOperand(
+            out,
+            resolveOperand(words[file + 1]?.value ?? '', { tilde: words[file + 1]?.tilde ?? false, scope }),
+          );
       }
       break;
     }
@@ -668,14 +934,28 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
       else addSuffixSpellings(out, words);
       if (script === undefined && name !== 'su' && readsScriptFromInput(words)) {
         // No `-c` and no script file: the shell runs its input. A here-string or here-document is read here; a pipe cannot be.
-        const input = command.redirects.find(({ token }) => token.op === '<<<' || token.op === '<<' || token.op === '<<-');
-        if (input?.token.op === '<<<' && input.target !== undefined && input.target.unsafe === undefined) collectScript(input.target.value, nested, out);
-        else if (input !== undefined && input.token.op !== '<<<' && input.token.body !== undefined) collectScript(input.token.body, nested, out);
-        else if (input !== undefined || command.before === '|' || command.before === '|&' || command.redirects.some(({ token }) => token.op === '<' || token.op === '<&')) {
+        const input = command.redirects.find(
+          ({ token }) => token.op === '<<<' || token.op === '<<' || token.op === '<<-',
+        );
+        if (input?.token.op === '<<<' && input.target !== undefined && input.target.unsafe === undefined)
+          collectScript(input.target.value, nested, out);
+        else if (input !== undefined && input.token.op !== '<<<' && input.token.body !== undefined)
+          collectScript(input.token.body, nested, out);
+        else if (
+          input !== undefined ||
+          command.before === '|' ||
+          command.before === '|&' ||
+          command.redirects.some(({ token }) => token.op === '<' || token.op === '<&')
+        ) {
           markUnanalysed(out, `\`${name}\` runs commands from its input, which cannot be checked`);
         }
       }
-      if (script === undefined && name !== 'su' && !readsScriptFromInput(words) && scriptFileWord(words)?.unsafe !== undefined) {
+      if (
+        script === undefined &&
+        name !== 'su' &&
+        !readsScriptFromInput(words) &&
+        scriptFileWord(words)?.unsafe !== undefined
+      ) {
         // `sh $(…)`: the script file's name is an expansion, so not even which file runs can be known.
         markUnanalysed(out, `\`${name}\` runs a script whose name is an expansion, which cannot be checked`);
       }
@@ -683,7 +963,14 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
     }
     if (name === 'eval' || name === 'trap') {
       runner = true;
-      const operands = name === 'trap' ? words.slice(1).filter((word, index, all) => !(/^-/.test(word.value) && all.slice(0, index).every((w) => /^-/.test(w.value)))) : words.slice(1);
+      const operands =
+        name === 'trap'
+          ? words
+              .slice(1)
+              .filter(
+                (word, index, all) => !(/^-/.test(word.value) && all.slice(0, index).every((w) => /^-/.test(w.value))),
+              )
+          : words.slice(1);
       const script = name === 'eval' ? operands.map((word) => word.value).join(' ') : operands[0]?.value;
       if (script !== undefined) collectScript(script, nested, out);
       if (operands.some((word) => word.unsafe !== undefined)) markUnanalysed(out, `\`${name}\` runs an expansion`);
@@ -720,7 +1007,19 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
   }
   if (head.unsafe !== undefined || head.glob) notPlain('the command name is an expansion or a glob');
   const name = head.value;
-  if (name.includes('/') && !name.endsWith('/')) spellings.push(contentOf([{ ...head, value: name.slice(name.lastIndexOf('/') + 1), raw: name.slice(name.lastIndexOf('/') + 1), glob: false, tilde: false }, ...words.slice(1)]));
+  if (name.includes('/') && !name.endsWith('/'))
+    spellings.push(
+      contentOf([
+        {
+          ...head,
+          value: name.slice(name.lastIndexOf('/') + 1),
+          raw: name.slice(name.lastIndexOf('/') + 1),
+          glob: false,
+          tilde: false,
+        },
+        ...words.slice(1),
+      ]),
+    );
   if (name === 'git') {
     const plainGit = gitWithoutGlobals(words);
     if (plainGit !== undefined) spellings.push(contentOf(plainGit));
@@ -747,7 +1046,11 @@ function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): {
   for (const spelling of spellings) if (spelling !== content) addSpelling(out, spelling);
   const facts: CommandPartFacts = runner ? { content, readOnly: false, runner: true } : { content, readOnly };
   const losesDirectory = name === 'pushd' || name === 'popd' || name === 'source' || name === '.' || name === 'eval';
-  return { part: { facts, words: words.map(canonicalWord), assignments: keptAssignments.length > 0 }, ...(cd === undefined ? {} : { cd }), ...(losesDirectory ? { losesDirectory } : {}) };
+  return {
+    part: { facts, words: words.map(canonicalWord), assignments: keptAssignments.length > 0 },
+    ...(cd === undefined ? {} : { cd }),
+    ...(losesDirectory ? { losesDirectory } : {}),
+  };
 }
 
 /** The script `su -c` runs, if any. */
@@ -810,7 +1113,8 @@ function groupCommands(tokens: readonly Token[], scope: Scope, out: Collected): 
     const separator: Separator = token.op;
     if (current.words.length === 0 && current.redirects.length === 0) {
       const afterGroup = current.before === '(' || current.before === ')';
-      if (separator !== 'newline' && separator !== '(' && separator !== ')' && !afterGroup) markNotPlain(out, `empty command before \`${separator}\``);
+      if (separator !== 'newline' && separator !== '(' && separator !== ')' && !afterGroup)
+        markNotPlain(out, `empty command before \`${separator}\``);
       current = { words: [], redirects: [], before: separator, after: undefined };
       continue;
     }
@@ -818,7 +1122,8 @@ function groupCommands(tokens: readonly Token[], scope: Scope, out: Collected): 
     current = { words: [], redirects: [], before: separator, after: undefined };
   }
   if (current.words.length > 0 || current.redirects.length > 0) commands.push(current);
-  else if (current.before === '&&' || current.before === '||' || current.before === '|' || current.before === '|&') markNotPlain(out, `the command ends with \`${current.before}\``);
+  else if (current.before === '&&' || current.before === '||' || current.before === '|' || current.before === '|&')
+    markNotPlain(out, `the command ends with \`${current.before}\``);
   return commands;
 }
 
@@ -881,7 +1186,11 @@ function collectScript(script: string, scope: Scope, out: Collected): void {
       addSpelling(out, analysed.part.facts.content);
     }
     if (analysed.cd !== undefined) {
-      const follows = command.before !== '||' && command.before !== '|' && command.before !== '|&' && (command.after === undefined || command.after === '&&');
+      const follows =
+        command.before !== '||' &&
+        command.before !== '|' &&
+        command.before !== '|&' &&
+        (command.after === undefined || command.after === '&&');
       dir = follows ? analysed.cd.path : undefined;
       inCdChain = follows && dir !== undefined;
     } else if (analysed.losesDirectory === true) {
@@ -891,8 +1200,19 @@ function collectScript(script: string, scope: Scope, out: Collected): void {
 }
 
 export function analyse(options: { command: string; cwd: string; homeDir: string }): Collected {
-  const out: Collected = { parts: [], spellings: new Set(), readPaths: new Set(), notPlain: undefined, unanalysed: undefined, truncated: false };
-  collectScript(options.command, { dir: normalizePath(options.cwd), home: normalizePath(options.homeDir), depth: 0, top: true }, out);
+  const out: Collected = {
+    parts: [],
+    spellings: new Set(),
+    readPaths: new Set(),
+    notPlain: undefined,
+    unanalysed: undefined,
+    truncated: false,
+  };
+  collectScript(
+    options.command,
+    { dir: normalizePath(options.cwd), home: normalizePath(options.homeDir), depth: 0, top: true },
+    out,
+  );
   if (out.parts.length === 0) markNotPlain(out, 'no command to run');
   return out;
 }
@@ -903,15 +1223,26 @@ export function analyse(options: { command: string; cwd: string; homeDir: string
  * is a plain list at all, and the paths its commands read (resolved against `cwd`, `~` against `homeDir`). A command
  * too large to check in full is denied: deny rules must hold for every part of it.
  */
-export function bashPermissionFacts(options: { command: string; cwd: string; homeDir: string }): { commands: CommandFacts; readPaths: string[]; deny?: { reason: string } } {
+export function bashPermissionFacts(options: { command: string; cwd: string; homeDir: string }): {
+  commands: CommandFacts;
+  readPaths: string[];
+  deny?: { reason: string };
+} {
   const out = analyse(options);
   const parts = out.parts.map((part) => part.facts);
   const contents = new Set(parts.map((part) => part.content));
   const otherSpellings = [...out.spellings].filter((spelling) => !contents.has(spelling));
   const unanalysed = out.unanalysed === undefined ? {} : { unanalysed: out.unanalysed };
-  const commands: CommandFacts = out.notPlain === undefined ? { parsed: true, parts, otherSpellings } : { parsed: false, reason: out.notPlain, parts, otherSpellings, ...unanalysed };
+  const commands: CommandFacts =
+    out.notPlain === undefined
+      ? { parsed: true, parts, otherSpellings }
+      : { parsed: false, reason: out.notPlain, parts, otherSpellings, ...unanalysed };
   const facts = { commands, readPaths: [...out.readPaths] };
   if (!out.truncated) return facts;
-  return { ...facts, deny: { reason: `The command is too large to check against permission rules (more than ${MAX_PARTS} commands, ${MAX_SPELLINGS} spellings or ${MAX_READ_PATHS} paths); split it into smaller commands.` } };
+  return {
+    ...facts,
+    deny: {
+      reason: `The command is too large to check against permission rules (more than ${MAX_PARTS} commands, ${MAX_SPELLINGS} spellings or ${MAX_READ_PATHS} paths); split it into smaller commands.`,
+    },
+  };
 }
-

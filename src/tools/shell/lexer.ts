@@ -5,7 +5,8 @@
  * that later stages see the commands inside them.
  */
 
-export type Operator = '|' | '||' | '&&' | '|&' | ';' | '&' | '(' | ')' | 'newline' | 'comment' | 'process-substitution';
+export type Operator =
+  '|' | '||' | '&&' | '|&' | ';' | '&' | '(' | ')' | 'newline' | 'comment' | 'process-substitution';
 export type RedirectOperator = '>' | '>>' | '>|' | '>&' | '&>' | '&>>' | '<' | '<<' | '<<-' | '<<<' | '<>' | '<&';
 
 export interface WordToken {
@@ -182,7 +183,10 @@ const ANSI_C_ESCAPES = new Map([
  * Decodes `$'…'` from the character after the opening quote: the value, the index of the closing quote, and why the
  * decoding is doubtful (escapes decoded differently by locale or truncating at NUL), if it is.
  */
-function decodeAnsiC(input: string, from: number): { value: string; end: number; doubt: string | undefined } | undefined {
+function decodeAnsiC(
+  input: string,
+  from: number,
+): { value: string; end: number; doubt: string | undefined } | undefined {
   let value = '';
   let doubt: string | undefined;
   let j = from;
@@ -196,7 +200,8 @@ function decodeAnsiC(input: string, from: number): { value: string; end: number;
     }
     const n = input.charAt(j + 1);
     const simple = ANSI_C_ESCAPES.get(n);
-    const digits = n === 'x' ? /^[0-9a-fA-F]{1,2}/.exec(input.slice(j + 2, j + 4)) : /^[0-7]{1,3}/.exec(input.slice(j + 1, j + 4));
+    const digits =
+      n === 'x' ? /^[0-9a-fA-F]{1,2}/.exec(input.slice(j + 2, j + 4)) : /^[0-7]{1,3}/.exec(input.slice(j + 1, j + 4));
     if (simple !== undefined) {
       value += simple;
       j += 2;
@@ -224,7 +229,19 @@ export function lex(input: string): LexResult {
   /** Here-documents whose body starts after the next newline. */
   const bodies: Array<{ token: RedirectToken; delimiter: string; literal: boolean }> = [];
   const current = (): WordToken =>
-    (word ??= { kind: 'word', value: '', raw: '', start: i, glob: false, startsWithGlob: false, quoted: false, tilde: false, ansiC: false, unsafe: undefined, substitutions: [] });
+    (word ??= {
+      kind: 'word',
+      value: '',
+      raw: '',
+      start: i,
+      glob: false,
+      startsWithGlob: false,
+      quoted: false,
+      tilde: false,
+      ansiC: false,
+      unsafe: undefined,
+      substitutions: [],
+    });
   const flag = (reason: string): void => {
     const w = current();
     w.unsafe ??= reason;

@@ -85,7 +85,8 @@ export function redirectReason(redirect: RedirectToken, target: WordToken): stri
     case '&>>':
       return target.value === '/dev/null' && !target.glob ? undefined : `redirection to a file (\`${shown}\`)`;
     case '>&':
-      if (target.value === '1' || target.value === '2' || (target.value === '/dev/null' && !target.glob)) return undefined;
+      if (target.value === '1' || target.value === '2' || (target.value === '/dev/null' && !target.glob))
+        return undefined;
       return `redirection to a file or descriptor (\`${shown}\`)`;
     case '<':
       return /^\/dev\/(tcp|udp)\//.test(target.value) ? `network redirection (\`${shown}\`)` : undefined;
@@ -181,7 +182,8 @@ const checkRg = eachArg('rg', ({ value }) => {
 
 const checkSort = eachArg('sort', ({ value }) => {
   const name = longName(value);
-  if (abbreviates(name, 'output') || optionLetters(value, 'kStTo')?.includes('o') === true) return '`sort -o`/`--output` writes a file';
+  if (abbreviates(name, 'output') || optionLetters(value, 'kStTo')?.includes('o') === true)
+    return '`sort -o`/`--output` writes a file';
   if (abbreviates(name, 'compress-program')) return '`sort --compress-program` runs a program';
   return undefined;
 });
@@ -269,18 +271,35 @@ const GIT_CONFIGURED_PROGRAMS = new Map([
   ['diff', 'runs `core.fsmonitor`, clean filters, `diff.external` and textconv drivers named in `.git/config`'],
   ['ls-files', 'reads the index, which runs `core.fsmonitor` named in `.git/config`'],
   ['blame', 'runs `core.fsmonitor`, clean filters and textconv drivers named in `.git/config`'],
-  ['log', 'runs `gpg.program` (`log.showSignature`, `format.pretty`, `%G` formats), `diff.external` and textconv drivers named in `.git/config`'],
-  ['show', 'runs `gpg.program` (`log.showSignature`, `format.pretty`, `%G` formats), `diff.external` and textconv drivers named in `.git/config`'],
+  [
+    'log',
+    'runs `gpg.program` (`log.showSignature`, `format.pretty`, `%G` formats), `diff.external` and textconv drivers named in `.git/config`',
+  ],
+  [
+    'show',
+    'runs `gpg.program` (`log.showSignature`, `format.pretty`, `%G` formats), `diff.external` and textconv drivers named in `.git/config`',
+  ],
   ['shortlog', 'formats commits, which may run `gpg.program` named in `.git/config`'],
   ['grep', 'runs textconv drivers and reads the index named in `.git/config`'],
 ]);
-const GIT_BRANCH_FLAGS = new Set(['--list', '-a', '-r', '-v', '-vv', '--all', '--remotes', '--verbose', '--show-current']);
+const GIT_BRANCH_FLAGS = new Set([
+  '--list',
+  '-a',
+  '-r',
+  '-v',
+  '-vv',
+  '--all',
+  '--remotes',
+  '--verbose',
+  '--show-current',
+]);
 const GIT_REMOTE_FLAGS = new Set(['-v', '--verbose']);
 
 const checkGit: ArgsCheck = (args) => {
   const [sub, ...rest] = args;
   if (sub === undefined) return '`git` without a subcommand';
-  if (sub.value.startsWith('-')) return `git option \`${sub.value}\` before the subcommand (may run programs or change the repository)`;
+  if (sub.value.startsWith('-'))
+    return `git option \`${sub.value}\` before the subcommand (may run programs or change the repository)`;
   const configured = GIT_CONFIGURED_PROGRAMS.get(sub.value);
   if (configured !== undefined) return `\`git ${sub.value}\` ${configured}`;
   if (!GIT_SUBCOMMANDS.has(sub.value)) return `\`git ${sub.value}\` is not on the read-only list`;
@@ -316,10 +335,12 @@ const JQ_LOADING_OPTIONS = ['library-path', 'rawfile', 'slurpfile', 'from-file']
 /** `jq` is read-only only with its filter and inputs: no modules (`import`, `include`, `-L`) and no extra files. */
 const checkJq = eachArg('jq', ({ value }) => {
   const name = longName(value);
-  if (JQ_LOADING_OPTIONS.some((option) => name === option)) return `\`jq --${name ?? ''}\` reads files named by its arguments`;
+  if (JQ_LOADING_OPTIONS.some((option) => name === option))
+    return `\`jq --${name ?? ''}\` reads files named by its arguments`;
   const cluster = shortCluster(value);
   if (cluster !== undefined && /[Lf]/.test(cluster)) return '`jq -L`/`-f` loads modules or a filter file';
-  if (/\b(import|include)\b/.test(value)) return '`jq` `import`/`include` loads a module or data file named by the filter';
+  if (/\b(import|include)\b/.test(value))
+    return '`jq` `import`/`include` loads a module or data file named by the filter';
   return undefined;
 });
 
@@ -371,7 +392,8 @@ export function simpleCommandReason(words: WordToken[]): string | undefined {
   if (first === undefined) return 'empty command';
   const name = first.value;
   if (ASSIGNMENT.test(name)) return `environment assignment \`${name}\` before the command`;
-  if (name.includes('/')) return `command given by path (\`${name}\`); only bare names on the read-only list are accepted`;
+  if (name.includes('/'))
+    return `command given by path (\`${name}\`); only bare names on the read-only list are accepted`;
   const check = READ_ONLY_COMMANDS.get(name);
   if (check === undefined) return `command \`${name}\` is not on the read-only list`;
   // For every command: before `--`, an unquoted glob may expand to an option (a file named `-R` turns `grep x *` into `grep -R`).

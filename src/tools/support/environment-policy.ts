@@ -17,7 +17,17 @@ import { environmentGlobsFromEnv, processEnvironment } from '../../config/enviro
 import type { Environment } from '../../config/environment.js';
 
 /** Names that look like secrets (codex's defaults plus passwords, credentials and personal access tokens), dropped unless included. */
-export const SECRET_NAME_PATTERNS: readonly string[] = ['*KEY*', '*SECRET*', '*TOKEN*', '*PASSWORD*', '*PASSWD*', '*_PWD', '*CREDENTIAL*', '*_PAT', 'PAT'];
+export const SECRET_NAME_PATTERNS: readonly string[] = [
+  '*KEY*',
+  '*SECRET*',
+  '*TOKEN*',
+  '*PASSWORD*',
+  '*PASSWD*',
+  '*_PWD',
+  '*CREDENTIAL*',
+  '*_PAT',
+  'PAT',
+];
 
 /** A URL with a password in it (`postgres://user:pass@host/db`, `https://x:ghp_…@github.com`): any variable holding one is a secret. */
 const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
@@ -30,7 +40,10 @@ export interface EnvironmentPolicy {
 }
 
 function globPattern(glob: string): RegExp {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`, 'i');
 }
 
@@ -55,7 +68,9 @@ export function isVariableAllowed(options: { name: string; policy: EnvironmentPo
  * The environment a child process starts with: `env` (default the worker's) minus what `policy` (default from
  * the worker's env) drops. Spawn with `extendEnv: false`, or the dropped variables come back.
  */
-export function childEnvironment(options: { env?: NodeJS.ProcessEnv; policy?: EnvironmentPolicy } = {}): Record<string, string> {
+export function childEnvironment(
+  options: { env?: NodeJS.ProcessEnv; policy?: EnvironmentPolicy } = {},
+): Record<string, string> {
   const env = options.env ?? processEnvironment();
   const policy = options.policy ?? environmentPolicyFromEnv(env);
   const kept: Record<string, string> = {};

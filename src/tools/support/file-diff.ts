@@ -82,7 +82,10 @@ export function formatFileDiff(display: FileDiffDisplay): string {
     oldStart: hunk.oldLines === 0 ? hunk.oldStart + 1 : hunk.oldStart,
     newStart: hunk.newLines === 0 ? hunk.newStart + 1 : hunk.newStart,
   }));
-  const text = formatPatch({ oldFileName: `a/${path}`, newFileName: `b/${path}`, oldHeader: undefined, newHeader: undefined, hunks }, FILE_HEADERS_ONLY);
+  const text = formatPatch(
+    { oldFileName: `a/${path}`, newFileName: `b/${path}`, oldHeader: undefined, newHeader: undefined, hunks },
+    FILE_HEADERS_ONLY,
+  );
   return display.truncated ? `${text}... (diff truncated)\n` : text;
 }
 
@@ -118,7 +121,13 @@ function diffHunks({ before, after, context }: { before: string; after: string; 
     { context, maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS },
   );
   if (patch === undefined) {
-    return [replacementHunk({ removed: oldLines.slice(prefix, oldLines.length - suffix), added: newLines.slice(prefix, newLines.length - suffix), linesBefore: prefix })];
+    return [
+      replacementHunk({
+        removed: oldLines.slice(prefix, oldLines.length - suffix),
+        added: newLines.slice(prefix, newLines.length - suffix),
+        linesBefore: prefix,
+      }),
+    ];
   }
   return patch.hunks.map((hunk) => ({
     oldStart: skipped + (hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart),
@@ -135,8 +144,17 @@ function splitLines(text: string): string[] {
 }
 
 /** The fallback when jsdiff gives up: the changed region as one hunk without context. */
-function replacementHunk({ removed, added, linesBefore }: { removed: string[]; added: string[]; linesBefore: number }): DiffHunk {
-  const hunkLines = (prefix: '-' | '+', line: string) => (line.endsWith('\n') ? [prefix + line.slice(0, -1)] : [prefix + line, NO_NEWLINE_MARKER]);
+function replacementHunk({
+  removed,
+  added,
+  linesBefore,
+}: {
+  removed: string[];
+  added: string[];
+  linesBefore: number;
+}): DiffHunk {
+  const hunkLines = (prefix: '-' | '+', line: string) =>
+    line.endsWith('\n') ? [prefix + line.slice(0, -1)] : [prefix + line, NO_NEWLINE_MARKER];
   return {
     oldStart: removed.length === 0 ? linesBefore : linesBefore + 1,
     oldLines: removed.length,

@@ -22,7 +22,11 @@ import { deniedRealPath, isInside, realPathFacts, realPathOfDeepestExisting } fr
 import { protectedPathMatch } from './protected-paths.js';
 
 /** A `strongAsk` when a write to `absolutePath` — as written or through its symlinks — lands on a protected path. */
-export async function protectedWriteFacts(options: { cwd: string; absolutePath: string; home?: string }): Promise<PermissionFacts> {
+export async function protectedWriteFacts(options: {
+  cwd: string;
+  absolutePath: string;
+  home?: string;
+}): Promise<PermissionFacts> {
   const home = options.home ?? os.homedir();
   const [realPath, realCwd, realHome] = await Promise.all([
     realPathOfDeepestExisting(options.absolutePath),
@@ -32,7 +36,10 @@ export async function protectedWriteFacts(options: { cwd: string; absolutePath: 
   const reason =
     protectedPathMatch({ absolutePath: realPath, cwd: realCwd, home: realHome }) ??
     protectedPathMatch({ absolutePath: options.absolutePath, cwd: options.cwd, home });
-  return { ...(reason === undefined ? {} : { strongAsk: { reason } }), ...(await realPathFacts(options.cwd, options.absolutePath)) };
+  return {
+    ...(reason === undefined ? {} : { strongAsk: { reason } }),
+    ...(await realPathFacts(options.cwd, options.absolutePath)),
+  };
 }
 
 /** The file a Write or Edit call changes, opened after its path was checked again. */
@@ -51,7 +58,12 @@ function pathChanged(filePath: string, detail: string): ToolUseError {
 }
 
 /** Refuses the opened file unless it is the one that was checked (Linux: `/proc/self/fd`; elsewhere its parent). */
-async function verifyOpened(options: { handle: FileHandle; expectedPath: string; filePath: string; created: boolean }): Promise<void> {
+async function verifyOpened(options: {
+  handle: FileHandle;
+  expectedPath: string;
+  filePath: string;
+  created: boolean;
+}): Promise<void> {
   const { handle, expectedPath } = options;
   let opened: string;
   try {
@@ -70,7 +82,7 @@ async function verifyOpened(options: { handle: FileHandle; expectedPath: string;
 async function writeAll(handle: FileHandle, content: string): Promise<void> {
   const bytes = Buffer.from(content, 'utf8');
   await handle.truncate(0);
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, offset);
     offset += bytesWritten;
   }
@@ -80,15 +92,30 @@ async function writeAll(handle: FileHandle, content: string): Promise<void> {
  * Opens the file at `filePath` (absolute, as approved) for a Write or Edit, checking its path again first; see the
  * module comment. Throws a `ToolUseError`: `path_changed` after a swap, `is_directory`, `not_a_file`.
  */
-export async function openConfinedFile(options: { cwd: string; filePath: string; toolName?: string; denyRules?: readonly string[] }): Promise<ConfinedFile> {
+export async function openConfinedFile(options: {
+  cwd: string;
+  filePath: string;
+  toolName?: string;
+  denyRules?: readonly string[];
+}): Promise<ConfinedFile> {
   const { filePath } = options;
-  const denied = await deniedRealPath({ cwd: options.cwd, toolName: options.toolName ?? 'Write', absolutePath: filePath, denyRules: options.denyRules ?? [] });
-  if (denied !== undefined) throw pathChanged(filePath, `it now leads to ${denied.realPath}, which the rule ${denied.rule} denies`);
+  const denied = await deniedRealPath({
+    cwd: options.cwd,
+    toolName: options.toolName ?? 'Write',
+    absolutePath: filePath,
+    denyRules: options.denyRules ?? [],
+  });
+  if (denied !== undefined)
+    throw pathChanged(filePath, `it now leads to ${denied.realPath}, which the rule ${denied.rule} denies`);
   const cwd = path.resolve(options.cwd);
   const realCwd = await realpath(cwd).catch(() => cwd);
   const realPath = await realPathOfDeepestExisting(filePath);
   if (isInside(cwd, filePath) || isInside(realCwd, filePath)) {
-    if (!isInside(realCwd, realPath)) throw pathChanged(filePath, `it now leads to ${realPath}, outside the session's working directory ${options.cwd}`);
+    if (!isInside(realCwd, realPath))
+      throw pathChanged(
+        filePath,
+        `it now leads to ${realPath}, outside the session's working directory ${options.cwd}`,
+      );
   } else if (realPath !== filePath) {
     // Outside cwd, an allow rule named this path; the rules are not known here, so no symlink may redirect it.
     throw pathChanged(filePath, `it now leads through a symlink to ${realPath}; name the real path`);
@@ -98,7 +125,8 @@ export async function openConfinedFile(options: { cwd: string; filePath: string;
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
     throw error;
   });
-  if (info?.isSymbolicLink() === true) throw pathChanged(filePath, `${realPath} is a symlink that leads nowhere or was swapped in`);
+  if (info?.isSymbolicLink() === true)
+    throw pathChanged(filePath, `${realPath} is a symlink that leads nowhere or was swapped in`);
   if (info?.isDirectory() === true) throw new ToolUseError(`${filePath} is a directory, not a file`, 'is_directory');
   if (info !== undefined && !info.isFile()) throw new ToolUseError(`${filePath} is not a regular file`, 'not_a_file');
 
@@ -112,16 +140,22 @@ export async function openConfinedFile(options: { cwd: string; filePath: string;
           await mkdir(parent, { recursive: true });
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code;
-          if (code === 'ENOTDIR' || code === 'EEXIST') throw new ToolUseError(`Cannot write ${filePath}: a parent of it is not a directory`, 'not_a_directory');
+          if (code === 'ENOTDIR' || code === 'EEXIST')
+            throw new ToolUseError(`Cannot write ${filePath}: a parent of it is not a directory`, 'not_a_directory');
           throw error;
         }
         const realParent = await realpath(parent);
         if (realParent !== parent) throw pathChanged(filePath, `its directory now leads to ${realParent}`);
         let handle: FileHandle;
         try {
-          handle = await open(realPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+          handle = await open(
+            realPath,
+            constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+            0o666,
+          );
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw pathChanged(filePath, 'a file or symlink appeared there');
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+            throw pathChanged(filePath, 'a file or symlink appeared there');
           throw error;
         }
         await verifyOpened({ handle, expectedPath: realPath, filePath, created: true });

@@ -10,7 +10,9 @@ export const IMAGE_SIGNATURE_BYTES = 12;
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 function startsWith(bytes: Uint8Array, signature: readonly number[], offset = 0): boolean {
-  return bytes.length >= offset + signature.length && signature.every((value, index) => bytes[offset + index] === value);
+  return (
+    bytes.length >= offset + signature.length && signature.every((value, index) => bytes[offset + index] === value)
+  );
 }
 
 function ascii(text: string): number[] {

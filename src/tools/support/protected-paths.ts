@@ -20,7 +20,8 @@
  */
 import path from 'node:path';
 
-const GIT_REASON = 'git runs programs its configuration names (core.fsmonitor, hooks, diff and filter drivers), even for read-only commands such as git status';
+const GIT_REASON =
+  'git runs programs its configuration names (core.fsmonitor, hooks, diff and filter drivers), even for read-only commands such as git status';
 const SHELL_REASON = 'a shell start-up file: every new shell runs it';
 
 /** Directories whose whole content is protected, as any path segment. */
@@ -33,7 +34,8 @@ const PROTECTED_DIRECTORIES: ReadonlyMap<string, string> = new Map([
   ['.hg', 'Mercurial runs the hooks and extensions its .hg/hgrc names'],
 ]);
 
-const PACKAGE_MANAGER_REASON = 'package manager configuration: it names programs and scripts that every install or run executes';
+const PACKAGE_MANAGER_REASON =
+  'package manager configuration: it names programs and scripts that every install or run executes';
 
 /** File names protected at any depth. */
 const PROTECTED_FILES: ReadonlyMap<string, string> = new Map([
@@ -41,23 +43,69 @@ const PROTECTED_FILES: ReadonlyMap<string, string> = new Map([
   ['.gitconfig', GIT_REASON],
   ['.npmrc', 'npm configuration (node-options, script-shell) applies to every npm command'],
   ['.envrc', 'direnv runs it on entering the directory'],
-  ...['.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', '.pnpmfile.mjs', '.pnpmfile.js', 'bunfig.toml', 'pip.conf', 'pip.ini', '.pypirc'].map(
-    (name): [string, string] => [name, PACKAGE_MANAGER_REASON],
-  ),
+  ...[
+    '.yarnrc',
+    '.yarnrc.yml',
+    '.pnpmfile.cjs',
+    '.pnpmfile.mjs',
+    '.pnpmfile.js',
+    'bunfig.toml',
+    'pip.conf',
+    'pip.ini',
+    '.pypirc',
+  ].map((name): [string, string] => [name, PACKAGE_MANAGER_REASON]),
   ['.bazelrc', 'Bazel options, which can name programs every build runs'],
   ['conftest.py', 'pytest imports it (and runs its code) before any test'],
-  ['config', 'a git repository\'s configuration when its folder is a bare repository, which git discovers anywhere'],
-  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout', '.kshrc', '.cshrc', '.tcshrc', '.login', '.logout'].map(
-    (name): [string, string] => [name, SHELL_REASON],
-  ),
+  ['config', "a git repository's configuration when its folder is a bare repository, which git discovers anywhere"],
+  ...[
+    '.bashrc',
+    '.bash_profile',
+    '.bash_login',
+    '.bash_logout',
+    '.profile',
+    '.zshrc',
+    '.zprofile',
+    '.zshenv',
+    '.zlogin',
+    '.zlogout',
+    '.kshrc',
+    '.cshrc',
+    '.tcshrc',
+    '.login',
+    '.logout',
+  ].map((name): [string, string] => [name, SHELL_REASON]),
 ]);
 
 /** Git hook names: in a folder `hooks` (a bare repository's layout), git runs them. */
 const GIT_HOOKS = new Set([
-  'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit',
-  'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'pre-receive', 'update', 'proc-receive', 'post-receive', 'post-update',
-  'reference-transaction', 'push-to-checkout', 'pre-auto-gc', 'post-rewrite', 'sendemail-validate', 'fsmonitor-watchman', 'p4-changelist',
-  'p4-prepare-changelist', 'p4-post-changelist', 'p4-pre-submit', 'post-index-change',
+  'applypatch-msg',
+  'pre-applypatch',
+  'post-applypatch',
+  'pre-commit',
+  'pre-merge-commit',
+  'prepare-commit-msg',
+  'commit-msg',
+  'post-commit',
+  'pre-rebase',
+  'post-checkout',
+  'post-merge',
+  'pre-push',
+  'pre-receive',
+  'update',
+  'proc-receive',
+  'post-receive',
+  'post-update',
+  'reference-transaction',
+  'push-to-checkout',
+  'pre-auto-gc',
+  'post-rewrite',
+  'sendemail-validate',
+  'fsmonitor-watchman',
+  'p4-changelist',
+  'p4-prepare-changelist',
+  'p4-post-changelist',
+  'p4-pre-submit',
+  'post-index-change',
 ]);
 
 /** Paths (as trailing segments, at any depth) whose content is protected. */
@@ -110,8 +158,13 @@ export function mayNameProtectedPath(name: string): boolean {
 export function protectedPathMatch(options: { absolutePath: string; cwd: string; home: string }): string | undefined {
   const absolutePath = path.resolve(options.absolutePath);
   const belowHome = segmentsBelow(options.home, absolutePath);
-  const segments = (segmentsBelow(options.cwd, absolutePath) ?? belowHome ?? absolutePath.split(path.sep).filter((segment) => segment !== '')).map(normalizeSegment);
-  const describe = (reason: string): string => `${absolutePath} is a protected path (${reason}), so writing it always asks for approval.`;
+  const segments = (
+    segmentsBelow(options.cwd, absolutePath) ??
+    belowHome ??
+    absolutePath.split(path.sep).filter((segment) => segment !== '')
+  ).map(normalizeSegment);
+  const describe = (reason: string): string =>
+    `${absolutePath} is a protected path (${reason}), so writing it always asks for approval.`;
 
   for (const segment of segments) {
     const reason = PROTECTED_DIRECTORIES.get(segment);
@@ -122,7 +175,8 @@ export function protectedPathMatch(options: { absolutePath: string; cwd: string;
   const tail = segments.slice(-2).join('/');
   const tailReason = PROTECTED_TAILS.get(tail);
   if (tailReason !== undefined) return describe(tailReason);
-  if (segments.at(-2) === 'hooks' && GIT_HOOKS.has(segments.at(-1) ?? '')) return describe(`${GIT_REASON}; a folder with a hooks/ folder may be a bare repository`);
+  if (segments.at(-2) === 'hooks' && GIT_HOOKS.has(segments.at(-1) ?? ''))
+    return describe(`${GIT_REASON}; a folder with a hooks/ folder may be a bare repository`);
   if (belowHome !== undefined) {
     const relative = belowHome.map(normalizeSegment).join('/');
     for (const [prefix, reason] of PROTECTED_HOME_PREFIXES) {

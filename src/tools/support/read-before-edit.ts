@@ -16,7 +16,10 @@ interface FileReadRecord {
 }
 
 /** Throws Claude Code's error when the session must read `filePath` before changing it. */
-export async function requireReadBeforeEdit(context: Pick<ToolExecutionContext, 'readBeforeEdit' | 'sessionState'>, filePath: string): Promise<void> {
+export async function requireReadBeforeEdit(
+  context: Pick<ToolExecutionContext, 'readBeforeEdit' | 'sessionState'>,
+  filePath: string,
+): Promise<void> {
   if (context.readBeforeEdit !== true) return;
   const info = await stat(filePath).catch(() => undefined);
   if (info === undefined || !info.isFile()) return;
@@ -25,7 +28,10 @@ export async function requireReadBeforeEdit(context: Pick<ToolExecutionContext, 
 }
 
 /** The session-state change recording that the session now knows `filePath` as it is (none unless the option is on). */
-export async function fileReadRecord(context: Pick<ToolExecutionContext, 'readBeforeEdit'>, filePath: string): Promise<Record<string, unknown> | undefined> {
+export async function fileReadRecord(
+  context: Pick<ToolExecutionContext, 'readBeforeEdit'>,
+  filePath: string,
+): Promise<Record<string, unknown> | undefined> {
   if (context.readBeforeEdit !== true) return undefined;
   const info = await stat(filePath).catch(() => undefined);
   if (info === undefined) return undefined;

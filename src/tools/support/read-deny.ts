@@ -17,7 +17,10 @@ export interface ReadDenyFilter {
  * The filter for a session's deny rules, or undefined when no `Read` rule is among them. Rules are matched against
  * the session's cwd as given and as resolved through symlinks, so a path spelled either way is caught.
  */
-export async function createReadDenyFilter(options: { cwd: string; denyRules: readonly string[] }): Promise<ReadDenyFilter | undefined> {
+export async function createReadDenyFilter(options: {
+  cwd: string;
+  denyRules: readonly string[];
+}): Promise<ReadDenyFilter | undefined> {
   const rules = options.denyRules.flatMap((text): ParsedRule[] => {
     try {
       const rule = parseRule(text);
@@ -35,7 +38,12 @@ export async function createReadDenyFilter(options: { cwd: string; denyRules: re
     deniedBy(spellings) {
       for (const rule of rules) {
         for (const root of roots) {
-          if (spellings.some((content) => ruleMatches(rule, { toolName: 'Read', content, contentKind: 'path', cwd: root }))) return rule.source;
+          if (
+            spellings.some((content) =>
+              ruleMatches(rule, { toolName: 'Read', content, contentKind: 'path', cwd: root }),
+            )
+          )
+            return rule.source;
         }
       }
       return undefined;

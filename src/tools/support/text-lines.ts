@@ -64,7 +64,12 @@ export function detachString(text: string): string {
  * Feeds the lines of a text file to `visit`, in order, from the file's start. A file with a NUL byte in its first
  * {@link BINARY_SNIFF_BYTES} bytes is binary: nothing is visited. `signal` is checked at every chunk.
  */
-export async function scanTextLines(options: { handle: FileHandle; signal: AbortSignal; keepChars: number; visit: LineVisitor }): Promise<ScanOutcome> {
+export async function scanTextLines(options: {
+  handle: FileHandle;
+  signal: AbortSignal;
+  keepChars: number;
+  visit: LineVisitor;
+}): Promise<ScanOutcome> {
   const { handle, signal, keepChars, visit } = options;
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   const decoder = new StringDecoder('utf8');
@@ -106,7 +111,8 @@ export async function scanTextLines(options: { handle: FileHandle; signal: Abort
   for (;;) {
     signal.throwIfAborted();
     const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
-    if (position === 0 && buffer.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)).includes(0)) return { type: 'binary' };
+    if (position === 0 && buffer.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)).includes(0))
+      return { type: 'binary' };
     position += bytesRead;
     const text = bytesRead === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytesRead));
     let from = 0;

@@ -1,12 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { callsFromAnthropic, toAnthropicToolResults, toAnthropicToolResultsWithImages, toAnthropicTools } from '../../../src/client/model-formats/anthropic.js';
+import {
+  callsFromAnthropic,
+  toAnthropicToolResults,
+  toAnthropicToolResultsWithImages,
+  toAnthropicTools,
+} from '../../../src/client/model-formats/anthropic.js';
 import { anthropicToolStream } from '../../../src/client/model-formats/anthropic-stream.js';
 import type { AnthropicStreamEvent } from '../../../src/client/model-formats/anthropic-stream.js';
 import { ToolExportError } from '../../../src/client/model-formats/shared.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import { builtinTools } from '../../../src/tools/builtin.js';
-import { artifacts, dottedTool, failed, getTimeTool, getWeatherTool, recordingTurn, result, withImage } from './fixtures.js';
+import {
+  artifacts,
+  dottedTool,
+  failed,
+  getTimeTool,
+  getWeatherTool,
+  recordingTurn,
+  result,
+  withImage,
+} from './fixtures.js';
 
 describe('Anthropic Messages adapter', () => {
   it('exports tools as { name, description, input_schema } with the schema Switchyard validates against', () => {
@@ -32,17 +46,28 @@ describe('Anthropic Messages adapter', () => {
     // Anthropic docs, "Parallel tool use": a text block, then two tool_use blocks.
     const content = [
       { type: 'text', text: "I'll check the weather and the time." },
-      { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', input: { location: 'San Francisco, CA', unit: 'celsius' } },
+      {
+        type: 'tool_use',
+        id: 'toolu_01A09q90qw90lq917835lq9',
+        name: 'get_weather',
+        input: { location: 'San Francisco, CA', unit: 'celsius' },
+      },
       { type: 'tool_use', id: 'toolu_01B09q90qw90lq917835lq9', name: 'get_time', input: {} },
     ];
     expect(callsFromAnthropic(content)).toEqual([
-      { id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', input: { location: 'San Francisco, CA', unit: 'celsius' } },
+      {
+        id: 'toolu_01A09q90qw90lq917835lq9',
+        name: 'get_weather',
+        input: { location: 'San Francisco, CA', unit: 'celsius' },
+      },
       { id: 'toolu_01B09q90qw90lq917835lq9', name: 'get_time', input: {} },
     ]);
   });
 
   it('answers with tool_result blocks in call order, errors flagged with is_error', () => {
-    expect(toAnthropicToolResults([result('toolu_1'), failed('toolu_2', 'Tool execution timed out after 5000ms')])).toEqual([
+    expect(
+      toAnthropicToolResults([result('toolu_1'), failed('toolu_2', 'Tool execution timed out after 5000ms')]),
+    ).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_1', content: 'content of toolu_1' },
       { type: 'tool_result', tool_use_id: 'toolu_2', content: 'Tool execution timed out after 5000ms', is_error: true },
     ]);
@@ -65,38 +90,88 @@ describe('Anthropic Messages adapter', () => {
     const tools = [dottedTool, getWeatherTool];
     const exported = toAnthropicTools(tools);
     expect(exported.map((tool) => tool.name)).toEqual(['mcp_notes_search', 'get_weather']);
-    const calls = callsFromAnthropic([{ type: 'tool_use', id: 'toolu_1', name: 'mcp_notes_search', input: { query: 'q' } }], { tools });
+    const calls = callsFromAnthropic(
+      [{ type: 'tool_use', id: 'toolu_1', name: 'mcp_notes_search', input: { query: 'q' } }],
+      { tools },
+    );
     expect(calls).toEqual([{ id: 'toolu_1', name: 'mcp.notes:search', input: { query: 'q' } }]);
     // Without the tools, names pass unchanged.
-    expect(callsFromAnthropic([{ type: 'tool_use', id: 'toolu_1', name: 'mcp_notes_search', input: {} }])[0]?.name).toBe('mcp_notes_search');
+    expect(
+      callsFromAnthropic([{ type: 'tool_use', id: 'toolu_1', name: 'mcp_notes_search', input: {} }])[0]?.name,
+    ).toBe('mcp_notes_search');
   });
 
   it('shortens a name longer than 64 characters and keeps two such names apart', () => {
-    const long = (suffix: string) => defineTool({ name: `${'a'.repeat(60)}.${suffix}`, description: 'x', inputSchema: z.strictObject({}), execute: async () => '' });
+    const long = (suffix: string) =>
+      defineTool({
+        name: `${'a'.repeat(60)}.${suffix}`,
+        description: 'x',
+        inputSchema: z.strictObject({}),
+        execute: async () => '',
+      });
     const tools = [long('one'), long('two')];
     const names = toAnthropicTools(tools).map((tool) => tool.name);
     expect(names.every((name) => /^[a-zA-Z0-9_-]{1,64}$/.test(name))).toBe(true);
     expect(new Set(names).size).toBe(2);
-    expect(callsFromAnthropic([{ type: 'tool_use', id: 't', name: names[1] ?? '', input: {} }], { tools })[0]?.name).toBe(tools[1]?.name);
+    expect(
+      callsFromAnthropic([{ type: 'tool_use', id: 't', name: names[1] ?? '', input: {} }], { tools })[0]?.name,
+    ).toBe(tools[1]?.name);
   });
 
   it('cleans an MCP schema on a copy and refuses a property key Anthropic rejects, naming the tool and the rule', () => {
-    const mcpSchema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
-    const mcp = Object.assign(defineTool({ name: 'mcp__notes__add', description: 'Add a note', inputSchema: z.record(z.string(), z.unknown()), execute: async () => '' }), { mcpInputSchema: mcpSchema });
+    const mcpSchema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { title: { type: 'string' } },
+      required: ['title'],
+    };
+    const mcp = Object.assign(
+      defineTool({
+        name: 'mcp__notes__add',
+        description: 'Add a note',
+        inputSchema: z.record(z.string(), z.unknown()),
+        execute: async () => '',
+      }),
+      { mcpInputSchema: mcpSchema },
+    );
     const [exported] = toAnthropicTools([mcp]);
-    expect(exported?.input_schema).toEqual({ type: 'object', properties: { title: { type: 'string' } }, required: ['title'] });
+    expect(exported?.input_schema).toEqual({
+      type: 'object',
+      properties: { title: { type: 'string' } },
+      required: ['title'],
+    });
     expect(exported?.input_schema).not.toBe(mcpSchema);
     (exported?.input_schema.properties as Record<string, unknown>).title = 'changed';
     expect(mcpSchema.properties.title).toEqual({ type: 'string' });
     expect(mcpSchema.$schema).toBeDefined();
 
-    const bad = Object.assign(defineTool({ name: 'mcp__notes__bad', description: 'x', inputSchema: z.record(z.string(), z.unknown()), execute: async () => '' }), {
-      mcpInputSchema: { type: 'object', properties: { 'note title': { type: 'string' } } },
-    });
+    const bad = Object.assign(
+      defineTool({
+        name: 'mcp__notes__bad',
+        description: 'x',
+        inputSchema: z.record(z.string(), z.unknown()),
+        execute: async () => '',
+      }),
+      {
+        mcpInputSchema: { type: 'object', properties: { 'note title': { type: 'string' } } },
+      },
+    );
     expect(() => toAnthropicTools([bad])).toThrow(ToolExportError);
-    expect(() => toAnthropicTools([bad])).toThrow('Tool "mcp__notes__bad" cannot be sent to anthropic: property key "note title" at $.properties must match ^[a-zA-Z0-9_.-]{1,64}$');
-    const notObject = Object.assign(defineTool({ name: 'mcp__notes__raw', description: 'x', inputSchema: z.record(z.string(), z.unknown()), execute: async () => '' }), { mcpInputSchema: { type: 'string' } });
-    expect(() => toAnthropicTools([notObject])).toThrow('Tool "mcp__notes__raw" cannot be sent to anthropic: the input schema must have "type": "object" at its root');
+    expect(() => toAnthropicTools([bad])).toThrow(
+      'Tool "mcp__notes__bad" cannot be sent to anthropic: property key "note title" at $.properties must match ^[a-zA-Z0-9_.-]{1,64}$',
+    );
+    const notObject = Object.assign(
+      defineTool({
+        name: 'mcp__notes__raw',
+        description: 'x',
+        inputSchema: z.record(z.string(), z.unknown()),
+        execute: async () => '',
+      }),
+      { mcpInputSchema: { type: 'string' } },
+    );
+    expect(() => toAnthropicTools([notObject])).toThrow(
+      'Tool "mcp__notes__raw" cannot be sent to anthropic: the input schema must have "type": "object" at its root',
+    );
   });
 });
 
@@ -108,8 +183,16 @@ function documentedToolUseStream(): AnthropicStreamEvent[] {
     { type: 'content_block_start', index: 0, content_block: { type: 'text' } },
     { type: 'content_block_delta', index: 0, delta: { type: 'text_delta' } },
     { type: 'content_block_stop', index: 0 },
-    { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', input: {} } },
-    ...json.map((partial_json) => ({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json } })),
+    {
+      type: 'content_block_start',
+      index: 1,
+      content_block: { type: 'tool_use', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', input: {} },
+    },
+    ...json.map((partial_json) => ({
+      type: 'content_block_delta',
+      index: 1,
+      delta: { type: 'input_json_delta', partial_json },
+    })),
     { type: 'content_block_stop', index: 1 },
     { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
     { type: 'message_stop' },
@@ -127,7 +210,11 @@ describe('Anthropic stream assembler', () => {
       if (index === stopIndex - 1) expect(turn.added).toEqual([]);
     }
     expect(turn.log).toEqual(['add toolu_01T1x1fJ34qAmk2tNTrN7Up6', 'end']);
-    expect(turn.added[0]).toEqual({ id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', input: { location: 'San Francisco, CA', unit: 'fahrenheit' } });
+    expect(turn.added[0]).toEqual({
+      id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+      name: 'get_weather',
+      input: { location: 'San Francisco, CA', unit: 'fahrenheit' },
+    });
     expect(tools.stopReason).toBe('tool_use');
     expect((await tools.results()).map((r) => r.callId)).toEqual(['toolu_01T1x1fJ34qAmk2tNTrN7Up6']);
   });
@@ -136,7 +223,11 @@ describe('Anthropic stream assembler', () => {
     const turn = recordingTurn();
     const tools = anthropicToolStream({ turn });
     for (const event of [
-      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_time', name: 'get_time', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_time', name: 'get_time', input: {} },
+      },
       { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '' } },
       { type: 'content_block_stop', index: 0 },
       { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
@@ -153,7 +244,11 @@ describe('Anthropic stream assembler', () => {
     const tools = anthropicToolStream({ turn });
     const block = (index: number, id: string, json: string[]): AnthropicStreamEvent[] => [
       { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: 'get_weather', input: {} } },
-      ...json.map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
+      ...json.map((partial_json) => ({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json },
+      })),
       { type: 'content_block_stop', index },
     ];
     for (const event of block(0, 'toolu_a', ['{"location": "Paris"}'])) await tools.push(event);
@@ -169,10 +264,22 @@ describe('Anthropic stream assembler', () => {
     const turn = recordingTurn();
     const tools = anthropicToolStream({ turn, tools: [getWeatherTool] });
     for (const event of [
-      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_ok', name: 'get_weather', input: {} } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"location": "Oslo"}' } },
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_ok', name: 'get_weather', input: {} },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: '{"location": "Oslo"}' },
+      },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_cut', name: 'get_weather', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 'toolu_cut', name: 'get_weather', input: {} },
+      },
       { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"location": "Ber' } },
       { type: 'content_block_stop', index: 1 },
       { type: 'message_delta', delta: { stop_reason: 'max_tokens' } },
@@ -195,21 +302,39 @@ describe('Anthropic stream assembler', () => {
   it('ends the turn when the stream breaks off mid-block, with the open call cut off', async () => {
     const turn = recordingTurn();
     const tools = anthropicToolStream({ turn });
-    await tools.push({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_open', name: 'get_weather', input: {} } });
-    await tools.push({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"loc' } });
+    await tools.push({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 'toolu_open', name: 'get_weather', input: {} },
+    });
+    await tools.push({
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: '{"loc' },
+    });
     await tools.finish();
     expect(turn.log).toEqual([]); // nothing ran, so no turn was opened on the session
-    expect((await tools.results())[0]?.modelContent).toContain('cut off before its input was complete (the model stopped: the stream ended)');
+    expect((await tools.results())[0]?.modelContent).toContain(
+      'cut off before its input was complete (the model stopped: the stream ended)',
+    );
   });
 
   it('hands a malformed block that is not the last one on as it is, so Switchyard reports the invalid JSON', async () => {
     const turn = recordingTurn();
     const tools = anthropicToolStream({ turn });
     for (const event of [
-      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_bad', name: 'get_weather', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_bad', name: 'get_weather', input: {} },
+      },
       { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"location": ' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_good', name: 'get_time', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 'toolu_good', name: 'get_time', input: {} },
+      },
       { type: 'content_block_stop', index: 1 },
       { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
       { type: 'message_stop' },
@@ -225,8 +350,16 @@ describe('Anthropic stream assembler', () => {
   it('maps a renamed tool back as the stream completes it', async () => {
     const turn = recordingTurn();
     const tools = anthropicToolStream({ turn, tools: [dottedTool] });
-    await tools.push({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_n', name: 'mcp_notes_search', input: {} } });
-    await tools.push({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"query":"x"}' } });
+    await tools.push({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 'toolu_n', name: 'mcp_notes_search', input: {} },
+    });
+    await tools.push({
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: '{"query":"x"}' },
+    });
     await tools.push({ type: 'content_block_stop', index: 0 });
     expect(turn.added[0]?.name).toBe('mcp.notes:search');
   });

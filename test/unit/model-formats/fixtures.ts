@@ -45,7 +45,8 @@ export const result = (callId: string, overrides: Partial<ToolResult> = {}): Too
   ...overrides,
 });
 
-export const failed = (callId: string, modelContent: string): ToolResult => result(callId, { status: 'error', isError: true, modelContent, errorCode: 'timeout' });
+export const failed = (callId: string, modelContent: string): ToolResult =>
+  result(callId, { status: 'error', isError: true, modelContent, errorCode: 'timeout' });
 
 /** A streaming turn that records what an assembler hands it, in order, and answers each added call. */
 export function recordingTurn(): StreamTurnTarget & { log: string[]; added: ToolCall[]; ended: boolean } {
@@ -68,7 +69,8 @@ export function recordingTurn(): StreamTurnTarget & { log: string[]; added: Tool
       return {};
     },
     results: async function* () {
-      for (const call of added) yield result(call.id, { toolName: call.name, modelContent: `ran ${call.name} ${JSON.stringify(call.input)}` });
+      for (const call of added)
+        yield result(call.id, { toolName: call.name, modelContent: `ran ${call.name} ${JSON.stringify(call.input)}` });
     },
   };
   return turn;

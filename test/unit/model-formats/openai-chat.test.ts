@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { callsFromOpenAI, toOpenAIChatTools, toOpenAIMessagesWithImages, toOpenAIToolMessages, toOpenAITools } from '../../../src/client/model-formats/openai-chat.js';
+import {
+  callsFromOpenAI,
+  toOpenAIChatTools,
+  toOpenAIMessagesWithImages,
+  toOpenAIToolMessages,
+  toOpenAITools,
+} from '../../../src/client/model-formats/openai-chat.js';
 import { openAIChatToolStream } from '../../../src/client/model-formats/openai-chat-stream.js';
 import type { OpenAIChatStreamChunk } from '../../../src/client/model-formats/openai-chat-stream.js';
 import { artifacts, dottedTool, failed, getWeatherTool, recordingTurn, result, withImage } from './fixtures.js';
@@ -7,7 +13,14 @@ import { artifacts, dottedTool, failed, getWeatherTool, recordingTurn, result, w
 describe('OpenAI Chat Completions adapter', () => {
   it('exports nested function tools; strict is opt-in and rewrites a copy of the schema', () => {
     const [tool] = toOpenAIChatTools([getWeatherTool]);
-    expect(tool).toMatchObject({ type: 'function', function: { name: 'get_weather', description: 'Get the current weather in a given location', parameters: { type: 'object', required: ['location'] } } });
+    expect(tool).toMatchObject({
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'Get the current weather in a given location',
+        parameters: { type: 'object', required: ['location'] },
+      },
+    });
     expect(tool?.function).not.toHaveProperty('strict');
     expect(toOpenAITools([getWeatherTool])).toEqual([tool]);
     const [strict] = toOpenAIChatTools([getWeatherTool], { strict: true });
@@ -25,18 +38,36 @@ describe('OpenAI Chat Completions adapter', () => {
 
   it('reads parallel tool_calls as in the function-calling guide (arguments stay a JSON string)', () => {
     const toolCalls = [
-      { id: 'call_12345xyz', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris, France"}' } },
-      { id: 'call_67890abc', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Bogotá, Colombia"}' } },
+      {
+        id: 'call_12345xyz',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"Paris, France"}' },
+      },
+      {
+        id: 'call_67890abc',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"Bogotá, Colombia"}' },
+      },
     ];
     expect(callsFromOpenAI(toolCalls)).toEqual([
       { id: 'call_12345xyz', name: 'get_weather', input: '{"location":"Paris, France"}' },
       { id: 'call_67890abc', name: 'get_weather', input: '{"location":"Bogotá, Colombia"}' },
     ]);
-    expect(callsFromOpenAI([{ id: 'call_1', function: { name: 'mcp_notes_search', arguments: '{}' } }], { tools: [dottedTool] })[0]?.name).toBe('mcp.notes:search');
+    expect(
+      callsFromOpenAI([{ id: 'call_1', function: { name: 'mcp_notes_search', arguments: '{}' } }], {
+        tools: [dottedTool],
+      })[0]?.name,
+    ).toBe('mcp.notes:search');
   });
 
   it('marks a failed result in the tool message text, since Chat has no error flag', () => {
-    expect(toOpenAIToolMessages([result('call_1'), failed('call_2', 'Tool execution timed out after 5000ms'), failed('call_3', '<tool_use_error>InputValidationError: x</tool_use_error>')])).toEqual([
+    expect(
+      toOpenAIToolMessages([
+        result('call_1'),
+        failed('call_2', 'Tool execution timed out after 5000ms'),
+        failed('call_3', '<tool_use_error>InputValidationError: x</tool_use_error>'),
+      ]),
+    ).toEqual([
       { role: 'tool', tool_call_id: 'call_1', content: 'content of call_1' },
       { role: 'tool', tool_call_id: 'call_2', content: 'Error: Tool execution timed out after 5000ms' },
       { role: 'tool', tool_call_id: 'call_3', content: '<tool_use_error>InputValidationError: x</tool_use_error>' },
@@ -56,18 +87,33 @@ describe('OpenAI Chat Completions adapter', () => {
 });
 
 /** Chunks shaped like the function-calling guide's streaming example: later fragments carry `id: null`, `name: null`. */
-function chunk(toolCalls: NonNullable<NonNullable<NonNullable<OpenAIChatStreamChunk['choices']>[number]['delta']>['tool_calls']>, finishReason: string | null = null): OpenAIChatStreamChunk {
+function chunk(
+  toolCalls: NonNullable<NonNullable<NonNullable<OpenAIChatStreamChunk['choices']>[number]['delta']>['tool_calls']>,
+  finishReason: string | null = null,
+): OpenAIChatStreamChunk {
   return { choices: [{ index: 0, delta: { tool_calls: toolCalls }, finish_reason: finishReason }] };
 }
-const first = (index: number, id: string, name: string) => chunk([{ index, id, type: 'function', function: { name, arguments: '' } }]);
-const piece = (index: number, text: string) => chunk([{ index, id: null, type: null, function: { name: null, arguments: text } }]);
-const finish = (reason: string): OpenAIChatStreamChunk => ({ choices: [{ index: 0, delta: {}, finish_reason: reason }] });
+const first = (index: number, id: string, name: string) =>
+  chunk([{ index, id, type: 'function', function: { name, arguments: '' } }]);
+const piece = (index: number, text: string) =>
+  chunk([{ index, id: null, type: null, function: { name: null, arguments: text } }]);
+const finish = (reason: string): OpenAIChatStreamChunk => ({
+  choices: [{ index: 0, delta: {}, finish_reason: reason }],
+});
 
 describe('Chat Completions stream assembler', () => {
   it('joins delta.tool_calls fragments by index and adds each call when the next starts', async () => {
     const turn = recordingTurn();
     const tools = openAIChatToolStream({ turn });
-    for (const event of [first(0, 'call_DdmO9pD3xa9XTPNJ32zg2hcA', 'get_weather'), piece(0, '{"'), piece(0, 'location'), piece(0, '":"'), piece(0, 'Paris'), piece(0, ', France"}')]) await tools.push(event);
+    for (const event of [
+      first(0, 'call_DdmO9pD3xa9XTPNJ32zg2hcA', 'get_weather'),
+      piece(0, '{"'),
+      piece(0, 'location'),
+      piece(0, '":"'),
+      piece(0, 'Paris'),
+      piece(0, ', France"}'),
+    ])
+      await tools.push(event);
     expect(turn.added).toEqual([]);
     await tools.push(first(1, 'call_second', 'get_weather'));
     expect(turn.log).toEqual(['add call_DdmO9pD3xa9XTPNJ32zg2hcA']);
@@ -81,10 +127,12 @@ describe('Chat Completions stream assembler', () => {
   it('takes a no-argument call and a chunk holding two calls at once', async () => {
     const turn = recordingTurn();
     const tools = openAIChatToolStream({ turn });
-    await tools.push(chunk([
-      { index: 0, id: 'call_a', type: 'function', function: { name: 'get_time', arguments: '{}' } },
-      { index: 1, id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '' } },
-    ]));
+    await tools.push(
+      chunk([
+        { index: 0, id: 'call_a', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+        { index: 1, id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '' } },
+      ]),
+    );
     await tools.push(finish('tool_calls'));
     expect(turn.added).toEqual([
       { id: 'call_a', name: 'get_time', input: {} },
@@ -95,7 +143,13 @@ describe('Chat Completions stream assembler', () => {
   it('gives a call cut off at finish_reason "length" an error result and ends the turn', async () => {
     const turn = recordingTurn();
     const tools = openAIChatToolStream({ turn });
-    for (const event of [first(0, 'call_ok', 'get_weather'), piece(0, '{"location":"Oslo"}'), first(1, 'call_cut', 'get_weather'), piece(1, '{"location":"Os')]) await tools.push(event);
+    for (const event of [
+      first(0, 'call_ok', 'get_weather'),
+      piece(0, '{"location":"Oslo"}'),
+      first(1, 'call_cut', 'get_weather'),
+      piece(1, '{"location":"Os'),
+    ])
+      await tools.push(event);
     await tools.push(finish('length'));
     expect(turn.log).toEqual(['add call_ok', 'end']);
     const results = await tools.results();

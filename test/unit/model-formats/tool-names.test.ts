@@ -5,7 +5,8 @@ import type { ModelProvider } from '../../../src/client/model-formats/shared.js'
 import { defineTool } from '../../../src/tools/define-tool.js';
 import { builtinTools } from '../../../src/tools/builtin.js';
 
-const named = (name: string) => defineTool({ name, description: 'x', inputSchema: z.strictObject({}), execute: async () => '' });
+const named = (name: string) =>
+  defineTool({ name, description: 'x', inputSchema: z.strictObject({}), execute: async () => '' });
 const providers: ModelProvider[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ai-sdk'];
 
 describe('tool names per provider', () => {
@@ -32,7 +33,8 @@ describe('tool names per provider', () => {
     expect(gemini.fromModel('_9lives')).toBe('9lives');
     for (const provider of providers) {
       const names = toolNameMap(tools, provider);
-      for (const tool of tools) expect(toolNameRules[provider].pattern.test(names.toModel(tool.name)), `${provider} ${tool.name}`).toBe(true);
+      for (const tool of tools)
+        expect(toolNameRules[provider].pattern.test(names.toModel(tool.name)), `${provider} ${tool.name}`).toBe(true);
     }
   });
 });
