@@ -216,15 +216,8 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
           },
         });
       } else if (pick < 0.4) {
-        planned.push({
-          kind: 'bash',
-          token,
-          call: {
-            id,
-            name: 'Bash',
-            input: { command: `sleep 0.${between(random, 0, 5)}; printf '%s\\n' '${token}' >> ${LEDGERS.bash}` },
-          },
-        });
+        const command = `sleep 0.${between(random, 0, 5)}; printf '%s\\n' '${token}' >> ${LEDGERS.bash}`;
+        planned.push({ kind: 'bash', token, call: { id, name: 'Bash', input: { command } } });
       } else if (pick < 0.48) {
         const command = `printf '%s\\n' '${token}' >> ${LEDGERS.background}; sleep ${between(random, 0, 3)}.${between(random, 0, 9)}; echo 'done ${token}'`;
         planned.push({

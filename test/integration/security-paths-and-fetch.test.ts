@@ -20,6 +20,9 @@ describe('protected paths and internal addresses on a real server', () => {
   let server: Server;
   let port: number;
   let requests = 0;
+  /** A call of the built-in Write tool, as a model sends it. */
+  const write = (id: string, at: string, content: string) => ({ id, name: 'Write', input: { file_path: at, content } });
+
   const GIT_CONFIG = '[core]\n\trepositoryformatversion = 0\n';
 
   beforeAll(async () => {
@@ -61,11 +64,7 @@ describe('protected paths and internal addresses on a real server', () => {
       turnId: 't1',
       calls: [
         { id: 'plain', name: 'Write', input: { file_path: 'src/a.txt', content: 'fine\n' } },
-        {
-          id: 'git',
-          name: 'Write',
-          input: { file_path: '.git/config', content: '[core]\n\tfsmonitor = touch pwned\n' },
-        },
+        write('git', '.git/config', '[core]\n\tfsmonitor = touch pwned\n'),
       ],
     });
     const [request] = (await pending(session)) as [ApprovalRequest];
@@ -92,11 +91,7 @@ describe('protected paths and internal addresses on a real server', () => {
     const result = await session.executeTurn({
       turnId: 't1',
       calls: [
-        {
-          id: 'git',
-          name: 'Write',
-          input: { file_path: '.git/config', content: '[core]\n\tfsmonitor = touch pwned\n' },
-        },
+        write('git', '.git/config', '[core]\n\tfsmonitor = touch pwned\n'),
         {
           id: 'settings',
           name: 'Edit',
