@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { ApprovalRequest } from '../../src/contracts/approval.js';
 import type { SessionEvent } from '../../src/contracts/events.js';
-import { killCli, runCli, startCli } from '../support/cli-process.js';
+import { killCli, runCli, startCli, cliEnvironment } from '../support/cli-process.js';
 import type { CliProcess } from '../support/cli-process.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
@@ -39,17 +39,7 @@ describe('signing approvals and exporting the audit trail with the switchyard CL
     cwd = await scratchDir();
     keysDir = await scratchDir('switchyard-keys-');
     harness = await createHarness({ defaultCwd: cwd });
-    env = {
-      ...process.env,
-      TEMPORAL_ADDRESS: harness.address,
-      TEMPORAL_NAMESPACE: harness.namespace,
-      SWITCHYARD_TASK_QUEUE: harness.taskQueue,
-      SWITCHYARD_DATA_DIR: harness.dataDir,
-      SWITCHYARD_USER_SETTINGS_DIR: await scratchDir('switchyard-user-'),
-      HOME: await scratchDir('switchyard-home-'),
-      SWITCHYARD_LOG_FORMAT: 'json',
-      SWITCHYARD_LOG_LEVEL: 'info',
-    };
+    env = await cliEnvironment(harness);
   });
   afterAll(async () => {
     if (worker !== undefined) await killCli(worker);

@@ -7,7 +7,7 @@ import type { SessionEvent } from '../../src/contracts/events.js';
 import type { TurnResult } from '../../src/contracts/tool-result.js';
 import { TEMPORAL_CLI_VERSION, cachedBinaryPath } from '../../src/server/temporal-binary.js';
 import { SwitchyardClient } from '../../src/client/switchyard-client.js';
-import { killCli, runCli, startCli } from '../support/cli-process.js';
+import { killCli, runCli, startCli, cliEnvironment } from '../support/cli-process.js';
 import type { CliProcess } from '../support/cli-process.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
@@ -40,17 +40,7 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
     cwd = await scratchDir();
     await writeFile(path.join(cwd, 'notes.txt'), 'first line\nsecond line\n');
     harness = await createHarness({ defaultCwd: cwd });
-    baseEnv = {
-      ...process.env,
-      TEMPORAL_ADDRESS: harness.address,
-      TEMPORAL_NAMESPACE: harness.namespace,
-      SWITCHYARD_TASK_QUEUE: harness.taskQueue,
-      SWITCHYARD_DATA_DIR: harness.dataDir,
-      SWITCHYARD_USER_SETTINGS_DIR: await scratchDir('switchyard-user-'),
-      HOME: await scratchDir('switchyard-home-'),
-      SWITCHYARD_LOG_FORMAT: 'json',
-      SWITCHYARD_LOG_LEVEL: 'info',
-    };
+    baseEnv = await cliEnvironment(harness);
   });
   afterAll(async () => {
     await Promise.all(started.map(killCli));

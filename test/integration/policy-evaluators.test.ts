@@ -10,7 +10,7 @@ import type { ApprovalEvaluator, EvaluationRequest } from '../../src/contracts/p
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { killCli, startCli } from '../support/cli-process.js';
+import { killCli, startCli, cliEnvironment } from '../support/cli-process.js';
 import { allEvents, answer, eventsOfType, waitForPendingApprovals } from '../support/session-probes.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -226,18 +226,7 @@ describe('an approval evaluator and a lost worker', () => {
         '',
       ].join('\n'),
     );
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TEMPORAL_ADDRESS: harness.address,
-      TEMPORAL_NAMESPACE: harness.namespace,
-      SWITCHYARD_TASK_QUEUE: harness.taskQueue,
-      SWITCHYARD_DATA_DIR: harness.dataDir,
-      SWITCHYARD_USER_SETTINGS_DIR: await scratchDir('switchyard-user-'),
-      HOME: await scratchDir('switchyard-home-'),
-      SWITCHYARD_LOG_FORMAT: 'json',
-      SWITCHYARD_LOG_LEVEL: 'info',
-      EVALUATOR_MARKER: marker,
-    };
+    const env: NodeJS.ProcessEnv = await cliEnvironment(harness, { EVALUATOR_MARKER: marker });
     const child = startCli(['worker', '--cwd', cwd, '--evaluator', module], env);
     const evaluated: string[] = [];
     const allowing: ApprovalEvaluator = {

@@ -3,6 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Harness } from './harness.js';
+import { scratchDir } from './scratch.js';
 import { waitFor } from './wait-for.js';
 
 /** The real `switchyard` command, as `npx switchyard` runs it. */
@@ -103,4 +105,23 @@ export function startCli(
 export async function killCli(cli: CliProcess): Promise<void> {
   if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
   await cli.exited;
+}
+
+/**
+ * The environment of a `switchyard` process beside a test harness: its server, namespace, task queue and data dir,
+ * an empty user settings dir and a private HOME (so no hooks or keys of this machine's user apply), JSON logs.
+ */
+export async function cliEnvironment(harness: Harness, extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: harness.address,
+    TEMPORAL_NAMESPACE: harness.namespace,
+    SWITCHYARD_TASK_QUEUE: harness.taskQueue,
+    SWITCHYARD_DATA_DIR: harness.dataDir,
+    SWITCHYARD_USER_SETTINGS_DIR: await scratchDir('switchyard-user-'),
+    HOME: await scratchDir('switchyard-home-'),
+    SWITCHYARD_LOG_FORMAT: 'json',
+    SWITCHYARD_LOG_LEVEL: 'info',
+    ...extra,
+  };
 }
