@@ -1,4 +1,3 @@
-import { accessSync, constants } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { processEnvironment } from '../config/environment.js';
 import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttributeKey } from '../contracts/messages.js';
-import { findTemporalBinary } from './temporal-binary.js';
+import { findOnPath, findTemporalBinary } from './temporal-binary.js';
 import type { TemporalBinary } from './temporal-binary.js';
 
 export interface DevServerOptions {
@@ -120,28 +119,16 @@ async function createWithRetries(
   }
 }
 
-/** `setsid` from util-linux, when this machine has it. */
-function setsidCommand(): string | undefined {
-  if (process.platform !== 'linux') return undefined;
-  for (const directory of ['/usr/bin', '/bin', ...(processEnvironment().PATH ?? '').split(path.delimiter)]) {
-    const candidate = path.join(directory, 'setsid');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /**
  * A two-line script that `exec`s the server through `setsid`: the SDK starts the script, which is not a process
  * group leader, so `setsid` makes a new session in place and execs the server under the same pid — the SDK's stop
  * still reaches the server itself. Undefined (run the binary directly) where there is no `setsid`.
  */
 async function ownSessionWrapper(binary: string): Promise<{ path: string; remove: () => Promise<void> } | undefined> {
-  const setsid = setsidCommand();
+  const setsid =
+    process.platform === 'linux'
+      ? await findOnPath('setsid', { PATH: `/usr/bin:/bin:${processEnvironment().PATH ?? ''}` })
+      : undefined;
   if (setsid === undefined) return undefined;
   const directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-dev-server-'));
   const script = path.join(directory, 'temporal');

@@ -46,7 +46,8 @@ async function isExecutable(file: string): Promise<boolean> {
   }
 }
 
-async function findOnPath(command: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+/** The first executable file named `command` in `env.PATH`'s directories. */
+export async function findOnPath(command: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (dir === '') continue;
     const candidate = path.join(dir, command);
