@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { LedgerEntry } from './ledger.js';
 import type { Stats } from './stats.js';
 
 export interface ContenderRow extends Stats {
@@ -40,6 +41,30 @@ export interface ThroughputRow {
   serverCpuPercent?: number;
 }
 
+/**
+ * The bench process's memory with N sessions waiting for an approval, against before they started (MiB = 2^20 bytes).
+ * rss covers every thread (the SDK's workflow thread, where the sessions' workflows live, and its Rust core);
+ * heapUsed is the main thread's V8 heap only (client, activities), not the workflow thread's.
+ */
+export interface WaitingMemory {
+  sessions: number;
+  /** True when `global.gc` was there (`--expose-gc`) and ran before each reading; false: readings as they were. */
+  gcForced: boolean;
+  /** From the first session's start until every session's approval request was seen (polled, so rounded up). */
+  secondsUntilWaiting: number;
+  rssBeforeMiB: number;
+  rssAfterMiB: number;
+  heapUsedBeforeMiB: number;
+  heapUsedAfterMiB: number;
+  rssMiBPerSession: number;
+  heapUsedMiBPerSession: number;
+  /** After every session was denied and ended: what of the growth stays with the process. */
+  rssAfterEndMiB: number;
+  heapUsedAfterEndMiB: number;
+  /** Sessions whose workflow was closed once they were ended (should be all of them). */
+  ended: number;
+}
+
 export interface BenchReport {
   date: string;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
@@ -53,6 +78,8 @@ export interface BenchReport {
   /** The model text of that turn's ten results: a result is recorded at least twice (activity result, update outcome). */
   tenReadsModelTextBytes: number;
   throughput: ThroughputRow[];
+  /** Absent when the scenario did not run. */
+  memory?: WaitingMemory;
   durationSeconds: number;
 }
 
@@ -146,12 +173,189 @@ export function latencySvg(rows: readonly ContenderRow[]): string {
   return `${parts.join('\n')}\n`;
 }
 
+/** The last runs the ledger charts and tables (bench/results/runs.json holds them all). */
+export const RUNS_SHOWN = 20;
+
+const formatValue = (value: number): string =>
+  value >= 100 ? String(Math.round(value)) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+
+/** The x-axis label of a run: its short commit, starred when src/workflows or src/activities had changes. */
+const runLabel = (entry: LedgerEntry): string => `${entry.commit}${entry.uncommittedChanges ? '*' : ''}`;
+
+/** One line chart of a figure over runs (oldest left), its top at `y0`; a missing figure breaks the line. */
+function runsPanel(options: {
+  title: string;
+  colour: string;
+  entries: readonly LedgerEntry[];
+  value: (entry: LedgerEntry) => number | null;
+  y0: number;
+  width: number;
+}): string[] {
+  const { entries, width, y0 } = options;
+  const left = 60;
+  const right = width - 20;
+  const top = y0 + 34;
+  const bottom = y0 + 150;
+  const values = entries.map(options.value);
+  const max = Math.max(0, ...values.filter((value): value is number => value !== null)) * 1.15 || 1;
+  const x = (index: number): number => left + ((index + 0.5) * (right - left)) / Math.max(1, entries.length);
+  const y = (value: number): number => bottom - ((bottom - top) * value) / max;
+  const parts: string[] = [
+    `<text x="${left}" y="${y0 + 20}" font-size="14" font-weight="bold">${escapeXml(options.title)}</text>`,
+    `<line x1="${left}" y1="${bottom}" x2="${right}" y2="${bottom}" stroke="#333"/>`,
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#333"/>`,
+  ];
+  for (let tick = 0; tick <= 4; tick++) {
+    const value = (max * tick) / 4;
+    parts.push(
+      `<text x="${left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end">${formatValue(value)}</text>`,
+      `<line x1="${left}" y1="${y(value).toFixed(1)}" x2="${right}" y2="${y(value).toFixed(1)}" stroke="#eee"/>`,
+    );
+  }
+  if (entries.length === 0)
+    parts.push(
+      `<text x="${(left + right) / 2}" y="${(top + bottom) / 2}" text-anchor="middle" fill="#666">no full run recorded yet</text>`,
+    );
+  let path = '';
+  values.forEach((value, index) => {
+    if (value === null) {
+      path += ' ';
+      return;
+    }
+    const command = index > 0 && values[index - 1] !== null ? 'L' : 'M';
+    path += `${command}${x(index).toFixed(1)},${y(value).toFixed(1)}`;
+  });
+  if (path.trim() !== '')
+    parts.push(`<path d="${path.trim()}" fill="none" stroke="${options.colour}" stroke-width="2"/>`);
+  entries.forEach((entry, index) => {
+    const value = values[index];
+    const labelX = x(index).toFixed(1);
+    parts.push(
+      `<text x="${labelX}" y="${bottom + 14}" text-anchor="end" font-size="10" transform="rotate(-35 ${labelX} ${bottom + 14})">${escapeXml(runLabel(entry))}</text>`,
+    );
+    if (value === null || value === undefined) return;
+    parts.push(
+      `<circle cx="${labelX}" cy="${y(value).toFixed(1)}" r="3" fill="${options.colour}"><title>${escapeXml(`${runLabel(entry)} ${entry.date}: ${value}`)}</title></circle>`,
+      `<text x="${labelX}" y="${(y(value) - 7).toFixed(1)}" text-anchor="middle" font-size="10">${formatValue(value)}</text>`,
+    );
+  });
+  return parts;
+}
+
+/** Two line charts over the last runs: bench CPU per call at 8 sessions, and Switchyard's p50 at 4 calls per turn. */
+export function runsSvg(entries: readonly LedgerEntry[]): string {
+  const shown = entries.slice(-RUNS_SHOWN);
+  const width = 800;
+  const panelHeight = 200;
+  const height = 2 * panelHeight + 20;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    ...runsPanel({
+      title: 'Bench-process CPU per call at 8 sessions, ms (by run, oldest left)',
+      colour: '#b45309',
+      entries: shown,
+      value: (entry) => entry.benchCpuMsPerCallAt8Sessions,
+      y0: 0,
+      width,
+    }),
+    ...runsPanel({
+      title: 'Switchyard p50 turn latency at 4 calls per turn, ms (by run, oldest left)',
+      colour: '#f59e0b',
+      entries: shown,
+      value: (entry) => entry.switchyardP50Ms['4'],
+      y0: panelHeight,
+      width,
+    }),
+    `<text x="${width - 20}" y="${height - 6}" text-anchor="end" font-size="10" fill="#666">* uncommitted changes under src/workflows or src/activities when the run started</text>`,
+    '</svg>',
+  ];
+  return `${parts.join('\n')}\n`;
+}
+
 function table(header: readonly string[], rows: ReadonlyArray<readonly (string | number)[]>): string {
   return [
     `| ${header.join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
     ...rows.map((row) => `| ${row.join(' | ')} |`),
   ].join('\n');
+}
+
+const figures = (values: ReadonlyArray<number | null>): string =>
+  values.map((value) => (value === null ? '–' : String(value))).join(' / ');
+
+/** The waiting-sessions memory scenario (bench/run.ts `waitingMemory`). */
+function memorySection(memory: WaitingMemory | undefined): string[] {
+  if (memory === undefined) return [];
+  return [
+    '## Worker memory per waiting session',
+    '',
+    `${memory.sessions} sessions on one worker (as shipped) each run one turn whose \`Write\` of a new file in the bench cwd asks for approval (\`default\` mode). Once every session's request shows in its \`pendingApprovals\` query, the memory of the bench process (the client and the workers) is read again and set against the reading taken before they started, after one warm-up session; then every request is denied and every session ended. MiB are 2^20 bytes. The sessions' workflows live in the SDK's workflow thread, whose V8 heap is not part of \`heapUsed\` (the main thread's heap: the client with its pending updates, and the activities); rss covers every thread and the SDK's Rust core, so **rss per session is the headline figure**. ${
+      memory.gcForced
+        ? 'A full GC (`global.gc`: the run had `--expose-gc`) ran in the main thread before each reading; the workflow thread cannot be collected from here, so its garbage counts in rss.'
+        : 'No GC was forced (the run had no `--expose-gc`; `NODE_OPTIONS=--expose-gc npm run bench` gives one): the readings are taken as they were, garbage not yet collected included.'
+    } Seconds until all were waiting are polled (batches of queries, 100 ms apart), so rounded up.`,
+    '',
+    table(
+      [
+        'sessions',
+        'rss before, MiB',
+        'rss after, MiB',
+        'MiB per session (rss)',
+        'heapUsed per session, MiB',
+        'seconds until all were waiting',
+      ],
+      [
+        [
+          memory.sessions,
+          memory.rssBeforeMiB,
+          memory.rssAfterMiB,
+          memory.rssMiBPerSession,
+          memory.heapUsedMiBPerSession,
+          memory.secondsUntilWaiting,
+        ],
+      ],
+    ),
+    '',
+    `After all were denied and ended (${memory.ended} of ${memory.sessions} sessions closed): rss ${memory.rssAfterEndMiB} MiB, heapUsed ${memory.heapUsedAfterEndMiB} MiB (before: ${memory.heapUsedBeforeMiB}, while waiting: ${memory.heapUsedAfterMiB}).`,
+    '',
+  ];
+}
+
+/** The ledger's last runs (bench/results/runs.json), charted in bench/results/runs.svg. */
+function runsSection(entries: readonly LedgerEntry[]): string[] {
+  const shown = entries.slice(-RUNS_SHOWN);
+  return [
+    '## Runs over time',
+    '',
+    `Every full \`npm run bench\` (\`BENCH_ROUNDS\` of 10 or more) appends its headline figures to bench/results/runs.json; here are the last ${RUNS_SHOWN}, oldest first, labelled by short commit (starred when src/workflows or src/activities had uncommitted changes). A run is due after every change to src/workflows or src/activities, so that its cost shows beside the runs before it. *CPU ms per call*: the bench process's CPU (client and workers) over the 8-session throughput window, per call.`,
+    '',
+    '![bench CPU per call and p50 latency by run](bench/results/runs.svg)',
+    '',
+    shown.length === 0
+      ? '*No full run recorded yet.*'
+      : table(
+          [
+            'date (UTC)',
+            'commit',
+            'Switchyard / raw p50 at 1 / 4 / 16 calls',
+            'Switchyard p50 at 1 / 4 / 16 calls, ms',
+            'calls/s at 1 / 8 / 64 sessions',
+            'CPU ms per call at 8 sessions',
+            'rss MiB per waiting session',
+          ],
+          shown.map((entry) => [
+            entry.date.slice(0, 16).replace('T', ' '),
+            runLabel(entry),
+            figures([entry.ratioToRaw['1'], entry.ratioToRaw['4'], entry.ratioToRaw['16']]),
+            figures([entry.switchyardP50Ms['1'], entry.switchyardP50Ms['4'], entry.switchyardP50Ms['16']]),
+            figures([entry.callsPerSecond['1'], entry.callsPerSecond['8'], entry.callsPerSecond['64']]),
+            figures([entry.benchCpuMsPerCallAt8Sessions]),
+            figures([entry.rssMiBPerWaitingSession]),
+          ]),
+        ),
+    '',
+  ];
 }
 
 /** The last `npm run bench:profile` summary (bench/results/profile.md), if one was written. */
@@ -174,11 +378,15 @@ async function profileSection(): Promise<string[]> {
   ];
 }
 
-/** Writes one JSON file per scenario, the SVG chart, and BENCHMARKS.md; returns the markdown. */
+/**
+ * Writes one JSON file per scenario, the SVG charts, and BENCHMARKS.md; returns the markdown. With `runs` (the ledger,
+ * bench/ledger.ts), also bench/results/runs.svg and the "Runs over time" section.
+ */
 export async function writeReport(options: {
   report: BenchReport;
   resultsDir: string;
   markdownPath: string;
+  runs?: readonly LedgerEntry[];
 }): Promise<string> {
   const { report, resultsDir } = options;
   await mkdir(resultsDir, { recursive: true });
@@ -199,7 +407,13 @@ export async function writeReport(options: {
     path.join(resultsDir, 'throughput.json'),
     `${JSON.stringify({ ...common, rows: report.throughput }, null, 2)}\n`,
   );
+  if (report.memory !== undefined)
+    await writeFile(
+      path.join(resultsDir, 'memory.json'),
+      `${JSON.stringify({ ...common, ...report.memory }, null, 2)}\n`,
+    );
   await writeFile(path.join(resultsDir, 'latency.svg'), latencySvg(report.latency));
+  if (options.runs !== undefined) await writeFile(path.join(resultsDir, 'runs.svg'), runsSvg(options.runs));
   const { machine } = report;
   const markdown = [
     '# Benchmarks',
@@ -286,6 +500,8 @@ export async function writeReport(options: {
       ]),
     ),
     '',
+    ...memorySection(report.memory),
+    ...(options.runs === undefined ? [] : runsSection(options.runs)),
     ...(await profileSection()),
     // Written by `npm run bench:sandbox` (bench/sandbox-overhead.ts), which needs bubblewrap: kept when present.
     await readFile(path.join(resultsDir, 'sandbox-overhead.md'), 'utf8').catch(() => ''),
