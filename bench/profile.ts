@@ -1,11 +1,16 @@
 // `npm run bench:profile`: where the worker's CPU goes per call. Starts a dev server and one Switchyard worker (as
-// shipped), runs SESSIONS sessions of 4-Read turns back to back for PROFILE_SECONDS, and prints the process CPU per
-// call. Run it under `node --cpu-prof` (the script does, see package.json) to get one .cpuprofile per thread (the main
-// thread and the workflow threads); bench/profile-summary.ts folds them into a table. Not a test.
+// shipped) in this process, and the client load in a child process (PROFILE_ROLE=client), so the CPU measured here
+// is the worker's alone: SESSIONS sessions run 4-Read turns back to back for PROFILE_SECONDS. Run it under
+// `node --cpu-prof` (the script does, see package.json) to get one .cpuprofile per thread (the main thread and the
+// workflow threads); bench/profile-summary.ts folds them into a table. Not a test.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
@@ -20,69 +25,112 @@ const SESSIONS = Number(process.env.PROFILE_SESSIONS ?? 8);
 const progress = (line: string): void => {
   process.stderr.write(`[profile] ${line}\n`);
 };
-
-installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
-const server = process.env.TEMPORAL_ADDRESS ? undefined : await startDevServer({ onProgress: progress });
-const address = process.env.TEMPORAL_ADDRESS ?? server?.address ?? 'localhost:7233';
-const cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-profile-'));
-await writeFile(path.join(cwd, 'file.txt'), `${'x'.repeat(79)}\n`.repeat(25));
-const taskQueue = `profile-${Date.now().toString(36)}`;
-const nativeConnection = await NativeConnection.connect({ address });
-// PROFILE_WORKFLOW_THREADS: the worker's workflow thread pool (the SDK's default is 1 with a reused V8 context).
-const threads =
-  process.env.PROFILE_WORKFLOW_THREADS === undefined ? undefined : Number(process.env.PROFILE_WORKFLOW_THREADS);
-const worker = await createSwitchyardWorker({
-  connection: nativeConnection,
-  taskQueue,
-  tools: builtinTools(),
-  defaultCwd: cwd,
-  userSettingsDir: false,
-  dataDir: cwd,
-  ...(threads === undefined ? {} : { tuning: { workflowThreadPoolSize: threads } }),
-});
-const running = worker.run();
-const connection = await Connection.connect({ address });
-const client = new SwitchyardClient({ client: new Client({ connection }), taskQueue });
 const reads = (count: number) =>
   Array.from({ length: count }, (_, index) => ({ id: `r${index}`, name: 'Read', input: { file_path: 'file.txt' } }));
 
-const sessions = await Promise.all(
-  Array.from({ length: SESSIONS }, (_, index) => client.startSession(`profile-${index}-${taskQueue}`, { cwd })),
-);
-// Warm-up: bundles are loaded and workflows cached before the measured window.
-await Promise.all(sessions.map((session) => session.executeTurn({ turnId: 'warm', calls: reads(4) })));
-progress(`${SESSIONS} sessions, 4-Read turns, ${SECONDS} s`);
-// The main thread is profiled over the measured window only (start-up, bundling included, would dwarf it); the
-// workflow thread, under `--cpu-prof`, from its start (its start-up is the bundle's load, small).
-const inspector = new Session();
-inspector.connect();
-await inspector.post('Profiler.enable');
-await inspector.post('Profiler.start');
-let calls = 0;
-const cpuBefore = process.cpuUsage();
-const started = performance.now();
-const deadline = started + SECONDS * 1_000;
-await Promise.all(
-  sessions.map(async (session) => {
-    for (let turn = 0; performance.now() < deadline; turn++) {
-      await session.executeTurn({ turnId: `t${turn}`, calls: reads(4) });
-      calls += 4;
-    }
-  }),
-);
-const seconds = (performance.now() - started) / 1_000;
-const cpu = process.cpuUsage(cpuBefore);
-const { profile } = await inspector.post('Profiler.stop');
-const profileDir = process.env.PROFILE_DIR ?? '.cpu-profile';
-await mkdir(profileDir, { recursive: true });
-await writeFile(path.join(profileDir, 'main-thread-window.cpuprofile'), JSON.stringify(profile));
-inspector.disconnect();
-const cpuMs = (cpu.user + cpu.system) / 1_000;
-process.stdout.write(
-  `${JSON.stringify({ sessions: SESSIONS, seconds: Math.round(seconds * 10) / 10, calls, callsPerSecond: Math.round((calls / seconds) * 10) / 10, processCpuMsPerCall: Math.round((cpuMs / calls) * 100) / 100 })}\n`,
-);
-worker.shutdown();
-await running;
-await connection.close();
-await nativeConnection.close();
-await server?.stop();
+/** The client load: starts the sessions, warms them up, says `ready`, waits for `go`, runs, prints its count. */
+async function runClient(): Promise<void> {
+  const address = process.env.PROFILE_ADDRESS ?? 'localhost:7233';
+  const taskQueue = process.env.PROFILE_TASK_QUEUE ?? 'profile';
+  const cwd = process.env.PROFILE_CWD ?? process.cwd();
+  const connection = await Connection.connect({ address });
+  const client = new SwitchyardClient({ client: new Client({ connection }), taskQueue });
+  const sessions = await Promise.all(
+    Array.from({ length: SESSIONS }, (_, index) => client.startSession(`profile-${index}-${taskQueue}`, { cwd })),
+  );
+  // Warm-up: bundles are loaded and workflows cached before the measured window.
+  await Promise.all(sessions.map((session) => session.executeTurn({ turnId: 'warm', calls: reads(4) })));
+  process.stdout.write('ready\n');
+  const input = createInterface({ input: process.stdin });
+  await once(input, 'line');
+  input.close();
+  let calls = 0;
+  const started = performance.now();
+  const deadline = started + SECONDS * 1_000;
+  await Promise.all(
+    sessions.map(async (session) => {
+      for (let turn = 0; performance.now() < deadline; turn++) {
+        await session.executeTurn({ turnId: `t${turn}`, calls: reads(4) });
+        calls += 4;
+      }
+    }),
+  );
+  process.stdout.write(`${JSON.stringify({ calls, seconds: (performance.now() - started) / 1_000 })}\n`);
+  await Promise.all(sessions.map((session) => session.end()));
+  await connection.close();
+  process.exit(0);
+}
+
+async function runWorker(): Promise<void> {
+  installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
+  const server = process.env.TEMPORAL_ADDRESS ? undefined : await startDevServer({ onProgress: progress });
+  const address = process.env.TEMPORAL_ADDRESS ?? server?.address ?? 'localhost:7233';
+  const cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-profile-'));
+  await writeFile(path.join(cwd, 'file.txt'), `${'x'.repeat(79)}\n`.repeat(25));
+  const taskQueue = `profile-${Date.now().toString(36)}`;
+  const nativeConnection = await NativeConnection.connect({ address });
+  // PROFILE_WORKFLOW_THREADS: the worker's workflow thread pool (the SDK's default is 1 with a reused V8 context).
+  const threads =
+    process.env.PROFILE_WORKFLOW_THREADS === undefined ? undefined : Number(process.env.PROFILE_WORKFLOW_THREADS);
+  const worker = await createSwitchyardWorker({
+    connection: nativeConnection,
+    taskQueue,
+    tools: builtinTools(),
+    defaultCwd: cwd,
+    userSettingsDir: false,
+    dataDir: cwd,
+    ...(threads === undefined ? {} : { tuning: { workflowThreadPoolSize: threads } }),
+  });
+  const running = worker.run();
+  // The client runs without --cpu-prof and in its own process: its CPU is not the worker's.
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: {
+      ...process.env,
+      PROFILE_ROLE: 'client',
+      PROFILE_ADDRESS: address,
+      PROFILE_TASK_QUEUE: taskQueue,
+      PROFILE_CWD: cwd,
+    },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const ready = await lines.next();
+  if (ready.done === true || ready.value !== 'ready') throw new Error('the client process ended before it was ready');
+  progress(`${SESSIONS} sessions, 4-Read turns, ${SECONDS} s`);
+  // The main thread is profiled over the measured window only (start-up, bundling included, would dwarf it); the
+  // workflow thread, under `--cpu-prof`, from its start (its start-up is the bundle's load, small).
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+  const cpuBefore = process.cpuUsage();
+  child.stdin.write('go\n');
+  const done = await lines.next();
+  const cpu = process.cpuUsage(cpuBefore);
+  const { profile } = await inspector.post('Profiler.stop');
+  if (done.done === true) throw new Error('the client process ended without its count');
+  const { calls, seconds } = JSON.parse(done.value) as { calls: number; seconds: number };
+  const profileDir = process.env.PROFILE_DIR ?? '.cpu-profile';
+  await mkdir(profileDir, { recursive: true });
+  await writeFile(path.join(profileDir, 'main-thread-window.cpuprofile'), JSON.stringify(profile));
+  inspector.disconnect();
+  await exited;
+  const cpuMs = (cpu.user + cpu.system) / 1_000;
+  process.stdout.write(
+    `${JSON.stringify({
+      sessions: SESSIONS,
+      seconds: Math.round(seconds * 10) / 10,
+      calls,
+      callsPerSecond: Math.round((calls / seconds) * 10) / 10,
+      workerCpuMsPerCall: Math.round((cpuMs / calls) * 100) / 100,
+      workerCpuPercent: Math.round((cpuMs / 10 / seconds) * 10) / 10,
+    })}\n`,
+  );
+  worker.shutdown();
+  await running;
+  await nativeConnection.close();
+  await server?.stop();
+}
+
+await (process.env.PROFILE_ROLE === 'client' ? runClient() : runWorker());

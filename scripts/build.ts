@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { workflowBundlerOptions } from '../src/worker/workflow-bundle-options.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(root, 'dist');
@@ -32,6 +33,9 @@ log(`compiled src/ to dist/ in ${Date.now() - started} ms`);
 const bundled = Date.now();
 const { code } = await bundleWorkflowCode({
   workflowsPath: path.join(dist, 'workflows', 'index.js'),
+  // The compiled stack-trace cap, preloaded (src/worker/workflow-bundle-options.ts says why).
+  preloadModules: [path.join(dist, 'workflows', 'stack-trace-limit.js')],
+  webpackConfigHook: workflowBundlerOptions.webpackConfigHook,
   logger: {
     log() {},
     trace() {},

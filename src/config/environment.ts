@@ -64,6 +64,7 @@ export const configurationVariables: readonly ConfigurationVariable[] = [
   { name: 'SWITCHYARD_TODO_MAX_CHARS' },
   { name: 'SWITCHYARD_LOCAL_READ_ONLY_CALLS' },
   { name: 'SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE' },
+  { name: 'SWITCHYARD_WORKFLOW_STACK_TRACES' },
   { name: 'SWITCHYARD_WORKER_ROLE' },
   { name: 'SWITCHYARD_USER_SETTINGS_DIR' },
   { name: 'SWITCHYARD_CONSOLE_TOKEN' },
@@ -150,6 +151,12 @@ export function workerRoleFromEnv(env: Environment = process.env): WorkerRole {
 export function switchFromEnv(name: string, env: Environment = process.env): boolean {
   const value = envValue(name, env)?.trim().toLowerCase();
   return !(value === 'false' || value === '0' || value === 'off' || value === 'no');
+}
+
+/** An opt-in switch: true only when `name` is `1`, `true`, `on` or `yes` (any case); unset or anything else is false. */
+export function optInFromEnv(name: string, env: Environment = process.env): boolean {
+  const value = envValue(name, env)?.trim().toLowerCase();
+  return value === '1' || value === 'true' || value === 'on' || value === 'yes';
 }
 
 /** `SWITCHYARD_DATA_DIR`, else `$XDG_DATA_HOME/switchyard`, else `~/.local/share/switchyard`. */

@@ -14,6 +14,7 @@ import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
 import {
   dataDirFromEnv,
+  optInFromEnv,
   resolveConnection,
   sessionDiskBytesFromEnv,
   switchFromEnv,
@@ -37,6 +38,7 @@ import { workerIdentity } from '../activities/tool-mismatch.js';
 import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
 import { loadApproversFile } from '../activities/approval-signature.js';
 import { createVerifyApproval } from '../activities/verify-approval.js';
+import { tuneWorkflowWebpack, workflowBundlerOptions } from './workflow-bundle-options.js';
 
 /** `.js` in the built package (dist/), `.ts` when the sources run through tsx or vitest. */
 const ownExtension = path.extname(fileURLToPath(import.meta.url));
@@ -57,10 +59,20 @@ export const prebuiltWorkflowBundlePath: string | undefined = (() => {
   return existsSync(file) ? file : undefined;
 })();
 
-function defaultWorkflowBundle(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
-  return prebuiltWorkflowBundlePath === undefined
-    ? { workflowsPath }
-    : { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };
+type WorkflowCode = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'>;
+
+/**
+ * The workflow code a worker runs: `workflowBundle` as given; else `workflowsPath` (the caller's, or Switchyard's)
+ * bundled at start with Switchyard's bundler options; else the prebuilt bundle. Full stack traces need a bundle
+ * without the stack-trace cap, so they bundle at start.
+ */
+function workflowCode(options: SwitchyardWorkerOptions): WorkflowCode {
+  if (options.workflowBundle !== undefined) return { workflowBundle: options.workflowBundle };
+  const stackTraces = options.workflowStackTraces ?? optInFromEnv('SWITCHYARD_WORKFLOW_STACK_TRACES');
+  const bundlerOptions = stackTraces ? { webpackConfigHook: tuneWorkflowWebpack } : workflowBundlerOptions;
+  if (options.workflowsPath !== undefined) return { workflowsPath: options.workflowsPath, bundlerOptions };
+  if (prebuiltWorkflowBundlePath === undefined || stackTraces) return { workflowsPath, bundlerOptions };
+  return { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };
 }
 
 export interface SwitchyardWorkerOptions {
@@ -92,6 +104,13 @@ export interface SwitchyardWorkerOptions {
    * serves sessions); its workflows may run tool turns with `runToolTurn`. Ignored when `workflowBundle` is given.
    */
   workflowsPath?: string;
+  /**
+   * Full stack traces in workflow code (`SWITCHYARD_WORKFLOW_STACK_TRACES=1`): the Temporal SDK's stack-trace query
+   * and the frames of a workflow error. Off by default, because the SDK then records a mapped stack for every promise
+   * workflow code creates, which costs about a third of a call's CPU (BENCHMARKS.md); with it on, the worker bundles
+   * its workflows at start. Ignored when `workflowBundle` is given.
+   */
+  workflowStackTraces?: boolean;
   /** Your own activities, registered beside Switchyard's (an agent's model call, say). */
   activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
   /**
@@ -353,13 +372,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
       ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
       ...(logger === undefined ? {} : { logger }),
     }),
-    ...(role === 'tools'
-      ? {}
-      : options.workflowBundle !== undefined
-        ? { workflowBundle: options.workflowBundle }
-        : options.workflowsPath !== undefined
-          ? { workflowsPath: options.workflowsPath }
-          : defaultWorkflowBundle()),
+    ...(role === 'tools' ? {} : workflowCode(options)),
     ...options.tuning,
   });
 }

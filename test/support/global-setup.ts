@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { startDevServer } from '../../src/server/dev-server.js';
 import type { DevServer } from '../../src/server/dev-server.js';
 import { workflowsPath } from '../../src/worker/create-worker.js';
+import { workflowBundlerOptions } from '../../src/worker/workflow-bundle-options.js';
 import { ensureSystemPackages, machine, testPackages } from '../../scripts/test-prereqs.js';
 import { testBrowserPath } from './test-browser.js';
 
@@ -47,6 +48,8 @@ export async function setup(project: TestProject): Promise<void> {
   }
   const { code } = await bundleWorkflowCode({
     workflowsPath,
+    // As the worker and `npm run build` bundle them: the tests run the workflow code that ships.
+    ...workflowBundlerOptions,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: (m) => progress(m), error: (m) => progress(m) },
   });
   const bundlePath = path.join(scratch, 'workflow-bundle.js');
