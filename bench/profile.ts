@@ -1,6 +1,6 @@
 // `npm run bench:profile`: where the worker's CPU goes per call. Starts a dev server and one Switchyard worker (as
 // shipped) in this process, and the client load in a child process (PROFILE_ROLE=client), so the CPU measured here
-// is the worker's alone: SESSIONS sessions run 4-Read turns back to back for PROFILE_SECONDS. Run it under
+// is the worker's alone: SESSIONS sessions run PROFILE_CALLS-Read turns (default 4) back to back for PROFILE_SECONDS. Run it under
 // `node --cpu-prof` (the script does, see package.json) to get one .cpuprofile per thread (the main thread and the
 // workflow threads); bench/profile-summary.ts folds them into a table. Not a test.
 import { spawn } from 'node:child_process';
@@ -22,6 +22,7 @@ import { installTemporalRuntime } from '../src/worker/runtime.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 20);
 const SESSIONS = Number(process.env.PROFILE_SESSIONS ?? 8);
+const CALLS = Number(process.env.PROFILE_CALLS ?? 4);
 const progress = (line: string): void => {
   process.stderr.write(`[profile] ${line}\n`);
 };
@@ -39,7 +40,7 @@ async function runClient(): Promise<void> {
     Array.from({ length: SESSIONS }, (_, index) => client.startSession(`profile-${index}-${taskQueue}`, { cwd })),
   );
   // Warm-up: bundles are loaded and workflows cached before the measured window.
-  await Promise.all(sessions.map((session) => session.executeTurn({ turnId: 'warm', calls: reads(4) })));
+  await Promise.all(sessions.map((session) => session.executeTurn({ turnId: 'warm', calls: reads(CALLS) })));
   process.stdout.write('ready\n');
   const input = createInterface({ input: process.stdin });
   await once(input, 'line');
@@ -50,8 +51,8 @@ async function runClient(): Promise<void> {
   await Promise.all(
     sessions.map(async (session) => {
       for (let turn = 0; performance.now() < deadline; turn++) {
-        await session.executeTurn({ turnId: `t${turn}`, calls: reads(4) });
-        calls += 4;
+        await session.executeTurn({ turnId: `t${turn}`, calls: reads(CALLS) });
+        calls += CALLS;
       }
     }),
   );
@@ -97,7 +98,7 @@ async function runWorker(): Promise<void> {
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const ready = await lines.next();
   if (ready.done === true || ready.value !== 'ready') throw new Error('the client process ended before it was ready');
-  progress(`${SESSIONS} sessions, 4-Read turns, ${SECONDS} s`);
+  progress(`${SESSIONS} sessions, ${CALLS}-Read turns, ${SECONDS} s`);
   // The main thread is profiled over the measured window only (start-up, bundling included, would dwarf it); the
   // workflow thread, under `--cpu-prof`, from its start (its start-up is the bundle's load, small).
   const inspector = new Session();
