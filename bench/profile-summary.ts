@@ -49,8 +49,26 @@ try {
 } catch {
   // not a clone
 }
+/** The run's figures, as bench/profile.ts wrote them (absent for profiles taken otherwise). */
+const run = await readFile(path.join(dir, 'run.json'), 'utf8').then(
+  (text) =>
+    JSON.parse(text) as {
+      sessions: number;
+      callsPerTurn: number;
+      seconds: number;
+      calls: number;
+      callsPerSecond: number;
+      workerCpuMsPerCall: number;
+      workerCpuPercent: number;
+    },
+  () => undefined,
+);
+const figures =
+  run === undefined
+    ? ''
+    : `: ${run.sessions} sessions of ${run.callsPerTurn}-Read turns for ${run.seconds} s, ${run.calls.toLocaleString('en')} calls (${run.callsPerSecond} calls/s), **worker CPU ${run.workerCpuMsPerCall} ms per call** (${run.workerCpuPercent} % of one core; the client runs in its own process)`;
 out(
-  `Profiled at commit ${commit} on ${new Date().toISOString()} (\`npm run bench:profile\`)${process.env.PROFILE_RUN === undefined ? '' : `: ${process.env.PROFILE_RUN}`}.\n`,
+  `Profiled at commit ${commit} on ${new Date().toISOString()} (\`npm run bench:profile\`)${figures}${process.env.PROFILE_RUN === undefined ? '' : `; ${process.env.PROFILE_RUN}`}.\n`,
 );
 for (const file of (await readdir(dir)).filter((name) => name.endsWith('.cpuprofile')).sort()) {
   const profile = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as Profile;

@@ -118,16 +118,18 @@ async function runWorker(): Promise<void> {
   inspector.disconnect();
   await exited;
   const cpuMs = (cpu.user + cpu.system) / 1_000;
-  process.stdout.write(
-    `${JSON.stringify({
-      sessions: SESSIONS,
-      seconds: Math.round(seconds * 10) / 10,
-      calls,
-      callsPerSecond: Math.round((calls / seconds) * 10) / 10,
-      workerCpuMsPerCall: Math.round((cpuMs / calls) * 100) / 100,
-      workerCpuPercent: Math.round((cpuMs / 10 / seconds) * 10) / 10,
-    })}\n`,
-  );
+  const figures = {
+    sessions: SESSIONS,
+    callsPerTurn: CALLS,
+    seconds: Math.round(seconds * 10) / 10,
+    calls,
+    callsPerSecond: Math.round((calls / seconds) * 10) / 10,
+    workerCpuMsPerCall: Math.round((cpuMs / calls) * 100) / 100,
+    workerCpuPercent: Math.round((cpuMs / 10 / seconds) * 10) / 10,
+  };
+  // bench/profile-summary.ts puts these figures above its tables.
+  await writeFile(path.join(profileDir, 'run.json'), JSON.stringify(figures));
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
   worker.shutdown();
   await running;
   await nativeConnection.close();
