@@ -1,7 +1,29 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { LedgerEntry } from './ledger.js';
 import type { Stats } from './stats.js';
+
+/** One full run's headline figures, as bench/ledger.ts records them in bench/results/runs.json; a figure the run did
+ * not produce is null. */
+export interface LedgerEntry {
+  date: string;
+  /** `git rev-parse --short HEAD` when the run started; 'unknown' outside a git work tree. */
+  commit: string;
+  /** True when `git status --porcelain -- src/workflows src/activities` listed anything: the code measured is not the commit's. */
+  uncommittedChanges: boolean;
+  rounds: number;
+  throughputSeconds: number;
+  /** Switchyard (as shipped) p50 / raw Temporal p50, by calls per turn. */
+  ratioToRaw: { '1': number | null; '4': number | null; '16': number | null };
+  /** Switchyard (as shipped) p50 turn latency in ms, by calls per turn. */
+  switchyardP50Ms: { '1': number | null; '4': number | null; '16': number | null };
+  /** Sustained calls per second, by number of sessions. */
+  callsPerSecond: { '1': number | null; '8': number | null; '64': number | null };
+  /** Bench-process CPU (client and workers) per call at 8 sessions, in ms. */
+  benchCpuMsPerCallAt8Sessions: number | null;
+  waitingSessions: number | null;
+  /** Bench-process rss growth per session waiting for an approval, in MiB. */
+  rssMiBPerWaitingSession: number | null;
+}
 
 export interface ContenderRow extends Stats {
   scenario: string;
