@@ -70,11 +70,7 @@ describe('environment variables of a worker (worker processes, real server)', { 
     });
 
     it('SWITCHYARD_MAX_TOOL_CONCURRENCY caps the groups of a session that sets no maxConcurrency, not of one that does', async () => {
-      const calls = ['a', 'b', 'c', 'd', 'e'].map((name) => ({
-        id: name,
-        name: 'Read',
-        input: { file_path: `${name}.txt` },
-      }));
+      const calls = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, name: 'Read', input: { file_path: `${id}.txt` } }));
       const capped = await harness.startSession({ cwd });
       const own = await harness.startSession({ cwd, maxConcurrency: 3 });
       const [cappedResult, ownResult] = await Promise.all([

@@ -88,15 +88,12 @@ describe('protected paths and internal addresses on a real server', () => {
   it('dontAsk denies writing .git/config or .switchyard/settings.json outright, and still writes src/a.txt under an allow rule', async () => {
     const cwd = await repository();
     const session = await harness.startSession({ cwd, permissionMode: 'dontAsk', rules: { allow: ['Write', 'Edit'] } });
+    const settingsEdit = { file_path: '.switchyard/settings.json', old_string: '', new_string: '{"hooks":{}}' };
     const result = await session.executeTurn({
       turnId: 't1',
       calls: [
         write('git', '.git/config', '[core]\n\tfsmonitor = touch pwned\n'),
-        {
-          id: 'settings',
-          name: 'Edit',
-          input: { file_path: '.switchyard/settings.json', old_string: '', new_string: '{"hooks":{}}' },
-        },
+        { id: 'settings', name: 'Edit', input: settingsEdit },
         { id: 'plain', name: 'Write', input: { file_path: 'src/a.txt', content: 'fine\n' } },
       ],
     });

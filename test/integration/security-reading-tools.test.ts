@@ -58,18 +58,13 @@ describe('reading tools cannot hang the worker or read around a deny rule (real 
   it('a Read in another session completes within seconds while a Grep with ^(a+)+$ runs on the same worker', async () => {
     const outcome = await harness.withWorker(async () => {
       const grepSession = await harness.startSession({ cwd });
+      const evilGrep = { pattern: '^(a+)+$', path: 'attack/evil.log', output_mode: 'content', '-n': true };
       const grepStarted = performance.now();
       let grepFinishedAt = Number.POSITIVE_INFINITY;
       const grepTurn = grepSession
         .executeTurn({
           turnId: 'grep',
-          calls: [
-            {
-              id: 'grep',
-              name: 'Grep',
-              input: { pattern: '^(a+)+$', path: 'attack/evil.log', output_mode: 'content', '-n': true },
-            },
-          ],
+          calls: [{ id: 'grep', name: 'Grep', input: evilGrep }],
         })
         .then((result) => {
           grepFinishedAt = performance.now();
