@@ -102,6 +102,7 @@ export interface SwitchyardWorkerOptions {
   /**
    * Your own workflows' module, bundled instead of Switchyard's (export `toolSession` from it too if this worker also
    * serves sessions); its workflows may run tool turns with `runToolTurn`. Ignored when `workflowBundle` is given.
+   * It is bundled with Switchyard's bundler options, so its stack traces are capped too (see `workflowStackTraces`).
    */
   workflowsPath?: string;
   /**
