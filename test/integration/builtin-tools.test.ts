@@ -101,11 +101,8 @@ describe('built-in tools through a session (real tools, real server)', () => {
     const file = path.join(cwd, 'config.txt');
     await writeFile(file, 'name = old\nsize = 1\n');
     const session = await harness.startSession({ cwd });
-    const edit: ToolCall = {
-      id: 'e',
-      name: 'Edit',
-      input: { file_path: 'config.txt', old_string: 'size = 1', new_string: 'size = 2' },
-    };
+    const sizeEdit = { file_path: 'config.txt', old_string: 'size = 1', new_string: 'size = 2' };
+    const edit: ToolCall = { id: 'e', name: 'Edit', input: sizeEdit };
 
     const denied = turn(session, 't1', [edit]);
     const [first] = await waitForPendingApprovals(session);
@@ -295,19 +292,14 @@ describe('built-in tools through a session (real tools, real server)', () => {
     expect((await sessionStateOf(session)).state.todos).toEqual(plan);
 
     const done = [{ content: 'Write the tests', status: 'completed' }];
+    const twoInProgress = [
+      { content: 'a', status: 'in_progress' },
+      { content: 'b', status: 'in_progress' },
+    ];
     const second = await turn(session, 't2', [
       { id: 'todo2', name: 'TodoWrite', input: { todos: done } },
       // Two items in progress: refused, and the list stays as the call before left it.
-      {
-        id: 'bad',
-        name: 'TodoWrite',
-        input: {
-          todos: [
-            { content: 'a', status: 'in_progress' },
-            { content: 'b', status: 'in_progress' },
-          ],
-        },
-      },
+      { id: 'bad', name: 'TodoWrite', input: { todos: twoInProgress } },
     ]);
     expect(second.results.map((result) => result.status)).toEqual(['success', 'error']);
     expect((await sessionStateOf(session)).state.todos).toEqual(done);

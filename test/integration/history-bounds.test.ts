@@ -18,11 +18,8 @@ describe('bounded history and events (real built-in tools)', () => {
   afterAll(async () => harness.close());
 
   it('refuses a turn with more calls than the limit, naming the limit, before it enters history', async () => {
-    const calls = Array.from({ length: DEFAULT_MAX_CALLS_PER_TURN + 1 }, (_, index) => ({
-      id: `c${index}`,
-      name: 'Read',
-      input: { file_path: 'a.txt' },
-    }));
+    const read = (id: string) => ({ id, name: 'Read', input: { file_path: 'a.txt' } });
+    const calls = Array.from({ length: DEFAULT_MAX_CALLS_PER_TURN + 1 }, (_, index) => read(`c${index}`));
     const outcome = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const rejected = await session.executeTurn({ turnId: 'huge', calls }).then(
@@ -38,11 +35,7 @@ describe('bounded history and events (real built-in tools)', () => {
   });
 
   it('carries the grouping once per turn, not once per call', async () => {
-    const calls = Array.from({ length: 40 }, (_, index) => ({
-      id: `r${index}`,
-      name: 'Read',
-      input: { file_path: 'a.txt' },
-    }));
+    const calls = Array.from({ length: 40 }, (_, i) => ({ id: `r${i}`, name: 'Read', input: { file_path: 'a.txt' } }));
     const events = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       await session.executeTurn({ turnId: 't', calls });

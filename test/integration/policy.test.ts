@@ -175,11 +175,8 @@ describe('session policy on a real server (real tools)', () => {
     await writeFile(file, 'alpha\n');
     await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, readBeforeEdit: true, permissionMode: 'acceptEdits' });
-      const edit = (id: string) => ({
-        id,
-        name: 'Edit',
-        input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' },
-      });
+      const notesEdit = { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' };
+      const edit = (id: string) => ({ id, name: 'Edit', input: notesEdit });
       const refused = await session.executeTurn({ turnId: 't1', calls: [edit('e1')] });
       expect(refused.results[0]).toMatchObject({ status: 'error', isError: true });
       expect(refused.results[0]?.modelContent).toContain(

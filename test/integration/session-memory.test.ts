@@ -37,19 +37,12 @@ describe('a session keeps none of its finished turns in the worker', () => {
   // What a model sends in one reply: two reads, Write a file, Edit it, run a command on it. The Bash description is
   // the marker: it reaches the activities as input but no result, event or display, so only a kept turn holds it.
   const marker = (turn: number): string => `heap-marker-${turn}-description`;
+  const out = (turn: number): string => path.join(cwd, `out-${turn}.txt`);
   const reply = (turn: number): ToolCall[] => [
     { id: 'read', name: 'Read', input: { file_path: path.join(cwd, 'notes.txt') } },
     { id: 'grep', name: 'Grep', input: { pattern: 'needle', path: cwd } },
-    {
-      id: 'write',
-      name: 'Write',
-      input: { file_path: path.join(cwd, `out-${turn}.txt`), content: `turn ${turn}: draft\n` },
-    },
-    {
-      id: 'edit',
-      name: 'Edit',
-      input: { file_path: path.join(cwd, `out-${turn}.txt`), old_string: 'draft', new_string: 'final' },
-    },
+    { id: 'write', name: 'Write', input: { file_path: out(turn), content: `turn ${turn}: draft\n` } },
+    { id: 'edit', name: 'Edit', input: { file_path: out(turn), old_string: 'draft', new_string: 'final' } },
     { id: 'bash', name: 'Bash', input: { command: `cat out-${turn}.txt`, description: marker(turn) } },
   ];
 
