@@ -78,47 +78,32 @@ describe('approval console in a real browser', () => {
 
   it('lists a waiting Bash call with its command, and approving it by clicking completes the turn', async () => {
     const session = await startSession();
+    const clickCommand = {
+      command: "printf 'approved by click\\n' > clicked.txt && cat clicked.txt",
+      description: 'Write a file',
+    };
     const turn = running(
       session.executeTurn({
         turnId: 't1',
-        calls: [
-          {
-            id: 'b1',
-            name: 'Bash',
-            input: {
-              command: "printf 'approved by click\\n' > clicked.txt && cat clicked.txt",
-              description: 'Write a file',
-            },
-          },
-        ],
+        calls: [{ id: 'b1', name: 'Bash', input: clickCommand }],
       }),
     );
     // Two more waiting sessions, so the list shows a diff and a fetch too.
     const editSession = await startSession();
     await writeFile(path.join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+    const notesEdit = { file_path: 'notes.txt', old_string: 'beta', new_string: 'BETA (edited)' };
     const editTurn = running(
       editSession.executeTurn({
         turnId: 't1',
-        calls: [
-          {
-            id: 'e1',
-            name: 'Edit',
-            input: { file_path: 'notes.txt', old_string: 'beta', new_string: 'BETA (edited)' },
-          },
-        ],
+        calls: [{ id: 'e1', name: 'Edit', input: notesEdit }],
       }),
     );
     const fetchSession = await startSession();
+    const guideFetch = { url: 'https://docs.example.com/guide?q=1', prompt: 'Summarise the guide' };
     const fetchTurn = running(
       fetchSession.executeTurn({
         turnId: 't1',
-        calls: [
-          {
-            id: 'w1',
-            name: 'WebFetch',
-            input: { url: 'https://docs.example.com/guide?q=1', prompt: 'Summarise the guide' },
-          },
-        ],
+        calls: [{ id: 'w1', name: 'WebFetch', input: guideFetch }],
       }),
     );
 

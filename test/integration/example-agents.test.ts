@@ -234,20 +234,13 @@ describe('example agent loops against a scripted model server', () => {
   });
 
   it('OpenAI Responses: function_call items (strict-mode nulls) in, function_call_output keyed by call_id out', async () => {
+    const readArguments = '{"file_path":"notes.txt","offset":null,"limit":null}';
     const server = await scriptedModelServer({
       '/v1/responses': [
         {
           json: {
             id: 'resp_1',
-            output: [
-              {
-                type: 'function_call',
-                id: 'fc_1',
-                call_id: 'call_1',
-                name: 'Read',
-                arguments: '{"file_path":"notes.txt","offset":null,"limit":null}',
-              },
-            ],
+            output: [{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'Read', arguments: readArguments }],
           },
         },
         {

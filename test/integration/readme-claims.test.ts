@@ -297,11 +297,8 @@ describe('README claims (real server; real tools unless a comment says otherwise
     const turn = session.streamTurn('s');
     expect(await rejectionOf(turn.add(read('a'), read('a')))).toMatch(/duplicate call id "a"/);
     // A Write that waits for approval keeps the turn open while the rejections below arrive.
-    await turn.add(read('a'), {
-      id: 'b',
-      name: 'Write',
-      input: { file_path: 'out.txt', content: 'accepted-content\n' },
-    });
+    const accepted = { file_path: 'out.txt', content: 'accepted-content\n' };
+    await turn.add(read('a'), { id: 'b', name: 'Write', input: accepted });
     await waitForPendingApprovals(session);
     expect(await rejectionOf(turn.add(read('a')))).toBe('duplicate call id "a" in turn "s"');
     expect(await rejectionOf(turn.add(read('rejected-c'), read('rejected-d')))).toMatch(
