@@ -191,14 +191,11 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     const unread = unreadTasks.get(sessionId) ?? [];
     if (unread.length > 0 && random() < 0.7) {
       const taskId = unread.shift() as string;
+      const taskOutput = { task_id: taskId, block: true, timeout: between(random, 500, 4_000) };
       planned.push({
         kind: 'taskOutput',
         taskId,
-        call: {
-          id: 'out',
-          name: 'TaskOutput',
-          input: { task_id: taskId, block: true, timeout: between(random, 500, 4_000) },
-        },
+        call: { id: 'out', name: 'TaskOutput', input: taskOutput },
       });
     }
     for (let index = 0; index < count; index += 1) {

@@ -19,11 +19,9 @@ class FullDiskArtifactStore extends FileArtifactStore {
 
 /** Eight Bash calls in one reply, each printing 29,000 characters: each fits Bash's own 30,000-byte budget. */
 function eightLargeOutputs(): Array<{ id: string; name: string; input: { command: string } }> {
-  return Array.from({ length: 8 }, (_, index) => ({
-    id: `big${index}`,
-    name: 'Bash',
-    input: { command: `yes line-${index}-abcdefghijklmnopqrstuvwxyz | head -c 29000` },
-  }));
+  const command = (index: number): string => `yes line-${index}-abcdefghijklmnopqrstuvwxyz | head -c 29000`;
+  const call = (index: number) => ({ id: `big${index}`, name: 'Bash', input: { command: command(index) } });
+  return Array.from({ length: 8 }, (_, index) => call(index));
 }
 
 function ofType<T extends SessionEvent['type']>(

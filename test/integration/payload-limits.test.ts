@@ -71,6 +71,12 @@ async function expectAlive(session: SessionHandle): Promise<void> {
 }
 
 const echo = (bytes: number): string => `echo ${'y'.repeat(bytes)}`;
+/** Calls of the real Bash and Write tools. */
+type BashInput = { command: string; run_in_background?: boolean };
+const bashOrWrite = (id: string, name: 'Bash' | 'Write', input: ToolCall['input']): ToolCall => ({ id, name, input });
+const bash = (id: string, input: BashInput): ToolCall => bashOrWrite(id, 'Bash', input);
+const write = (id: string, file: string, content: string): ToolCall =>
+  bashOrWrite(id, 'Write', { file_path: file, content });
 
 describe('payload sizes end to end (real tools, real server)', () => {
   let harness: Harness;
@@ -125,19 +131,11 @@ describe('payload sizes end to end (real tools, real server)', () => {
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
       const turns: Array<{ calls: ToolCall[]; status: string }> = [
         {
-          calls: Array.from({ length: 8 }, (_, index) => ({
-            id: `c${index}`,
-            name: 'Bash',
-            input: { command: echo(100 * KB) },
-          })),
+          calls: Array.from({ length: 8 }, (_, index) => bash(`c${index}`, { command: echo(100 * KB) })),
           status: 'success',
         },
         {
-          calls: Array.from({ length: 4 }, (_, index) => ({
-            id: `w${index}`,
-            name: 'Write',
-            input: { file_path: `w${index}.txt`, content: 'w'.repeat(250 * KB) },
-          })),
+          calls: Array.from({ length: 4 }, (_, index) => write(`w${index}`, `w${index}.txt`, 'w'.repeat(250 * KB))),
           status: 'success',
         },
         // Linux takes at most 128 KiB as one argument: a longer command is refused with a clear validation error.
@@ -186,11 +184,7 @@ describe('payload sizes end to end (real tools, real server)', () => {
               return { id, name: 'Write', input: { file_path: `w${index}.txt`, content: 'w'.repeat(bytes) } };
             if (kind === 'heredoc')
               return { id, name: 'Bash', input: { command: `cat > h${index}.txt <<'EOF'\n${'h'.repeat(bytes)}\nEOF` } };
-            return {
-              id,
-              name: 'Bash',
-              input: { command: echo(bytes), ...(kind === 'background' ? { run_in_background: true } : {}) },
-            };
+            return bash(id, { command: echo(bytes), ...(kind === 'background' ? { run_in_background: true } : {}) });
           });
           const outcome = await turnOutcome(session, turnCalls);
           if ('rejected' in outcome) {

@@ -171,15 +171,12 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
           permissionMode,
           rules: { allow: ['Edit(src/**)'], deny: ['Edit(.env)'] },
         });
+        const keyEdit = { file_path: 'src/config.txt', old_string: 'API_KEY', new_string: 'OWNED' };
         const turn = await session.executeTurn({
           turnId: 't',
           calls: [
             { id: 'w', name: 'Write', input: { file_path: 'src/config.txt', content: 'API_KEY=overwritten\n' } },
-            {
-              id: 'e',
-              name: 'Edit',
-              input: { file_path: 'src/config.txt', old_string: 'API_KEY', new_string: 'OWNED' },
-            },
+            { id: 'e', name: 'Edit', input: keyEdit },
           ],
         });
         results.push(...(turn.results as ToolResult[]));
@@ -229,15 +226,10 @@ describe('reads and writes around the rules, closed without a sandbox (real serv
     const outcome = await harness.withWorker(
       async () => {
         const session = await harness.startSession({ cwd });
+        const hookWrite = { file_path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned\n' };
         const turn = session.executeTurn({
           turnId: 't',
-          calls: [
-            {
-              id: 'w',
-              name: 'Write',
-              input: { file_path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned\n' },
-            },
-          ],
+          calls: [{ id: 'w', name: 'Write', input: hookWrite }],
         });
         const [request] = (await pending(session)) as [ApprovalRequest];
         await session.approve({ requestId: request.requestId, decision: 'deny', inputDigest: request.inputDigest });

@@ -92,7 +92,7 @@ describe('serializeOutput', () => {
     const result = await serializeOutput({
       ...base,
       tool: {
-        name: 'Bash',
+        name: 'Envelope',
         resultBudget: { maxModelBytes: 5, policy: 'artifact', keep: 'tail' },
         formatPersistedModelContent: (input) => `saved ${input.originalBytes} bytes at ${input.uri}`,
       },
