@@ -73,10 +73,12 @@ describe('glob matcher', () => {
   it('compiles braces without expanding them, and splits off the literal leading directory', () => {
     expect(compileGlob('{a,b}'.repeat(40)).test('ab'.repeat(20))).toBe(true);
     // Growth, not a wall-clock bound (test/support/growth.ts): four times the braces cost about four times as much to
-    // compile, where expanding them doubles the cost per brace. Each pattern is new, so none comes from the cache.
+    // compile, where expanding them doubles the cost per brace (2^60 times as many alternatives at 80 as at 20). The
+    // bound only has to tell those apart, so it is loose: a small compile on a busy CI machine measured 13 times.
+    // Each pattern is new, so none comes from the cache.
     let unique = 0;
     const braces = (count: number) => () => compileGlob(`${'{a,b}'.repeat(count)}/${(unique += 1)}`);
-    expect(costRatio(braces(20), braces(80))).toBeLessThan(12);
+    expect(costRatio(braces(20), braces(80))).toBeLessThan(50);
     expect(splitGlobBase('a\\*b/*.ts')).toEqual({ base: '', rest: 'a\\*b/*.ts' });
     expect(splitGlobBase('src/tools/*.ts')).toEqual({ base: 'src/tools', rest: '*.ts' });
     expect(splitGlobBase('src/index.ts')).toEqual({ base: 'src', rest: 'index.ts' });
