@@ -39,6 +39,7 @@ import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js'
 import { loadApproversFile } from '../activities/approval-signature.js';
 import { createVerifyApproval } from '../activities/verify-approval.js';
 import { tuneWorkflowWebpack, workflowBundlerOptions } from './workflow-bundle-options.js';
+import { HooklessWorkflowThreadsWorker } from './workflow-threads.js';
 
 /** `.js` in the built package (dist/), `.ts` when the sources run through tsx or vitest. */
 const ownExtension = path.extname(fileURLToPath(import.meta.url));
@@ -59,6 +60,10 @@ export const prebuiltWorkflowBundlePath: string | undefined = (() => {
   return existsSync(file) ? file : undefined;
 })();
 
+function workflowStackTraces(options: Pick<SwitchyardWorkerOptions, 'workflowStackTraces'>): boolean {
+  return options.workflowStackTraces ?? optInFromEnv('SWITCHYARD_WORKFLOW_STACK_TRACES');
+}
+
 type WorkflowCode = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'>;
 
 /**
@@ -68,7 +73,7 @@ type WorkflowCode = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bu
  */
 function workflowCode(options: SwitchyardWorkerOptions): WorkflowCode {
   if (options.workflowBundle !== undefined) return { workflowBundle: options.workflowBundle };
-  const stackTraces = options.workflowStackTraces ?? optInFromEnv('SWITCHYARD_WORKFLOW_STACK_TRACES');
+  const stackTraces = workflowStackTraces(options);
   const bundlerOptions = stackTraces ? { webpackConfigHook: tuneWorkflowWebpack } : workflowBundlerOptions;
   if (options.workflowsPath !== undefined) return { workflowsPath: options.workflowsPath, bundlerOptions };
   if (prebuiltWorkflowBundlePath === undefined || stackTraces) return { workflowsPath, bundlerOptions };
@@ -108,8 +113,10 @@ export interface SwitchyardWorkerOptions {
   /**
    * Full stack traces in workflow code (`SWITCHYARD_WORKFLOW_STACK_TRACES=1`): the Temporal SDK's stack-trace query
    * and the frames of a workflow error. Off by default, because the SDK then records a mapped stack for every promise
-   * workflow code creates, which costs about a third of a call's CPU (BENCHMARKS.md); with it on, the worker bundles
-   * its workflows at start. Ignored when `workflowBundle` is given.
+   * workflow code creates, which costs about a third of a call's CPU (BENCHMARKS.md): the bundle caps stack traces
+   * and the workflow threads run without the SDK's promise hook, so the `__stack_trace` query answers "Workflow stack
+   * traces are not enabled on this worker". With it on, the worker bundles its workflows at start (unless
+   * `workflowBundle` is given, which is run as it is) and keeps the SDK's hook.
    */
   workflowStackTraces?: boolean;
   /** Your own activities, registered beside Switchyard's (an agent's model call, say). */
@@ -340,7 +347,9 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     };
   }
   const role = options.role ?? workerRoleFromEnv();
-  return Worker.create({
+  // Without stack traces the SDK's per-promise stack records are dead weight: the workflow threads go without them.
+  const sdkWorker = workflowStackTraces(options) ? Worker : HooklessWorkflowThreadsWorker;
+  return sdkWorker.create({
     connection: options.connection,
     namespace,
     taskQueue,

@@ -1,0 +1,72 @@
+// The threads a Switchyard worker runs its workflows in. The Temporal SDK installs a V8 promise hook in each workflow
+// thread, which records where every promise of workflow code was created, for its `__stack_trace` query: two compiled
+// functions, a stack capture and two map writes per promise, settled or not. Measured under `npm run bench:profile`
+// that is about a sixth of a call's worker CPU (BENCHMARKS.md, "Where the CPU goes"). Switchyard's workflow bundle
+// caps stack traces anyway (src/workflows/stack-trace-limit.ts), so the records held nothing useful: by default the
+// workflow threads start without the hook, and the query answers "Workflow stack traces are not enabled on this
+// worker". `workflowStackTraces: true` keeps the SDK's threads, hook and all.
+import { createRequire } from 'node:module';
+import { Worker as Thread } from 'node:worker_threads';
+import type { Logger } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
+
+const require = createRequire(import.meta.url);
+
+/** What `Worker.createWorkflowCreator` takes and returns (its types are not exported from the SDK's entry point). */
+type CreatorParameters = Parameters<(typeof Worker)['createWorkflowCreator']>;
+type CreatorResult = ReturnType<(typeof Worker)['createWorkflowCreator']>;
+
+/** The SDK's thread-pool pieces (not its documented API; the SDK's version is pinned in package.json). */
+interface ThreadedVm {
+  WorkerThreadClient: new (thread: Thread, logger: Logger, patchActivationCallback?: unknown) => ThreadClient;
+  ThreadedVMWorkflowCreator: new (clients: ThreadClient[]) => Awaited<CreatorResult>;
+}
+interface ThreadClient {
+  send(input: Record<string, unknown>): Promise<unknown>;
+}
+
+const threadedVm = require('@temporalio/worker/lib/workflow/threaded-vm') as ThreadedVm;
+
+/**
+ * What a workflow thread runs: the SDK's global handlers lose their promise hook, then the SDK's own thread entry
+ * takes over. Only the hook goes; the SDK's stack-trace preparation stays.
+ */
+const threadEntry = [
+  `const { globalHandlers } = require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/vm-shared'))});`,
+  'globalHandlers.setPromiseHook = () => {};',
+  `require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/workflow-worker-thread'))});`,
+].join('\n');
+
+/**
+ * `Worker` whose workflow threads run without the SDK's promise hook. Debug mode (workflows on the main thread, as
+ * replay runs them) and everything else stay the SDK's; the thread pool is set up as the SDK sets up its own.
+ */
+export class HooklessWorkflowThreadsWorker extends Worker {
+  protected static override async createWorkflowCreator(
+    ...[workflowBundle, options, logger]: CreatorParameters
+  ): CreatorResult {
+    if (options.debugMode) return await super.createWorkflowCreator(workflowBundle, options, logger);
+    const clients = Array.from(
+      { length: options.workflowThreadPoolSize },
+      () =>
+        new threadedVm.WorkerThreadClient(
+          new Thread(threadEntry, { eval: true }),
+          logger,
+          options.patchActivationCallback,
+        ),
+    );
+    await Promise.all(
+      clients.map((client) =>
+        client.send({
+          type: 'init',
+          workflowBundle,
+          isolateExecutionTimeoutMs: options.isolateExecutionTimeoutMs,
+          reuseV8Context: options.reuseV8Context ?? true,
+          registeredActivityNames: new Set(options.activities.keys()),
+          hasPatchActivationCallback: options.patchActivationCallback !== undefined,
+        }),
+      ),
+    );
+    return new threadedVm.ThreadedVMWorkflowCreator(clients);
+  }
+}
