@@ -25,7 +25,12 @@ import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from '../support/image-me
 import { resolveLimit } from '../limits.js';
 import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from '../paths.js';
 import { artifactReferenceProblem, isArtifactReference, openArtifact } from './read-artifact.js';
-import { NotARegularFileError, openRegularFile, scanTextLines } from '../support/text-lines.js';
+import {
+  NotARegularFileError,
+  openRegularFile,
+  openRegularFileWithStats,
+  scanTextLines,
+} from '../support/text-lines.js';
 import { fileReadRecord } from '../support/read-before-edit.js';
 
 const DEFAULT_LINE_LIMIT = 2_000;
@@ -146,6 +151,9 @@ export const readTool = defineTool({
     if (info.isDirectory())
       return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
     if (!info.isFile()) return { ok: false, message: `${filePath} is not a regular file`, errorCode: 'not_a_file' };
+    // Small enough for either kind: whether it is an image changes nothing, so the file is not opened to tell.
+    if (oversizeImageReason('image/png', info.size) === undefined && oversizeReason(input, info.size) === undefined)
+      return { ok: true };
     const image = await openRegularFile(filePath)
       .then(async (handle) => sniffImage(handle).finally(() => handle.close()))
       .catch(() => undefined);
@@ -163,6 +171,8 @@ export const readTool = defineTool({
     isArtifactReference(input.file_path) ? {} : realPathFacts(context.cwd, input.file_path),
   async execute(input, context) {
     let handle: FileHandle;
+    /** The open file's size, when opening it already told it. */
+    let size: number | undefined;
     if (isArtifactReference(input.file_path)) {
       // No workspace path: read-artifact.ts confines it to the session's own artifacts.
       handle = await openArtifact(input.file_path, context);
@@ -179,9 +189,11 @@ export const readTool = defineTool({
           `Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`,
           'denied_by_rule',
         );
-      handle = await openRegularFile(input.file_path).catch((error: unknown) => {
+      const opened = await openRegularFileWithStats(input.file_path).catch((error: unknown) => {
         throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
       });
+      handle = opened.handle;
+      size = opened.stats.size;
     }
     try {
       const image = await sniffImage(handle);
@@ -190,7 +202,7 @@ export const readTool = defineTool({
         return { ...(await readImage(handle, image)), ...(sessionState === undefined ? {} : { sessionState }) };
       }
       // Checked again on the open file: it may have grown or been replaced since validation.
-      const oversize = oversizeReason(input, (await handle.stat()).size);
+      const oversize = oversizeReason(input, size ?? (await handle.stat()).size);
       if (oversize !== undefined) throw new ToolUseError(oversize, 'file_too_large');
       const first = input.offset ?? 1;
       const end = first + (input.limit ?? DEFAULT_LINE_LIMIT);

@@ -4,6 +4,7 @@
  * a line are held in memory, so a 300 MB line costs no more than a short one.
  */
 import { constants } from 'node:fs';
+import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
@@ -44,13 +45,20 @@ export class NotARegularFileError extends Error {
  * thread forever; anything but a regular file is refused.
  */
 export async function openRegularFile(filePath: string): Promise<FileHandle> {
+  return (await openRegularFileWithStats(filePath)).handle;
+}
+
+/** {@link openRegularFile}, with the stats of the open file (its size), so the caller need not ask for them again. */
+export async function openRegularFileWithStats(filePath: string): Promise<{ handle: FileHandle; stats: Stats }> {
   const handle = await open(filePath, constants.O_RDONLY | constants.O_NONBLOCK);
+  let stats: Stats;
   try {
-    if ((await handle.stat()).isFile()) return handle;
+    stats = await handle.stat();
   } catch (error) {
     await handle.close();
     throw error;
   }
+  if (stats.isFile()) return { handle, stats };
   await handle.close();
   throw new NotARegularFileError(filePath);
 }
