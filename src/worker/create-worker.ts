@@ -113,7 +113,7 @@ export interface SwitchyardWorkerOptions {
   /**
    * Full stack traces in workflow code (`SWITCHYARD_WORKFLOW_STACK_TRACES=1`): the Temporal SDK's stack-trace query
    * and the frames of a workflow error. Off by default, because the SDK then records a mapped stack for every promise
-   * workflow code creates, which costs about a third of a call's CPU (BENCHMARKS.md): the bundle caps stack traces
+   * workflow code creates, which about doubles a call's worker CPU (BENCHMARKS.md): the bundle caps stack traces
    * and the workflow threads run without the SDK's promise hook, so the `__stack_trace` query answers "Workflow stack
    * traces are not enabled on this worker". With it on, the worker bundles its workflows at start (unless
    * `workflowBundle` is given, which is run as it is) and keeps the SDK's hook.
