@@ -33,8 +33,11 @@ log(`compiled src/ to dist/ in ${Date.now() - started} ms`);
 const bundled = Date.now();
 const { code } = await bundleWorkflowCode({
   workflowsPath: path.join(dist, 'workflows', 'index.js'),
-  // The compiled stack-trace cap, preloaded (src/worker/workflow-bundle-options.ts says why).
-  preloadModules: [path.join(dist, 'workflows', 'stack-trace-limit.js')],
+  // The compiled stack-trace cap and shared modules, preloaded (src/worker/workflow-bundle-options.ts says why).
+  preloadModules: [
+    path.join(dist, 'workflows', 'stack-trace-limit.js'),
+    path.join(dist, 'workflows', 'shared-modules.js'),
+  ],
   webpackConfigHook: workflowBundlerOptions.webpackConfigHook,
   logger: {
     log() {},

@@ -38,7 +38,7 @@ import { workerIdentity } from '../activities/tool-mismatch.js';
 import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
 import { loadApproversFile } from '../activities/approval-signature.js';
 import { createVerifyApproval } from '../activities/verify-approval.js';
-import { tuneWorkflowWebpack, workflowBundlerOptions } from './workflow-bundle-options.js';
+import { stackTracingBundlerOptions, workflowBundlerOptions } from './workflow-bundle-options.js';
 import { HooklessWorkflowThreadsWorker } from './workflow-threads.js';
 
 /** `.js` in the built package (dist/), `.ts` when the sources run through tsx or vitest. */
@@ -74,7 +74,7 @@ type WorkflowCode = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bu
 function workflowCode(options: SwitchyardWorkerOptions): WorkflowCode {
   if (options.workflowBundle !== undefined) return { workflowBundle: options.workflowBundle };
   const stackTraces = workflowStackTraces(options);
-  const bundlerOptions = stackTraces ? { webpackConfigHook: tuneWorkflowWebpack } : workflowBundlerOptions;
+  const bundlerOptions = stackTraces ? stackTracingBundlerOptions : workflowBundlerOptions;
   if (options.workflowsPath !== undefined) return { workflowsPath: options.workflowsPath, bundlerOptions };
   if (prebuiltWorkflowBundlePath === undefined || stackTraces) return { workflowsPath, bundlerOptions };
   return { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };

@@ -18,6 +18,14 @@ export const stackTraceLimitModule = fileURLToPath(
 );
 
 /**
+ * The module that lists what every session's workflow shares in the reusable sandbox (src/workflows/shared-modules.ts
+ * says what may be shared). Preloaded after the stack-trace cap, so it loads under it.
+ */
+export const sharedModulesModule = fileURLToPath(
+  new URL(`../workflows/shared-modules${ownExtension}`, import.meta.url),
+);
+
+/**
  * Webpack settings on top of the SDK's: TypeScript compiled for ES2022 (Node 20 runs object spread and class fields
  * natively, without the helpers the SDK's ES2017 target emits), and modules joined and unused exports dropped
  * (the SDK bundles in development mode, where every imported name is a getter call).
@@ -45,6 +53,12 @@ export function tuneWorkflowWebpack(config: WebpackConfig): WebpackConfig {
 
 /** The bundler options for Switchyard's workflow bundle. */
 export const workflowBundlerOptions = {
-  preloadModules: [stackTraceLimitModule],
+  preloadModules: [stackTraceLimitModule, sharedModulesModule],
+  webpackConfigHook: tuneWorkflowWebpack,
+} satisfies Pick<BundleOptions, 'preloadModules' | 'webpackConfigHook'>;
+
+/** The bundler options of a worker with full stack traces: the same, without the stack-trace cap. */
+export const stackTracingBundlerOptions = {
+  preloadModules: [sharedModulesModule],
   webpackConfigHook: tuneWorkflowWebpack,
 } satisfies Pick<BundleOptions, 'preloadModules' | 'webpackConfigHook'>;
