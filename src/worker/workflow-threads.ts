@@ -6,6 +6,7 @@
 // workflow threads start without the hook, and the query answers "Workflow stack traces are not enabled on this
 // worker". `workflowStackTraces: true` keeps the SDK's threads, hook and all.
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
@@ -29,12 +30,18 @@ const threadedVm = require('@temporalio/worker/lib/workflow/threaded-vm') as Thr
 
 /**
  * What a workflow thread runs: the SDK's global handlers lose their promise hook, then the SDK's own thread entry
- * takes over. Only the hook goes; the SDK's stack-trace preparation stays.
+ * takes over. Only the hook goes; the SDK's stack-trace preparation stays. Dynamic `import()` of file URLs, because
+ * evaluated thread code is an ES module when the process runs with `--input-type=module` (`node --input-type=module
+ * -e …`), and CommonJS otherwise; `import()` works in both, and loads the SDK's CommonJS files into the same module
+ * cache as its own `require` calls, so the thread entry sees the handlers changed here. Messages posted to the thread
+ * before the entry listens wait in its port.
  */
 const threadEntry = [
-  `const { globalHandlers } = require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/vm-shared'))});`,
-  'globalHandlers.setPromiseHook = () => {};',
-  `require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/workflow-worker-thread'))});`,
+  `import(${JSON.stringify(pathToFileURL(require.resolve('@temporalio/worker/lib/workflow/vm-shared')).href)})`,
+  '  .then((vmShared) => {',
+  '    (vmShared.default ?? vmShared).globalHandlers.setPromiseHook = () => {};',
+  `    return import(${JSON.stringify(pathToFileURL(require.resolve('@temporalio/worker/lib/workflow/workflow-worker-thread')).href)});`,
+  '  });',
 ].join('\n');
 
 /**
