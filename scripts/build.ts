@@ -33,11 +33,11 @@ log(`compiled src/ to dist/ in ${Date.now() - started} ms`);
 const bundled = Date.now();
 const { code } = await bundleWorkflowCode({
   workflowsPath: path.join(dist, 'workflows', 'index.js'),
-  // The compiled stack-trace cap and shared modules, preloaded (src/worker/workflow-bundle-options.ts says why).
-  preloadModules: [
-    path.join(dist, 'workflows', 'stack-trace-limit.js'),
-    path.join(dist, 'workflows', 'shared-modules.js'),
-  ],
+  // The same preloaded modules as a worker that bundles at start (src/worker/workflow-bundle-options.ts says why),
+  // compiled: each source under src/ has its .js under dist/.
+  preloadModules: workflowBundlerOptions.preloadModules.map((module) =>
+    path.join(dist, path.relative(path.join(root, 'src'), module)).replace(/\.ts$/, '.js'),
+  ),
   webpackConfigHook: workflowBundlerOptions.webpackConfigHook,
   logger: {
     log() {},

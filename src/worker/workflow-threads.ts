@@ -1,10 +1,10 @@
 // The threads a Switchyard worker runs its workflows in. The Temporal SDK installs a V8 promise hook in each workflow
 // thread, which records where every promise of workflow code was created, for its `__stack_trace` query: two compiled
 // functions, a stack capture and two map writes per promise, settled or not. Measured with bench/profile.ts that is
-// about a quarter of a call's worker CPU at four Reads per turn and a third at one (BENCHMARKS.md, "Where the CPU goes"). Switchyard's workflow bundle
-// caps stack traces anyway (src/workflows/stack-trace-limit.ts), so the records held nothing useful: by default the
-// workflow threads start without the hook, and the query answers "Workflow stack traces are not enabled on this
-// worker". `workflowStackTraces: true` keeps the SDK's threads, hook and all.
+// about a quarter of a call's worker CPU at four Reads per turn and a third at one (BENCHMARKS.md, "Where the CPU
+// goes"). Switchyard's workflow bundle caps stack traces anyway (src/workflows/stack-trace-limit.ts), so the records
+// held nothing useful: by default the workflow threads start without the hook, and the query answers "Workflow stack
+// traces are not enabled on this worker". `workflowStackTraces: true` keeps the SDK's threads, hook and all.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';

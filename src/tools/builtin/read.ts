@@ -152,7 +152,7 @@ export const readTool = defineTool({
       return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
     if (!info.isFile()) return { ok: false, message: `${filePath} is not a regular file`, errorCode: 'not_a_file' };
     // Small enough for either kind: whether it is an image changes nothing, so the file is not opened to tell.
-    if (oversizeImageReason('image/png', info.size) === undefined && oversizeReason(input, info.size) === undefined)
+    if (info.size <= resolveLimit('imageMaxBytes') && oversizeReason(input, info.size) === undefined)
       return { ok: true };
     const image = await openRegularFile(filePath)
       .then(async (handle) => sniffImage(handle).finally(() => handle.close()))
