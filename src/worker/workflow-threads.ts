@@ -29,17 +29,47 @@ interface ThreadClient {
 const threadedVm = require('@temporalio/worker/lib/workflow/threaded-vm') as ThreadedVm;
 
 /**
- * What a workflow thread runs: the SDK's global handlers lose their promise hook, then the SDK's own thread entry
- * takes over. Only the hook goes; the SDK's stack-trace preparation stays. Dynamic `import()` of file URLs, because
- * evaluated thread code is an ES module when the process runs with `--input-type=module` (`node --input-type=module
- * -e …`), and CommonJS otherwise; `import()` works in both, and loads the SDK's CommonJS files into the same module
- * cache as its own `require` calls, so the thread entry sees the handlers changed here. Messages posted to the thread
- * before the entry listens wait in its port.
+ * What a workflow thread runs: the SDK's global handlers lose their promise hook, each activation runs under one
+ * isolate timeout (below), then the SDK's own thread entry takes over. Only the hook goes; the SDK's stack-trace
+ * preparation stays. Dynamic `import()` of file URLs, because evaluated thread code is an ES module when the process
+ * runs with `--input-type=module` (`node --input-type=module -e …`), and CommonJS otherwise; `import()` works in both,
+ * and loads the SDK's CommonJS files into the same module cache as its own `require` calls, so the thread entry sees
+ * the handlers changed here. Messages posted to the thread before the entry listens wait in its port.
+ *
+ * The isolate timeout is what turns workflow code stuck in a loop into a failed workflow task instead of a frozen
+ * worker. Node enforces a `runInContext` timeout with a watchdog thread it starts and joins on every call, and the
+ * SDK calls into the sandbox with one about four times per activation (activate, each round of unblocking conditions,
+ * conclude): measured with strace, 3.5 thread creations per call at four Reads per turn. Here the SDK's calls get no
+ * timeout, and the whole synchronous part of an activation runs inside one timed call instead: a tiny context of its
+ * own whose script calls back into the activation. The watchdog stops the whole isolate, so it stops workflow code in
+ * the inner calls too; the inner calls pass the termination up, and the outer call turns it into the same "Script
+ * execution timed out" error, which fails the activation as the SDK fails it. Queries, signals, updates and the start
+ * of a workflow all arrive as activations; what is not guarded (creating and disposing a workflow, collecting sink
+ * calls) runs only SDK code.
  */
 const threadEntry = [
-  `import(${JSON.stringify(pathToFileURL(require.resolve('@temporalio/worker/lib/workflow/vm-shared')).href)})`,
-  '  .then((vmShared) => {',
-  '    (vmShared.default ?? vmShared).globalHandlers.setPromiseHook = () => {};',
+  "import('node:worker_threads')",
+  "  .then(({ workerData }) => Promise.all([import('node:vm'), workerData.activationTimeoutMs,",
+  `    import(${JSON.stringify(pathToFileURL(require.resolve('@temporalio/worker/lib/workflow/vm-shared')).href)})]))`,
+  '  .then(([vmModule, timeout, vmSharedModule]) => {',
+  '    const vm = vmModule.default ?? vmModule;',
+  '    const vmShared = vmSharedModule.default ?? vmSharedModule;',
+  '    vmShared.globalHandlers.setPromiseHook = () => {};',
+  '    const guard = vm.createContext({ run: undefined });',
+  "    const callRun = new vm.Script('run()');",
+  '    const activate = vmShared.BaseVMWorkflow.prototype.activate;',
+  '    vmShared.BaseVMWorkflow.prototype.activate = function (activation) {',
+  '      let pending;',
+  '      guard.run = () => { pending = activate.call(this, activation); };',
+  '      try {',
+  '        callRun.runInContext(guard, { timeout });',
+  '      } catch (error) {',
+  '        return Promise.resolve({ runId: this.activator.info.runId, failed: { failure: this.activator.errorToFailure(error) } });',
+  '      } finally {',
+  '        guard.run = undefined;',
+  '      }',
+  '      return pending;',
+  '    };',
   `    return import(${JSON.stringify(pathToFileURL(require.resolve('@temporalio/worker/lib/workflow/workflow-worker-thread')).href)});`,
   '  });',
 ].join('\n');
@@ -57,7 +87,10 @@ export class HooklessWorkflowThreadsWorker extends Worker {
       { length: options.workflowThreadPoolSize },
       () =>
         new threadedVm.WorkerThreadClient(
-          new Thread(threadEntry, { eval: true }),
+          new Thread(threadEntry, {
+            eval: true,
+            workerData: { activationTimeoutMs: options.isolateExecutionTimeoutMs },
+          }),
           logger,
           options.patchActivationCallback,
         ),
@@ -67,7 +100,8 @@ export class HooklessWorkflowThreadsWorker extends Worker {
         client.send({
           type: 'init',
           workflowBundle,
-          isolateExecutionTimeoutMs: options.isolateExecutionTimeoutMs,
+          // No timeout per call into the sandbox: the thread entry times each activation as a whole.
+          isolateExecutionTimeoutMs: undefined,
           reuseV8Context: options.reuseV8Context ?? true,
           registeredActivityNames: new Set(options.activities.keys()),
           hasPatchActivationCallback: options.patchActivationCallback !== undefined,

@@ -1,0 +1,54 @@
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { HooklessWorkflowThreadsWorker } from '../../src/worker/workflow-threads.js';
+import { uniqueName } from '../support/harness.js';
+
+const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/stuck-workflows.ts', import.meta.url));
+
+/**
+ * A workflow stuck in a loop fails its workflow task after the worker's isolate timeout (the SDK's 5 s), and the
+ * worker goes on running other workflows. src/worker/workflow-threads.ts guards each activation as a whole rather
+ * than each call into the sandbox; this test fails (by timing out) when nothing guards it.
+ */
+describe('a workflow stuck in a loop', () => {
+  let connection: Connection;
+  let client: Client;
+  beforeAll(async () => {
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    client = new Client({ connection, namespace: inject('temporalNamespace') });
+  });
+  afterAll(async () => {
+    await connection.close();
+  });
+
+  it('fails its workflow task with the isolate timeout, and the worker still runs other workflows', async () => {
+    const taskQueue = uniqueName('stuck');
+    const nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const worker = await HooklessWorkflowThreadsWorker.create({
+      connection: nativeConnection,
+      namespace: inject('temporalNamespace'),
+      taskQueue,
+      workflowsPath,
+    });
+    try {
+      await worker.runUntil(async () => {
+        const stuck = await client.workflow.start('spinForever', { taskQueue, workflowId: uniqueName('spin') });
+        let failure: string | undefined;
+        for (let attempt = 0; attempt < 300 && failure === undefined; attempt++) {
+          const history = await stuck.fetchHistory();
+          const failed = history.events?.find((event) => event.workflowTaskFailedEventAttributes != null);
+          failure = failed?.workflowTaskFailedEventAttributes?.failure?.message ?? undefined;
+          if (failure === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(failure).toMatch(/timed out after 5000ms/);
+        const answered = await client.workflow.execute('answer', { taskQueue, workflowId: uniqueName('answer') });
+        expect(answered).toBe(42);
+        await stuck.terminate('test over');
+      });
+    } finally {
+      await nativeConnection.close();
+    }
+  });
+});
