@@ -10,6 +10,7 @@
  */
 
 import { GlobSyntaxError, compileGlob, isGlobPattern } from './glob-match.js';
+import type { PermissionRules } from './session.js';
 
 /** How a tool's rule content is matched; declared by the tool. */
 export type RuleContentKind = 'command' | 'path' | 'url' | 'text';
@@ -20,6 +21,15 @@ export interface ParsedRule {
   content?: string;
   source: string;
 }
+
+export interface ParsedRules {
+  allow: ParsedRule[];
+  ask: ParsedRule[];
+  deny: ParsedRule[];
+}
+
+/** How a reason names a rule of the operator's policy file. */
+export const OPERATOR_RULE_LABEL = " (the operator's policy)";
 
 export class RuleSyntaxError extends Error {
   override readonly name = 'RuleSyntaxError';
@@ -264,4 +274,23 @@ export function checkReadPaths(options: {
     if (!inside && !allowed) findings.unconfined = readPath;
   }
   return findings;
+}
+
+/** Parses a rule set; the first rule that does not parse is reported through `onError` and left out. */
+export function parseRules(
+  rules: PermissionRules | undefined,
+  onError: (message: string) => void,
+  label = '',
+): ParsedRules {
+  const parse = (list: readonly string[] | undefined): ParsedRule[] =>
+    (list ?? []).flatMap((rule) => {
+      try {
+        const parsed = parseRule(rule);
+        return [label === '' ? parsed : { ...parsed, source: `${rule}${label}` }];
+      } catch (error) {
+        onError((error as Error).message);
+        return [];
+      }
+    });
+  return { allow: parse(rules?.allow), ask: parse(rules?.ask), deny: parse(rules?.deny) };
 }

@@ -13,7 +13,7 @@ import { formatZodError } from '../contracts/tool-call.js';
 import { permissionRequestHooksActivity, verifyApproval } from './activity-routing.js';
 import type { SessionState } from './session-state.js';
 import type { PermissionRequestBehavior } from '../contracts/hook-decisions.js';
-import type { PermissionDecision } from './decide-permission.js';
+import type { PermissionDecision } from '../contracts/decide-permission.js';
 import { runEvaluator } from './approval-evaluator.js';
 
 /** What the signature check said about a signal that named a pending request with the right digest. */

@@ -11,15 +11,15 @@ import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult } from '../contracts/tool-result.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import { executeCallActivity, localExecuteCallActivity } from './activity-routing.js';
-import { decidePermission } from './decide-permission.js';
+import { callPermissionInput, decidePermission, ruleMatchesCall } from '../contracts/decide-permission.js';
+import type { PermissionInput } from '../contracts/decide-permission.js';
+import { runsLocally } from '../contracts/local-calls.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
 import type { CallClock, CallCompletion, UntimedResult } from './results.js';
 import { finishResult } from './results.js';
 import type { SessionState } from './session-state.js';
 import type { SiblingGroup } from './sibling-group.js';
-import type { ParsedRules } from './session-policy.js';
-import type { PermissionInput } from './decide-permission.js';
-import { ruleMatchesCall } from './decide-permission.js';
+import type { ParsedRules } from '../contracts/permission-rules.js';
 
 const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 
@@ -125,32 +125,13 @@ function denied(
 
 /** The decision chain's input for this call, under the session's policy as it stands now. */
 function permissionInput(run: CallRun): PermissionInput {
-  const { state, plan } = run;
-  return {
-    subject: {
-      toolName: plan.toolName,
-      contentKind: plan.ruleKind,
-      cwd: run.cwd,
-      ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }),
-    },
+  const { state } = run;
+  return callPermissionInput(run.plan, run.cwd, {
     mode: state.policy.permissionMode,
     rules: state.rules,
     remembered: state.remembered,
-    readOnly: plan.flags.declaredReadOnly,
-    editsInsideCwd: plan.editsInsideCwd,
-    alwaysAsk: plan.alwaysAsk,
-    ...(plan.hook?.decision === undefined
-      ? {}
-      : {
-          hook: {
-            decision: plan.hook.decision,
-            ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }),
-          },
-        }),
-    ...(plan.approval?.narrowToAllow === true ? { toolNarrowedToAllow: true } : {}),
-    ...(plan.permission === undefined ? {} : { facts: plan.permission }),
     ...(run.operator === undefined ? {} : { operator: run.operator }),
-  };
+  });
 }
 
 /** The permission decision chain, the count limits, then — when it asks — the approval broker. */
@@ -361,37 +342,6 @@ function parkForClient(run: CallRun): Promise<CallOutcome> {
     onParked: () =>
       state.emit({ type: 'ClientToolRequested', turnId: turn.turnId, callId: plan.callId, toolName: plan.toolName }),
   });
-}
-
-/**
- * Whether a call runs as a local activity: read-only, idempotent (a replayed workflow task may run it again),
- * concurrency-safe, with a deadline short enough to hold a workflow task open (the SDK heartbeats the task meanwhile).
- */
-export function runsLocally(
-  plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>,
-  policy: LocalCallsPolicy | undefined,
-): boolean {
-  if (policy === undefined) return false;
-  const { readOnly, idempotent, concurrentSafe } = plan.flags;
-  return (
-    readOnly && idempotent && concurrentSafe && plan.timeoutMs !== undefined && plan.timeoutMs <= policy.maxTimeoutMs
-  );
-}
-
-/**
- * The local-call policy for calls that start together: kept only when every one of them runs locally. A group that
- * mixes local and regular calls runs them all as regular activities, because the commands that schedule regular
- * activities leave with the workflow task, which stays open while its local activities run: the regular calls would
- * wait behind the local ones.
- */
-export function batchLocalCalls(
-  plans: ReadonlyArray<Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>>,
-  policy: LocalCallsPolicy | undefined,
-): LocalCallsPolicy | undefined {
-  if (policy === undefined) return undefined;
-  // A policy recorded before the budget existed decides call by call, as it did then, so its histories replay.
-  if (policy.budgetMs === undefined) return policy;
-  return plans.length > 0 && plans.every((plan) => runsLocally(plan, policy)) ? policy : undefined;
 }
 
 function failedOutcome(status: CallOutcome['status'], modelContent: string, errorCode: string): CallOutcome {

@@ -1,16 +1,9 @@
-import { parseRule } from '../contracts/permission-rules.js';
-import type { ParsedRule } from '../contracts/permission-rules.js';
+import { parseRule, parseRules } from '../contracts/permission-rules.js';
+import type { ParsedRule, ParsedRules } from '../contracts/permission-rules.js';
 import type { SessionPolicy, SetPolicyRequest } from '../contracts/policy.js';
 import type { CallLimit, PermissionMode, PermissionRules, SessionOptions } from '../contracts/session.js';
 
-export interface ParsedRules {
-  allow: ParsedRule[];
-  ask: ParsedRule[];
-  deny: ParsedRule[];
-}
-
-/** How a reason names a rule of the operator's policy file. */
-export const OPERATOR_RULE_LABEL = " (the operator's policy)";
+export type { ParsedRules };
 
 /** Turns' limit counts remembered at once (a turn's counts matter only while it runs). */
 const TURN_COUNTS_RETAINED = 20;
@@ -20,25 +13,6 @@ export interface CarriedPolicy {
   policy?: SessionPolicy;
   /** Calls counted against each `limits` entry with `per: 'session'`, by position in `limits`. */
   limitCounts?: number[];
-}
-
-/** Parses a rule set; the first rule that does not parse is reported through `onError` and left out. */
-export function parseRules(
-  rules: PermissionRules | undefined,
-  onError: (message: string) => void,
-  label = '',
-): ParsedRules {
-  const parse = (list: readonly string[] | undefined): ParsedRule[] =>
-    (list ?? []).flatMap((rule) => {
-      try {
-        const parsed = parseRule(rule);
-        return [label === '' ? parsed : { ...parsed, source: `${rule}${label}` }];
-      } catch (error) {
-        onError((error as Error).message);
-        return [];
-      }
-    });
-  return { allow: parse(rules?.allow), ask: parse(rules?.ask), deny: parse(rules?.deny) };
 }
 
 /**

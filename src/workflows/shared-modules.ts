@@ -13,10 +13,12 @@
 import * as backgroundTasks from '../contracts/background-tasks.js';
 import * as clipFields from '../contracts/clip-fields.js';
 import * as compactPlan from '../contracts/compact-plan.js';
+import * as decidePermission from '../contracts/decide-permission.js';
 import * as defaults from '../contracts/defaults.js';
 import * as errorProjection from '../contracts/error-projection.js';
 import * as groupCalls from '../contracts/group-calls.js';
 import * as hookContext from '../contracts/hook-context.js';
+import * as localCalls from '../contracts/local-calls.js';
 import * as permissionRules from '../contracts/permission-rules.js';
 import * as pipeline from '../contracts/pipeline.js';
 import * as texts from '../contracts/texts.js';
@@ -29,10 +31,12 @@ export const sharedModules: readonly object[] = [
   backgroundTasks,
   clipFields,
   compactPlan,
+  decidePermission,
   defaults,
   errorProjection,
   groupCalls,
   hookContext,
+  localCalls,
   permissionRules,
   pipeline,
   texts,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PermissionMode } from '../../src/contracts/session.js';
-import { decidePermission } from '../../src/workflows/decide-permission.js';
-import type { HookPermissionDecision, PermissionInput } from '../../src/workflows/decide-permission.js';
+import { decidePermission } from '../../src/contracts/decide-permission.js';
+import type { HookPermissionDecision, PermissionInput } from '../../src/contracts/decide-permission.js';
 import { parseRule } from '../../src/contracts/permission-rules.js';
 
 const cwd = '/p';

@@ -14,7 +14,7 @@ import { globTool } from '../../src/tools/builtin/glob.js';
 import { grepTool } from '../../src/tools/builtin/grep.js';
 import { readTool } from '../../src/tools/builtin/read.js';
 import { writeTool } from '../../src/tools/builtin/write.js';
-import { decidePermission } from '../../src/workflows/decide-permission.js';
+import { decidePermission } from '../../src/contracts/decide-permission.js';
 import { scratchDir } from '../support/scratch.js';
 import { toolContext } from '../support/tool-context.js';
 import { planner, ready } from '../support/tool-plans.js';

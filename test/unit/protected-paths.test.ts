@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { mayNameProtectedPath, protectedPathMatch } from '../../src/tools/support/protected-paths.js';
 import { editTool } from '../../src/tools/builtin/edit.js';
 import { writeTool } from '../../src/tools/builtin/write.js';
-import { decidePermission } from '../../src/workflows/decide-permission.js';
+import { decidePermission } from '../../src/contracts/decide-permission.js';
 import { scratchDir } from '../support/scratch.js';
 import { planner, ready } from '../support/tool-plans.js';
 

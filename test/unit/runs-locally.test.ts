@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchLocalCalls, runsLocally } from '../../src/workflows/run-call.js';
+import { batchLocalCalls, runsLocally } from '../../src/contracts/local-calls.js';
 
 const flags = {
   readOnly: true,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseRule } from '../../src/contracts/permission-rules.js';
-import { decidePermission } from '../../src/workflows/decide-permission.js';
-import type { PermissionInput } from '../../src/workflows/decide-permission.js';
-import { PolicyState, parseRules } from '../../src/workflows/session-policy.js';
+import { decidePermission } from '../../src/contracts/decide-permission.js';
+import type { PermissionInput } from '../../src/contracts/decide-permission.js';
+import { parseRules } from '../../src/contracts/permission-rules.js';
+import { PolicyState } from '../../src/workflows/session-policy.js';
 
 const cwd = '/p';
 

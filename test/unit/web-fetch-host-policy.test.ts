@@ -5,7 +5,7 @@ import { parseRule } from '../../src/contracts/permission-rules.js';
 import type { PermissionMode } from '../../src/contracts/session.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { webFetchTool } from '../../src/tools/builtin/web-fetch.js';
-import { decidePermission } from '../../src/workflows/decide-permission.js';
+import { decidePermission } from '../../src/contracts/decide-permission.js';
 import { ready } from '../support/tool-plans.js';
 
 const registry = new ToolRegistry([webFetchTool]);

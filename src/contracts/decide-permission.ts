@@ -1,15 +1,9 @@
-import type { CommandFacts, CommandPartFacts, PermissionFacts } from '../contracts/call-plan.js';
-import type { PermissionMode } from '../contracts/session.js';
-import type { ParsedRule, ReadPathFindings, RuleSubject } from '../contracts/permission-rules.js';
-import {
-  checkReadPaths,
-  findMatchingRule,
-  isPrefixRule,
-  ruleCoversTool,
-  ruleMatches,
-} from '../contracts/permission-rules.js';
+import type { CommandFacts, CommandPartFacts, PermissionFacts, ReadyCallPlan } from './call-plan.js';
+import type { PermissionMode } from './session.js';
+import type { ParsedRule, ReadPathFindings, RuleSubject } from './permission-rules.js';
+import { checkReadPaths, findMatchingRule, isPrefixRule, ruleCoversTool, ruleMatches } from './permission-rules.js';
 
-import type { HookPermissionDecision } from '../contracts/hook-decisions.js';
+import type { HookPermissionDecision } from './hook-decisions.js';
 
 export type { HookPermissionDecision };
 
@@ -41,6 +35,43 @@ export interface PermissionInput {
    * deny and ask win over any session allow, and their ask holds even in `bypassPermissions` mode.
    */
   operator?: { allow: readonly ParsedRule[]; ask: readonly ParsedRule[]; deny: readonly ParsedRule[] };
+}
+
+/** The rules a call is judged by: the session's tier as it stands, its remembered approvals, the operator's tier. */
+export interface CallRules {
+  mode: PermissionMode;
+  rules: PermissionInput['rules'];
+  remembered: readonly ParsedRule[];
+  operator?: PermissionInput['operator'];
+}
+
+/** The decision chain's input for a prepared call in the session's cwd under `rules`. */
+export function callPermissionInput(plan: ReadyCallPlan, cwd: string, rules: CallRules): PermissionInput {
+  return {
+    subject: {
+      toolName: plan.toolName,
+      contentKind: plan.ruleKind,
+      cwd,
+      ...(plan.ruleContent === undefined ? {} : { content: plan.ruleContent }),
+    },
+    mode: rules.mode,
+    rules: rules.rules,
+    remembered: rules.remembered,
+    readOnly: plan.flags.declaredReadOnly,
+    editsInsideCwd: plan.editsInsideCwd,
+    alwaysAsk: plan.alwaysAsk,
+    ...(plan.hook?.decision === undefined
+      ? {}
+      : {
+          hook: {
+            decision: plan.hook.decision,
+            ...(plan.hook.reason === undefined ? {} : { reason: plan.hook.reason }),
+          },
+        }),
+    ...(plan.approval?.narrowToAllow === true ? { toolNarrowedToAllow: true } : {}),
+    ...(plan.permission === undefined ? {} : { facts: plan.permission }),
+    ...(rules.operator === undefined ? {} : { operator: rules.operator }),
+  };
 }
 
 /**
