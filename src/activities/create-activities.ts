@@ -38,15 +38,6 @@ export function createActivities(dependencies: ActivityDependencies) {
     operatorRules: dependencies.operatorRules,
     warn,
   });
-  const planCalls = createPlanCalls({
-    registry,
-    defaultMaxConcurrency: dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv(),
-    localCalls: dependencies.localCalls ?? false,
-    pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false,
-    workerIdentity,
-    prepareCalls,
-    warn,
-  });
   const executeDependencies = {
     registry,
     ...(workerIdentity === undefined ? {} : { workerIdentity }),
@@ -55,6 +46,17 @@ export function createActivities(dependencies: ActivityDependencies) {
     dataDir,
     ...(onWarning === undefined ? {} : { onWarning }),
   };
+  const executeCall = createExecuteCall({ dependencies: executeDependencies, hooksOf });
+  const planCalls = createPlanCalls({
+    registry,
+    defaultMaxConcurrency: dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv(),
+    localCalls: dependencies.localCalls ?? false,
+    pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false,
+    workerIdentity,
+    prepareCalls,
+    executeCall,
+    warn,
+  });
   return {
     planCalls,
     prepareCalls,
@@ -64,6 +66,6 @@ export function createActivities(dependencies: ActivityDependencies) {
     verifyApproval: createVerifyApproval(
       dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile },
     ),
-    executeCall: createExecuteCall({ dependencies: executeDependencies, hooksOf }),
+    executeCall,
   } satisfies Activities;
 }

@@ -5,11 +5,13 @@ import { registryWithClientTools } from '../tools/client-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Warn } from './dependencies.js';
 import { planCall } from './plan-call.js';
+import { runFirstGroup } from './run-first-group.js';
 import { failOnToolMismatch } from './tool-mismatch.js';
 
 /**
  * The `planCalls` activity: lookup, input parse and concurrency flags of every call, for grouping (no file system, no
- * hooks). For a whole turn it also prepares the first group, which runs next anyway: one round trip instead of two.
+ * hooks). For a whole turn it also prepares the first group, which runs next anyway: one round trip instead of two;
+ * and when the workflow asks and the group qualifies, runs it too (see `runFirstGroup`).
  */
 export function createPlanCalls(options: {
   registry: ToolRegistry;
@@ -18,6 +20,7 @@ export function createPlanCalls(options: {
   pendingApprovalsSearchAttribute: boolean;
   workerIdentity: string | undefined;
   prepareCalls: Activities['prepareCalls'];
+  executeCall: Activities['executeCall'];
   warn: Warn;
 }): Activities['planCalls'] {
   const { defaultMaxConcurrency, localCalls } = options;
@@ -41,10 +44,20 @@ export function createPlanCalls(options: {
         input.prepareFirstGroup.maxConcurrency ?? defaultMaxConcurrency,
       );
       const first = new Set(groups[0] ?? []);
-      planned.firstGroup = await options.prepareCalls({
-        session: input.session,
-        calls: input.calls.filter((call) => first.has(call.id)),
-      });
+      const calls = input.calls.filter((call) => first.has(call.id));
+      planned.firstGroup = await options.prepareCalls({ session: input.session, calls });
+      if (input.runFirstGroup !== undefined && localCalls !== false) {
+        const ran = await runFirstGroup({
+          session: input.session,
+          calls,
+          prepared: planned.firstGroup,
+          turnId: input.runFirstGroup.turnId,
+          rules: input.runFirstGroup.rules,
+          localCalls,
+          executeCall: options.executeCall,
+        });
+        if (ran !== undefined) planned.ranFirstGroup = ran;
+      }
     }
     return planned;
   };

@@ -21,6 +21,7 @@ import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
 import type { PermissionRules, SandboxOptions } from './session.js';
+import type { CallRules } from './decide-permission.js';
 
 /** The session facts every activity of a session needs. */
 export interface SessionContext {
@@ -55,6 +56,12 @@ export interface PlanCallsInput {
    * "just before it runs". The group is computed with `groupCalls` and this cap, as the workflow does.
    */
   prepareFirstGroup?: { maxConcurrency?: number };
+  /**
+   * With `prepareFirstGroup`: also run that group when every call of it runs locally (`batchLocalCalls`) and the
+   * permission chain allows each one without asking under `rules` (the operator's rules are the worker's own). The
+   * outcomes come back in `ranFirstGroup`: the turn's calls then need no activity round trip of their own.
+   */
+  runFirstGroup?: { turnId: string; rules: CallRules };
 }
 
 export interface PlannedCalls {
@@ -65,6 +72,12 @@ export interface PlannedCalls {
   pendingApprovalsSearchAttribute: boolean;
   /** The first group, prepared, when `prepareFirstGroup` asked for it. */
   firstGroup?: PreparedCalls;
+  /**
+   * What each call of the first group produced, by call id, when `runFirstGroup` asked and the group qualified. The
+   * workflow decides permission again with the policy as it stands when this answer arrives, and uses an outcome only
+   * for a call that is still allowed without asking and still runs locally; any other call runs as usual.
+   */
+  ranFirstGroup?: Record<string, CallOutcome>;
   /**
    * The worker that runs this session's workflow also runs its tools: read-only, idempotent, concurrency-safe calls
    * whose deadline is at most `maxTimeoutMs` run as local activities on it (no activity task round trip). Absent:

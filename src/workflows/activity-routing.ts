@@ -1,7 +1,8 @@
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
-import type { Activities, LocalCallsPolicy } from '../contracts/pipeline.js';
+import type { Activities, LocalCallsPolicy, PlanCallsInput, PlannedCalls } from '../contracts/pipeline.js';
+import type { ToolCall } from '../contracts/tool-call.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
 
@@ -91,10 +92,17 @@ export function pipelineActivities(
     const { planCalls: localPlanAndPrepare, prepareCalls: localPrepareCalls } = proxyLocalActivities<Activities>(
       OPTIONS.prepare,
     );
+    // A Plan that may run the first group is the only activity those calls get: it names them for the Web UI.
+    const localPlanAndRun = (input: PlanCallsInput): Promise<PlannedCalls> =>
+      proxyLocalActivities<Activities>({ ...OPTIONS.prepare, summary: planSummary(input.calls) }).planCalls(input);
     return {
       planCalls: (input) =>
         afterLocalActivities(() =>
-          input.prepareFirstGroup === undefined ? localPlanCalls(input) : localPlanAndPrepare(input),
+          input.prepareFirstGroup === undefined
+            ? localPlanCalls(input)
+            : input.runFirstGroup === undefined
+              ? localPlanAndPrepare(input)
+              : localPlanAndRun(input),
         ),
       prepareCalls: (input) => afterLocalActivities(() => localPrepareCalls(input)),
     };
@@ -107,6 +115,15 @@ export function pipelineActivities(
     planCalls: async (input) => (input.prepareFirstGroup === undefined ? planCalls(input) : planAndPrepare(input)),
     prepareCalls,
   };
+}
+
+/** At most this many characters of a Plan's summary (the names of the calls it plans). */
+const PLAN_SUMMARY_MAX_CHARS = 160;
+
+/** `Plan: Read, Read, Glob`: the Web UI's label of a Plan that may also run the first group. */
+export function planSummary(calls: ReadonlyArray<Pick<ToolCall, 'name'>>): string {
+  const line = `Plan: ${calls.map((call) => call.name).join(', ')}`.replace(/\s+/g, ' ');
+  return line.length > PLAN_SUMMARY_MAX_CHARS ? `${line.slice(0, PLAN_SUMMARY_MAX_CHARS - 1)}…` : line;
 }
 
 /** The session's PermissionRequest hooks, racing the human approver on the session's tool queue. */

@@ -46,6 +46,11 @@ export interface CallRun {
   localCalls?: LocalCallsPolicy;
   /** The operator's rules (the worker's policy file) as Prepare recorded them. */
   operator?: ParsedRules;
+  /**
+   * What the call produced when Plan already ran it (`PlannedCalls.ranFirstGroup`): taken instead of a run of its own
+   * only when the call is still allowed without asking and still runs locally.
+   */
+  ran?: CallOutcome;
 }
 
 type Authorization =
@@ -288,7 +293,8 @@ async function executeAuthorized(options: {
     known: true,
     startedAt: clock.startedAt ?? Date.now(),
   });
-  const outcome = plan.clientTool === true ? await parkForClient(run) : await executeActivity(run);
+  const ran = authorization.permission === 'none_needed' ? run.ran : undefined;
+  const outcome = plan.clientTool === true ? await parkForClient(run) : await executeActivity(run, ran);
   const turnControl = turnControlOf({
     toolName: plan.toolName,
     current: outcome.turnControl,
@@ -349,7 +355,7 @@ function failedOutcome(status: CallOutcome['status'], modelContent: string, erro
 }
 
 /** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
-async function executeActivity(run: CallRun): Promise<CallOutcome> {
+async function executeActivity(run: CallRun, ran: CallOutcome | undefined): Promise<CallOutcome> {
   const { state, plan, siblings } = run;
   const request: ExecuteCallInput = {
     session: state.context(),
@@ -362,12 +368,14 @@ async function executeActivity(run: CallRun): Promise<CallOutcome> {
   const policy = run.localCalls;
   const execute = async (): Promise<CallOutcome> => {
     if (policy === undefined || !runsLocally(plan, policy)) return regular();
-    const local = await afterLocalActivities(() =>
-      localExecuteCallActivity(
-        plan,
-        policy,
-      )({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) }),
-    );
+    const local =
+      ran ??
+      (await afterLocalActivities(() =>
+        localExecuteCallActivity(
+          plan,
+          policy,
+        )({ ...request, ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }) }),
+      ));
     if (local.relocate !== true) return local;
     // Still running after its local budget: the call starts again as a regular activity (it is idempotent and
     // read-only). The local attempt's time still counts in the call's timings (a wait at an admission gate is real).

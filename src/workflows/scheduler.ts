@@ -5,7 +5,13 @@ import { utf8Length } from '../contracts/utf8-length.js';
 import { DEFAULT_AGGREGATE_BUDGET_CHARS } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { groupCalls } from '../contracts/group-calls.js';
-import type { LocalCallsPolicy, PlannedCalls, PreparedCalls } from '../contracts/pipeline.js';
+import type {
+  CallOutcome,
+  LocalCallsPolicy,
+  PlanCallsInput,
+  PlannedCalls,
+  PreparedCalls,
+} from '../contracts/pipeline.js';
 import { texts } from '../contracts/texts.js';
 import { callInputBytes } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
@@ -50,8 +56,16 @@ export interface Turn {
   handedOutChars: number;
   /** The first group, prepared by Plan (whole turns). */
   firstGroup?: PreparedCalls;
+  /** The first group's outcomes when Plan also ran it (see `PlanCallsInput.runFirstGroup`), and when Plan began. */
+  ranFirstGroup?: RanGroup;
   /** Short read-only calls run as local activities (from Plan: the worker hosts the tools). */
   localCalls?: LocalCallsPolicy;
+}
+
+/** Outcomes of calls Plan ran, by call id, and the workflow time Plan began (those calls' start). */
+interface RanGroup {
+  since: number;
+  outcomes: Record<string, CallOutcome>;
 }
 
 /**
@@ -291,20 +305,29 @@ export class Scheduler {
       return;
     }
     try {
-      const maxConcurrency = this.#state.options.maxConcurrency;
-      const planned = await pipelineActivities(this.#state.options).planCalls({
-        session: this.#state.context(),
-        calls: added.map((entry) => entry.call),
-        ...(options.prepareFirstGroup
-          ? { prepareFirstGroup: maxConcurrency === undefined ? {} : { maxConcurrency } }
-          : {}),
-      });
+      const state = this.#state;
+      const maxConcurrency = state.options.maxConcurrency;
+      const input: PlanCallsInput = { session: state.context(), calls: added.map((entry) => entry.call) };
+      if (options.prepareFirstGroup) {
+        input.prepareFirstGroup = maxConcurrency === undefined ? {} : { maxConcurrency };
+        // The first group may run in the same round trip when it needs no decision of the workflow's own: its calls
+        // are counted by no limit, and run on this worker.
+        if (state.options.toolTaskQueue === undefined && state.policy.limits.length === 0) {
+          input.runFirstGroup = {
+            turnId: turn.turnId,
+            rules: { mode: state.policy.permissionMode, rules: state.rules, remembered: state.remembered },
+          };
+        }
+      }
+      const since = Date.now();
+      const planned = await pipelineActivities(state.options).planCalls(input);
       this.#onPlanned(planned);
       turn.maxConcurrency ??= maxConcurrency ?? planned.defaultMaxConcurrency;
       added.forEach((entry, offset) => {
         entry.planned = planned.plans[offset];
       });
       if (planned.firstGroup !== undefined) turn.firstGroup = planned.firstGroup;
+      if (planned.ranFirstGroup !== undefined) turn.ranFirstGroup = { since, outcomes: planned.ranFirstGroup };
       if (planned.localCalls !== undefined && this.#state.options.toolTaskQueue === undefined)
         turn.localCalls = planned.localCalls;
     } catch (error) {
@@ -378,7 +401,7 @@ export class Scheduler {
       else toPrepare.push(entry);
     }
     if (toPrepare.length === 0) return;
-    let prepared: Omit<PreparedCalls, 'plans'> & { plans: CallPlan[] };
+    let prepared: Omit<PreparedCalls, 'plans'> & { plans: CallPlan[]; ran?: RanGroup };
     try {
       prepared = await this.#prepare(turn, toPrepare);
     } catch (error) {
@@ -423,6 +446,9 @@ export class Scheduler {
           });
           return;
         }
+        const ran = prepared.ran?.outcomes[plan.callId];
+        // A call Plan ran began with Plan.
+        if (ran !== undefined && prepared.ran !== undefined) entry.startedAt = prepared.ran.since;
         const completion = await runCall({
           state: this.#state,
           broker: this.#broker,
@@ -434,19 +460,25 @@ export class Scheduler {
           executing: this.executing,
           ...(localCalls === undefined ? {} : { localCalls }),
           ...(operator === undefined ? {} : { operator }),
+          ...(ran === undefined ? {} : { ran }),
         });
         this.#complete(turn, entry, completion);
       }),
     );
   }
 
-  /** Prepare's answer for the calls, with their plans expanded (see `expandPlan`). */
+  /**
+   * Prepare's answer for the calls, with their plans expanded (see `expandPlan`), and the outcomes of the calls Plan
+   * already ran (only with Plan's own first group).
+   */
   async #prepare(
     turn: Turn,
     calls: readonly TurnCall[],
-  ): Promise<Omit<PreparedCalls, 'plans'> & { plans: CallPlan[] }> {
+  ): Promise<Omit<PreparedCalls, 'plans'> & { plans: CallPlan[]; ran?: RanGroup }> {
     const first = turn.firstGroup;
+    const ran = turn.ranFirstGroup;
     turn.firstGroup = undefined;
+    turn.ranFirstGroup = undefined;
     const reuse =
       first !== undefined &&
       first.plans.length === calls.length &&
@@ -460,6 +492,7 @@ export class Scheduler {
     return {
       ...prepared,
       plans: prepared.plans.map((plan, index) => expandPlan(plan, calls[index]?.call ?? { input: undefined })),
+      ...(reuse && ran !== undefined ? { ran } : {}),
     };
   }
 

@@ -10,7 +10,7 @@ import type { ScriptedModel } from '../../examples/durable-agent/scripted-model.
 import { agentWorkflowsPath } from '../../examples/durable-agent/worker.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { localExecuteCallMarkers } from '../support/history-text.js';
+import { callsRunByPlan, localExecuteCallMarkers } from '../support/history-text.js';
 import { killProcess } from '../support/spawn-worker.js';
 
 /** A process whose stdout the test reads as it comes. */
@@ -144,8 +144,9 @@ describe('durable agent example', () => {
     expect(await readFile('examples/durable-agent/demo/sum.js', 'utf8')).toContain('return a - b;');
     expect(await readFile(path.join(workspace, 'demo/sum.js'), 'utf8')).toContain('return a + b;');
 
-    // Each tool call ran once: the two Reads as local activities (one marker each), the approved Edit and Bash as one
-    // executeCall scheduled and one completed per call id, none failed or timed out.
+    // Each tool call ran once: the two Reads inside their turns' Plan local activities (each turn's only group, read-only
+    // and allowed), the approved Edit and Bash as one executeCall scheduled and one completed per call id, none failed
+    // or timed out.
     const history = await harness.client.client.workflow.getHandle(workflowId).fetchHistory();
     const events = history.events ?? [];
     const callIdOf = new Map<string, string>();
@@ -157,7 +158,8 @@ describe('durable agent example', () => {
       callIdOf.set(String(event.eventId), input.plan.callId);
     }
     expect([...callIdOf.values()].sort()).toEqual(['toolu_edit', 'toolu_test']);
-    expect(localExecuteCallMarkers(events)).toBe(2);
+    expect(localExecuteCallMarkers(events)).toBe(0);
+    expect(callsRunByPlan(events)).toHaveLength(2);
     const completed = events.flatMap((event) => {
       const attributes = event.activityTaskCompletedEventAttributes;
       return attributes === undefined || attributes === null ? [] : [callIdOf.get(String(attributes.scheduledEventId))];

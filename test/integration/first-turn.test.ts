@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { historyText, isLocalExecuteCall } from '../support/history-text.js';
+import { callsRunByPlan, historyText, isLocalExecuteCall } from '../support/history-text.js';
 
 describe('a one-call turn on a real Temporal server', () => {
   let harness: Harness;
@@ -81,23 +81,38 @@ describe('a one-call turn on a real Temporal server', () => {
     expect(outcome.history).not.toContain('malformed-turn');
   });
 
-  it('labels each tool call (here a local activity) with a summary the Web UI shows', async () => {
+  it("labels each tool call with a summary the Web UI shows: a Read Plan ran on Plan's marker, a later Read on its own", async () => {
     const history = await harness.withWorker(async () => {
-      const session = await harness.startSession({ cwd });
+      const session = await harness.startSession({ cwd, permissionMode: 'acceptEdits' });
       await session.executeTurn({
         turnId: 't1',
         calls: [{ id: 'c1', name: 'Read', input: { file_path: 'notes.txt' } }],
       });
+      // A Write (not read-only) is a group of its own and a regular activity; the Read after it runs locally, alone.
+      await session.executeTurn({
+        turnId: 't2',
+        calls: [
+          { id: 'w', name: 'Write', input: { file_path: 'written.txt', content: 'x\n' } },
+          { id: 'c2', name: 'Read', input: { file_path: 'notes.txt' } },
+        ],
+      });
       return session.workflow.fetchHistory();
     });
-    // A Read runs as a local activity by default: its marker carries the summary, as a scheduled activity's event would.
     const events = history.events ?? [];
-    const marker = events.find(isLocalExecuteCall);
-    expect(
-      events.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall'),
-    ).toBe(false);
-    const summary = Buffer.from(marker?.userMetadata?.summary?.data ?? []).toString();
-    expect(JSON.parse(summary)).toBe(`Read: ${path.join(cwd, 'notes.txt')}`);
+    const summaryOf = (event: (typeof events)[number] | undefined): unknown => {
+      const data = event?.userMetadata?.summary?.data;
+      return data === undefined || data === null ? undefined : JSON.parse(Buffer.from(data).toString());
+    };
+    // The first turn's Read ran inside its Plan (one local activity for the whole turn), which names it.
+    expect(callsRunByPlan(events)).toEqual(['c1']);
+    const plan = events.find((event) => summaryOf(event) === 'Plan: Read');
+    expect(plan?.markerRecordedEventAttributes).toBeTruthy();
+    // The second turn's Read ran as a local activity of its own: its marker carries its summary.
+    expect(summaryOf(events.find(isLocalExecuteCall))).toBe(`Read: ${path.join(cwd, 'notes.txt')}`);
+    const scheduled = events.find(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeCall',
+    );
+    expect(summaryOf(scheduled)).toBe(`Write: ${path.join(cwd, 'written.txt')}`);
   });
 
   it('replays the recorded history of a session deterministically', async () => {

@@ -9,7 +9,7 @@ import { builtinTools } from '../../src/tools/builtin.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { localExecuteCallMarkers } from '../support/history-text.js';
+import { callsRunByPlan, localExecuteCallMarkers } from '../support/history-text.js';
 import { abortableSleep } from '../support/test-tools.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -27,8 +27,9 @@ function executions(events: HistoryEvents): { scheduled: string[]; markers: numb
   return { scheduled, markers };
 }
 
-/** When each `Wait` call's handler started, by label (the harness's worker runs in this process). */
+/** When each `Wait` call's handler last started, and how often it started, by label (the worker runs in this process). */
 const waitStarts = new Map<string, number>();
+const waitRuns = new Map<string, number>();
 
 /** A read-only call that waits `ms` or until cancelled (its 20 s deadline is under the local limit). */
 const waitTool = defineTool({
@@ -40,6 +41,7 @@ const waitTool = defineTool({
   timeout: { defaultMs: 20_000 },
   async execute(input, context) {
     waitStarts.set(input.label, performance.now());
+    waitRuns.set(input.label, (waitRuns.get(input.label) ?? 0) + 1);
     await abortableSleep(input.ms, context.signal);
     return `waited ${input.ms} ms`;
   },
@@ -141,10 +143,13 @@ describe('local read-only calls (real server, real tools)', () => {
       return { result: turn.results[0], history: (await session.workflow.fetchHistory()).events ?? [] };
     });
     expect(result).toMatchObject({ callId: 'wait', status: 'success', modelContent: 'waited 2500 ms' });
-    // The abandoned local attempt ran no hooks and left one marker; the regular activity did the work.
+    // The abandoned local attempt (inside the turn's Plan, which ran the allowed read-only group) ran no hooks and
+    // answered `relocate`; the regular activity ran the handler afresh and did the work.
     expect(failures).toEqual([]);
+    expect(waitRuns.get('moved')).toBe(2);
     expect(executions(history).scheduled).toEqual(['executeCall']);
-    expect(localExecuteCallMarkers(history)).toBe(1);
+    expect(localExecuteCallMarkers(history)).toBe(0);
+    expect(callsRunByPlan(history)).toEqual(['wait']);
   });
 
   it('runs every call as a regular activity on a worker started with localReadOnlyCalls: false', async () => {
@@ -158,5 +163,106 @@ describe('local read-only calls (real server, real tools)', () => {
     );
     expect(results.map((result) => result.status)).toEqual(['success', 'success', 'success']);
     expect(executions(history).scheduled).toEqual(['executeCall', 'executeCall', 'executeCall']);
+  });
+});
+
+/**
+ * A whole turn's Plan runs its first group itself when every call of it runs locally and the permission chain allows
+ * each without asking: one local activity for the turn. Anything else (a deny or ask rule, a limit) leaves the calls
+ * to the workflow's own decision, so Plan never runs a call that is not allowed.
+ */
+describe('Plan runs an allowed read-only first group (real server, real Read)', () => {
+  let harness: Harness;
+  let cwd: string;
+  /** Files whose contents a PostToolUse hook saw: what actually ran, wherever it ran. */
+  const seen: string[] = [];
+  beforeAll(async () => {
+    cwd = await scratchDir();
+    await writeFile(path.join(cwd, 'a.txt'), 'alpha\n');
+    await writeFile(path.join(cwd, 'secret.txt'), 'the secret\n');
+    harness = await createHarness({
+      tools: builtinTools(),
+      defaultCwd: cwd,
+      hooks: {
+        postToolUse: [
+          { run: (input) => void seen.push(String((input.toolInput as { file_path?: string }).file_path)) },
+        ],
+      },
+    });
+  });
+  afterAll(async () => harness.close());
+
+  async function turnHistory(
+    options: Parameters<Harness['startSession']>[0],
+    calls: Array<{ id: string; name: string; input: unknown }>,
+  ): Promise<{ statuses: string[]; contents: string[]; events: HistoryEvents }> {
+    return harness.withWorker(async () => {
+      const session = await harness.startSession(options);
+      const turn = await session.executeTurn({ turnId: 't', calls });
+      const events = (await session.workflow.fetchHistory()).events ?? [];
+      return {
+        statuses: turn.results.map((result) => result.status),
+        contents: turn.results.map((result) => result.modelContent),
+        events,
+      };
+    });
+  }
+
+  it('runs a one-Read turn inside Plan: one local-activity marker for the whole turn, the same result', async () => {
+    seen.length = 0;
+    const { statuses, contents, events } = await turnHistory({ cwd }, [
+      { id: 'r', name: 'Read', input: { file_path: 'a.txt' } },
+    ]);
+    expect(statuses).toEqual(['success']);
+    expect(contents[0]).toContain('alpha');
+    expect(callsRunByPlan(events)).toEqual(['r']);
+    expect(localExecuteCallMarkers(events)).toBe(0);
+    expect(executions(events)).toEqual({ scheduled: [], markers: 1 });
+    expect(seen).toEqual([path.join(cwd, 'a.txt')]);
+  });
+
+  it('never runs a Read a deny rule denies, even beside an allowed one: the workflow decides and nothing reads the secret', async () => {
+    seen.length = 0;
+    const { statuses, contents, events } = await turnHistory({ cwd, rules: { deny: ['Read(secret.txt)'] } }, [
+      { id: 'a', name: 'Read', input: { file_path: 'a.txt' } },
+      { id: 's', name: 'Read', input: { file_path: 'secret.txt' } },
+    ]);
+    expect(statuses).toEqual(['success', 'denied']);
+    expect(contents[1]).not.toContain('the secret');
+    expect(callsRunByPlan(events)).toEqual([]);
+    expect(seen).toEqual([path.join(cwd, 'a.txt')]);
+  });
+
+  it("leaves a Read an ask rule names to the approval, and a session with limits to the workflow's count", async () => {
+    seen.length = 0;
+    const asked = await harness.withWorker(async () => {
+      const session = await harness.startSession({ cwd, rules: { ask: ['Read(a.txt)'] } });
+      const turn = session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'r', name: 'Read', input: { file_path: 'a.txt' } }],
+      });
+      const [request] = await waitFor(
+        () => session.pendingApprovals(),
+        (pending) => pending.length === 1,
+        { what: 'the approval request' },
+      );
+      expect(seen).toEqual([]);
+      await session.approve({
+        requestId: request?.requestId ?? '',
+        decision: 'allow',
+        inputDigest: request?.inputDigest ?? '',
+      });
+      const result = await turn;
+      return { status: result.results[0]?.status, events: (await session.workflow.fetchHistory()).events ?? [] };
+    });
+    expect(asked.status).toBe('success');
+    expect(callsRunByPlan(asked.events)).toEqual([]);
+    expect(localExecuteCallMarkers(asked.events)).toBe(1);
+    const limited = await turnHistory({ cwd, limits: [{ rule: 'Read', max: 1, per: 'turn' }] }, [
+      { id: 'r1', name: 'Read', input: { file_path: 'a.txt' } },
+      { id: 'r2', name: 'Read', input: { file_path: 'a.txt' } },
+    ]);
+    expect(limited.statuses).toEqual(['success', 'denied']);
+    expect(callsRunByPlan(limited.events)).toEqual([]);
   });
 });
