@@ -29,6 +29,7 @@ import {
   NotARegularFileError,
   openRegularFile,
   openRegularFileWithStats,
+  readFirstChunk,
   scanTextLines,
 } from '../support/text-lines.js';
 import { fileReadRecord } from '../support/read-before-edit.js';
@@ -196,7 +197,9 @@ export const readTool = defineTool({
       size = opened.stats.size;
     }
     try {
-      const image = await sniffImage(handle);
+      // One read serves both the image check and, for text, the scan's first chunk.
+      const firstChunk = await readFirstChunk(handle);
+      const image = detectImageMediaType(firstChunk.subarray(0, IMAGE_SIGNATURE_BYTES));
       if (image !== undefined) {
         const sessionState = await fileReadRecord(context, input.file_path);
         return { ...(await readImage(handle, image)), ...(sessionState === undefined ? {} : { sessionState }) };
@@ -213,6 +216,7 @@ export const readTool = defineTool({
       let continueAt: number | undefined;
       const outcome = await scanTextLines({
         handle,
+        firstChunk,
         signal: context.signal,
         keepChars: MAX_LINE_CHARS + 1,
         visit: (line) => {

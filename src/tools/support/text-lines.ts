@@ -69,17 +69,31 @@ export function detachString(text: string): string {
 }
 
 /**
+ * The file's first chunk (what {@link scanTextLines} reads first), for a caller that looks at the start of a file
+ * before scanning it, so the scan need not read it again.
+ */
+export async function readFirstChunk(handle: FileHandle): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, 0);
+  return buffer.subarray(0, bytesRead);
+}
+
+/**
  * Feeds the lines of a text file to `visit`, in order, from the file's start. A file with a NUL byte in its first
- * {@link BINARY_SNIFF_BYTES} bytes is binary: nothing is visited. `signal` is checked at every chunk.
+ * {@link BINARY_SNIFF_BYTES} bytes is binary: nothing is visited. `signal` is checked at every chunk. `handle` is a
+ * regular file (see {@link openRegularFile}), so a read that returns less than a chunk has reached the end of the file
+ * and no further read is made. `firstChunk`, when given, is {@link readFirstChunk}'s answer for the same handle.
  */
 export async function scanTextLines(options: {
   handle: FileHandle;
   signal: AbortSignal;
   keepChars: number;
   visit: LineVisitor;
+  firstChunk?: Buffer;
 }): Promise<ScanOutcome> {
   const { handle, signal, keepChars, visit } = options;
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let firstChunk = options.firstChunk;
+  let buffer: Buffer | undefined;
   const decoder = new StringDecoder('utf8');
   let position = 0;
   let lineNumber = 0;
@@ -118,11 +132,21 @@ export async function scanTextLines(options: {
 
   for (;;) {
     signal.throwIfAborted();
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
-    if (position === 0 && buffer.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)).includes(0))
-      return { type: 'binary' };
+    let chunk: Buffer;
+    if (firstChunk === undefined) {
+      buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+      chunk = buffer.subarray(0, bytesRead);
+    } else {
+      chunk = firstChunk;
+      firstChunk = undefined;
+    }
+    const bytesRead = chunk.length;
+    if (position === 0 && chunk.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { type: 'binary' };
     position += bytesRead;
-    const text = bytesRead === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytesRead));
+    // A short read of a regular file is its end: the decoder's tail joins this chunk's text.
+    const atEnd = bytesRead < CHUNK_BYTES;
+    const text = bytesRead === 0 ? decoder.end() : decoder.write(chunk) + (atEnd ? decoder.end() : '');
     let from = 0;
     for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
       append(text, from, newline);
@@ -135,7 +159,7 @@ export async function scanTextLines(options: {
       }
     }
     append(text, from, text.length);
-    if (bytesRead === 0) break;
+    if (atEnd) break;
   }
   if (lineChars > 0 && finishLine() === 'stop') return { type: 'scanned', lineCount: lineNumber, stopped: true };
   return { type: 'scanned', lineCount: lineNumber, stopped: false };
