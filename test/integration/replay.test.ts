@@ -45,6 +45,35 @@ describe('replay of recorded session histories', () => {
   };
 
   const scenarios: Record<string, { options: SessionOptions; run: (session: SessionHandle) => Promise<void> }> = {
+    // Plan runs the allowed read-only first group (two Reads) itself; a denied Read and a mixed group do not qualify.
+    'plan-runs-first-group': {
+      options: { rules: { deny: ['Read(secret.txt)'] } },
+      run: async (session) => {
+        await writeFile(path.join(cwd, 'a.txt'), 'alpha\n');
+        await writeFile(path.join(cwd, 'secret.txt'), 'secret\n');
+        await session.executeTurn({
+          turnId: 't1',
+          calls: [
+            { id: 'a', name: 'Read', input: { file_path: 'a.txt' } },
+            { id: 'b', name: 'Read', input: { file_path: 'a.txt', limit: 1 } },
+          ],
+        });
+        await session.executeTurn({
+          turnId: 't2',
+          calls: [
+            { id: 'c', name: 'Read', input: { file_path: 'a.txt' } },
+            { id: 's', name: 'Read', input: { file_path: 'secret.txt' } },
+          ],
+        });
+        await session.executeTurn({
+          turnId: 't3',
+          calls: [
+            { id: 'd', name: 'Read', input: { file_path: 'a.txt' } },
+            { id: 'e', name: 'Sleep', input: { ms: 1 } },
+          ],
+        });
+      },
+    },
     'grouping-stop-and-errors': {
       options: { rules: { allow: ['FakeShell'] } },
       run: async (session) => {
