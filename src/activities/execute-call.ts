@@ -188,6 +188,7 @@ export async function executeCall(options: {
     },
     sessionState: request.sessionState ?? {},
     denyRules: request.session.denyRules ?? [],
+    allowRules: request.session.allowRules ?? [],
     ...(request.session.readBeforeEdit === true ? { readBeforeEdit: true } : {}),
     ...(request.session.sandbox === undefined ? {} : { sandbox: request.session.sandbox }),
     attempt,

@@ -11,6 +11,8 @@ import { utf8Length } from '../contracts/utf8-length.js';
 import type { SessionHooksOf } from '../hooks/session-hooks.js';
 import { registryWithClientTools } from '../tools/client-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolPrepareContext } from '../tools/define-tool.js';
+import { rememberRealPaths } from '../tools/paths.js';
 import { cancellationOf } from './cancellation.js';
 import type { Warn } from './dependencies.js';
 import { inputDigest } from './digest.js';
@@ -35,7 +37,7 @@ export function createPrepareCalls(options: {
     cwd === undefined ? options.defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir());
   return async ({ session, calls }) => {
     const cwd = cwdOf(session.cwd);
-    const context = {
+    const context: ToolPrepareContext = {
       sessionId: session.sessionId,
       cwd,
       allowRules: session.allowRules ?? [],
@@ -64,6 +66,10 @@ export function createPrepareCalls(options: {
       sessionHooks: session.sessionHooks,
       trustWorkspaceSettings: session.trustWorkspaceSettings,
     });
+    // With no PreToolUse hook, nothing of the session runs between validation and the permission facts: the calls of
+    // this Prepare resolve each path once. A hook may change where a path leads, so with hooks every check resolves
+    // it again.
+    if (hooks?.preToolUse === undefined || hooks.preToolUse.length === 0) context.realPath = rememberRealPaths();
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
     const registry = registryWithClientTools(options.registry, session.clientTools);

@@ -51,10 +51,18 @@ export interface ToolPrepareContext {
   denyRules: readonly string[];
   /** The session's sandbox options as given (`SessionOptions.sandbox`); see `src/tools/sandbox/`. */
   sandbox?: SandboxOptions;
+  /**
+   * Resolves a path's real path, like `fs.promises.realpath`. In a Prepare that runs no PreToolUse hook it remembers
+   * its answers for the calls of that Prepare (validation and permission facts then resolve each path once); absent,
+   * use `realpath` itself.
+   */
+  realPath?: (path: string) => Promise<string>;
 }
 
 /** What a tool's `execute` receives. */
-export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRules'> {
+export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRules' | 'realPath'> {
+  /** The session's allow rules, for a check of what a call reaches at execution (see `openFileProblem`). */
+  allowRules?: readonly string[];
   callId: string;
   turnId: string;
   /** Fires on turn interrupt, on the deadline, and on cancellation delivered by heartbeat. */

@@ -1,7 +1,27 @@
-import { realpath } from 'node:fs/promises';
+import { readlink, realpath } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { PermissionFacts } from '../contracts/call-plan.js';
 import { parseRule, ruleMatches } from '../contracts/permission-rules.js';
+
+/** Resolves a path's real path (`fs.promises.realpath`, or a remembered answer of it: see `rememberRealPaths`). */
+export type RealPath = (path: string) => Promise<string>;
+
+/**
+ * A `realpath` that answers each path once: for the validation and the permission facts of the calls of one Prepare
+ * that runs no PreToolUse hook, so nothing of the session's own runs between the answers (test/unit/paths.test.ts).
+ */
+export function rememberRealPaths(): RealPath {
+  const answers = new Map<string, Promise<string>>();
+  return (target) => {
+    let answer = answers.get(target);
+    if (answer === undefined) {
+      answer = realpath(target);
+      answers.set(target, answer);
+    }
+    return answer;
+  };
+}
 
 /** Absolute path of a tool's path argument: absolute as given, or relative to the session's cwd. */
 export function resolveToolPath(cwd: string, filePath: string): string {
@@ -17,12 +37,16 @@ export function isInside(root: string, candidate: string): boolean {
  * Why a path may not be used by a file tool, or undefined when it may: it must lie inside cwd, and so must the
  * file a symlink leads to (the deepest existing ancestor is resolved for paths that do not exist yet).
  */
-export async function pathEscapeReason(cwd: string, absolutePath: string): Promise<string | undefined> {
-  const root = await realpath(cwd).catch(() => path.resolve(cwd));
+export async function pathEscapeReason(
+  cwd: string,
+  absolutePath: string,
+  realPath: RealPath = realpath,
+): Promise<string | undefined> {
+  const root = await realPath(cwd).catch(() => path.resolve(cwd));
   if (!isInside(path.resolve(cwd), absolutePath) && !isInside(root, absolutePath)) {
     return `Path ${absolutePath} is outside the session's working directory ${cwd}`;
   }
-  const real = await realPathOfDeepestExisting(absolutePath);
+  const real = await realPathOfDeepestExisting(absolutePath, realPath);
   if (!isInside(root, real)) {
     return `Path ${absolutePath} leads outside the session's working directory ${cwd} (through a symlink, to ${real})`;
   }
@@ -30,12 +54,12 @@ export async function pathEscapeReason(cwd: string, absolutePath: string): Promi
 }
 
 /** The real path of `absolutePath`: its deepest existing ancestor resolved, the missing rest appended. */
-export async function realPathOfDeepestExisting(absolutePath: string): Promise<string> {
+export async function realPathOfDeepestExisting(absolutePath: string, realPath: RealPath = realpath): Promise<string> {
   let current = absolutePath;
   const rest: string[] = [];
   for (;;) {
     try {
-      return path.join(await realpath(current), ...rest);
+      return path.join(await realPath(current), ...rest);
     } catch {
       const parent = path.dirname(current);
       if (parent === current) return absolutePath;
@@ -55,10 +79,11 @@ export async function checkToolPath(options: {
   toolName: string;
   absolutePath: string;
   allowRules: readonly string[];
+  realPath?: RealPath;
 }): Promise<string | undefined> {
-  const reason = await pathEscapeReason(options.cwd, options.absolutePath);
+  const reason = await pathEscapeReason(options.cwd, options.absolutePath, options.realPath);
   if (reason === undefined) return undefined;
-  const real = await realPathOfDeepestExisting(options.absolutePath);
+  const real = await realPathOfDeepestExisting(options.absolutePath, options.realPath);
   const allowed = options.allowRules.some((text) => {
     try {
       const rule = parseRule(text);
@@ -96,17 +121,25 @@ export const filePathToolFields = {
  * The file a path really reaches, as rules see it: symlinks resolved, and a real path inside the real cwd spelled
  * under the session's cwd (rules are written against it).
  */
-export async function realPathAsSeenByRules(cwd: string, absolutePath: string): Promise<string> {
+export async function realPathAsSeenByRules(
+  cwd: string,
+  absolutePath: string,
+  realPath: RealPath = realpath,
+): Promise<string> {
   const root = path.resolve(cwd);
-  const realRoot = await realpath(root).catch(() => root);
-  const real = await realPathOfDeepestExisting(absolutePath);
+  const realRoot = await realPath(root).catch(() => root);
+  const real = await realPathOfDeepestExisting(absolutePath, realPath);
   if (real === realRoot) return root;
   return real.startsWith(`${realRoot}/`) ? path.join(root, real.slice(realRoot.length)) : real;
 }
 
 /** `{ realPath }` when a file tool's path leads elsewhere through a symlink (see `PermissionFacts.realPath`). */
-export async function realPathFacts(cwd: string, absolutePath: string): Promise<PermissionFacts> {
-  const realPath = await realPathAsSeenByRules(cwd, absolutePath);
+export async function realPathFacts(
+  cwd: string,
+  absolutePath: string,
+  resolve: RealPath = realpath,
+): Promise<PermissionFacts> {
+  const realPath = await realPathAsSeenByRules(cwd, absolutePath, resolve);
   return realPath === absolutePath ? {} : { realPath };
 }
 
@@ -138,4 +171,65 @@ export async function deniedRealPath(options: {
     }
   }
   return undefined;
+}
+
+/** The real path of the file `handle` has open: where its descriptor leads (Linux), else `filePath` resolved again. */
+export async function realPathOfOpenFile(handle: FileHandle, filePath: string): Promise<string> {
+  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(filePath));
+}
+
+/**
+ * At execution, on the file a reading tool has open (its real path from `realPathOfOpenFile`): why it may not be
+ * read, or undefined. As at validation, it must lie inside the real cwd unless an allow rule of this tool names it
+ * explicitly with an absolute pattern, and no deny rule may name it. Validation alone cannot hold this: a link
+ * retargeted after it (by a PreToolUse hook, or by a process the session started) would lead the read elsewhere.
+ */
+export async function openFileProblem(options: {
+  cwd: string;
+  toolName: string;
+  requestedPath: string;
+  openedPath: string;
+  allowRules: readonly string[];
+  denyRules: readonly string[];
+}): Promise<{ message: string; errorCode: 'path_escape' | 'denied_by_rule' } | undefined> {
+  const root = path.resolve(options.cwd);
+  const realRoot = await realpath(root).catch(() => root);
+  const { openedPath, toolName } = options;
+  const asSeenByRules =
+    openedPath === realRoot
+      ? root
+      : openedPath.startsWith(`${realRoot}/`)
+        ? path.join(root, openedPath.slice(realRoot.length))
+        : openedPath;
+  const subject = { toolName, content: asSeenByRules, contentKind: 'path' as const, cwd: options.cwd };
+  for (const text of options.denyRules) {
+    try {
+      if (ruleMatches(parseRule(text), subject, { beneath: true }))
+        return {
+          message: `${toolName} cannot read ${options.requestedPath}: it leads to ${asSeenByRules}, which the rule ${text} denies`,
+          errorCode: 'denied_by_rule',
+        };
+    } catch {
+      // An unparsable rule names nothing (the session's rules were checked when it started).
+    }
+  }
+  if (isInside(realRoot, openedPath)) return undefined;
+  const allowed = options.allowRules.some((text) => {
+    try {
+      const rule = parseRule(text);
+      return (
+        rule.toolName === toolName &&
+        rule.content !== undefined &&
+        /^\/\/?/.test(rule.content) &&
+        ruleMatches(rule, subject)
+      );
+    } catch {
+      return false;
+    }
+  });
+  if (allowed) return undefined;
+  return {
+    message: `Path ${options.requestedPath} leads outside the session's working directory ${options.cwd} (through a symlink, to ${openedPath})`,
+    errorCode: 'path_escape',
+  };
 }

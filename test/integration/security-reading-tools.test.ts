@@ -1,4 +1,4 @@
-import { mkdir, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
@@ -54,6 +54,42 @@ describe('reading tools cannot hang the worker or read around a deny rule (real 
     harness = await createHarness({ defaultCwd: cwd });
   });
   afterAll(async () => harness.close());
+
+  it('a link retargeted after validation (here by a PreToolUse hook) cannot lead a Read outside cwd: what was opened is checked', async () => {
+    const workspace = await scratchDir();
+    const outside = await scratchDir();
+    await writeFile(path.join(workspace, 'inside.txt'), 'harmless\n');
+    await writeFile(path.join(outside, 'secret.txt'), 'OUTSIDE-SECRET\n');
+    await symlink(path.join(workspace, 'inside.txt'), path.join(workspace, 'link.txt'));
+    const result = await harness.withWorker(async () => {
+      // dontAsk: a read outside cwd that no rule allows is denied instead of waiting for a human.
+      const session = await harness.startSession({
+        cwd: workspace,
+        permissionMode: 'dontAsk',
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'Read',
+              hooks: [
+                {
+                  type: 'command',
+                  command: `ln -sfn "${path.join(outside, 'secret.txt')}" "${path.join(workspace, 'link.txt')}"`,
+                },
+              ],
+            },
+          ],
+        },
+      });
+      const turn = await session.executeTurn({
+        turnId: 't',
+        calls: [{ id: 'r', name: 'Read', input: { file_path: 'link.txt' } }],
+      });
+      return turn.results[0];
+    });
+    expect(result).toMatchObject({ status: 'error', errorCode: 'path_escape' });
+    expect(result?.modelContent).toContain('leads outside the session');
+    expect(result?.modelContent).not.toContain('OUTSIDE-SECRET');
+  });
 
   it('a Read in another session completes within seconds while a Grep with ^(a+)+$ runs on the same worker', async () => {
     const outcome = await harness.withWorker(async () => {

@@ -23,7 +23,14 @@ import { ToolUseError, defineTool } from '../define-tool.js';
 import type { ToolOutputObject } from '../define-tool.js';
 import { IMAGE_SIGNATURE_BYTES, detectImageMediaType } from '../support/image-media-type.js';
 import { resolveLimit } from '../limits.js';
-import { checkToolPath, deniedRealPath, filePathToolFields, realPathFacts, resolveToolPath } from '../paths.js';
+import {
+  checkToolPath,
+  filePathToolFields,
+  openFileProblem,
+  realPathFacts,
+  realPathOfOpenFile,
+  resolveToolPath,
+} from '../paths.js';
 import { artifactReferenceProblem, isArtifactReference, openArtifact } from './read-artifact.js';
 import {
   NotARegularFileError,
@@ -145,6 +152,7 @@ export const readTool = defineTool({
       toolName: 'Read',
       absolutePath: filePath,
       allowRules: context.allowRules,
+      ...(context.realPath === undefined ? {} : { realPath: context.realPath }),
     });
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
     const info = await stat(filePath).catch(() => undefined);
@@ -169,7 +177,7 @@ export const readTool = defineTool({
     return { ok: true };
   },
   permissionFacts: async (input, context) =>
-    isArtifactReference(input.file_path) ? {} : realPathFacts(context.cwd, input.file_path),
+    isArtifactReference(input.file_path) ? {} : realPathFacts(context.cwd, input.file_path, context.realPath),
   async execute(input, context) {
     let handle: FileHandle;
     /** The open file's size, when opening it already told it. */
@@ -178,23 +186,28 @@ export const readTool = defineTool({
       // No workspace path: read-artifact.ts confines it to the session's own artifacts.
       handle = await openArtifact(input.file_path, context);
     } else {
-      // Checked again now: a directory swapped for a link to a denied place after the decision is refused.
-      const denied = await deniedRealPath({
-        cwd: context.cwd,
-        toolName: 'Read',
-        absolutePath: input.file_path,
-        denyRules: context.denyRules,
-      });
-      if (denied !== undefined)
-        throw new ToolUseError(
-          `Read cannot read ${input.file_path}: it leads to ${denied.realPath}, which the rule ${denied.rule} denies`,
-          'denied_by_rule',
-        );
       const opened = await openRegularFileWithStats(input.file_path).catch((error: unknown) => {
         throw error instanceof NotARegularFileError ? new ToolUseError(error.message, 'not_a_file') : error;
       });
       handle = opened.handle;
       size = opened.stats.size;
+      // Checked on what was opened, not on what validation saw: a link retargeted since (a directory swapped for a link
+      // to a denied place, a file link pointed outside cwd) cannot lead the read elsewhere.
+      const problem = await openFileProblem({
+        cwd: context.cwd,
+        toolName: 'Read',
+        requestedPath: input.file_path,
+        openedPath: await realPathOfOpenFile(handle, input.file_path),
+        allowRules: context.allowRules ?? [],
+        denyRules: context.denyRules,
+      }).catch(async (error: unknown) => {
+        await handle.close();
+        throw error;
+      });
+      if (problem !== undefined) {
+        await handle.close();
+        throw new ToolUseError(problem.message, problem.errorCode);
+      }
     }
     try {
       // One read serves both the image check and, for text, the scan's first chunk.

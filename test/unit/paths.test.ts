@@ -1,0 +1,67 @@
+import { mkdir, open, symlink, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openFileProblem, realPathOfOpenFile, rememberRealPaths } from '../../src/tools/paths.js';
+import { scratchDir } from '../support/scratch.js';
+
+describe('rememberRealPaths', () => {
+  it('answers each path once: a link retargeted later still gets the first answer, a new one sees the change', async () => {
+    const dir = await scratchDir();
+    await writeFile(path.join(dir, 'one.txt'), '1');
+    await writeFile(path.join(dir, 'two.txt'), '2');
+    const link = path.join(dir, 'link.txt');
+    await symlink(path.join(dir, 'one.txt'), link);
+    const remembered = rememberRealPaths();
+    expect(await remembered(link)).toBe(path.join(dir, 'one.txt'));
+    await unlink(link);
+    await symlink(path.join(dir, 'two.txt'), link);
+    expect(await remembered(link)).toBe(path.join(dir, 'one.txt'));
+    expect(await rememberRealPaths()(link)).toBe(path.join(dir, 'two.txt'));
+  });
+});
+
+describe('openFileProblem (what a reading tool opened)', () => {
+  async function problemOf(target: string, rules: { allow?: string[]; deny?: string[] } = {}, cwd?: string) {
+    const handle = await open(target, 'r');
+    try {
+      return await openFileProblem({
+        cwd: cwd ?? path.dirname(target),
+        toolName: 'Read',
+        requestedPath: target,
+        openedPath: await realPathOfOpenFile(handle, target),
+        allowRules: rules.allow ?? [],
+        denyRules: rules.deny ?? [],
+      });
+    } finally {
+      await handle.close();
+    }
+  }
+
+  it('allows a file inside cwd, and refuses one a link leads outside unless an absolute allow rule names it', async () => {
+    const cwd = await scratchDir();
+    const outside = await scratchDir();
+    await writeFile(path.join(cwd, 'in.txt'), 'in');
+    await writeFile(path.join(outside, 'out.txt'), 'out');
+    await symlink(path.join(outside, 'out.txt'), path.join(cwd, 'link.txt'));
+    expect(await problemOf(path.join(cwd, 'in.txt'))).toBeUndefined();
+    expect(await problemOf(path.join(cwd, 'link.txt'), {}, cwd)).toMatchObject({ errorCode: 'path_escape' });
+    expect(
+      await problemOf(path.join(cwd, 'link.txt'), { allow: [`Read(/${path.join(outside, '*.txt')})`] }, cwd),
+    ).toBeUndefined();
+    // A whole-tool allow rule does not open paths outside cwd.
+    expect(await problemOf(path.join(cwd, 'link.txt'), { allow: ['Read'] }, cwd)).toMatchObject({
+      errorCode: 'path_escape',
+    });
+  });
+
+  it('refuses what a deny rule names, judged on the file reached: beneath a denied folder, through a link', async () => {
+    const cwd = await scratchDir();
+    await mkdir(path.join(cwd, 'private'));
+    await writeFile(path.join(cwd, 'private', 'key.txt'), 'k');
+    await symlink(path.join(cwd, 'private', 'key.txt'), path.join(cwd, 'innocent.txt'));
+    expect(await problemOf(path.join(cwd, 'innocent.txt'), { deny: ['Read(private/**)'] }, cwd)).toMatchObject({
+      errorCode: 'denied_by_rule',
+    });
+    expect(await problemOf(path.join(cwd, 'innocent.txt'), { deny: ['Read(other/**)'] }, cwd)).toBeUndefined();
+  });
+});
