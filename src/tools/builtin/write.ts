@@ -8,8 +8,9 @@
  * - No "read before write" bookkeeping (Claude Code keeps one per session): the call's approval preview shows the
  *   diff against the file as it is now.
  * - The content is written as given (UTF-8, line endings untouched), in place (not via a temporary file and a
- *   rename), so the file's inode, mode and any hard links are kept. An abort before the write stops the call; once
- *   the write has started it runs to its end.
+ *   rename), so the file's inode, mode and any hard links are kept: the new bytes first, then the cut to their length,
+ *   so a worker killed mid-write never leaves an empty file. An abort before the write stops the call; once the write
+ *   has started it runs to its end.
  * - Protected paths (`.git/**`, `.switchyard/**`, shell start-up files…, see `protected-paths.ts`) are a `strongAsk`
  *   permission fact: they always ask, in `acceptEdits` too, and are denied in `dontAsk`.
  * - The path is checked again at execution (`openConfinedFile`): a symlink swapped in after approval fails the call

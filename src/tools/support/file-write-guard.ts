@@ -79,13 +79,18 @@ async function verifyOpened(options: {
   throw pathChanged(options.filePath, `it now leads to ${opened}`);
 }
 
+/**
+ * Writes `content` over the file in place: the new bytes first, then the cut to their length. A worker killed in
+ * between leaves the old text, or the new text (followed by the old tail when the old text was longer), never an
+ * empty file: cutting first and writing after lost the whole file to a kill that came between the two.
+ */
 async function writeAll(handle: FileHandle, content: string): Promise<void> {
   const bytes = Buffer.from(content, 'utf8');
-  await handle.truncate(0);
   for (let offset = 0; offset < bytes.length;) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, offset);
     offset += bytesWritten;
   }
+  await handle.truncate(bytes.length);
 }
 
 /**
