@@ -69,6 +69,57 @@ export async function realPathOfDeepestExisting(absolutePath: string, realPath: 
   }
 }
 
+/** A path's subject for the permission rules of `toolName`. */
+function pathSubject(toolName: string, content: string, cwd: string) {
+  return { toolName, content, contentKind: 'path' as const, cwd };
+}
+
+/**
+ * Whether an allow rule of `toolName` names every one of `paths` explicitly with an absolute pattern (what opens a
+ * path outside cwd; a whole-tool rule does not).
+ */
+function namedByAbsoluteAllowRule(options: {
+  cwd: string;
+  toolName: string;
+  allowRules: readonly string[];
+  paths: readonly string[];
+}): boolean {
+  return options.allowRules.some((text) => {
+    try {
+      const rule = parseRule(text);
+      if (rule.toolName !== options.toolName || rule.content === undefined || !/^\/\/?/.test(rule.content))
+        return false;
+      return options.paths.every((content) => ruleMatches(rule, pathSubject(options.toolName, content, options.cwd)));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The first of `denyRules` (of `toolName`, or covering it) that names `realPath` or a folder above it. */
+function denyingRule(options: {
+  cwd: string;
+  toolName: string;
+  realPath: string;
+  denyRules: readonly string[];
+}): string | undefined {
+  const subject = pathSubject(options.toolName, options.realPath, options.cwd);
+  return options.denyRules.find((text) => {
+    try {
+      return ruleMatches(parseRule(text), subject, { beneath: true });
+    } catch {
+      // The session's rules were checked when it started; an unparsable one names nothing.
+      return false;
+    }
+  });
+}
+
+/** A real path as rules see it: inside the real cwd (`realRoot`), spelled under the session's cwd (`root`). */
+function spelledUnderCwd(real: string, root: string, realRoot: string): string {
+  if (real === realRoot) return root;
+  return real.startsWith(`${realRoot}/`) ? path.join(root, real.slice(realRoot.length)) : real;
+}
+
 /**
  * Why a file tool may not use a path, or undefined when it may: inside cwd (symlinks included), or outside it only
  * when an allow rule of this tool names the path explicitly with an absolute pattern (`Read(/etc/hosts)`,
@@ -84,22 +135,7 @@ export async function checkToolPath(options: {
   const reason = await pathEscapeReason(options.cwd, options.absolutePath, options.realPath);
   if (reason === undefined) return undefined;
   const real = await realPathOfDeepestExisting(options.absolutePath, options.realPath);
-  const allowed = options.allowRules.some((text) => {
-    try {
-      const rule = parseRule(text);
-      if (rule.toolName !== options.toolName || rule.content === undefined || !/^\/\/?/.test(rule.content))
-        return false;
-      const subject = (content: string) => ({
-        toolName: options.toolName,
-        content,
-        contentKind: 'path' as const,
-        cwd: options.cwd,
-      });
-      return ruleMatches(rule, subject(options.absolutePath)) && ruleMatches(rule, subject(real));
-    } catch {
-      return false;
-    }
-  });
+  const allowed = namedByAbsoluteAllowRule({ ...options, paths: [options.absolutePath, real] });
   return allowed ? undefined : reason;
 }
 
@@ -128,9 +164,7 @@ export async function realPathAsSeenByRules(
 ): Promise<string> {
   const root = path.resolve(cwd);
   const realRoot = await realPath(root).catch(() => root);
-  const real = await realPathOfDeepestExisting(absolutePath, realPath);
-  if (real === realRoot) return root;
-  return real.startsWith(`${realRoot}/`) ? path.join(root, real.slice(realRoot.length)) : real;
+  return spelledUnderCwd(await realPathOfDeepestExisting(absolutePath, realPath), root, realRoot);
 }
 
 /** `{ realPath }` when a file tool's path leads elsewhere through a symlink (see `PermissionFacts.realPath`). */
@@ -155,22 +189,8 @@ export async function deniedRealPath(options: {
 }): Promise<{ rule: string; realPath: string } | undefined> {
   if (options.denyRules.length === 0) return undefined;
   const realPath = await realPathAsSeenByRules(options.cwd, options.absolutePath);
-  for (const text of options.denyRules) {
-    try {
-      const rule = parseRule(text);
-      if (
-        ruleMatches(
-          rule,
-          { toolName: options.toolName, content: realPath, contentKind: 'path', cwd: options.cwd },
-          { beneath: true },
-        )
-      )
-        return { rule: text, realPath };
-    } catch {
-      // The session's rules were checked when it started; an unparsable one names nothing.
-    }
-  }
-  return undefined;
+  const rule = denyingRule({ ...options, realPath });
+  return rule === undefined ? undefined : { rule, realPath };
 }
 
 /** The real path of the file `handle` has open: where its descriptor leads (Linux), else `filePath` resolved again. */
@@ -195,39 +215,14 @@ export async function openFileProblem(options: {
   const root = path.resolve(options.cwd);
   const realRoot = await realpath(root).catch(() => root);
   const { openedPath, toolName } = options;
-  const asSeenByRules =
-    openedPath === realRoot
-      ? root
-      : openedPath.startsWith(`${realRoot}/`)
-        ? path.join(root, openedPath.slice(realRoot.length))
-        : openedPath;
-  const subject = { toolName, content: asSeenByRules, contentKind: 'path' as const, cwd: options.cwd };
-  for (const text of options.denyRules) {
-    try {
-      if (ruleMatches(parseRule(text), subject, { beneath: true }))
-        return {
-          message: `${toolName} cannot read ${options.requestedPath}: it leads to ${asSeenByRules}, which the rule ${text} denies`,
-          errorCode: 'denied_by_rule',
-        };
-    } catch {
-      // An unparsable rule names nothing (the session's rules were checked when it started).
-    }
-  }
-  if (isInside(realRoot, openedPath)) return undefined;
-  const allowed = options.allowRules.some((text) => {
-    try {
-      const rule = parseRule(text);
-      return (
-        rule.toolName === toolName &&
-        rule.content !== undefined &&
-        /^\/\/?/.test(rule.content) &&
-        ruleMatches(rule, subject)
-      );
-    } catch {
-      return false;
-    }
-  });
-  if (allowed) return undefined;
+  const realPath = spelledUnderCwd(openedPath, root, realRoot);
+  const rule = denyingRule({ ...options, realPath });
+  if (rule !== undefined)
+    return {
+      message: `${toolName} cannot read ${options.requestedPath}: it leads to ${realPath}, which the rule ${rule} denies`,
+      errorCode: 'denied_by_rule',
+    };
+  if (isInside(realRoot, openedPath) || namedByAbsoluteAllowRule({ ...options, paths: [openedPath] })) return undefined;
   return {
     message: `Path ${options.requestedPath} leads outside the session's working directory ${options.cwd} (through a symlink, to ${openedPath})`,
     errorCode: 'path_escape',
