@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
+import { switchyardDataConverter } from '../src/config/data-converter.js';
 import { startDevServer } from '../src/server/dev-server.js';
 import { builtinTools } from '../src/tools/builtin.js';
 import { createSwitchyardWorker } from '../src/worker/create-worker.js';
@@ -35,7 +36,10 @@ async function runClient(): Promise<void> {
   const taskQueue = process.env.PROFILE_TASK_QUEUE ?? 'profile';
   const cwd = process.env.PROFILE_CWD ?? process.cwd();
   const connection = await Connection.connect({ address });
-  const client = new SwitchyardClient({ client: new Client({ connection }), taskQueue });
+  const client = new SwitchyardClient({
+    client: new Client({ connection, dataConverter: switchyardDataConverter }),
+    taskQueue,
+  });
   const sessions = await Promise.all(
     Array.from({ length: SESSIONS }, (_, index) => client.startSession(`profile-${index}-${taskQueue}`, { cwd })),
   );

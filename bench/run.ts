@@ -18,6 +18,7 @@ import proto from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import type { SessionHandle } from '../src/client/switchyard-client.js';
+import { switchyardDataConverter } from '../src/config/data-converter.js';
 import type { ApprovalRequest } from '../src/contracts/approval.js';
 import { startDevServer } from '../src/server/dev-server.js';
 import { builtinTools } from '../src/tools/builtin.js';
@@ -82,8 +83,11 @@ const rawWorker = await Worker.create({
 });
 const connection = await Connection.connect({ address });
 const temporalClient = new Client({ connection });
-const client = new SwitchyardClient({ client: temporalClient, taskQueue });
-const regularClient = new SwitchyardClient({ client: temporalClient, taskQueue: regularTaskQueue });
+// Switchyard's side as `SwitchyardClient.connect` builds it (with Switchyard's payload converter); raw Temporal's with
+// the SDK's default converter. Same connection.
+const switchyardClient = new Client({ connection, dataConverter: switchyardDataConverter });
+const client = new SwitchyardClient({ client: switchyardClient, taskQueue });
+const regularClient = new SwitchyardClient({ client: switchyardClient, taskQueue: regularTaskQueue });
 const workersDone = Promise.all([worker.run(), regularWorker.run(), rawWorker.run()]);
 const REGULAR = 'Switchyard, regular activities';
 

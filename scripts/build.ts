@@ -4,7 +4,7 @@
  * dist/workflow-bundle.js, which the worker loads instead of bundling at every start.
  */
 import { spawnSync } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
+import { copyFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,10 @@ if (compiled.status !== 0) {
   log(`tsc failed (${compiled.signal ?? `exit ${compiled.status}`})`);
   process.exit(1);
 }
+// The payload converter is plain JavaScript (src/contracts/payload-converter.js says why): tsc does not copy it.
+for (const file of ['payload-converter.js', 'payload-converter.d.ts']) {
+  await copyFile(path.join(root, 'src', 'contracts', file), path.join(dist, 'contracts', file));
+}
 log(`compiled src/ to dist/ in ${Date.now() - started} ms`);
 
 const bundled = Date.now();
@@ -39,6 +43,7 @@ const { code } = await bundleWorkflowCode({
     path.join(dist, path.relative(path.join(root, 'src'), module)).replace(/\.ts$/, '.js'),
   ),
   webpackConfigHook: workflowBundlerOptions.webpackConfigHook,
+  payloadConverterPath: path.join(dist, 'contracts', 'payload-converter.js'),
   logger: {
     log() {},
     trace() {},

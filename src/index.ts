@@ -4,6 +4,7 @@
 
 export { SessionHandle, StreamingTurn, SwitchyardClient, validateSessionOptions } from './client/switchyard-client.js';
 export type { SwitchyardClientOptions } from './client/switchyard-client.js';
+export { payloadConverterPath, switchyardDataConverter } from './config/data-converter.js';
 
 // The model adapters, one module per API: export the tools, turn the model's calls into Switchyard calls, turn the
 // results into what the API wants back; the stream assemblers run calls while the reply streams.

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { switchyardDataConverter } from '../config/data-converter.js';
 import { processEnvironment, resolveConnection } from '../config/environment.js';
 import type { Environment } from '../config/environment.js';
 import { SwitchyardClient } from '../client/switchyard-client.js';
@@ -139,7 +140,10 @@ export async function connectClient(): Promise<SwitchyardClient> {
     if (isUnreachable(error)) throw new CliError(unreachableMessage(address, source), ExitCode.unreachable);
     throw error;
   }
-  return new SwitchyardClient({ client: new Client({ connection, namespace }), taskQueue });
+  return new SwitchyardClient({
+    client: new Client({ connection, namespace, dataConverter: switchyardDataConverter }),
+    taskQueue,
+  });
 }
 
 export async function withClient<T>(body: (client: SwitchyardClient) => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { switchyardDataConverter } from '../config/data-converter.js';
 import {
   addressFromEnv,
   consoleIdentityFromEnv,
@@ -92,7 +93,7 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
   let running: RunningConsole | undefined;
   try {
     running = await startConsole({
-      client: new Client({ connection, namespace }),
+      client: new Client({ connection, namespace, dataConverter: switchyardDataConverter }),
       port,
       ...(values.host === undefined ? {} : { host: values.host }),
       identity: consoleIdentity(values.identity),
@@ -137,7 +138,7 @@ export async function startDevConsole(options: {
     const userHeader = consoleUserHeaderFromEnv();
     connection = await Connection.connect({ address: options.address });
     const running = await startConsole({
-      client: new Client({ connection, namespace: options.namespace }),
+      client: new Client({ connection, namespace: options.namespace, dataConverter: switchyardDataConverter }),
       port: options.port,
       identity: consoleIdentity(),
       ...(users === undefined ? {} : { users }),

@@ -4,6 +4,7 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
+import { switchyardDataConverter } from '../config/data-converter.js';
 import { dataDirFromEnv, resolveConnection } from '../config/environment.js';
 import { hookSettingsSchema } from '../hooks/settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
@@ -95,6 +96,7 @@ export class SwitchyardClient {
     const client = new Client({
       connection,
       namespace,
+      dataConverter: switchyardDataConverter,
       ...(options.tracer === undefined
         ? {}
         : { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: options.tracer })] } }),

@@ -22,6 +22,7 @@ import {
   workerRoleFromEnv,
 } from '../config/environment.js';
 import { sessionDiskQuota } from '../artifacts/session-disk.js';
+import { switchyardDataConverter } from '../config/data-converter.js';
 import type { WorkerRole } from '../config/environment.js';
 import { probeSandboxStartupLine } from '../tools/sandbox/sandbox-report.js';
 import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stageOf } from './telemetry.js';
@@ -365,6 +366,8 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
         }
       : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
+    // Payloads as the SDK's default converter writes them, with a native UTF-8 coder (in the bundle too).
+    dataConverter: switchyardDataConverter,
     // Temporal's own activity spans (they join the trace of the client that started the turn).
     ...(options.tracer === undefined
       ? {}

@@ -11,6 +11,7 @@ export {
   workflowsPath,
 } from './create-worker.js';
 export type { SwitchyardWorkerOptions } from './create-worker.js';
+export { payloadConverterPath, switchyardDataConverter } from '../config/data-converter.js';
 export { PinoTemporalLogger, createLogger } from './logger.js';
 export { installTemporalRuntime } from './runtime.js';
 export { createToolCallTelemetry, createTracingFromEnv } from './telemetry.js';

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BundleOptions } from '@temporalio/worker';
+import { payloadConverterPath } from '../config/data-converter.js';
 
 type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
 
@@ -51,11 +52,15 @@ export function tuneWorkflowWebpack(config: WebpackConfig): WebpackConfig {
   return config;
 }
 
-/** The bundler options for Switchyard's workflow bundle. */
+/**
+ * The bundler options for Switchyard's workflow bundle. `payloadConverterPath` is Switchyard's payload converter
+ * (src/config/data-converter.ts); a worker that bundles at start takes it from its `dataConverter` option instead.
+ */
 export const workflowBundlerOptions = {
   preloadModules: [stackTraceLimitModule, sharedModulesModule],
   webpackConfigHook: tuneWorkflowWebpack,
-} satisfies Pick<BundleOptions, 'preloadModules' | 'webpackConfigHook'>;
+  payloadConverterPath,
+} satisfies Pick<BundleOptions, 'preloadModules' | 'webpackConfigHook' | 'payloadConverterPath'>;
 
 /** The bundler options of a worker with full stack traces: the same, without the stack-trace cap. */
 export const stackTracingBundlerOptions = {
