@@ -1,4 +1,5 @@
-import { readlink, realpath } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { PermissionFacts } from '../contracts/call-plan.js';
@@ -193,9 +194,17 @@ export async function deniedRealPath(options: {
   return rule === undefined ? undefined : { rule, realPath };
 }
 
-/** The real path of the file `handle` has open: where its descriptor leads (Linux), else `filePath` resolved again. */
+/**
+ * The real path of the file `handle` has open: where its descriptor leads (Linux), else `filePath` resolved again.
+ * The descriptor's link is read synchronously: /proc answers from memory, and an asynchronous call would cost the
+ * worker's thread several times the read itself (a trip through libuv's thread pool).
+ */
 export async function realPathOfOpenFile(handle: FileHandle, filePath: string): Promise<string> {
-  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(filePath));
+  try {
+    return readlinkSync(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return await realpath(filePath);
+  }
 }
 
 /**

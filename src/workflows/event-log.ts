@@ -3,6 +3,9 @@ import type { EventsPage, NewSessionEvent, SessionEvent } from '../contracts/eve
 /** Events kept in workflow state; older ones are dropped (their positions stay taken). */
 export const EVENT_LOG_RETAINED = 1_000;
 
+/** How many events past EVENT_LOG_RETAINED the log holds before it drops the older ones at once. */
+const TRIM_BATCH = 250;
+
 /** Append-only session event log, read by cursor. Pure: positions survive continue-as-new through `carry`. */
 export class EventLog {
   #events: SessionEvent[];
@@ -19,13 +22,24 @@ export class EventLog {
     this.#next += 1;
     this.#appendedThisRun += 1;
     this.#events.push(full);
-    if (this.#events.length > EVENT_LOG_RETAINED) this.#events.splice(0, this.#events.length - EVENT_LOG_RETAINED);
+    // Older events go in batches: dropping one per append moved the whole array each time (a long session appends
+    // several events per call). What is kept beyond the newest EVENT_LOG_RETAINED is never read or carried.
+    if (this.#events.length >= EVENT_LOG_RETAINED + TRIM_BATCH)
+      this.#events.splice(0, this.#events.length - EVENT_LOG_RETAINED);
     return full;
+  }
+
+  /** The newest EVENT_LOG_RETAINED events, oldest first. */
+  #retained(): SessionEvent[] {
+    const excess = this.#events.length - EVENT_LOG_RETAINED;
+    return excess > 0 ? this.#events.slice(excess) : this.#events;
   }
 
   /** Events with `seq >= since` (all retained ones when `since` is omitted) and the cursor for the next read. */
   read(since = 0, limit = 500): EventsPage {
-    const events = this.#events.filter((event) => event.seq >= since).slice(0, limit);
+    const events = this.#retained()
+      .filter((event) => event.seq >= since)
+      .slice(0, limit);
     const last = events.at(-1);
     return { events, next: last === undefined ? Math.max(since, this.#next) : last.seq + 1 };
   }
@@ -35,6 +49,6 @@ export class EventLog {
   }
 
   carry(): { events: SessionEvent[]; next: number } {
-    return { events: [...this.#events], next: this.#next };
+    return { events: [...this.#retained()], next: this.#next };
   }
 }
