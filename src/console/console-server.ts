@@ -44,6 +44,12 @@ const LIST_LIMIT = 100;
 const MAX_BODY_BYTES = 16 * 1024;
 /** How long a decision the console signs counts (its `expiresAt`): long enough for the signal to arrive. */
 const SIGNED_DECISION_VALID_MS = 5 * 60_000;
+/** Default `streamCheckMs`. */
+export const STREAM_CHECK_MS = 50;
+/** Default `streamRefreshMs`. */
+export const STREAM_REFRESH_MS = 1_500;
+/** A comment line that keeps an idle stream open through proxies. */
+const STREAM_KEEPALIVE_MS = 15_000;
 
 export interface ConsoleOptions {
   /** A Temporal client on the namespace to watch. */
@@ -71,6 +77,14 @@ export interface ConsoleOptions {
   temporalUiUrl?: string;
   /** Where full outputs are read for artifact links; default the file store under `SWITCHYARD_DATA_DIR`. */
   artifacts?: ArtifactStore;
+  /**
+   * How often an open session page's stream asks Temporal whether the session changed, in ms (default
+   * {@link STREAM_CHECK_MS}): one DescribeWorkflowExecution per open page, which the server answers alone (no worker,
+   * no query). A change (a new history event, a new heartbeat, another run) is pushed to the page at once.
+   */
+  streamCheckMs?: number;
+  /** The longest an open session page goes without a refresh of what it shows, in ms (default {@link STREAM_REFRESH_MS}). */
+  streamRefreshMs?: number;
 }
 
 export interface RunningConsole {
@@ -104,6 +118,13 @@ class HttpError extends Error {
   }
 }
 
+function positiveMs(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0)
+    throw new TypeError(`${name} must be a positive number of ms, got ${value}`);
+  return value;
+}
+
 function withTimeout<T>(promise: Promise<T>, what: string, ms = QUERY_TIMEOUT_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -129,6 +150,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   const namespace = client.options.namespace;
   const artifacts = options.artifacts ?? new FileArtifactStore(dataDirFromEnv());
   const boundToLoopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
+  const checkMs = positiveMs(options.streamCheckMs, 'streamCheckMs') ?? STREAM_CHECK_MS;
+  const refreshMs = positiveMs(options.streamRefreshMs, 'streamRefreshMs') ?? STREAM_REFRESH_MS;
   let security: ConsoleSecurity | undefined;
 
   const query = <T>(sessionId: string, run: () => Promise<T>, what: string): Promise<T> =>
@@ -246,6 +269,78 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     if (failed !== undefined) data.problem = projectErrorMessage(failed.reason);
     data.live = liveCalls(description.raw.pendingActivities ?? [], data.activeTurn);
     return data;
+  }
+
+  /**
+   * What says a session changed, from Temporal's server alone: the run, its status and history length, and the last
+   * heartbeat of each running activity (a call's output tail travels in heartbeats, not in history).
+   */
+  async function changeMark(sessionId: string): Promise<string> {
+    const description = await withTimeout(client.workflow.getHandle(sessionId).describe(), `session ${sessionId}`);
+    const heartbeats = (description.raw.pendingActivities ?? []).map((activity) =>
+      [
+        activity.activityId,
+        activity.attempt,
+        Number(activity.lastHeartbeatTime?.seconds ?? 0),
+        activity.lastHeartbeatTime?.nanos,
+      ].join(':'),
+    );
+    return [description.runId, description.status.name, description.historyLength, ...heartbeats].join('|');
+  }
+
+  /**
+   * A session page's live channel (server-sent events): the page's sections as JSON, pushed when the session changes
+   * (checked every `streamCheckMs`) and at least every `streamRefreshMs`, until the page goes away. Each message
+   * is the same JSON as a `/fragment/session/…` read.
+   */
+  async function streamSession(options: {
+    request: IncomingMessage;
+    response: ServerResponse;
+    sessionId: string;
+    turnId: string | undefined;
+    render: () => PageContext;
+  }): Promise<void> {
+    const { request, response, sessionId, turnId } = options;
+    response.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'x-accel-buffering': 'no',
+    });
+    response.write('retry: 2000\n\n');
+    let open = true;
+    const closed = new Promise<void>((resolve) => {
+      request.once('close', () => {
+        open = false;
+        resolve();
+      });
+    });
+    let lastMark: string | undefined;
+    let lastSections: string | undefined;
+    let lastRefresh = 0;
+    let lastWrite = Date.now();
+    while (open) {
+      const mark = await changeMark(sessionId).catch((error: unknown) => `problem:${projectErrorMessage(error)}`);
+      const now = Date.now();
+      if (mark !== lastMark || now - lastRefresh >= refreshMs) {
+        lastMark = mark;
+        lastRefresh = now;
+        const sections = JSON.stringify(
+          stringify(sessionSections(await sessionData(sessionId, turnId), options.render())),
+        );
+        if (!open) break;
+        if (sections !== lastSections) {
+          lastSections = sections;
+          response.write(`data: ${sections}\n\n`);
+          lastWrite = Date.now();
+        }
+      }
+      if (open && Date.now() - lastWrite >= STREAM_KEEPALIVE_MS) {
+        response.write(': keep-alive\n\n');
+        lastWrite = Date.now();
+      }
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, checkMs))]);
+    }
+    response.end();
   }
 
   /** The person behind a request, with the groups that say which requests they may decide. */
@@ -378,6 +473,18 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed.');
     const pageContext = context(authentication);
+    const streamMatch = /^\/stream\/session\/([^/]+)$/.exec(url.pathname);
+    if (streamMatch !== null) {
+      const sessionId = decodeURIComponent(streamMatch[1] ?? '');
+      await streamSession({
+        request,
+        response,
+        sessionId,
+        turnId: url.searchParams.get('turn') ?? undefined,
+        render: () => context(authentication),
+      });
+      return;
+    }
     const live = request.headers.accept?.includes('application/json') === true;
     if (url.pathname === '/' || url.pathname === '/fragment/home') {
       const sections = homeSections(await homeData(), pageContext);
@@ -399,7 +506,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       const turnId = url.searchParams.get('turn') ?? undefined;
       const sections = sessionSections(await sessionData(sessionId, turnId), pageContext);
       if (live || sessionMatch[1] !== 'session') return sendJson(response, 200, stringify(sections));
-      const liveUrl = `/fragment/session/${encodeURIComponent(sessionId)}${turnId === undefined ? '' : `?turn=${encodeURIComponent(turnId)}`}`;
+      const turnQuery = turnId === undefined ? '' : `?turn=${encodeURIComponent(turnId)}`;
       return sendPage(
         response,
         pageContext,
@@ -407,7 +514,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
           title: `Session ${sessionId} · Switchyard console`,
           context: pageContext,
           body: sessionBody(sections),
-          liveUrl,
+          liveUrl: `/fragment/session/${encodeURIComponent(sessionId)}${turnQuery}`,
+          streamUrl: `/stream/session/${encodeURIComponent(sessionId)}${turnQuery}`,
         }),
       );
     }

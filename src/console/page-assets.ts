@@ -63,6 +63,7 @@ export const CONSOLE_SCRIPT = `
   const meta = (name) => document.querySelector('meta[name="' + name + '"]').content;
   const csrf = meta('csrf-token');
   const liveUrl = meta('live-url');
+  const streamUrl = meta('stream-url');
   const flash = document.getElementById('flash');
   const say = (message, kind) => {
     const line = document.createElement('p');
@@ -147,25 +148,38 @@ export const CONSOLE_SCRIPT = `
     target.replaceChildren(...next);
   };
   let failing = false;
+  const apply = (sections) => {
+    for (const [id, markup] of Object.entries(sections)) {
+      const target = document.getElementById(id);
+      if (!target) continue;
+      if (target.hasAttribute('data-keyed')) mergeKeyed(target, markup);
+      else if (shown.get(id) !== markup) { target.innerHTML = markup; shown.set(id, markup); }
+    }
+    tick();
+    if (failing) { failing = false; say('Live updates are back.', 'ok'); }
+  };
+  const broken = (message) => {
+    if (!failing) { failing = true; say('Live update failed: ' + message + ' (retrying)', 'bad'); }
+  };
   const refresh = async () => {
     try {
       const response = await fetch(liveUrl, { credentials: 'same-origin', headers: { accept: 'application/json' } });
       if (!response.ok) throw new Error(response.status + ' ' + response.statusText);
-      const sections = await response.json();
-      for (const [id, markup] of Object.entries(sections)) {
-        const target = document.getElementById(id);
-        if (!target) continue;
-        if (target.hasAttribute('data-keyed')) mergeKeyed(target, markup);
-        else if (shown.get(id) !== markup) { target.innerHTML = markup; shown.set(id, markup); }
-      }
-      tick();
-      if (failing) { failing = false; say('Live updates are back.', 'ok'); }
+      apply(await response.json());
     } catch (error) {
-      if (!failing) { failing = true; say('Live update failed: ' + error.message + ' (retrying)', 'bad'); }
+      broken(error.message);
     }
   };
   document.querySelectorAll('[data-live]').forEach((node) => shown.set(node.id, node.innerHTML));
-  setInterval(refresh, 1500);
+  // A session page's sections are pushed when they change; a page without a stream (or whose stream the browser gave
+  // up on) reads them every 1.5 s.
+  let polling;
+  const poll = () => { if (polling === undefined) polling = setInterval(refresh, 1500); };
+  if (streamUrl !== '' && typeof EventSource === 'function') {
+    const stream = new EventSource(streamUrl);
+    stream.onmessage = (event) => { try { apply(JSON.parse(event.data)); } catch (error) { broken(error.message); } };
+    stream.onerror = () => { if (stream.readyState === EventSource.CLOSED) { broken('the stream closed'); poll(); } };
+  } else poll();
   setInterval(tick, 1000);
 })();
 `;

@@ -66,11 +66,19 @@ export interface PageContext {
 }
 
 /** The page shell: inline style and script (no build step), the CSRF token in a meta tag for the script's POSTs. */
-export function page(options: { title: string; context: PageContext; body: SafeHtml; liveUrl: string }): string {
+export function page(options: {
+  title: string;
+  context: PageContext;
+  body: SafeHtml;
+  /** Where the page reads its sections again (JSON), every 1.5 s when it has no stream. */
+  liveUrl: string;
+  /** Where the page's sections are pushed (server-sent events) when they change; the page then does not poll. */
+  streamUrl?: string;
+}): string {
   const { context } = options;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csrf-token" content="${context.csrfToken}"><meta name="live-url" content="${options.liveUrl}">
+<meta name="csrf-token" content="${context.csrfToken}"><meta name="live-url" content="${options.liveUrl}"><meta name="stream-url" content="${options.streamUrl ?? ''}">
 <title>${options.title}</title><style nonce="${context.nonce}">${new SafeHtml(CONSOLE_STYLE)}</style></head>
 <body><header class="top"><a href="/" class="brand">Switchyard console</a><span class="who">deciding as <b>${context.identity}</b></span></header>
 <div id="flash" role="status" aria-live="polite"></div>

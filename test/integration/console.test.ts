@@ -38,6 +38,8 @@ describe('approval console in a real browser', () => {
       identity: 'test-operator',
       temporalUiUrl: 'http://127.0.0.1:8233',
       artifacts: new FileArtifactStore(harness.dataDir),
+      // No timed refresh of session pages: what a session page shows live here arrives because its stream saw a change.
+      streamRefreshMs: 600_000,
     });
     browser = await launchTestBrowser();
     context = await browser.newContext({ viewport: { width: 1180, height: 900 } });

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionHandle } from '../../src/client/switchyard-client.js';
+import { startConsole } from '../../src/console/console-server.js';
+import type { RunningConsole } from '../../src/console/console-server.js';
+import { pendingApprovalsQuery } from '../../src/contracts/messages.js';
+import { createHarness, scratchDir } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+
+// A session page's live channel: server-sent events that carry the page's sections when the session changes. The
+// console here never refreshes on a timer (streamRefreshMs of ten minutes), so every message after the first is there
+// because the stream saw the session change.
+
+const TOKEN = 'stream-token-0123456789abcdef';
+
+/** Reads a server-sent event stream's `data:` messages as parsed JSON, one at a time. */
+function messages(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    async next(): Promise<Record<string, string>> {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block
+            .split('\n')
+            .filter((line) => line.startsWith('data: '))
+            .map((line) => line.slice('data: '.length))
+            .join('\n');
+          if (data !== '') return JSON.parse(data) as Record<string, string>;
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+describe('console session stream', () => {
+  let harness: Harness;
+  let worker: Awaited<ReturnType<Harness['startWorker']>> | undefined;
+  let console_: RunningConsole;
+  let cwd: string;
+  const sessions: SessionHandle[] = [];
+
+  beforeAll(async () => {
+    cwd = await scratchDir();
+    harness = await createHarness({ defaultCwd: cwd });
+    worker = await harness.startWorker();
+    console_ = await startConsole({
+      client: harness.client.client,
+      port: 0,
+      token: TOKEN,
+      identity: 'stream-operator',
+      streamRefreshMs: 600_000,
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(sessions.map((session) => session.workflow.terminate('stream test done')));
+    await console_?.close();
+    worker?.worker.shutdown();
+    await worker?.done;
+    await harness?.close();
+  });
+
+  const open = (sessionId: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) =>
+    fetch(new URL(`/stream/session/${encodeURIComponent(sessionId)}`, console_.url), { headers });
+
+  it('pushes a request that starts waiting, then its end, without a timed refresh', async () => {
+    const session = await harness.startSession({ cwd });
+    sessions.push(session);
+    const response = await open(session.sessionId);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const stream = messages(response.body!);
+    const first = await stream.next();
+    expect(Object.keys(first).length).toBeGreaterThan(0);
+    expect(JSON.stringify(first)).not.toContain('data-request=');
+
+    const turn = session.executeTurn({
+      turnId: 't1',
+      calls: [{ id: 'b1', name: 'Bash', input: { command: 'echo pushed > pushed.txt', description: 'Write a file' } }],
+    });
+    turn.catch(() => undefined);
+    let shown = first;
+    while (!JSON.stringify(shown).includes('data-request=')) shown = await stream.next();
+    const [request] = await session.workflow.query(pendingApprovalsQuery);
+    expect(request).toBeDefined();
+    expect(JSON.stringify(shown)).toContain(request!.requestId);
+    expect(JSON.stringify(shown)).toContain('echo pushed &gt; pushed.txt');
+
+    await session.interrupt('stream test over');
+    expect((await turn).results[0]?.status).toBe('cancelled');
+    while (JSON.stringify(shown).includes('data-request=')) shown = await stream.next();
+    await stream.cancel();
+  });
+
+  it('needs the token, like every page', async () => {
+    const session = await harness.startSession({ cwd });
+    sessions.push(session);
+    const refused = await open(session.sessionId, {});
+    expect(refused.status).toBe(401);
+    await refused.body?.cancel();
+    const wrong = await open(session.sessionId, { authorization: 'Bearer not-the-token-0123456789' });
+    expect(wrong.status).toBe(401);
+    await wrong.body?.cancel();
+  });
+
+  it('refuses a stream setting that is not a positive number of ms', async () => {
+    await expect(
+      startConsole({ client: harness.client.client, port: 0, token: TOKEN, identity: 'x', streamCheckMs: 0 }),
+    ).rejects.toThrow(/streamCheckMs must be a positive number of ms/);
+  });
+});
