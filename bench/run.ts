@@ -19,6 +19,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import type { SessionHandle } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
+import { startConsole } from '../src/console/console-server.js';
 import type { ApprovalRequest } from '../src/contracts/approval.js';
 import { startDevServer } from '../src/server/dev-server.js';
 import { builtinTools } from '../src/tools/builtin.js';
@@ -246,7 +247,72 @@ async function switchyardOnly(): Promise<ContenderRow[]> {
     contender: 'Switchyard',
     ...stats(streaming.Switchyard ?? []),
   });
+  rows.push(await consoleUpdates());
   return rows;
+}
+
+/**
+ * Event → console: how long after a session logs that a call waits for approval (the `PermissionRequested` event's
+ * time, workflow time) an open session page of `switchyard console` has the request, as its stream delivers it.
+ */
+async function consoleUpdates(): Promise<ContenderRow> {
+  progress('console: event → session page update');
+  const token = `bench-${suffix}-0123456789abcdef`;
+  const running = await startConsole({ client: switchyardClient, port: 0, token, identity: 'bench' });
+  const session = await client.startSession(`bench-console-${suffix}`, { cwd });
+  const response = await fetch(new URL(`/stream/session/${encodeURIComponent(session.sessionId)}`, running.url), {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (!response.ok || response.body === null) throw new Error(`console stream: ${response.status}`);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  /** The next `data:` message of the stream, and when it arrived. */
+  const nextMessage = async (): Promise<{ data: string; at: number }> => {
+    for (;;) {
+      const end = buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (block.startsWith('data: ')) return { data: block.slice('data: '.length), at: Date.now() };
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done === true) throw new Error('the console stream ended');
+      buffer += decoder.decode(value, { stream: true });
+    }
+  };
+  await nextMessage();
+  const latencies: number[] = [];
+  await alternate({
+    Switchyard: async (index) => {
+      const turn = session.executeTurn({
+        turnId: `console-${index}`,
+        calls: [{ id: 'e', name: 'Stamp', input: { label: `console-${index}` } }],
+      });
+      let message = await nextMessage();
+      let requestId: string | undefined;
+      for (;;) {
+        requestId = /data-request=\\"([^"\\]+)\\"/.exec(message.data)?.[1];
+        if (requestId !== undefined) break;
+        message = await nextMessage();
+      }
+      const { events } = await session.events();
+      const requested = events.find((event) => event.type === 'PermissionRequested' && event.requestId === requestId);
+      if (requested === undefined) throw new Error(`no PermissionRequested event for ${requestId}`);
+      if (index >= 0) latencies.push(message.at - Date.parse(requested.at));
+      const [request] = await session.pendingApprovals();
+      if (request === undefined) throw new Error('no pending approval');
+      await session.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+      await turn;
+      // The page shows the request gone before the next round asks again.
+      while ((await nextMessage()).data.includes('data-request=')) continue;
+    },
+  });
+  await reader.cancel();
+  await running.close();
+  await session.end();
+  return { scenario: 'console: event → session page update', calls: 1, contender: 'Switchyard', ...stats(latencies) };
 }
 
 /** Bytes by event type that the events after `from` take, largest first. */

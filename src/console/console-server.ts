@@ -13,6 +13,7 @@ import { signApproval } from '../activities/approval-signature.js';
 import type { ConsoleUser } from './console-users.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
+import { EVENTS_PAGE_LIMIT } from '../contracts/events.js';
 import type { SessionEvent } from '../contracts/events.js';
 import {
   activeTurnQuery,
@@ -218,7 +219,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     for (let page = 0; page < 10; page++) {
       const result = await query(sessionId, () => handle.query(eventsQuery, { since }), 'events');
       events.push(...result.events);
-      if (result.events.length === 0 || result.next <= since) break;
+      // A short page is the last: no second query only to find nothing more.
+      if (result.events.length < EVENTS_PAGE_LIMIT || result.next <= since) break;
       since = result.next;
     }
     return events;

@@ -166,6 +166,9 @@ export type NewSessionEvent = SessionEvent extends infer E
     : never
   : never;
 
+/** Most events one `events` query returns; a shorter page is the last one. */
+export const EVENTS_PAGE_LIMIT = 500;
+
 export interface EventsPage {
   events: SessionEvent[];
   next: number;

@@ -1,3 +1,4 @@
+import { EVENTS_PAGE_LIMIT } from '../contracts/events.js';
 import type { EventsPage, NewSessionEvent, SessionEvent } from '../contracts/events.js';
 
 /** Events kept in workflow state; older ones are dropped (their positions stay taken). */
@@ -36,7 +37,7 @@ export class EventLog {
   }
 
   /** Events with `seq >= since` (all retained ones when `since` is omitted) and the cursor for the next read. */
-  read(since = 0, limit = 500): EventsPage {
+  read(since = 0, limit = EVENTS_PAGE_LIMIT): EventsPage {
     const events = this.#retained()
       .filter((event) => event.seq >= since)
       .slice(0, limit);

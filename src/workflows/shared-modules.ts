@@ -16,6 +16,7 @@ import * as compactPlan from '../contracts/compact-plan.js';
 import * as decidePermission from '../contracts/decide-permission.js';
 import * as defaults from '../contracts/defaults.js';
 import * as errorProjection from '../contracts/error-projection.js';
+import * as events from '../contracts/events.js';
 import * as groupCalls from '../contracts/group-calls.js';
 import * as hookContext from '../contracts/hook-context.js';
 import * as localCalls from '../contracts/local-calls.js';
@@ -34,6 +35,7 @@ export const sharedModules: readonly object[] = [
   decidePermission,
   defaults,
   errorProjection,
+  events,
   groupCalls,
   hookContext,
   localCalls,
