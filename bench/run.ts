@@ -16,6 +16,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { serverSentEvents } from '../src/client/model-formats/server-sent-events.js';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import type { SessionHandle } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
@@ -264,23 +265,12 @@ async function consoleUpdates(): Promise<ContenderRow> {
     headers: { authorization: `Bearer ${token}` },
   });
   if (!response.ok || response.body === null) throw new Error(`console stream: ${response.status}`);
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  /** The next `data:` message of the stream, and when it arrived. */
+  const events = serverSentEvents(response.body);
+  /** The next message of the stream, and when it arrived. */
   const nextMessage = async (): Promise<{ data: string; at: number }> => {
-    for (;;) {
-      const end = buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        if (block.startsWith('data: ')) return { data: block.slice('data: '.length), at: Date.now() };
-        continue;
-      }
-      const { value, done } = await reader.read();
-      if (done === true) throw new Error('the console stream ended');
-      buffer += decoder.decode(value, { stream: true });
-    }
+    const { value, done } = await events.next();
+    if (done === true) throw new Error('the console stream ended');
+    return { data: value.data, at: Date.now() };
   };
   await nextMessage();
   const latencies: number[] = [];
@@ -309,7 +299,7 @@ async function consoleUpdates(): Promise<ContenderRow> {
       while ((await nextMessage()).data.includes('data-request=')) continue;
     },
   });
-  await reader.cancel();
+  await events.return(undefined);
   await running.close();
   await session.end();
   return { scenario: 'console: event → session page update', calls: 1, contender: 'Switchyard', ...stats(latencies) };

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
@@ -226,7 +226,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return events;
   }
 
-  async function sessionData(sessionId: string, turnId: string | undefined): Promise<SessionPageData> {
+  /** The session's description from Temporal's server (no worker involved). */
+  const describeSession = (sessionId: string): Promise<WorkflowExecutionDescription> =>
+    withTimeout(client.workflow.getHandle(sessionId).describe(), `session ${sessionId}`);
+
+  /** What a session page shows; `described` is a description just read, else it is read here. */
+  async function sessionData(
+    sessionId: string,
+    turnId: string | undefined,
+    described?: Promise<WorkflowExecutionDescription>,
+  ): Promise<SessionPageData> {
     const handle = client.workflow.getHandle(sessionId);
     const data: SessionPageData = {
       sessionId,
@@ -241,7 +250,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     if (turnId !== undefined) data.turnId = turnId;
     let description;
     try {
-      description = await withTimeout(handle.describe(), `session ${sessionId}`);
+      description = await (described ?? describeSession(sessionId));
     } catch (error) {
       data.problem = `No such session, or Temporal did not answer: ${projectErrorMessage(error)}`;
       return data;
@@ -277,8 +286,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
    * What says a session changed, from Temporal's server alone: the run, its status and history length, and the last
    * heartbeat of each running activity (a call's output tail travels in heartbeats, not in history).
    */
-  async function changeMark(sessionId: string): Promise<string> {
-    const description = await withTimeout(client.workflow.getHandle(sessionId).describe(), `session ${sessionId}`);
+  function changeMark(description: WorkflowExecutionDescription): string {
     const heartbeats = (description.raw.pendingActivities ?? []).map((activity) =>
       [
         activity.activityId,
@@ -321,13 +329,14 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     let lastRefresh = 0;
     let lastWrite = Date.now();
     while (open) {
-      const mark = await changeMark(sessionId).catch((error: unknown) => `problem:${projectErrorMessage(error)}`);
+      const described = describeSession(sessionId);
+      const mark = await described.then(changeMark, (error: unknown) => `problem:${projectErrorMessage(error)}`);
       const now = Date.now();
       if (mark !== lastMark || now - lastRefresh >= refreshMs) {
         lastMark = mark;
         lastRefresh = now;
         const sections = JSON.stringify(
-          stringify(sessionSections(await sessionData(sessionId, turnId), options.render())),
+          stringify(sessionSections(await sessionData(sessionId, turnId, described), options.render())),
         );
         if (!open) break;
         if (sections !== lastSections) {

@@ -195,16 +195,21 @@ export async function deniedRealPath(options: {
 }
 
 /**
- * The real path of the file `handle` has open: where its descriptor leads (Linux), else `filePath` resolved again.
- * The descriptor's link is read synchronously: /proc answers from memory, and an asynchronous call would cost the
- * worker's thread several times the read itself (a trip through libuv's thread pool).
+ * Where the descriptor `handle` has open leads (Linux: its `/proc/self/fd` link), or undefined where there is no
+ * /proc. Read synchronously: /proc answers from memory, and an asynchronous call would cost the worker's thread
+ * several times the read itself (a trip through libuv's thread pool).
  */
-export async function realPathOfOpenFile(handle: FileHandle, filePath: string): Promise<string> {
+export function descriptorPath(handle: FileHandle): string | undefined {
   try {
     return readlinkSync(`/proc/self/fd/${handle.fd}`);
   } catch {
-    return await realpath(filePath);
+    return undefined;
   }
+}
+
+/** The real path of the file `handle` has open: `descriptorPath`, else `filePath` resolved again. */
+export async function realPathOfOpenFile(handle: FileHandle, filePath: string): Promise<string> {
+  return descriptorPath(handle) ?? (await realpath(filePath));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverSentEvents } from '../../src/client/model-formats/server-sent-events.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import { startConsole } from '../../src/console/console-server.js';
 import type { RunningConsole } from '../../src/console/console-server.js';
@@ -12,32 +13,18 @@ import type { Harness } from '../support/harness.js';
 
 const TOKEN = 'stream-token-0123456789abcdef';
 
-/** Reads a server-sent event stream's `data:` messages as parsed JSON, one at a time. */
+/** A server-sent event stream's messages as parsed JSON, one at a time. */
 function messages(body: ReadableStream<Uint8Array>) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
+  const events = serverSentEvents(body);
   return {
     async next(): Promise<Record<string, string>> {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block
-            .split('\n')
-            .filter((line) => line.startsWith('data: '))
-            .map((line) => line.slice('data: '.length))
-            .join('\n');
-          if (data !== '') return JSON.parse(data) as Record<string, string>;
-          continue;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffer += decoder.decode(value, { stream: true });
-      }
+      const { value, done } = await events.next();
+      if (done === true) throw new Error('the stream ended');
+      return JSON.parse(value.data) as Record<string, string>;
     },
-    cancel: () => reader.cancel(),
+    cancel: async () => {
+      await events.return(undefined);
+    },
   };
 }
 

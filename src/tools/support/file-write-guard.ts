@@ -12,13 +12,13 @@
  * the call fails; hard links to a file outside are written in place (a link cannot be told from the file).
  */
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readlink, realpath, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { PermissionFacts } from '../../contracts/call-plan.js';
 import { ToolUseError } from '../define-tool.js';
-import { deniedRealPath, isInside, realPathFacts, realPathOfDeepestExisting } from '../paths.js';
+import { deniedRealPath, descriptorPath, isInside, realPathFacts, realPathOfDeepestExisting } from '../paths.js';
 import { protectedPathMatch } from './protected-paths.js';
 
 /** A `strongAsk` when a write to `absolutePath` — as written or through its symlinks — lands on a protected path. */
@@ -65,10 +65,8 @@ async function verifyOpened(options: {
   created: boolean;
 }): Promise<void> {
   const { handle, expectedPath } = options;
-  let opened: string;
-  try {
-    opened = await readlink(`/proc/self/fd/${handle.fd}`);
-  } catch {
+  let opened = descriptorPath(handle);
+  if (opened === undefined) {
     const parent = path.dirname(expectedPath);
     opened = path.join(await realpath(parent).catch(() => parent), path.basename(expectedPath));
   }
