@@ -91,7 +91,7 @@ export type { OpenAIResponsesStreamEvent } from './client/model-formats/openai-r
 export { serverSentEvents } from './client/model-formats/server-sent-events.js';
 export type { ServerSentEvent } from './client/model-formats/server-sent-events.js';
 export { clientToolsForModel } from './client/model-formats/client-tools.js';
-export { clientToolSpecSchema, submitToolResultRequestSchema } from './contracts/client-tools.js';
+export { clientToolSpecSchema, submitToolResultRequestSchema } from './contracts/schemas.js';
 export type {
   ClientToolSpec,
   PendingClientCall,
@@ -104,7 +104,8 @@ export type { PruneReport } from './artifacts/file-artifact-store.js';
 export { ARTIFACT_URI_SCHEME } from './contracts/artifact-store.js';
 export type { ArtifactPutOptions, ArtifactStore, StoredArtifact } from './contracts/artifact-store.js';
 
-export { approvalDecisions, approvalSignalSchema } from './contracts/approval.js';
+export { approvalDecisions } from './contracts/approval.js';
+export { approvalSignalSchema } from './contracts/schemas.js';
 export type { ApprovalDecision, ApprovalRequest, ApprovalSignal } from './contracts/approval.js';
 export { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './contracts/defaults.js';
 export type { EventsPage, SessionEvent, SessionEventType } from './contracts/events.js';
@@ -125,14 +126,15 @@ export {
   toolSessionWorkflowType,
 } from './contracts/messages.js';
 export type { InterruptSignal, SessionStateView } from './contracts/messages.js';
-export { permissionModes, sessionOptionsSchema } from './contracts/session.js';
+export { permissionModes } from './contracts/session.js';
+export { sessionOptionsSchema } from './contracts/schemas.js';
 export type { PermissionMode, PermissionRules, SessionOptions } from './contracts/session.js';
 export {
   addCallsRequestSchema,
   awaitResultsRequestSchema,
   executeTurnRequestSchema,
   toolCallSchema,
-} from './contracts/tool-call.js';
+} from './contracts/schemas.js';
 export type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest, ToolCall } from './contracts/tool-call.js';
 export { errorCodes, imageMediaTypes, toolResultStatuses } from './contracts/tool-result.js';
 export type {

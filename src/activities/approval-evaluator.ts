@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { evaluationResultSchema } from '../contracts/policy.js';
+import { evaluationResultSchema } from '../contracts/schemas.js';
 import type { ApprovalEvaluator, EvaluationRequest, EvaluationResult } from '../contracts/policy.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import type { Activities } from '../contracts/pipeline.js';

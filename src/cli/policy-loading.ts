@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { invalidRule, operatorPolicyFileSchema } from '../contracts/policy.js';
+import { invalidRule } from '../contracts/policy.js';
+import { operatorPolicyFileSchema } from '../contracts/schemas.js';
 import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import { UsageError } from './common.js';

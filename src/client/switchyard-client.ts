@@ -33,7 +33,7 @@ import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import { invalidRule } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
 import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from '../contracts/client-tools.js';
-import { sessionOptionsSchema } from '../contracts/session.js';
+import { sessionOptionsSchema } from '../contracts/schemas.js';
 import { formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import { parseRule } from '../contracts/permission-rules.js';
 import { sessionStartMetadata } from './session-metadata.js';

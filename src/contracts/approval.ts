@@ -1,10 +1,11 @@
+// The schemas here sit behind `approvalSchemas()` instead of being exported: see src/contracts/schemas.ts.
 import { z } from 'zod';
 
 export const approvalDecisions = ['allow', 'allow_always', 'deny'] as const;
 export type ApprovalDecision = (typeof approvalDecisions)[number];
 
 /** Payload of the `approval` signal. */
-export const approvalSignalSchema = z.object({
+const approvalSignalSchema = z.object({
   requestId: z.string().min(1),
   decision: z.enum(approvalDecisions),
   inputDigest: z.string().min(1),
@@ -124,3 +125,10 @@ export function approvalSigningPayload(
 export type ApprovalVerdict =
   | { verified: true; approver: string }
   | { verified: false; reason: 'unknown_approver' | 'not_an_approver' | 'bad_signature'; detail: string };
+
+const schemas = { signal: approvalSignalSchema };
+
+/** This module's schemas: the `approval` signal's payload. */
+export function approvalSchemas(): typeof schemas {
+  return schemas;
+}

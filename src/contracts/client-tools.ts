@@ -1,3 +1,4 @@
+// The schemas here sit behind `clientToolsSchemas()` instead of being exported: see src/contracts/schemas.ts.
 import { z } from 'zod';
 
 /** Tool names: 1-64 letters, digits, `_`, `.`, `:` or `-` (as for every Switchyard tool). */
@@ -8,7 +9,7 @@ const toolNamePattern = /^[A-Za-z0-9_.:-]{1,64}$/;
  * calls go through the whole pipeline up to execution (JSON Schema validation, PreToolUse hooks, permission rules,
  * approval), then park until the client answers with the `submitToolResult` update.
  */
-export const clientToolSpecSchema = z.strictObject({
+const clientToolSpecSchema = z.strictObject({
   name: z.string().regex(toolNamePattern, 'use 1-64 letters, digits, "_", ".", ":" or "-"'),
   description: z.string(),
   /** JSON Schema of the input (an object schema); the call's input is checked against it before anything else. */
@@ -19,7 +20,7 @@ export const clientToolSpecSchema = z.strictObject({
 export type ClientToolSpec = z.infer<typeof clientToolSpecSchema>;
 
 /** Update `submitToolResult`: the client's answer to a parked call. */
-export const submitToolResultRequestSchema = z.strictObject({
+const submitToolResultRequestSchema = z.strictObject({
   callId: z.string().min(1),
   /** The text the model gets. */
   content: z.string(),
@@ -42,4 +43,11 @@ export interface PendingClientCall {
   input: unknown;
   /** ISO timestamp (workflow time). */
   requestedAt: string;
+}
+
+const schemas = { spec: clientToolSpecSchema, submitToolResult: submitToolResultRequestSchema };
+
+/** This module's schemas: a client tool's declaration and the `submitToolResult` update's payload. */
+export function clientToolsSchemas(): typeof schemas {
+  return schemas;
 }

@@ -3,9 +3,10 @@
  * worker's policy file, history-aware limits and approval evaluators (docs/SEMANTICS.md, Policy). Pure, so the
  * workflow, the worker and the client share one definition.
  */
+// The schemas here sit behind `policySchemas()` instead of being exported: see src/contracts/schemas.ts.
 import { z } from 'zod';
 import { parseRule } from './permission-rules.js';
-import { permissionModes, permissionRulesSchema } from './session.js';
+import { permissionModes, sessionSchemas } from './session.js';
 import type { CallLimit, PermissionMode, PermissionRules } from './session.js';
 
 export type { CallLimit };
@@ -27,9 +28,9 @@ export function invalidRule(rules: PermissionRules | undefined): string | undefi
 }
 
 /** Payload of the `setPolicy` update. */
-export const setPolicyRequestSchema = z.strictObject({
+const setPolicyRequestSchema = z.strictObject({
   /** Each list given replaces the session's list of that kind; a list left out is kept. */
-  rules: permissionRulesSchema.optional(),
+  rules: sessionSchemas().permissionRules.optional(),
   permissionMode: z.enum(permissionModes).optional(),
   reason: z.string().max(2_000).optional(),
   by: z.string().max(200).optional(),
@@ -51,7 +52,7 @@ export interface SessionPolicy {
 }
 
 /** The operator's policy file (`SWITCHYARD_POLICY_FILE`): rules no session can loosen. */
-export const operatorPolicyFileSchema = z.strictObject({ rules: permissionRulesSchema });
+const operatorPolicyFileSchema = z.strictObject({ rules: sessionSchemas().permissionRules });
 
 /** What an approval evaluator is asked about one waiting call. */
 export interface EvaluationRequest {
@@ -82,4 +83,15 @@ export interface ApprovalEvaluator {
   evaluate(request: EvaluationRequest, options: { signal: AbortSignal }): Promise<EvaluationResult>;
 }
 
-export const evaluationResultSchema = z.object({ decision: z.enum(evaluatorDecisions), reason: z.string() });
+const evaluationResultSchema = z.object({ decision: z.enum(evaluatorDecisions), reason: z.string() });
+
+const schemas = {
+  setPolicy: setPolicyRequestSchema,
+  operatorPolicyFile: operatorPolicyFileSchema,
+  evaluationResult: evaluationResultSchema,
+};
+
+/** This module's schemas: the `setPolicy` update's payload, the operator's policy file, an evaluator's answer. */
+export function policySchemas(): typeof schemas {
+  return schemas;
+}

@@ -1,10 +1,11 @@
+// The schemas here sit behind `sessionSchemas()` instead of being exported: see src/contracts/schemas.ts.
 import { z } from 'zod';
-import { clientToolSpecSchema } from './client-tools.js';
+import { clientToolsSchemas } from './client-tools.js';
 
 export const permissionModes = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
 export type PermissionMode = (typeof permissionModes)[number];
 
-export const permissionRulesSchema = z.strictObject({
+const permissionRulesSchema = z.strictObject({
   allow: z.array(z.string()).optional(),
   ask: z.array(z.string()).optional(),
   deny: z.array(z.string()).optional(),
@@ -12,7 +13,7 @@ export const permissionRulesSchema = z.strictObject({
 export type PermissionRules = z.infer<typeof permissionRulesSchema>;
 
 /** A count limit: at most `max` calls matching `rule` per session or per turn. */
-export const callLimitSchema = z.strictObject({
+const callLimitSchema = z.strictObject({
   rule: z.string().min(1),
   max: z.number().int().min(0),
   per: z.enum(['session', 'turn']),
@@ -25,7 +26,7 @@ export type SandboxMode = (typeof sandboxModes)[number];
  * The OS sandbox of every process a session's calls start (Bash, background tasks); see SECURITY.md and
  * `src/tools/sandbox/`. Paths are absolute, `~/…`, or relative to cwd; `denyRead` takes the patterns of `Read(...)` rules.
  */
-export const sandboxOptionsSchema = z.strictObject({
+const sandboxOptionsSchema = z.strictObject({
   /** `auto` (default; worker env `SWITCHYARD_SANDBOX`): sandbox where the worker can, run unsandboxed (loudly) where it cannot; `required`: a call that cannot be sandboxed fails with `sandbox_unavailable`; `off`: no sandbox. */
   mode: z.enum(sandboxModes).optional(),
   /** No network at all unless hosts are listed here (`example.com`, `*.example.com`, `localhost`): then only those, through a proxy. */
@@ -43,7 +44,7 @@ export const sandboxOptionsSchema = z.strictObject({
 export type SandboxOptions = z.infer<typeof sandboxOptionsSchema>;
 
 /** Start input of the `toolSession` workflow (wire contract v1). */
-export const sessionOptionsSchema = z.object({
+const sessionOptionsSchema = z.object({
   /** Defaults to the workflow id. */
   sessionId: z.string().min(1).optional(),
   /** Working directory of the session's tools; defaults to the worker's working directory. */
@@ -100,7 +101,7 @@ export const sessionOptionsSchema = z.object({
    * `ClientToolRequested`, query `pendingClientCalls`) until the update `submitToolResult` answers them. A worker tool
    * of the same name wins over a client tool.
    */
-  clientTools: z.array(clientToolSpecSchema).max(128).optional(),
+  clientTools: z.array(clientToolsSchemas().spec).max(128).optional(),
   /** A parked client call not answered within this long ends as an error; default: wait until answered or interrupted. */
   clientToolTimeoutMs: z.number().int().positive().optional(),
   /**
@@ -116,3 +117,15 @@ export const sessionOptionsSchema = z.object({
   approvalEvaluator: z.string().min(1).optional(),
 });
 export type SessionOptions = z.infer<typeof sessionOptionsSchema>;
+
+const schemas = {
+  permissionRules: permissionRulesSchema,
+  callLimit: callLimitSchema,
+  sandboxOptions: sandboxOptionsSchema,
+  options: sessionOptionsSchema,
+};
+
+/** This module's schemas: the start options of `toolSession` and their parts. */
+export function sessionSchemas(): typeof schemas {
+  return schemas;
+}

@@ -1,9 +1,10 @@
+// The schemas here sit behind `toolCallSchemas()` instead of being exported: see src/contracts/schemas.ts.
 import { z } from 'zod';
 import { PAYLOAD_LIMITS } from './defaults.js';
 import { utf8Length } from './utf8-length.js';
 
 /** One tool call as the model produced it. `input` may be an object or a JSON string. */
-export const toolCallSchema = z.object({
+const toolCallSchema = z.object({
   id: z.string().min(1, 'call id must be a non-empty string'),
   name: z.string(),
   input: z.unknown(),
@@ -21,7 +22,7 @@ function rejectDuplicateIds(calls: readonly ToolCall[], context: z.RefinementCtx
 }
 
 /** Input of the `executeTurn` update. */
-export const executeTurnRequestSchema = z
+const executeTurnRequestSchema = z
   .object({
     turnId: z.string().min(1, 'turnId must be a non-empty string'),
     calls: z.array(toolCallSchema),
@@ -93,7 +94,7 @@ export function formatZodError(error: z.ZodError): string {
 }
 
 /** Input of the `addCalls` update: opens a streaming turn on first use; `done` says the model's reply is complete. */
-export const addCallsRequestSchema = z
+const addCallsRequestSchema = z
   .object({
     turnId: z.string().min(1, 'turnId must be a non-empty string'),
     calls: z.array(toolCallSchema),
@@ -103,8 +104,20 @@ export const addCallsRequestSchema = z
 export type AddCallsRequest = z.infer<typeof addCallsRequestSchema>;
 
 /** Input of the `awaitResults` update: long-polls the results past `since`, in call order. */
-export const awaitResultsRequestSchema = z.object({
+const awaitResultsRequestSchema = z.object({
   turnId: z.string().min(1, 'turnId must be a non-empty string'),
   since: z.number().int().min(0).optional(),
 });
 export type AwaitResultsRequest = z.infer<typeof awaitResultsRequestSchema>;
+
+const schemas = {
+  call: toolCallSchema,
+  executeTurn: executeTurnRequestSchema,
+  addCalls: addCallsRequestSchema,
+  awaitResults: awaitResultsRequestSchema,
+};
+
+/** This module's schemas: one tool call, and the payloads of the `executeTurn`, `addCalls` and `awaitResults` updates. */
+export function toolCallSchemas(): typeof schemas {
+  return schemas;
+}

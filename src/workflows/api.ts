@@ -2,9 +2,9 @@
 // Node modules). Not a workflow type itself, so the bundle entry (`index.ts`) does not export it.
 import { ApplicationFailure, condition, uuid4 } from '@temporalio/workflow';
 import { DEFAULT_MAX_CALLS_PER_TURN } from '../contracts/defaults.js';
-import { sessionOptionsSchema } from '../contracts/session.js';
+import { sessionSchemas } from '../contracts/session.js';
 import type { SessionOptions } from '../contracts/session.js';
-import { executeTurnRequestSchema, formatZodError } from '../contracts/tool-call.js';
+import { formatZodError, toolCallSchemas } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { TurnResult } from '../contracts/tool-result.js';
 import type { CarriedSessionState } from './session-state.js';
@@ -87,9 +87,9 @@ function invalid(message: string): ApplicationFailure {
 
 function checkRequest(request: { turnId: string; calls: readonly ToolCall[]; sessionOptions: SessionOptions }): void {
   const { turnId, calls, sessionOptions } = request;
-  const options = sessionOptionsSchema.safeParse(sessionOptions);
+  const options = sessionSchemas().options.safeParse(sessionOptions);
   if (!options.success) throw invalid(`options: ${formatZodError(options.error)}`);
-  const parsed = executeTurnRequestSchema.safeParse({ turnId, calls });
+  const parsed = toolCallSchemas().executeTurn.safeParse({ turnId, calls });
   if (!parsed.success) throw invalid(formatZodError(parsed.error));
   const maxCalls = sessionOptions.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN;
   if (calls.length > maxCalls && executor?.queue.knows(turnId) !== true) {

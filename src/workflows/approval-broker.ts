@@ -5,7 +5,7 @@ import type {
   ApprovalRequest,
   ApprovalSignal,
 } from '../contracts/approval.js';
-import { approvalSignalSchema, approvalSigningPayload } from '../contracts/approval.js';
+import { approvalSchemas, approvalSigningPayload } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
@@ -87,7 +87,7 @@ export class ApprovalBroker {
    */
   async onSignal(raw: unknown, runningTurnId: string | undefined): Promise<void> {
     const turnId = runningTurnId ?? '';
-    const parsed = approvalSignalSchema.safeParse(raw);
+    const parsed = approvalSchemas().signal.safeParse(raw);
     if (!parsed.success) {
       const requestId =
         typeof (raw as { requestId?: unknown } | null)?.requestId === 'string'

@@ -1,7 +1,14 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 
-/** Local activities of this workflow run that were scheduled and have not resolved (module state is per workflow). */
-let inFlight = 0;
+/**
+ * Where this workflow run counts its local activities that were scheduled and have not resolved. Not a module
+ * variable: the workflow modules are evaluated once and shared by every workflow of the worker
+ * (src/workflows/shared-modules.ts). The sandbox's global object is the workflow's own (the SDK swaps its properties
+ * per workflow and starts each run from clean globals), so the count lives there.
+ */
+const IN_FLIGHT = Symbol.for('switchyard.localActivitiesInFlight');
+const runGlobals = globalThis as unknown as Record<typeof IN_FLIGHT, number | undefined>;
+const inFlight = (): number => runGlobals[IN_FLIGHT] ?? 0;
 
 /**
  * Runs a local activity and hands back its outcome only once no local activity of this workflow is in flight.
@@ -20,12 +27,12 @@ let inFlight = 0;
  * 1 s budget, and the workflow task stays open while any runs anyway).
  */
 export async function afterLocalActivities<T>(run: () => Promise<T>): Promise<T> {
-  inFlight += 1;
+  runGlobals[IN_FLIGHT] = inFlight() + 1;
   try {
     return await run();
   } finally {
-    inFlight -= 1;
+    runGlobals[IN_FLIGHT] = inFlight() - 1;
     // Not cancellable: an interrupt must not swap a result that has arrived for a cancellation.
-    if (inFlight > 0) await CancellationScope.nonCancellable(() => condition(() => inFlight === 0));
+    if (inFlight() > 0) await CancellationScope.nonCancellable(() => condition(() => inFlight() === 0));
   }
 }

@@ -13,7 +13,7 @@ import {
   submitToolResultUpdate,
   turnResultsQuery,
 } from '../contracts/messages.js';
-import { submitToolResultRequestSchema } from '../contracts/client-tools.js';
+import { clientToolsSchemas } from '../contracts/client-tools.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
@@ -103,7 +103,7 @@ export function installExecutorHandlers(options: {
   setHandler(pendingClientCallsQuery, () => executor().state.clientCalls.pending());
   setHandler(submitToolResultUpdate, (request) => executor().state.clientCalls.submit(request), {
     validator: (request) => {
-      const parsed = submitToolResultRequestSchema.safeParse(request);
+      const parsed = clientToolsSchemas().submitToolResult.safeParse(request);
       if (!parsed.success) throw new Error(`Invalid submitToolResult request: ${formatZodError(parsed.error)}`);
       executor().state.clientCalls.validate(parsed.data);
     },

@@ -15,16 +15,10 @@ import {
 } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
-import { invalidRule, setPolicyRequestSchema } from '../contracts/policy.js';
+import { invalidRule, policySchemas } from '../contracts/policy.js';
 import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
-import {
-  addCallsRequestSchema,
-  awaitResultsRequestSchema,
-  executeTurnRequestSchema,
-  formatZodError,
-  oversizeRequestReason,
-} from '../contracts/tool-call.js';
+import { formatZodError, oversizeRequestReason, toolCallSchemas } from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { stopBackgroundTasksActivity } from './activity-routing.js';
@@ -109,7 +103,7 @@ function installHandlers(executor: ToolExecutor): void {
       executor.runWholeTurn(request.turnId, request.calls),
     {
       validator: (request) => {
-        const parsed = executeTurnRequestSchema.safeParse(request);
+        const parsed = toolCallSchemas().executeTurn.safeParse(request);
         if (!parsed.success) throw new Error(`Invalid executeTurn request: ${formatZodError(parsed.error)}`);
         const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
         if (oversize !== undefined) throw new Error(`Invalid executeTurn request: ${oversize}`);
@@ -140,7 +134,7 @@ function installHandlers(executor: ToolExecutor): void {
     },
     {
       validator: (request) => {
-        const parsed = addCallsRequestSchema.safeParse(request);
+        const parsed = toolCallSchemas().addCalls.safeParse(request);
         if (!parsed.success) throw new Error(`Invalid addCalls request: ${formatZodError(parsed.error)}`);
         const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
         if (oversize !== undefined) throw new Error(`Invalid addCalls request: ${oversize}`);
@@ -183,7 +177,7 @@ function installHandlers(executor: ToolExecutor): void {
     },
     {
       validator: (request) => {
-        const parsed = awaitResultsRequestSchema.safeParse(request);
+        const parsed = toolCallSchemas().awaitResults.safeParse(request);
         if (!parsed.success) throw new Error(`Invalid awaitResults request: ${formatZodError(parsed.error)}`);
         if (!streaming.has(request.turnId) && !state.completedTurns.has(request.turnId)) {
           throw new Error(`Unknown turn "${request.turnId}": open a streaming turn with addCalls first`);
@@ -214,7 +208,7 @@ function installHandlers(executor: ToolExecutor): void {
     },
     {
       validator: (request) => {
-        const parsed = setPolicyRequestSchema.safeParse(request);
+        const parsed = policySchemas().setPolicy.safeParse(request);
         if (!parsed.success) throw new Error(`Invalid setPolicy request: ${formatZodError(parsed.error)}`);
         const bad = invalidRule(parsed.data.rules);
         if (bad !== undefined) throw new Error(`Invalid setPolicy request: ${bad}`);

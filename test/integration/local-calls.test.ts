@@ -95,6 +95,30 @@ describe('local read-only calls (real server, real tools)', () => {
     expect(markers).toBeGreaterThanOrEqual(6);
   });
 
+  it('keeps each session its own count of local calls in flight while sessions on one worker overlap', async () => {
+    // The workflow modules are shared by every session of the worker; a count kept in a module variable would make
+    // one session wait for another's local calls, and the first to finish would wait forever.
+    const sessions = 6;
+    const reads = Array.from({ length: 4 }, (_, index) => ({
+      id: `r${index}`,
+      name: 'Read',
+      input: { file_path: 'a.txt' },
+    }));
+    const turns = await harness.withWorker(async () =>
+      Promise.all(
+        Array.from({ length: sessions }, async () => {
+          const session = await harness.startSession({ cwd });
+          return await session.executeTurn({
+            turnId: 't',
+            calls: [...reads, local[1]].filter((call) => call !== undefined),
+          });
+        }),
+      ),
+    );
+    expect(turns).toHaveLength(sessions);
+    for (const turn of turns) expect(turn.results.map((result) => result.status)).toEqual(Array(5).fill('success'));
+  }, 60_000);
+
   it('runs a group that mixes local and regular calls all as regular activities, so none waits behind the others', async () => {
     const calls = [local[0], ls, local[1]].filter((call) => call !== undefined);
     const history = await harness.withWorker(async () => {

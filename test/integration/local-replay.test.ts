@@ -1,6 +1,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -175,6 +177,22 @@ describe('local activities that overlap replay as they ran', () => {
     return { history, raced, seen };
   }
 
+  /** Writes a history to the temporary directory as JSON; returns `, history in <file>` for a failure message. */
+  async function keepHistory(history: temporal.api.history.v1.IHistory): Promise<string> {
+    const file = path.join(os.tmpdir(), `switchyard-local-replay-${Date.now()}.json`);
+    await writeFile(
+      file,
+      JSON.stringify(
+        temporal.api.history.v1.History.toObject(history as temporal.api.history.v1.History, {
+          enums: String,
+          longs: String,
+          bytes: String,
+        }),
+      ),
+    );
+    return `, history in ${file}`;
+  }
+
   const replay = (history: temporal.api.history.v1.IHistory): Promise<string> =>
     Worker.runReplayHistory(
       {
@@ -197,9 +215,10 @@ describe('local activities that overlap replay as they ran', () => {
     let raced = false;
     for (let attempt = 1; attempt <= 4 && !raced; attempt += 1) {
       const outcome = await arrangeRace();
-      expect(await replay(outcome.history), `attempt ${attempt} (${outcome.raced ? 'raced' : 'no race'})`).toBe(
-        'replayed',
-      );
+      const verdict = await replay(outcome.history);
+      // A history that does not replay is kept (as JSON in the temporary directory), so the failure can be studied.
+      const kept = verdict === 'replayed' ? '' : await keepHistory(outcome.history);
+      expect(verdict, `attempt ${attempt} (${outcome.raced ? 'raced' : 'no race'}${kept})`).toBe('replayed');
       attempts.push(outcome.seen);
       raced = outcome.raced;
     }
