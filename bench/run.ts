@@ -496,13 +496,14 @@ async function inBatches<T>(items: readonly T[], size: number, body: (item: T) =
  * Write does: test/integration/builtin-tools.test.ts), and resolves once every session's request is pending.
  */
 async function startWaiting(
+  on: SwitchyardClient,
   label: string,
   count: number,
 ): Promise<Array<{ session: SessionHandle; turn: Promise<unknown>; request: ApprovalRequest }>> {
   const started = await Promise.all(
     Array.from({ length: count }, async (_, index) => {
       const id = `bench-waiting-${label}-${index}-${suffix}`;
-      const session = await client.startSession(id, { cwd, permissionMode: 'default' });
+      const session = await on.startSession(id, { cwd, permissionMode: 'default' });
       const turn = session.executeTurn({
         turnId: 'wait',
         calls: [{ id: 'w', name: 'Write', input: { file_path: `${id}.txt`, content: 'written once approved\n' } }],
@@ -555,19 +556,33 @@ async function finishWaiting(
 }
 
 /**
- * The bench process's memory per session waiting for an approval: WAITING_SESSIONS sessions on the as-shipped worker,
- * each with one call waiting, against the process before they started.
+ * The bench process's memory per session waiting for an approval: WAITING_SESSIONS sessions, each with one call
+ * waiting, against the process before they started. They run on a worker of their own (as shipped), started for this
+ * scenario: its workflow thread's heap is new, so the sessions cannot fill room that the earlier scenarios' workflows
+ * left in the other workers' heaps, which would hide what they cost.
  */
 async function waitingMemory(): Promise<WaitingMemory> {
-  progress('memory: one warm-up session waiting for approval');
-  const ended = await finishWaiting(await startWaiting('warm', 1));
+  const memoryQueue = `bench-switchyard-memory-${suffix}`;
+  const memoryWorker = await switchyardWorker({ taskQueue: memoryQueue, localReadOnlyCalls: true });
+  const memoryWorkerDone = memoryWorker.run();
+  try {
+    return await measureWaiting(new SwitchyardClient({ client: switchyardClient, taskQueue: memoryQueue }));
+  } finally {
+    memoryWorker.shutdown();
+    await memoryWorkerDone;
+  }
+}
+
+async function measureWaiting(on: SwitchyardClient): Promise<WaitingMemory> {
+  progress('memory: a worker of its own; one warm-up session waiting for approval');
+  const ended = await finishWaiting(await startWaiting(on, 'warm', 1));
   if (ended !== 1) throw new Error('the warm-up session did not end');
   const gcForced = global.gc !== undefined;
   if (!gcForced) progress('memory: no global.gc (run without --expose-gc): readings taken as they are, not after a GC');
   const before = memoryNow();
   progress(`memory: ${WAITING_SESSIONS} sessions, each with one Write waiting for approval`);
   const started = performance.now();
-  const waiting = await startWaiting('n', WAITING_SESSIONS);
+  const waiting = await startWaiting(on, 'n', WAITING_SESSIONS);
   const secondsUntilWaiting = (performance.now() - started) / 1_000;
   const after = memoryNow();
   progress(
