@@ -6,11 +6,12 @@
 // `BENCH_WAITING_SESSIONS` (default 200) sizes the memory scenario. A run of 10 rounds or more is appended to the
 // ledger bench/results/runs.json (bench/ledger.ts); a smaller one is a trial and is not.
 // `NODE_OPTIONS=--expose-gc npm run bench` lets the memory scenario collect garbage before each reading.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -21,7 +22,6 @@ import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import type { SessionHandle } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
 import { startConsole } from '../src/console/console-server.js';
-import type { ApprovalRequest } from '../src/contracts/approval.js';
 import { startDevServer } from '../src/server/dev-server.js';
 import { builtinTools } from '../src/tools/builtin.js';
 import { createSwitchyardWorker } from '../src/worker/create-worker.js';
@@ -475,137 +475,30 @@ async function throughput(): Promise<ThroughputRow[]> {
   return rows;
 }
 
-/** This process's rss and main-thread heapUsed in MiB, after a full GC of the main thread when `global.gc` exists. */
-function memoryNow(): { rss: number; heapUsed: number } {
-  if (global.gc !== undefined) {
-    global.gc();
-    global.gc(); // a second pass collects what the first one's finalizers released
-  }
-  const usage = process.memoryUsage();
-  return { rss: usage.rss / 2 ** 20, heapUsed: usage.heapUsed / 2 ** 20 };
-}
-
-/** Runs `body` over `items`, `size` at a time. */
-async function inBatches<T>(items: readonly T[], size: number, body: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += size)
-    await Promise.all(items.slice(start, start + size).map(body));
-}
-
 /**
- * Starts `count` sessions, each with one turn whose `Write` of a new file asks for approval (in `default` mode, as
- * Write does: test/integration/builtin-tools.test.ts), and resolves once every session's request is pending.
- */
-async function startWaiting(
-  on: SwitchyardClient,
-  label: string,
-  count: number,
-): Promise<Array<{ session: SessionHandle; turn: Promise<unknown>; request: ApprovalRequest }>> {
-  const started = await Promise.all(
-    Array.from({ length: count }, async (_, index) => {
-      const id = `bench-waiting-${label}-${index}-${suffix}`;
-      const session = await on.startSession(id, { cwd, permissionMode: 'default' });
-      const turn = session.executeTurn({
-        turnId: 'wait',
-        calls: [{ id: 'w', name: 'Write', input: { file_path: `${id}.txt`, content: 'written once approved\n' } }],
-      });
-      void turn.catch(() => undefined); // awaited after the denial; not an unhandled rejection meanwhile
-      return { session, turn };
-    }),
-  );
-  // The requests, polled as the approval scenario does (`pendingApprovals`), 16 queries at a time rather than all at
-  // once, to keep the polling's own load small.
-  const requests = new Map<number, ApprovalRequest>();
-  const deadline = performance.now() + 300_000;
-  while (requests.size < count) {
-    if (performance.now() > deadline) throw new Error(`only ${requests.size} of ${count} sessions asked within 300 s`);
-    const missing = started.map((_, index) => index).filter((index) => !requests.has(index));
-    await inBatches(missing, 16, async (index) => {
-      const [request] = (await started[index]?.session.pendingApprovals()) ?? [];
-      if (request !== undefined) requests.set(index, request);
-    });
-    if (requests.size < count) await sleep(100);
-  }
-  return started.map((entry, index) => {
-    const request = requests.get(index);
-    if (request === undefined) throw new Error(`session ${index} has no pending approval`);
-    return { ...entry, request };
-  });
-}
-
-/** Denies every waiting request, waits for the turns, ends the sessions; resolves to how many workflows closed. */
-async function finishWaiting(
-  waiting: ReadonlyArray<{ session: SessionHandle; turn: Promise<unknown>; request: ApprovalRequest }>,
-): Promise<number> {
-  await inBatches(waiting, 16, async ({ session, request }) => {
-    await session.approve({
-      requestId: request.requestId,
-      decision: 'deny',
-      inputDigest: request.inputDigest,
-      reason: 'benchmark: memory measured',
-    });
-  });
-  await Promise.all(waiting.map(({ turn }) => turn));
-  await inBatches(waiting, 16, async ({ session }) => await session.end());
-  // `end` only requests the cancellation: the workflow's result (a cancellation failure) comes once it has closed.
-  await Promise.all(waiting.map(({ session }) => session.workflow.result().catch(() => undefined)));
-  let ended = 0;
-  await inBatches(waiting, 16, async ({ session }) => {
-    if ((await session.workflow.describe()).status.name !== 'RUNNING') ended++;
-  });
-  return ended;
-}
-
-/**
- * The bench process's memory per session waiting for an approval: WAITING_SESSIONS sessions, each with one call
- * waiting, against the process before they started. They run on a worker of their own (as shipped), started for this
- * scenario: its workflow thread's heap is new, so the sessions cannot fill room that the earlier scenarios' workflows
- * left in the other workers' heaps, which would hide what they cost.
+ * The memory scenario (bench/memory.ts), in a process of its own: a new worker and client, and nothing else, so the
+ * waiting sessions cannot fill room that the earlier scenarios left in this process's heaps, which hides what they cost.
  */
 async function waitingMemory(): Promise<WaitingMemory> {
-  const memoryQueue = `bench-switchyard-memory-${suffix}`;
-  const memoryWorker = await switchyardWorker({ taskQueue: memoryQueue, localReadOnlyCalls: true });
-  const memoryWorkerDone = memoryWorker.run();
-  try {
-    return await measureWaiting(new SwitchyardClient({ client: switchyardClient, taskQueue: memoryQueue }));
-  } finally {
-    memoryWorker.shutdown();
-    await memoryWorkerDone;
-  }
-}
-
-async function measureWaiting(on: SwitchyardClient): Promise<WaitingMemory> {
-  progress('memory: a worker of its own; one warm-up session waiting for approval');
-  const ended = await finishWaiting(await startWaiting(on, 'warm', 1));
-  if (ended !== 1) throw new Error('the warm-up session did not end');
-  const gcForced = global.gc !== undefined;
-  if (!gcForced) progress('memory: no global.gc (run without --expose-gc): readings taken as they are, not after a GC');
-  const before = memoryNow();
-  progress(`memory: ${WAITING_SESSIONS} sessions, each with one Write waiting for approval`);
-  const started = performance.now();
-  const waiting = await startWaiting(on, 'n', WAITING_SESSIONS);
-  const secondsUntilWaiting = (performance.now() - started) / 1_000;
-  const after = memoryNow();
-  progress(
-    `memory: all ${WAITING_SESSIONS} waiting after ${secondsUntilWaiting.toFixed(1)} s; denying and ending them`,
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('./memory.ts', import.meta.url))],
+    {
+      env: {
+        ...process.env,
+        BENCH_MEMORY_ADDRESS: address,
+        BENCH_MEMORY_CWD: cwd,
+        BENCH_WAITING_SESSIONS: String(WAITING_SESSIONS),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
   );
-  const closed = await finishWaiting(waiting);
-  const afterEnd = memoryNow();
-  const mib = (value: number): number => Math.round(value * 10) / 10;
-  const perSession = (value: number): number => Math.round((value / WAITING_SESSIONS) * 1_000) / 1_000;
-  return {
-    sessions: WAITING_SESSIONS,
-    gcForced,
-    secondsUntilWaiting: round(secondsUntilWaiting),
-    rssBeforeMiB: mib(before.rss),
-    rssAfterMiB: mib(after.rss),
-    heapUsedBeforeMiB: mib(before.heapUsed),
-    heapUsedAfterMiB: mib(after.heapUsed),
-    rssMiBPerSession: perSession(after.rss - before.rss),
-    heapUsedMiBPerSession: perSession(after.heapUsed - before.heapUsed),
-    rssAfterEndMiB: mib(afterEnd.rss),
-    heapUsedAfterEndMiB: mib(afterEnd.heapUsed),
-    ended: closed,
-  };
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const last = output.trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || !last.startsWith('{')) throw new Error(`the memory scenario failed (exit ${code}): ${last}`);
+  return JSON.parse(last) as WaitingMemory;
 }
 
 const require = createRequire(import.meta.url);
