@@ -10,12 +10,11 @@ import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import type { SessionHandle } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
 import type { ApprovalRequest } from '../src/contracts/approval.js';
-import { builtinTools } from '../src/tools/builtin.js';
-import { createSwitchyardWorker } from '../src/worker/create-worker.js';
 import { createLogger } from '../src/worker/logger.js';
 import { installTemporalRuntime } from '../src/worker/runtime.js';
 import type { WaitingMemory } from './report.js';
 import { round } from './stats.js';
+import { benchWorker } from './tools.js';
 
 const address = process.env.BENCH_MEMORY_ADDRESS;
 const cwd = process.env.BENCH_MEMORY_CWD;
@@ -150,14 +149,7 @@ async function measureWaiting(on: SwitchyardClient): Promise<WaitingMemory> {
 installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
 const taskQueue = `bench-switchyard-memory-${suffix}`;
 const nativeConnection = await NativeConnection.connect({ address });
-const worker = await createSwitchyardWorker({
-  connection: nativeConnection,
-  taskQueue,
-  tools: builtinTools(),
-  defaultCwd: cwd,
-  userSettingsDir: false,
-  dataDir: cwd,
-});
+const worker = await benchWorker({ connection: nativeConnection, taskQueue, cwd });
 const workerDone = worker.run();
 const connection = await Connection.connect({ address });
 const client = new SwitchyardClient({

@@ -16,10 +16,9 @@ import { NativeConnection } from '@temporalio/worker';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
 import { startDevServer } from '../src/server/dev-server.js';
-import { builtinTools } from '../src/tools/builtin.js';
-import { createSwitchyardWorker } from '../src/worker/create-worker.js';
 import { createLogger } from '../src/worker/logger.js';
 import { installTemporalRuntime } from '../src/worker/runtime.js';
+import { benchWorker } from './tools.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 20);
 const SESSIONS = Number(process.env.PROFILE_SESSIONS ?? 8);
@@ -77,13 +76,10 @@ async function runWorker(): Promise<void> {
   // PROFILE_WORKFLOW_THREADS: the worker's workflow thread pool (the SDK's default is 1 with a reused V8 context).
   const threads =
     process.env.PROFILE_WORKFLOW_THREADS === undefined ? undefined : Number(process.env.PROFILE_WORKFLOW_THREADS);
-  const worker = await createSwitchyardWorker({
+  const worker = await benchWorker({
     connection: nativeConnection,
     taskQueue,
-    tools: builtinTools(),
-    defaultCwd: cwd,
-    userSettingsDir: false,
-    dataDir: cwd,
+    cwd,
     ...(threads === undefined ? {} : { tuning: { workflowThreadPoolSize: threads } }),
   });
   const running = worker.run();

@@ -23,8 +23,6 @@ import type { SessionHandle } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
 import { startConsole } from '../src/console/console-server.js';
 import { startDevServer } from '../src/server/dev-server.js';
-import { builtinTools } from '../src/tools/builtin.js';
-import { createSwitchyardWorker } from '../src/worker/create-worker.js';
 import { createLogger } from '../src/worker/logger.js';
 import { installTemporalRuntime } from '../src/worker/runtime.js';
 import { gitState, recordRun } from './ledger.js';
@@ -40,7 +38,7 @@ import type {
   WaitingMemory,
 } from './report.js';
 import { round, stats } from './stats.js';
-import { slowReadTool, stampStarts, stampTool } from './tools.js';
+import { benchWorker, slowReadTool, stampStarts, stampTool } from './tools.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 15);
@@ -65,15 +63,7 @@ const regularTaskQueue = `bench-switchyard-regular-${suffix}`;
 const rawTaskQueue = `bench-raw-${suffix}`;
 const nativeConnection = await NativeConnection.connect({ address });
 const switchyardWorker = async (options: { taskQueue: string; localReadOnlyCalls: boolean }): Promise<Worker> =>
-  await createSwitchyardWorker({
-    connection: nativeConnection,
-    taskQueue: options.taskQueue,
-    tools: [...builtinTools(), slowReadTool, stampTool],
-    defaultCwd: cwd,
-    userSettingsDir: false,
-    dataDir: cwd,
-    localReadOnlyCalls: options.localReadOnlyCalls,
-  });
+  await benchWorker({ connection: nativeConnection, ...options, cwd, extraTools: [slowReadTool, stampTool] });
 // As shipped: the default worker options (local read-only calls on).
 const worker = await switchyardWorker({ taskQueue, localReadOnlyCalls: true });
 const regularWorker = await switchyardWorker({ taskQueue: regularTaskQueue, localReadOnlyCalls: false });

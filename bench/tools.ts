@@ -1,6 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import type { Worker } from '@temporalio/worker';
+import { builtinTools } from '../src/tools/builtin.js';
 import { defineTool } from '../src/tools/define-tool.js';
+import { createSwitchyardWorker } from '../src/worker/create-worker.js';
+import type { SwitchyardWorkerOptions } from '../src/worker/create-worker.js';
 
 /** A read-only call that takes `ms` (default 200): ten of them show what running concurrently buys. */
 export const slowReadTool = defineTool({
@@ -28,3 +32,21 @@ export const stampTool = defineTool({
     return Promise.resolve(`stamped ${input.label}`);
   },
 });
+
+/**
+ * A worker as the benchmarks run one: the built-in tools (and `extraTools`), `cwd` as its default cwd and data
+ * directory, no user-level settings (no hook files read per call); `options` adds or overrides the rest.
+ */
+export async function benchWorker(
+  options: Pick<SwitchyardWorkerOptions, 'connection' | 'taskQueue'> &
+    Partial<SwitchyardWorkerOptions> & { cwd: string; extraTools?: SwitchyardWorkerOptions['tools'] },
+): Promise<Worker> {
+  const { cwd, extraTools = [], ...rest } = options;
+  return await createSwitchyardWorker({
+    tools: [...builtinTools(), ...extraTools],
+    defaultCwd: cwd,
+    userSettingsDir: false,
+    dataDir: cwd,
+    ...rest,
+  });
+}
