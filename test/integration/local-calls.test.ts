@@ -99,19 +99,15 @@ describe('local read-only calls (real server, real tools)', () => {
     // The workflow modules are shared by every session of the worker; a count kept in a module variable would make
     // one session wait for another's local calls, and the first to finish would wait forever.
     const sessions = 6;
-    const reads = Array.from({ length: 4 }, (_, index) => ({
-      id: `r${index}`,
-      name: 'Read',
-      input: { file_path: 'a.txt' },
-    }));
+    // Four Reads of a.txt (the `local` Read under other ids) and the Glob.
+    const [read, glob] = local;
+    if (read === undefined || glob === undefined) throw new Error('the local calls changed');
+    const calls = [...Array.from({ length: 4 }, (_, index) => ({ ...read, id: `r${index}` })), glob];
     const turns = await harness.withWorker(async () =>
       Promise.all(
         Array.from({ length: sessions }, async () => {
           const session = await harness.startSession({ cwd });
-          return await session.executeTurn({
-            turnId: 't',
-            calls: [...reads, local[1]].filter((call) => call !== undefined),
-          });
+          return await session.executeTurn({ turnId: 't', calls });
         }),
       ),
     );
