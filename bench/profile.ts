@@ -16,6 +16,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
 import { startDevServer } from '../src/server/dev-server.js';
+import type { WorkerTuning } from '../src/worker/create-worker.js';
 import { createLogger } from '../src/worker/logger.js';
 import { installTemporalRuntime } from '../src/worker/runtime.js';
 import { benchWorker } from './tools.js';
@@ -73,15 +74,15 @@ async function runWorker(): Promise<void> {
   await writeFile(path.join(cwd, 'file.txt'), `${'x'.repeat(79)}\n`.repeat(25));
   const taskQueue = `profile-${Date.now().toString(36)}`;
   const nativeConnection = await NativeConnection.connect({ address });
-  // PROFILE_WORKFLOW_THREADS: the worker's workflow thread pool (the SDK's default is 1 with a reused V8 context).
-  const threads =
-    process.env.PROFILE_WORKFLOW_THREADS === undefined ? undefined : Number(process.env.PROFILE_WORKFLOW_THREADS);
-  const worker = await benchWorker({
-    connection: nativeConnection,
-    taskQueue,
-    cwd,
-    ...(threads === undefined ? {} : { tuning: { workflowThreadPoolSize: threads } }),
-  });
+  // PROFILE_TUNING: the worker's `tuning` as JSON (README, "Worker tuning"), to measure one setting against another;
+  // PROFILE_WORKFLOW_THREADS is short for its `workflowThreadPoolSize`.
+  const tuning: WorkerTuning = {
+    ...(JSON.parse(process.env.PROFILE_TUNING ?? '{}') as WorkerTuning),
+    ...(process.env.PROFILE_WORKFLOW_THREADS === undefined
+      ? {}
+      : { workflowThreadPoolSize: Number(process.env.PROFILE_WORKFLOW_THREADS) }),
+  };
+  const worker = await benchWorker({ connection: nativeConnection, taskQueue, cwd, tuning });
   const running = worker.run();
   // The client runs without --cpu-prof and in its own process: its CPU is not the worker's.
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
