@@ -9,6 +9,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import type { SessionHandle } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
+import { grpcCompressionFor } from '../src/config/grpc-compression.js';
 import type { ApprovalRequest } from '../src/contracts/approval.js';
 import { createLogger } from '../src/worker/logger.js';
 import { installTemporalRuntime } from '../src/worker/runtime.js';
@@ -148,7 +149,7 @@ async function measureWaiting(on: SwitchyardClient): Promise<WaitingMemory> {
 
 installTemporalRuntime(createLogger({ env: { SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_LOG_FORMAT: 'json' } }));
 const taskQueue = `bench-switchyard-memory-${suffix}`;
-const nativeConnection = await NativeConnection.connect({ address });
+const nativeConnection = await NativeConnection.connect({ address, ...grpcCompressionFor(address) });
 const worker = await benchWorker({ connection: nativeConnection, taskQueue, cwd });
 const workerDone = worker.run();
 const connection = await Connection.connect({ address });

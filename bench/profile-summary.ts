@@ -60,13 +60,16 @@ const run = await readFile(path.join(dir, 'run.json'), 'utf8').then(
       callsPerSecond: number;
       workerCpuMsPerCall: number;
       workerCpuPercent: number;
+      /** Absent in runs before the client reported its own CPU. */
+      clientCpuMsPerCall?: number;
+      clientConnection?: string;
     },
   () => undefined,
 );
 const figures =
   run === undefined
     ? ''
-    : `: ${run.sessions} sessions of ${run.callsPerTurn}-Read turns for ${run.seconds} s, ${run.calls.toLocaleString('en')} calls (${run.callsPerSecond} calls/s), **worker CPU ${run.workerCpuMsPerCall} ms per call** (${run.workerCpuPercent} % of one core; the client runs in its own process)`;
+    : `: ${run.sessions} sessions of ${run.callsPerTurn}-Read turns for ${run.seconds} s, ${run.calls.toLocaleString('en')} calls (${run.callsPerSecond} calls/s), **worker CPU ${run.workerCpuMsPerCall} ms per call** (${run.workerCpuPercent} % of one core, the profiler's own cost included; the client runs in its own process${run.clientCpuMsPerCall === undefined ? '' : ` and took ${run.clientCpuMsPerCall} ms per call over its ${run.clientConnection} connection`})`;
 out(
   `Profiled at commit ${commit} on ${new Date().toISOString()} (\`npm run bench:profile\`)${figures}${process.env.PROFILE_RUN === undefined ? '' : `; ${process.env.PROFILE_RUN}`}.\n`,
 );

@@ -2,7 +2,9 @@
 // shipped) in this process, and the client load in a child process (PROFILE_ROLE=client), so the CPU measured here
 // is the worker's alone: SESSIONS sessions run PROFILE_CALLS-Read turns (default 4) back to back for PROFILE_SECONDS. Run it under
 // `node --cpu-prof` (the script does, see package.json) to get one .cpuprofile per thread (the main thread and the
-// workflow threads); bench/profile-summary.ts folds them into a table. Not a test.
+// workflow threads); bench/profile-summary.ts folds them into a table. Without `--cpu-prof` nothing is profiled, so
+// the CPU figures are the worker's and the client's own (a profiler costs the worker about a tenth more). The client
+// connects as `SwitchyardClient.connect` does; PROFILE_CLIENT=native connects it with `native: true`. Not a test.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -11,10 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
-import { switchyardDataConverter } from '../src/config/data-converter.js';
+import { grpcCompressionFor } from '../src/config/grpc-compression.js';
 import { startDevServer } from '../src/server/dev-server.js';
 import type { WorkerTuning } from '../src/worker/create-worker.js';
 import { createLogger } from '../src/worker/logger.js';
@@ -35,10 +36,11 @@ async function runClient(): Promise<void> {
   const address = process.env.PROFILE_ADDRESS ?? 'localhost:7233';
   const taskQueue = process.env.PROFILE_TASK_QUEUE ?? 'profile';
   const cwd = process.env.PROFILE_CWD ?? process.cwd();
-  const connection = await Connection.connect({ address });
-  const client = new SwitchyardClient({
-    client: new Client({ connection, dataConverter: switchyardDataConverter }),
+  const client = await SwitchyardClient.connect({
+    address,
+    namespace: 'default',
     taskQueue,
+    native: process.env.PROFILE_CLIENT === 'native',
   });
   const sessions = await Promise.all(
     Array.from({ length: SESSIONS }, (_, index) => client.startSession(`profile-${index}-${taskQueue}`, { cwd })),
@@ -50,6 +52,7 @@ async function runClient(): Promise<void> {
   await once(input, 'line');
   input.close();
   let calls = 0;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + SECONDS * 1_000;
   await Promise.all(
@@ -60,9 +63,11 @@ async function runClient(): Promise<void> {
       }
     }),
   );
-  process.stdout.write(`${JSON.stringify({ calls, seconds: (performance.now() - started) / 1_000 })}\n`);
+  const seconds = (performance.now() - started) / 1_000;
+  const cpu = process.cpuUsage(cpuBefore);
+  process.stdout.write(`${JSON.stringify({ calls, seconds, cpuMs: (cpu.user + cpu.system) / 1_000 })}\n`);
   await Promise.all(sessions.map((session) => session.end()));
-  await connection.close();
+  await client.client.connection.close();
   process.exit(0);
 }
 
@@ -73,7 +78,7 @@ async function runWorker(): Promise<void> {
   const cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-profile-'));
   await writeFile(path.join(cwd, 'file.txt'), `${'x'.repeat(79)}\n`.repeat(25));
   const taskQueue = `profile-${Date.now().toString(36)}`;
-  const nativeConnection = await NativeConnection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address, ...grpcCompressionFor(address) });
   // PROFILE_TUNING: the worker's `tuning` as JSON (README, "Worker tuning"), to measure one setting against another;
   // PROFILE_WORKFLOW_THREADS is short for its `workflowThreadPoolSize`.
   const tuning: WorkerTuning = {
@@ -100,23 +105,33 @@ async function runWorker(): Promise<void> {
   const ready = await lines.next();
   if (ready.done === true || ready.value !== 'ready') throw new Error('the client process ended before it was ready');
   progress(`${SESSIONS} sessions, ${CALLS}-Read turns, ${SECONDS} s`);
-  // The main thread is profiled over the measured window only (start-up, bundling included, would dwarf it); the
-  // workflow thread, under `--cpu-prof`, from its start (its start-up is the bundle's load, small).
-  const inspector = new Session();
-  inspector.connect();
-  await inspector.post('Profiler.enable');
-  await inspector.post('Profiler.start');
+  // Under `--cpu-prof`, the main thread is profiled over the measured window only (start-up, bundling included, would
+  // dwarf it); the workflow thread from its start (its start-up is the bundle's load, small).
+  const profiling = process.execArgv.some((argument) => argument.startsWith('--cpu-prof'));
+  const inspector = profiling ? new Session() : undefined;
+  inspector?.connect();
+  await inspector?.post('Profiler.enable');
+  await inspector?.post('Profiler.start');
   const cpuBefore = process.cpuUsage();
   child.stdin.write('go\n');
   const done = await lines.next();
   const cpu = process.cpuUsage(cpuBefore);
-  const { profile } = await inspector.post('Profiler.stop');
+  const stopped = await inspector?.post('Profiler.stop');
   if (done.done === true) throw new Error('the client process ended without its count');
-  const { calls, seconds } = JSON.parse(done.value) as { calls: number; seconds: number };
+  const {
+    calls,
+    seconds,
+    cpuMs: clientCpuMs,
+  } = JSON.parse(done.value) as {
+    calls: number;
+    seconds: number;
+    cpuMs: number;
+  };
   const profileDir = process.env.PROFILE_DIR ?? '.cpu-profile';
   await mkdir(profileDir, { recursive: true });
-  await writeFile(path.join(profileDir, 'main-thread-window.cpuprofile'), JSON.stringify(profile));
-  inspector.disconnect();
+  if (stopped !== undefined)
+    await writeFile(path.join(profileDir, 'main-thread-window.cpuprofile'), JSON.stringify(stopped.profile));
+  inspector?.disconnect();
   await exited;
   const cpuMs = (cpu.user + cpu.system) / 1_000;
   const figures = {
@@ -127,6 +142,9 @@ async function runWorker(): Promise<void> {
     callsPerSecond: Math.round((calls / seconds) * 10) / 10,
     workerCpuMsPerCall: Math.round((cpuMs / calls) * 100) / 100,
     workerCpuPercent: Math.round((cpuMs / 10 / seconds) * 10) / 10,
+    clientConnection: process.env.PROFILE_CLIENT === 'native' ? 'native' : 'grpc-js',
+    clientCpuMsPerCall: Math.round((clientCpuMs / calls) * 100) / 100,
+    profiled: profiling,
   };
   // bench/profile-summary.ts puts these figures above its tables.
   await writeFile(path.join(profileDir, 'run.json'), JSON.stringify(figures));

@@ -22,6 +22,7 @@ import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import type { SessionHandle } from '../src/client/switchyard-client.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
 import { startConsole } from '../src/console/console-server.js';
+import { grpcCompressionFor } from '../src/config/grpc-compression.js';
 import { startDevServer } from '../src/server/dev-server.js';
 import { createLogger } from '../src/worker/logger.js';
 import { installTemporalRuntime } from '../src/worker/runtime.js';
@@ -61,7 +62,7 @@ const suffix = Date.now().toString(36);
 const taskQueue = `bench-switchyard-${suffix}`;
 const regularTaskQueue = `bench-switchyard-regular-${suffix}`;
 const rawTaskQueue = `bench-raw-${suffix}`;
-const nativeConnection = await NativeConnection.connect({ address });
+const nativeConnection = await NativeConnection.connect({ address, ...grpcCompressionFor(address) });
 const switchyardWorker = async (options: { taskQueue: string; localReadOnlyCalls: boolean }): Promise<Worker> =>
   await benchWorker({ connection: nativeConnection, ...options, cwd, extraTools: [slowReadTool, stampTool] });
 // As shipped: the default worker options (local read-only calls on).

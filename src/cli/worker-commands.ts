@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Runtime } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
+import { grpcCompressionFor } from '../config/grpc-compression.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { toolSessionWorkflowType } from '../contracts/messages.js';
 import { startDevConsole } from './console-command.js';
@@ -172,8 +173,10 @@ async function runWorker(options: {
   const evaluators = (await Promise.all(setup.evaluatorModules.map(loadEvaluatorModule))).flat();
   let connection: NativeConnection;
   try {
-    connection = await unlessStopped(NativeConnection.connect({ address: options.address }), options.stop, (late) =>
-      late.close(),
+    connection = await unlessStopped(
+      NativeConnection.connect({ address: options.address, ...grpcCompressionFor(options.address) }),
+      options.stop,
+      (late) => late.close(),
     );
   } catch (error) {
     if (isUnreachable(error))

@@ -123,13 +123,10 @@ describe('environment variables of a worker (worker processes, real server)', { 
 
   describe('SwitchyardClient.connect() and `switchyard worker` take address, namespace and task queue from the same environment', () => {
     let cli: CliProcess | undefined;
-    afterAll(async () => {
-      if (cli !== undefined) await killCli(cli);
-    });
-
-    it('a client connected with no options starts its sessions on the queue the worker polls (SWITCHYARD_TASK_QUEUE), empty values unset', async () => {
-      const taskQueue = uniqueName('env-queue');
-      const env: NodeJS.ProcessEnv = {
+    const taskQueue = uniqueName('env-queue');
+    let env: NodeJS.ProcessEnv;
+    beforeAll(async () => {
+      env = {
         ...process.env,
         HOME: await scratchDir('switchyard-home-'),
         TEMPORAL_ADDRESS: harness.address,
@@ -146,11 +143,20 @@ describe('environment variables of a worker (worker processes, real server)', { 
         (line) => line.msg === 'worker started' && line.taskQueue === taskQueue,
         'the worker to start',
       );
-      // A separate process, as a user's agent is: SwitchyardClient.connect() with no options at all.
+    });
+    afterAll(async () => {
+      if (cli !== undefined) await killCli(cli);
+    });
+
+    /**
+     * In a separate process, as a user's agent is: `SwitchyardClient.connect(<connectOptions>)`, then one turn of
+     * a Read with start. Prints what the client connected to, then the turn's result and the session's task queue.
+     */
+    async function connectAndRead(connectOptions: string): Promise<Array<Record<string, unknown>>> {
       const script = `
         import { SwitchyardClient } from ${JSON.stringify(path.resolve('src/index.ts'))};
-        const client = await SwitchyardClient.connect();
-        console.log(JSON.stringify({ taskQueue: client.taskQueue, namespace: client.client.options.namespace }));
+        const client = await SwitchyardClient.connect(${connectOptions});
+        console.log(JSON.stringify({ taskQueue: client.taskQueue, namespace: client.client.options.namespace, connection: client.client.connection.constructor.name }));
         const turn = await client.executeTurnWithStart(process.env.SESSION, { turnId: 't', calls: [{ id: 'read', name: 'Read', input: { file_path: 'a.txt' } }] }, { cwd: process.env.SESSION_CWD });
         const description = await client.client.workflow.getHandle(process.env.SESSION).describe();
         console.log(JSON.stringify({ result: turn.results[0], workflowTaskQueue: description.taskQueue }));
@@ -162,11 +168,24 @@ describe('environment variables of a worker (worker processes, real server)', { 
         ['--import', 'tsx', '--input-type=module', '-e', script],
         { env: { ...env, SESSION: session, SESSION_CWD: cwd }, timeout: 90_000 },
       );
-      const [connected, ran] = stdout
+      return stdout
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(connected).toEqual({ taskQueue, namespace: harness.namespace });
+    }
+
+    it('a client connected with no options starts its sessions on the queue the worker polls (SWITCHYARD_TASK_QUEUE), empty values unset', async () => {
+      const [connected, ran] = await connectAndRead('');
+      expect(connected).toEqual({ taskQueue, namespace: harness.namespace, connection: 'Connection' });
+      expect(ran).toMatchObject({
+        result: { callId: 'read', status: 'success', modelContent: '     1\ta' },
+        workflowTaskQueue: taskQueue,
+      });
+    });
+
+    it("`native: true` connects through the SDK's native connection, with the same environment and the same turns", async () => {
+      const [connected, ran] = await connectAndRead('{ native: true }');
+      expect(connected).toEqual({ taskQueue, namespace: harness.namespace, connection: 'NativeConnection' });
       expect(ran).toMatchObject({
         result: { callId: 'read', status: 'success', modelContent: '     1\ta' },
         workflowTaskQueue: taskQueue,
