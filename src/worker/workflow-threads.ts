@@ -21,12 +21,64 @@ type CreatorResult = ReturnType<(typeof Worker)['createWorkflowCreator']>;
 interface ThreadedVm {
   WorkerThreadClient: new (thread: Thread, logger: Logger, patchActivationCallback?: unknown) => ThreadClient;
   ThreadedVMWorkflowCreator: new (clients: ThreadClient[]) => Awaited<CreatorResult>;
+  VMWorkflowThreadProxy: { prototype: WorkflowThreadProxy };
+}
+/** The main thread's handle on one workflow in a workflow thread. */
+interface WorkflowThreadProxy {
+  activate(activation: unknown): Promise<unknown>;
+  getAndResetSinkCalls(): Promise<SinkCall[]>;
+}
+/** A sink call as the workflow thread sends it: `now` and `random` cannot cross threads and are put back here. */
+interface SinkCall {
+  workflowInfo: { unsafe: { now?: () => number; random?: () => number } };
 }
 interface ThreadClient {
   send(input: Record<string, unknown>): Promise<unknown>;
 }
 
 const threadedVm = require('@temporalio/worker/lib/workflow/threaded-vm') as ThreadedVm;
+const { createUnsafeRandomSource } = require('@temporalio/workflow/lib/random-helpers') as {
+  createUnsafeRandomSource(random: () => number): () => number;
+};
+
+/** Where a completion carries its activation's sink calls from the thread entry (below) to the main thread. */
+const SINK_CALLS_KEY = 'switchyardSinkCalls';
+/** Sink calls a completion brought, until the SDK asks for them (one proxy per workflow run). */
+const sinkCallsBrought = new WeakMap<WorkflowThreadProxy, SinkCall[]>();
+
+/**
+ * After each activation the SDK asks the workflow thread for the sink calls it made (logs, metrics): a second round
+ * trip between the threads, on every activation, before the completion reaches the SDK's core. The thread entry puts
+ * them on the completion instead (copied as the SDK's own thread handler copies them), and here they are taken off
+ * and handed out when the SDK asks. A completion without them (a thread of the SDK's own, with `workflowStackTraces`)
+ * leaves the SDK's round trip in place. Installed once per process.
+ */
+function carrySinkCallsOnCompletions(): void {
+  const proxy = threadedVm.VMWorkflowThreadProxy.prototype;
+  const activate = proxy.activate;
+  const getAndResetSinkCalls = proxy.getAndResetSinkCalls;
+  if ((activate as { carriesSinkCalls?: true }).carriesSinkCalls) return;
+  const carrying = async function (this: WorkflowThreadProxy, activation: unknown): Promise<unknown> {
+    const completion = (await activate.call(this, activation)) as Record<string, unknown> | undefined;
+    const calls = completion?.[SINK_CALLS_KEY];
+    if (completion !== undefined && Array.isArray(calls)) {
+      delete completion[SINK_CALLS_KEY];
+      sinkCallsBrought.set(this, [...(sinkCallsBrought.get(this) ?? []), ...(calls as SinkCall[])]);
+    }
+    return completion;
+  };
+  proxy.activate = Object.assign(carrying, { carriesSinkCalls: true as const });
+  proxy.getAndResetSinkCalls = async function (this: WorkflowThreadProxy): Promise<SinkCall[]> {
+    const calls = sinkCallsBrought.get(this);
+    if (calls === undefined) return await getAndResetSinkCalls.call(this);
+    sinkCallsBrought.delete(this);
+    for (const call of calls) {
+      call.workflowInfo.unsafe.now = Date.now;
+      call.workflowInfo.unsafe.random = createUnsafeRandomSource(Math.random);
+    }
+    return calls;
+  };
+}
 
 /**
  * What a workflow thread runs: the SDK's global handlers lose their promise hook, each activation runs under one
@@ -45,7 +97,8 @@ const threadedVm = require('@temporalio/worker/lib/workflow/threaded-vm') as Thr
  * the inner calls too; the inner calls pass the termination up, and the outer call turns it into the same "Script
  * execution timed out" error, which fails the activation as the SDK fails it. Queries, signals, updates and the start
  * of a workflow all arrive as activations; what is not guarded (creating and disposing a workflow, collecting sink
- * calls) runs only SDK code.
+ * calls) runs only SDK code. Each completion also carries the sink calls its activation made, collected and copied
+ * as the SDK's `extract-sink-calls` handler does (see `carrySinkCallsOnCompletions`).
  */
 const threadEntry = [
   "import('node:worker_threads')",
@@ -68,14 +121,26 @@ const threadEntry = [
   '      } finally {',
   '        guard.run = undefined;',
   '      }',
-  '      return pending;',
+  '      return Promise.resolve(pending).then((completion) => {',
+  '        if (completion === null || typeof completion !== "object") return completion;',
+  '        const calls = this.activator.getAndResetSinkCalls();',
+  '        for (const call of calls) {',
+  '          call.workflowInfo = { ...call.workflowInfo, unsafe: { ...call.workflowInfo.unsafe } };',
+  '          delete call.workflowInfo.unsafe.now;',
+  '          delete call.workflowInfo.unsafe.random;',
+  '          call.workflowInfo = structuredClone(call.workflowInfo);',
+  '        }',
+  `        completion[${JSON.stringify(SINK_CALLS_KEY)}] = calls;`,
+  '        return completion;',
+  '      });',
   '    };',
   `    return import(${JSON.stringify(pathToFileURL(require.resolve('@temporalio/worker/lib/workflow/workflow-worker-thread')).href)});`,
   '  });',
 ].join('\n');
 
 /**
- * `Worker` whose workflow threads run without the SDK's promise hook. Debug mode (workflows on the main thread, as
+ * `Worker` whose workflow threads run without the SDK's promise hook, and whose completions carry their sink calls
+ * (see `carrySinkCallsOnCompletions`). Debug mode (workflows on the main thread, as
  * replay runs them) and everything else stay the SDK's; the thread pool is set up as the SDK sets up its own.
  */
 export class HooklessWorkflowThreadsWorker extends Worker {
@@ -83,6 +148,7 @@ export class HooklessWorkflowThreadsWorker extends Worker {
     ...[workflowBundle, options, logger]: CreatorParameters
   ): CreatorResult {
     if (options.debugMode) return await super.createWorkflowCreator(workflowBundle, options, logger);
+    carrySinkCallsOnCompletions();
     const clients = Array.from(
       { length: options.workflowThreadPoolSize },
       () =>

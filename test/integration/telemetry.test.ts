@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -67,6 +68,39 @@ describe('telemetry of a real turn', () => {
     const activitySpans = (name: string) => exporter.getFinishedSpans().filter((span) => span.name === name);
     expect(activitySpans('RunActivity:executeCall')).toHaveLength(1);
     expect(activitySpans('RunActivity:planCalls')).toHaveLength(1);
+  });
+
+  it("brings each activation's sink calls with its completion: no second trip to the workflow thread", async () => {
+    // The SDK's thread client (not its documented API; the SDK's version is pinned), counted by request type.
+    const threadClient = createRequire(import.meta.url)('@temporalio/worker/lib/workflow/threaded-vm')
+      .WorkerThreadClient.prototype as { send(input: { type: string }): Promise<unknown> };
+    const send = threadClient.send;
+    const requests = new Map<string, number>();
+    threadClient.send = function (this: unknown, input) {
+      requests.set(input.type, (requests.get(input.type) ?? 0) + 1);
+      return send.call(this, input);
+    };
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    try {
+      await harness.withWorker(
+        async () => {
+          const session = await harness.startSession({ cwd });
+          await session.executeTurn({
+            turnId: 't',
+            calls: [{ id: 'ok', name: 'Read', input: { file_path: 'a.txt' } }],
+          });
+        },
+        { tracer: provider.getTracer('switchyard-test') },
+      );
+    } finally {
+      threadClient.send = send;
+    }
+    await provider.forceFlush();
+    // The tool-call span travels through a sink call, so it arrived; and no activation asked for sink calls apart.
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toContain('tool.call Read');
+    expect(requests.get('activate-workflow')).toBeGreaterThanOrEqual(2);
+    expect(requests.get('extract-sink-calls') ?? 0).toBe(0);
   });
 
   describe('one traced turn, from a client that carries the trace context', () => {
