@@ -140,8 +140,8 @@ const threadEntry = [
 
 /**
  * `Worker` whose workflow threads run without the SDK's promise hook, and whose completions carry their sink calls
- * (see `carrySinkCallsOnCompletions`). Debug mode (workflows on the main thread, as
- * replay runs them) and everything else stay the SDK's; the thread pool is set up as the SDK sets up its own.
+ * (see `carrySinkCallsOnCompletions`). Debug mode (workflows on the main thread, as replay runs them) and everything
+ * else stay the SDK's; the thread pool is set up as the SDK sets up its own.
  */
 export class HooklessWorkflowThreadsWorker extends Worker {
   protected static override async createWorkflowCreator(
