@@ -93,6 +93,7 @@ export interface RunningConsole {
   url: string;
   /** The address to open first: it carries the token, which the console turns into a cookie. */
   loginUrl: string;
+  /** Stops serving; resolves once no request is still being answered (no call to Temporal outlives it). */
   close(): Promise<void>;
 }
 
@@ -154,6 +155,9 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   const checkMs = positiveMs(options.streamCheckMs, 'streamCheckMs') ?? STREAM_CHECK_MS;
   const refreshMs = positiveMs(options.streamRefreshMs, 'streamRefreshMs') ?? STREAM_REFRESH_MS;
   let security: ConsoleSecurity | undefined;
+  /** Requests being answered, and how to stop each open session stream: `close` waits for the first, calls the rest. */
+  const inFlight = new Set<Promise<void>>();
+  const streamStops = new Set<() => void>();
 
   const query = <T>(sessionId: string, run: () => Promise<T>, what: string): Promise<T> =>
     withTimeout(run(), `session ${sessionId} (${what})`);
@@ -318,12 +322,15 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     });
     response.write('retry: 2000\n\n');
     let open = true;
+    let stop = (): void => undefined;
     const closed = new Promise<void>((resolve) => {
-      request.once('close', () => {
+      stop = () => {
         open = false;
         resolve();
-      });
+      };
+      request.once('close', stop);
     });
+    streamStops.add(stop);
     let lastMark: string | undefined;
     let lastSections: string | undefined;
     let lastRefresh = 0;
@@ -351,6 +358,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       }
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, checkMs))]);
     }
+    streamStops.delete(stop);
     response.end();
   }
 
@@ -550,7 +558,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   }
 
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
+    const handled = handle(request, response).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500;
       const message = error instanceof HttpError ? error.message : `The console failed: ${projectErrorMessage(error)}`;
       if (response.headersSent) {
@@ -568,6 +576,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         response.end(`<!doctype html><title>${status}</title><p>${escapeHtml(message)}</p>`);
       }
     });
+    inFlight.add(handled);
+    void handled.finally(() => inFlight.delete(handled));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -595,11 +605,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     url,
     // With a users file each person opens the console with their own token; there is no shared one to print.
     loginUrl: options.users === undefined ? `${url}?token=${encodeURIComponent(token)}` : url,
-    close: () =>
-      new Promise<void>((resolve) => {
+    // Returns once no request is still being answered, so no call to Temporal outlives it (a caller may close its
+    // client next): the streams stop at once, and other requests finish their reads.
+    close: async () => {
+      for (const stop of streamStops) stop();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await Promise.allSettled([...inFlight]);
+    },
   };
 }
 

@@ -104,4 +104,45 @@ describe('console session stream', () => {
       startConsole({ client: harness.client.client, port: 0, token: TOKEN, identity: 'x', streamCheckMs: 0 }),
     ).rejects.toThrow(/streamCheckMs must be a positive number of ms/);
   });
+
+  it('close() stops its streams and returns only once no call to Temporal is in flight', async () => {
+    const session = await harness.startSession({ cwd });
+    sessions.push(session);
+    // A console of its own on the same client, whose describe calls are counted as they start and as they end.
+    const service = harness.client.client.workflowService;
+    const describe = service.describeWorkflowExecution;
+    let started = 0;
+    let ended = 0;
+    service.describeWorkflowExecution = async function (this: unknown, ...args: Parameters<typeof describe>) {
+      started++;
+      try {
+        return await describe.apply(this, args);
+      } finally {
+        ended++;
+      }
+    } as typeof describe;
+    try {
+      const closing = await startConsole({
+        client: harness.client.client,
+        port: 0,
+        token: TOKEN,
+        identity: 'stream-operator',
+        streamCheckMs: 5,
+      });
+      const response = await fetch(new URL(`/stream/session/${encodeURIComponent(session.sessionId)}`, closing.url), {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      const stream = messages(response.body!);
+      await stream.next();
+      while (started < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      await closing.close();
+      expect(ended).toBe(started);
+      const afterClose = started;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(started).toBe(afterClose);
+      await stream.cancel().catch(() => undefined);
+    } finally {
+      service.describeWorkflowExecution = describe;
+    }
+  });
 });
