@@ -63,13 +63,15 @@ const run = await readFile(path.join(dir, 'run.json'), 'utf8').then(
       /** Absent in runs before the client reported its own CPU. */
       clientCpuMsPerCall?: number;
       clientConnection?: string;
+      /** Whether the run was under `--cpu-prof` (absent in older runs, which always were). */
+      profiled?: boolean;
     },
   () => undefined,
 );
 const figures =
   run === undefined
     ? ''
-    : `: ${run.sessions} sessions of ${run.callsPerTurn}-Read turns for ${run.seconds} s, ${run.calls.toLocaleString('en')} calls (${run.callsPerSecond} calls/s), **worker CPU ${run.workerCpuMsPerCall} ms per call** (${run.workerCpuPercent} % of one core, the profiler's own cost included; the client runs in its own process${run.clientCpuMsPerCall === undefined ? '' : ` and took ${run.clientCpuMsPerCall} ms per call over its ${run.clientConnection} connection`})`;
+    : `: ${run.sessions} sessions of ${run.callsPerTurn}-Read turns for ${run.seconds} s, ${run.calls.toLocaleString('en')} calls (${run.callsPerSecond} calls/s), **worker CPU ${run.workerCpuMsPerCall} ms per call** (${run.workerCpuPercent} % of one core${run.profiled === false ? '' : ", the profiler's own cost included"}; the client runs in its own process${run.clientCpuMsPerCall === undefined ? '' : ` and took ${run.clientCpuMsPerCall} ms per call over its ${run.clientConnection} connection`})`;
 out(
   `Profiled at commit ${commit} on ${new Date().toISOString()} (\`npm run bench:profile\`)${figures}${process.env.PROFILE_RUN === undefined ? '' : `; ${process.env.PROFILE_RUN}`}.\n`,
 );
