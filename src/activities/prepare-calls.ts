@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import { callInputValue, compactPlan } from '../contracts/compact-plan.js';
 import type { WireCallPlan } from '../contracts/compact-plan.js';
@@ -47,7 +47,7 @@ export function createPrepareCalls(options: {
     const onHookError = (error: unknown, toolName: string): void =>
       warn('PreToolUse hook failed; it counts as no decision', { toolName, error: String(error) });
     // A cwd that does not exist would make every tool fail late (Bash never starts): fail each call at once, saying why.
-    const problem = await cwdProblem(cwd);
+    const problem = cwdProblem(cwd);
     if (problem !== undefined) {
       return {
         plans: calls.map((call) =>
@@ -89,10 +89,13 @@ export function createPrepareCalls(options: {
   };
 }
 
-/** Why a session's cwd cannot be used, or undefined when it is a directory. */
-async function cwdProblem(cwd: string): Promise<string | undefined> {
+/**
+ * Why a session's cwd cannot be used, or undefined when it is a directory. Looked at synchronously: the cwd is the
+ * session's, never a path from a call's input, and a trip through libuv's thread pool would make every call wait.
+ */
+function cwdProblem(cwd: string): string | undefined {
   try {
-    return (await stat(cwd)).isDirectory() ? undefined : `the session's cwd ${cwd} is not a directory`;
+    return statSync(cwd).isDirectory() ? undefined : `the session's cwd ${cwd} is not a directory`;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT'
       ? `the session's cwd ${cwd} does not exist`

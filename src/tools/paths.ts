@@ -1,4 +1,4 @@
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -43,11 +43,14 @@ export async function pathEscapeReason(
   absolutePath: string,
   realPath: RealPath = realpath,
 ): Promise<string | undefined> {
-  const root = await realPath(cwd).catch(() => path.resolve(cwd));
+  // Both resolved at once: each is a trip through libuv's thread pool, and a call waits for them in turn otherwise.
+  const [root, real] = await Promise.all([
+    realPath(cwd).catch(() => path.resolve(cwd)),
+    realPathOfDeepestExisting(absolutePath, realPath),
+  ]);
   if (!isInside(path.resolve(cwd), absolutePath) && !isInside(root, absolutePath)) {
     return `Path ${absolutePath} is outside the session's working directory ${cwd}`;
   }
-  const real = await realPathOfDeepestExisting(absolutePath, realPath);
   if (!isInside(root, real)) {
     return `Path ${absolutePath} leads outside the session's working directory ${cwd} (through a symlink, to ${real})`;
   }
@@ -164,8 +167,11 @@ export async function realPathAsSeenByRules(
   realPath: RealPath = realpath,
 ): Promise<string> {
   const root = path.resolve(cwd);
-  const realRoot = await realPath(root).catch(() => root);
-  return spelledUnderCwd(await realPathOfDeepestExisting(absolutePath, realPath), root, realRoot);
+  const [realRoot, real] = await Promise.all([
+    realPath(root).catch(() => root),
+    realPathOfDeepestExisting(absolutePath, realPath),
+  ]);
+  return spelledUnderCwd(real, root, realRoot);
 }
 
 /** `{ realPath }` when a file tool's path leads elsewhere through a symlink (see `PermissionFacts.realPath`). */
@@ -213,21 +219,35 @@ export async function realPathOfOpenFile(handle: FileHandle, filePath: string): 
 }
 
 /**
+ * The real path of a session's cwd (`root`, absolute), or `root` itself when it cannot be resolved. Resolved
+ * synchronously: the cwd is the session's, set by whoever started it, never a path from a call's input, and
+ * resolving it costs a few system calls where a trip through libuv's thread pool would cost the worker's thread
+ * several times that and the call a wait.
+ */
+export function realCwd(root: string): string {
+  try {
+    return realpathSync.native(root);
+  } catch {
+    return root;
+  }
+}
+
+/**
  * At execution, on the file a reading tool has open (its real path from `realPathOfOpenFile`): why it may not be
  * read, or undefined. As at validation, it must lie inside the real cwd unless an allow rule of this tool names it
  * explicitly with an absolute pattern, and no deny rule may name it. Validation alone cannot hold this: a link
  * retargeted after it (by a PreToolUse hook, or by a process the session started) would lead the read elsewhere.
  */
-export async function openFileProblem(options: {
+export function openFileProblem(options: {
   cwd: string;
   toolName: string;
   requestedPath: string;
   openedPath: string;
   allowRules: readonly string[];
   denyRules: readonly string[];
-}): Promise<{ message: string; errorCode: 'path_escape' | 'denied_by_rule' } | undefined> {
+}): { message: string; errorCode: 'path_escape' | 'denied_by_rule' } | undefined {
   const root = path.resolve(options.cwd);
-  const realRoot = await realpath(root).catch(() => root);
+  const realRoot = realCwd(root);
   const { openedPath, toolName } = options;
   const realPath = spelledUnderCwd(openedPath, root, realRoot);
   const rule = denyingRule({ ...options, realPath });

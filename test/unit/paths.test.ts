@@ -1,7 +1,14 @@
 import { mkdir, open, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openFileProblem, realPathOfOpenFile, rememberRealPaths } from '../../src/tools/paths.js';
+import {
+  openFileProblem,
+  pathEscapeReason,
+  realCwd,
+  realPathAsSeenByRules,
+  realPathOfOpenFile,
+  rememberRealPaths,
+} from '../../src/tools/paths.js';
 import { scratchDir } from '../support/scratch.js';
 
 describe('rememberRealPaths', () => {
@@ -20,11 +27,50 @@ describe('rememberRealPaths', () => {
   });
 });
 
+describe('resolving the cwd and a path', () => {
+  /** A `realpath` that answers only when told to, and records what was asked while nothing was answered yet. */
+  function heldRealPath() {
+    const asked: string[] = [];
+    const answers: Array<() => void> = [];
+    const realPath = (target: string): Promise<string> => {
+      asked.push(target);
+      return new Promise((resolve) => answers.push(() => resolve(target)));
+    };
+    return { asked, realPath, answerAll: () => answers.splice(0).forEach((answer) => answer()) };
+  }
+
+  it.each([
+    [
+      'pathEscapeReason',
+      (realPath: (target: string) => Promise<string>) => pathEscapeReason('/w', '/w/a.txt', realPath),
+    ],
+    [
+      'realPathAsSeenByRules',
+      (realPath: (target: string) => Promise<string>) => realPathAsSeenByRules('/w', '/w/a.txt', realPath),
+    ],
+  ])('%s asks for both at once, not one after the other', async (_name, resolveBoth) => {
+    const held = heldRealPath();
+    const answer = resolveBoth(held.realPath);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(held.asked.sort()).toEqual(['/w', '/w/a.txt']);
+    held.answerAll();
+    await answer;
+  });
+
+  it('realCwd resolves a linked cwd, and answers a cwd it cannot resolve as given', async () => {
+    const dir = await scratchDir();
+    await mkdir(path.join(dir, 'real'));
+    await symlink(path.join(dir, 'real'), path.join(dir, 'link'));
+    expect(realCwd(path.join(dir, 'link'))).toBe(path.join(dir, 'real'));
+    expect(realCwd(path.join(dir, 'missing'))).toBe(path.join(dir, 'missing'));
+  });
+});
+
 describe('openFileProblem (what a reading tool opened)', () => {
   async function problemOf(target: string, rules: { allow?: string[]; deny?: string[] } = {}, cwd?: string) {
     const handle = await open(target, 'r');
     try {
-      return await openFileProblem({
+      return openFileProblem({
         cwd: cwd ?? path.dirname(target),
         toolName: 'Read',
         requestedPath: target,

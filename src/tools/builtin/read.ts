@@ -193,17 +193,20 @@ export const readTool = defineTool({
       size = opened.stats.size;
       // Checked on what was opened, not on what validation saw: a link retargeted since (a directory swapped for a link
       // to a denied place, a file link pointed outside cwd) cannot lead the read elsewhere.
-      const problem = await openFileProblem({
-        cwd: context.cwd,
-        toolName: 'Read',
-        requestedPath: input.file_path,
-        openedPath: await realPathOfOpenFile(handle, input.file_path),
-        allowRules: context.allowRules ?? [],
-        denyRules: context.denyRules,
-      }).catch(async (error: unknown) => {
+      let problem: ReturnType<typeof openFileProblem>;
+      try {
+        problem = openFileProblem({
+          cwd: context.cwd,
+          toolName: 'Read',
+          requestedPath: input.file_path,
+          openedPath: await realPathOfOpenFile(handle, input.file_path),
+          allowRules: context.allowRules ?? [],
+          denyRules: context.denyRules,
+        });
+      } catch (error) {
         await handle.close();
         throw error;
-      });
+      }
       if (problem !== undefined) {
         await handle.close();
         throw new ToolUseError(problem.message, problem.errorCode);
@@ -275,7 +278,9 @@ export const readTool = defineTool({
         ...(sessionState === undefined ? {} : { sessionState }),
       };
     } finally {
-      await handle.close();
+      // Not waited for: nothing of the answer depends on it, and the call would wait one more trip through libuv's
+      // thread pool for it.
+      void handle.close().catch(() => undefined);
     }
   },
 });
