@@ -83,6 +83,7 @@ const client = new SwitchyardClient({ client: switchyardClient, taskQueue });
 const regularClient = new SwitchyardClient({ client: switchyardClient, taskQueue: regularTaskQueue });
 const workersDone = Promise.all([worker.run(), regularWorker.run(), rawWorker.run()]);
 const REGULAR = 'Switchyard, regular activities';
+const RAW_LOCAL = 'raw Temporal, local activities';
 
 /** Runs `body` once to warm up, then `ROUNDS` times, each contender in turn within a round (alternating). */
 async function alternate(
@@ -120,6 +121,14 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
     taskQueue: rawTaskQueue,
     workflowId: `bench-raw-${suffix}`,
   });
+  const rawLocal = await temporalClient.workflow.start('rawLocalSession', {
+    taskQueue: rawTaskQueue,
+    workflowId: `bench-raw-local-${suffix}`,
+  });
+  const rawUpdate = (handle: WorkflowHandle, calls: number) =>
+    handle.executeUpdate(runCallsUpdate, {
+      args: [{ calls: Array.from({ length: calls }, (_, index) => ({ id: `r${index}`, path: filePath })) }],
+    });
   const rows: ContenderRow[] = [];
   for (const calls of [1, 4, 16]) {
     progress(`latency: ${calls} Read call(s) per turn, ${ROUNDS} rounds`);
@@ -128,9 +137,10 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
         await Promise.all(Array.from({ length: calls }, () => rawActivities.readFileActivity(filePath)));
       },
       'raw Temporal': async () => {
-        await raw.executeUpdate(runCallsUpdate, {
-          args: [{ calls: Array.from({ length: calls }, (_, index) => ({ id: `r${index}`, path: filePath })) }],
-        });
+        await rawUpdate(raw, calls);
+      },
+      [RAW_LOCAL]: async () => {
+        await rawUpdate(rawLocal, calls);
       },
       Switchyard: async (index) => {
         await session.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
@@ -142,7 +152,7 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
     for (const [contender, values] of Object.entries(samples))
       rows.push({ scenario: `${calls} call${calls === 1 ? '' : 's'} per turn`, calls, contender, ...stats(values) });
   }
-  await raw.signal(stopSignal);
+  await Promise.all([raw.signal(stopSignal), rawLocal.signal(stopSignal)]);
   return rows;
 }
 

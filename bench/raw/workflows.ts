@@ -1,13 +1,16 @@
 // The "raw Temporal" contender: a minimal session as a user would hand-write it. An update runs a turn's reads as
 // plain activities, `Promise.all` per group of 10, and answers their texts in call order. No validation, hooks,
-// permissions, budgets or events: the floor that Switchyard is measured against.
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+// permissions, budgets or events: the floor that Switchyard is measured against. `rawLocalSession` is the same
+// session with local activities, the design Switchyard itself uses for short reads: a reference row, not the ratio's
+// denominator.
+import { condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { rawActivities } from './activities.js';
 import { runCallsUpdate, stopSignal } from './messages.js';
 
-const { readFileActivity } = proxyActivities<typeof rawActivities>({ startToCloseTimeout: '1 minute' });
+const regular = proxyActivities<typeof rawActivities>({ startToCloseTimeout: '1 minute' });
+const local = proxyLocalActivities<typeof rawActivities>({ startToCloseTimeout: '1 minute' });
 
-export async function rawSession(): Promise<void> {
+async function session(readFileActivity: (typeof rawActivities)['readFileActivity']): Promise<void> {
   let stopped = false;
   setHandler(runCallsUpdate, async ({ calls }) => {
     const texts: string[] = [];
@@ -20,4 +23,12 @@ export async function rawSession(): Promise<void> {
     stopped = true;
   });
   await condition(() => stopped);
+}
+
+export async function rawSession(): Promise<void> {
+  await session(regular.readFileActivity);
+}
+
+export async function rawLocalSession(): Promise<void> {
+  await session(local.readFileActivity);
 }
