@@ -1,6 +1,6 @@
 import { commandHooks } from './command-hooks.js';
-import { hookSettingsSchema, loadHookSettings, mergeHookSettings } from './settings.js';
-import type { HookSettings } from './settings.js';
+import { HookSettingsCache, hookSettingsSchema, loadHookSettings, mergeHookSettings } from './settings.js';
+import type { HookSettings, LoadedHookSettings } from './settings.js';
 import type { SwitchyardHooks } from './types.js';
 
 export interface SessionHooksOptions {
@@ -37,25 +37,39 @@ function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHoo
 
 /**
  * The hooks of a session: the worker's function hooks, then command hooks from the user-level settings, the
- * workspace's settings files when trusted, and the session's own options. Read on each use, so edited settings
- * apply to the next call. The worker log hears of each skipped workspace file once; the session reports it as an
- * event.
+ * workspace's settings files when trusted, and the session's own options. Looked at on each use (one `stat` per
+ * settings file), and read again when a file changed, so edited settings apply to the next call. Uses that ask
+ * while a look at the same files is under way (the calls of a group, which start together) share that look. The
+ * worker log hears of each skipped workspace file once, and of a broken settings file once per version of it; the
+ * session reports skipped files as an event.
  */
 export function sessionHooks(options: SessionHooksOptions): SessionHooksOf {
   const { warn } = options;
   const reportedUntrusted = new Set<string>();
+  const cache = new HookSettingsCache();
+  const looking = new Map<string, Promise<LoadedHookSettings>>();
+  /** The command hooks of a load (the session adding none), built once per load the cache hands out. */
+  const built = new WeakMap<LoadedHookSettings, SwitchyardHooks>();
+  const load = (cwd: string, trusted: boolean): Promise<LoadedHookSettings> => {
+    const key = JSON.stringify([cwd, trusted]);
+    const under = looking.get(key);
+    if (under !== undefined) return under;
+    const loading = loadHookSettings({
+      cwd,
+      ...(options.userSettingsDir === undefined || options.userSettingsDir === false
+        ? {}
+        : { userDir: options.userSettingsDir }),
+      trustWorkspaceSettings: trusted,
+      onWarning: (message) => warn(message),
+      cache,
+    }).finally(() => looking.delete(key));
+    looking.set(key, loading);
+    return loading;
+  };
   return async ({ cwd, sessionHooks: ofSession, trustWorkspaceSettings }) => {
     if (options.userSettingsDir === false && ofSession === undefined)
       return { hooks: options.hooks ?? {}, untrustedSettingsFiles: [] };
-    const files =
-      options.userSettingsDir === false
-        ? undefined
-        : await loadHookSettings({
-            cwd,
-            ...(options.userSettingsDir === undefined ? {} : { userDir: options.userSettingsDir }),
-            trustWorkspaceSettings: trustWorkspaceSettings === true,
-            onWarning: (message) => warn(message),
-          });
+    const files = options.userSettingsDir === false ? undefined : await load(cwd, trustWorkspaceSettings === true);
     const untrustedSettingsFiles = files?.untrusted ?? [];
     const unreported = untrustedSettingsFiles.filter((file) => !reportedUntrusted.has(file));
     if (unreported.length > 0) {
@@ -64,6 +78,14 @@ export function sessionHooks(options: SessionHooksOptions): SessionHooksOf {
         'workspace settings files not loaded: the workspace is not trusted (session option trustWorkspaceSettings or worker env SWITCHYARD_TRUSTED_WORKSPACES)',
         { cwd, files: unreported },
       );
+    }
+    if (files !== undefined && ofSession === undefined) {
+      let hooks = built.get(files);
+      if (hooks === undefined) {
+        hooks = concatHooks(options.hooks, commandHooks(files.settings, { onWarning: warn }));
+        built.set(files, hooks);
+      }
+      return { hooks, untrustedSettingsFiles };
     }
     let session: HookSettings | undefined;
     if (ofSession !== undefined) {

@@ -192,18 +192,83 @@ export async function isTrustedWorkspace(options: {
   return false;
 }
 
-async function isFile(file: string): Promise<boolean> {
-  return stat(file).then(
-    (stats) => stats.isFile(),
-    () => false,
-  );
+/** A settings file as `stat` saw it: absent, present (with its identity and version), or not statable. */
+type FileLook =
+  | { kind: 'absent' }
+  | { kind: 'present'; isFile: boolean; identity: string; version: string; changedMs: number }
+  | { kind: 'unknown' };
+
+async function look(file: string): Promise<FileLook> {
+  try {
+    const stats = await stat(file, { bigint: true });
+    return {
+      kind: 'present',
+      isFile: stats.isFile(),
+      identity: `${stats.dev}:${stats.ino}`,
+      version: `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
+      changedMs: Number((stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs) / 1_000_000n),
+    };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? { kind: 'absent' } : { kind: 'unknown' };
+  }
 }
 
 export interface LoadedHookSettings {
-  /** The merged settings of every file that was read. */
+  /** The merged settings of every file that was read. Shared with later loads: read it, do not change it. */
   settings: HookSettings;
   /** Workspace settings files that exist but were not read, because the workspace is not trusted. */
   untrusted: string[];
+}
+
+/** How many loads a `HookSettingsCache` keeps (one per workspace, user directory and trust). */
+const SETTINGS_CACHE_ENTRIES = 256;
+/**
+ * A file changed this recently is read again on every load: a file system that stamps times coarsely (a second, or
+ * two on some) cannot tell two same-sized writes within one stamp apart, so such a file's stamp does not yet prove
+ * that its content is the one read.
+ */
+const SETTLED_AFTER_MS = 2_000;
+
+/**
+ * Loads that `loadHookSettings` may answer again without reading the files: each entry remembers the identity, size
+ * and change times of every file it looked at, and is used only while a fresh `stat` of each finds them unchanged.
+ * An edited, created, removed or replaced settings file is read again by the next load. Bounded (oldest first out).
+ */
+export class HookSettingsCache {
+  readonly #entries = new Map<string, { versions: string; loaded: LoadedHookSettings }>();
+  readonly #settledAfterMs: number;
+  readonly #now: () => number;
+
+  constructor(options: { settledAfterMs?: number; now?: () => number } = {}) {
+    this.#settledAfterMs = options.settledAfterMs ?? SETTLED_AFTER_MS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The remembered load for `key` if it was made from exactly these versions. */
+  get(key: string, versions: string): LoadedHookSettings | undefined {
+    const entry = this.#entries.get(key);
+    if (entry?.versions !== versions) return undefined;
+    // Used again: it goes to the back of the line for eviction.
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.loaded;
+  }
+
+  /** Remembers a load, unless a file it looked at is unknown or changed too recently to prove its content. */
+  set(key: string, looks: readonly FileLook[], versions: string, loaded: LoadedHookSettings): void {
+    const settledBefore = this.#now() - this.#settledAfterMs;
+    const settled = looks.every(
+      (seen) => seen.kind === 'absent' || (seen.kind === 'present' && seen.changedMs < settledBefore),
+    );
+    this.#entries.delete(key);
+    if (!settled) return;
+    this.#entries.set(key, { versions, loaded });
+    if (this.#entries.size > SETTINGS_CACHE_ENTRIES) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
 }
 
 /**
@@ -211,8 +276,12 @@ export interface LoadedHookSettings {
  * workspace is trusted, its settings files (`workspaceSettingsFiles`), in that order. The workspace is trusted
  * when `trustWorkspaceSettings` is true (the session option) or its real path is in or under one of
  * `trustedWorkspaces` (default: the worker's `SWITCHYARD_TRUSTED_WORKSPACES`). Untrusted workspace files are not
- * read at all, only named in `untrusted`. A missing file is fine; an unreadable or invalid one is reported through
- * `onWarning` and skipped. Never throws.
+ * read at all, only named in `untrusted`. A workspace file that is the user file (the session in the home directory,
+ * or a link to it) is the user's own, read once, as user settings. A missing file is fine; an unreadable or invalid
+ * one is reported through `onWarning` and skipped. Never throws.
+ *
+ * With a `cache`, every file is looked at (`stat`, all at once) and read only when it changed since the load the
+ * cache remembers: an edit applies to the next load either way, and warnings come once per version of a file.
  */
 export async function loadHookSettings(options: {
   cwd: string;
@@ -220,27 +289,42 @@ export async function loadHookSettings(options: {
   trustWorkspaceSettings?: boolean;
   trustedWorkspaces?: readonly string[];
   onWarning?: (message: string) => void;
+  cache?: HookSettingsCache;
 }): Promise<LoadedHookSettings> {
   const userFile = path.resolve(options.userDir ?? path.join(os.homedir(), '.switchyard'), 'settings.json');
-  const userReal = await realPathOf(userFile);
-  // With the session in the home directory (or a workspace file linked to the user file), both are one file: the
-  // user's own, read once, as user settings.
+  const candidates = workspaceSettingsFiles(options.cwd).filter((file) => file !== userFile);
+  const trustedWorkspaces = options.trustedWorkspaces ?? trustedWorkspacesFromEnv();
+  const [trusted, userLook, ...candidateLooks] = await Promise.all([
+    options.trustWorkspaceSettings === true ||
+      (trustedWorkspaces.length > 0 && isTrustedWorkspace({ cwd: options.cwd, trustedWorkspaces })),
+    look(userFile),
+    ...candidates.map(look),
+  ]);
   const workspaceFiles: string[] = [];
-  for (const file of workspaceSettingsFiles(options.cwd)) {
-    if (file === userFile) continue;
-    if (userReal !== undefined && (await realPathOf(file)) === userReal) continue;
+  for (const [index, file] of candidates.entries()) {
+    const seen = candidateLooks[index];
+    if (userLook.kind === 'present' && seen?.kind === 'present' && seen.identity === userLook.identity) continue;
     workspaceFiles.push(file);
   }
-  const trusted =
-    options.trustWorkspaceSettings === true ||
-    (await isTrustedWorkspace({
-      cwd: options.cwd,
-      trustedWorkspaces: options.trustedWorkspaces ?? trustedWorkspacesFromEnv(),
-    }));
-  const files = trusted ? [userFile, ...workspaceFiles] : [userFile];
+  const key = JSON.stringify([userFile, options.cwd, trusted]);
+  const looks = [userLook, ...candidateLooks];
+  const versions = JSON.stringify(looks.map((seen) => (seen.kind === 'present' ? seen.version : seen.kind)));
+  const remembered = options.cache?.get(key, versions);
+  if (remembered !== undefined) return remembered;
+  // Absent files are not read; a file `stat` could not look at is, so its problem reaches `onWarning`.
+  const readable = (file: string): boolean => {
+    const index = file === userFile ? -1 : candidates.indexOf(file);
+    return (index < 0 ? userLook : candidateLooks[index])?.kind !== 'absent';
+  };
+  const files = (trusted ? [userFile, ...workspaceFiles] : [userFile]).filter(readable);
   const loaded = await Promise.all(files.map((file) => readSettingsFile(file, options.onWarning)));
   const untrusted = trusted
     ? []
-    : (await Promise.all(workspaceFiles.map(async (file) => ((await isFile(file)) ? [file] : [])))).flat();
-  return { settings: mergeHookSettings(...loaded), untrusted };
+    : workspaceFiles.filter((file) => {
+        const seen = candidateLooks[candidates.indexOf(file)];
+        return seen?.kind === 'present' && seen.isFile;
+      });
+  const result = { settings: mergeHookSettings(...loaded), untrusted };
+  options.cache?.set(key, looks, versions, result);
+  return result;
 }

@@ -1,0 +1,128 @@
+// The hook settings a worker remembers between calls: an edit, a new file, a removed one or a replaced one must reach
+// the very next call, however quickly it follows; only unchanged files are answered from memory.
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { sessionHooks } from '../../src/hooks/session-hooks.js';
+import { HookSettingsCache, loadHookSettings } from '../../src/hooks/settings.js';
+import type { LoadedHookSettings } from '../../src/hooks/settings.js';
+import { scratchDir } from '../support/scratch.js';
+
+const settingsWith = (command: string): string =>
+  JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] } });
+const commands = (loaded: LoadedHookSettings): string[] =>
+  (loaded.settings.hooks?.PreToolUse ?? []).flatMap((group) => group.hooks.map((hook) => hook.command));
+
+async function workspace(): Promise<{ cwd: string; userDir: string; userFile: string }> {
+  const root = await scratchDir('switchyard-settings-cache-');
+  const cwd = path.join(root, 'work');
+  const userDir = path.join(root, 'user');
+  await mkdir(cwd);
+  await mkdir(userDir);
+  return { cwd, userDir, userFile: path.join(userDir, 'settings.json') };
+}
+
+describe('HookSettingsCache', () => {
+  // Files count as settled at once here, so every answer the cache may give, it gives.
+  const settledCache = (): HookSettingsCache => new HookSettingsCache({ settledAfterMs: 0 });
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
+
+  it('answers unchanged files from memory, and warns once per version of a broken file', async () => {
+    const { cwd, userDir, userFile } = await workspace();
+    await writeFile(userFile, settingsWith('check-a'));
+    const cache = settledCache();
+    await settle();
+    const first = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache });
+    const second = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache });
+    expect(commands(first)).toEqual(['check-a']);
+    expect(second).toBe(first);
+
+    await writeFile(userFile, '{ not json');
+    await settle();
+    const onWarning = vi.fn();
+    await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache, onWarning });
+    await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache, onWarning });
+    expect(onWarning).toHaveBeenCalledTimes(1);
+    expect(onWarning.mock.calls[0]?.[0]).toContain('invalid JSON');
+  });
+
+  it('reads an edited file again on the next load, even an edit of the same size', async () => {
+    const { cwd, userDir, userFile } = await workspace();
+    await writeFile(userFile, settingsWith('check-a'));
+    const cache = settledCache();
+    await settle();
+    expect(commands(await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache }))).toEqual(['check-a']);
+    await writeFile(userFile, settingsWith('check-b'));
+    expect(commands(await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache }))).toEqual(['check-b']);
+    // Replaced by another file (an editor's save-by-rename).
+    const replacement = path.join(userDir, 'settings.json.new');
+    await writeFile(replacement, settingsWith('check-c'));
+    await rename(replacement, userFile);
+    expect(commands(await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache }))).toEqual(['check-c']);
+    await rm(userFile);
+    expect(commands(await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache }))).toEqual([]);
+  });
+
+  it('sees a workspace file appear and go, trusted (its hooks) or not (named as skipped)', async () => {
+    const { cwd, userDir } = await workspace();
+    const cache = settledCache();
+    const trusted = () => loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, cache });
+    const untrusted = () => loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache });
+    expect(commands(await trusted())).toEqual([]);
+    expect((await untrusted()).untrusted).toEqual([]);
+    const file = path.join(cwd, '.claude', 'settings.json');
+    await mkdir(path.dirname(file));
+    await writeFile(file, settingsWith('workspace-check'));
+    expect(commands(await trusted())).toEqual(['workspace-check']);
+    expect(await untrusted()).toMatchObject({ settings: {}, untrusted: [file] });
+    await rm(file);
+    expect(commands(await trusted())).toEqual([]);
+    expect((await untrusted()).untrusted).toEqual([]);
+  });
+
+  it('does not remember a file changed within the last two seconds: a coarse clock cannot tell two such writes apart', async () => {
+    const { cwd, userDir, userFile } = await workspace();
+    await writeFile(userFile, settingsWith('check-a'));
+    const cache = new HookSettingsCache();
+    const first = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache });
+    expect(await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache })).not.toBe(first);
+    // The same files, judged by a clock three seconds on: settled, so remembered.
+    const later = new HookSettingsCache({ now: () => Date.now() + 3_000 });
+    const remembered = await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache: later });
+    expect(await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache: later })).toBe(remembered);
+  });
+
+  it('treats a workspace file that is the user file as the user file, read once', async () => {
+    const { cwd, userDir, userFile } = await workspace();
+    await writeFile(userFile, settingsWith('user-check'));
+    await mkdir(path.join(cwd, '.switchyard'));
+    const { symlink } = await import('node:fs/promises');
+    await symlink(userFile, path.join(cwd, '.switchyard', 'settings.json'));
+    const loaded = await loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, cache: settledCache() });
+    expect(commands(loaded)).toEqual(['user-check']);
+  });
+});
+
+describe('sessionHooks', () => {
+  const ask = (of: ReturnType<typeof sessionHooks>, cwd: string) =>
+    of({ cwd, sessionHooks: undefined, trustWorkspaceSettings: undefined });
+
+  it('applies an edited settings file to the very next call', async () => {
+    const { cwd, userDir, userFile } = await workspace();
+    const of = sessionHooks({ userSettingsDir: userDir, warn: () => undefined });
+    await writeFile(userFile, settingsWith('check-a'));
+    expect((await ask(of, cwd)).hooks.preToolUse).toHaveLength(1);
+    await writeFile(userFile, JSON.stringify({ hooks: {} }));
+    expect((await ask(of, cwd)).hooks.preToolUse).toEqual([]);
+  });
+
+  it('lets calls that ask together share one look at the files', async () => {
+    const { cwd, userDir, userFile } = await workspace();
+    // Just written: not settled, so only sharing (not the cache) can give two calls the same hooks.
+    await writeFile(userFile, settingsWith('check-a'));
+    const of = sessionHooks({ userSettingsDir: userDir, warn: () => undefined });
+    const [one, two] = await Promise.all([ask(of, cwd), ask(of, cwd)]);
+    expect(one.hooks).toBe(two.hooks);
+    expect((await ask(of, cwd)).hooks).not.toBe(one.hooks);
+  });
+});
