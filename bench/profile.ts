@@ -20,7 +20,7 @@ import { startDevServer } from '../src/server/dev-server.js';
 import type { WorkerTuning } from '../src/worker/create-worker.js';
 import { createLogger } from '../src/worker/logger.js';
 import { installTemporalRuntime } from '../src/worker/runtime.js';
-import { benchWorker } from './tools.js';
+import { benchUserSettingsDir, benchWorker } from './tools.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 20);
 const SESSIONS = Number(process.env.PROFILE_SESSIONS ?? 8);
@@ -87,7 +87,19 @@ async function runWorker(): Promise<void> {
       ? {}
       : { workflowThreadPoolSize: Number(process.env.PROFILE_WORKFLOW_THREADS) }),
   };
-  const worker = await benchWorker({ connection: nativeConnection, taskQueue, cwd, tuning });
+  // PROFILE_SETTINGS=file: the worker's user settings directory holds a settings file (with no hooks), as a user's
+  // `~/.switchyard` may; PROFILE_SETTINGS=off: the worker reads no settings files at all (`userSettingsDir: false`).
+  if (process.env.PROFILE_SETTINGS === 'file') {
+    await mkdir(benchUserSettingsDir(cwd));
+    await writeFile(path.join(benchUserSettingsDir(cwd), 'settings.json'), '{ "hooks": {} }\n');
+  }
+  const worker = await benchWorker({
+    connection: nativeConnection,
+    taskQueue,
+    cwd,
+    tuning,
+    ...(process.env.PROFILE_SETTINGS === 'off' ? { userSettingsDir: false } : {}),
+  });
   const running = worker.run();
   // The client runs without --cpu-prof and in its own process: its CPU is not the worker's.
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {

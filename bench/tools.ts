@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Worker } from '@temporalio/worker';
@@ -35,8 +36,15 @@ export const stampTool = defineTool({
 
 /**
  * A worker as the benchmarks run one: the built-in tools (and `extraTools`), `cwd` as its default cwd and data
- * directory, no user-level settings (no hook files read per call); `options` adds or overrides the rest.
+ * directory, and hook settings looked for as a default worker looks for them, in a user settings directory of its own
+ * (`benchUserSettingsDir`; no file there unless a benchmark writes one) instead of the user's home; `options` adds or
+ * overrides the rest.
  */
+/** Where a bench worker whose default cwd is `cwd` looks for its user-level `settings.json`. */
+export function benchUserSettingsDir(cwd: string): string {
+  return path.join(cwd, 'user-settings');
+}
+
 export async function benchWorker(
   options: Pick<SwitchyardWorkerOptions, 'connection' | 'taskQueue'> &
     Partial<SwitchyardWorkerOptions> & { cwd: string; extraTools?: SwitchyardWorkerOptions['tools'] },
@@ -45,7 +53,7 @@ export async function benchWorker(
   return await createSwitchyardWorker({
     tools: [...builtinTools(), ...extraTools],
     defaultCwd: cwd,
-    userSettingsDir: false,
+    userSettingsDir: benchUserSettingsDir(cwd),
     dataDir: cwd,
     ...rest,
   });
