@@ -1,7 +1,7 @@
 import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
 import { maxConcurrencyFromEnv } from '../config/environment.js';
 import type { Activities } from '../contracts/pipeline.js';
-import { sessionHooks } from '../hooks/session-hooks.js';
+import { firstLookOnly, sessionHooks } from '../hooks/session-hooks.js';
 import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
 import { createRunApprovalEvaluator } from './approval-evaluator.js';
 import type { ActivityDependencies, Warn } from './dependencies.js';
@@ -30,14 +30,14 @@ export function createActivities(dependencies: ActivityDependencies) {
     ]),
   );
   const dataDir = dependencies.dataDir ?? dataDirFromEnv();
-  const prepareCalls = createPrepareCalls({
+  const prepareOptions = {
     registry,
     defaultCwd: dependencies.defaultCwd ?? process.cwd(),
-    hooksOf,
     workerIdentity,
     operatorRules: dependencies.operatorRules,
     warn,
-  });
+  };
+  const prepareCalls = createPrepareCalls({ ...prepareOptions, hooksOf });
   const executeDependencies = {
     registry,
     ...(workerIdentity === undefined ? {} : { workerIdentity }),
@@ -53,8 +53,14 @@ export function createActivities(dependencies: ActivityDependencies) {
     localCalls: dependencies.localCalls ?? false,
     pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false,
     workerIdentity,
-    prepareCalls,
-    executeCall,
+    // One Plan's Prepare and the calls it then runs share one look at the session's hooks.
+    stages: () => {
+      const planHooksOf = firstLookOnly(hooksOf);
+      return {
+        prepareCalls: createPrepareCalls({ ...prepareOptions, hooksOf: planHooksOf }),
+        executeCall: createExecuteCall({ dependencies: executeDependencies, hooksOf: planHooksOf }),
+      };
+    },
     warn,
   });
   return {

@@ -19,8 +19,11 @@ export function createPlanCalls(options: {
   localCalls: LocalCallsPolicy | false;
   pendingApprovalsSearchAttribute: boolean;
   workerIdentity: string | undefined;
-  prepareCalls: Activities['prepareCalls'];
-  executeCall: Activities['executeCall'];
+  /**
+   * The Prepare and the execution of one Plan's first group, made for each Plan: the calls a Plan runs run with the
+   * hooks its Prepare saw (see `firstLookOnly`).
+   */
+  stages: () => Pick<Activities, 'prepareCalls' | 'executeCall'>;
   warn: Warn;
 }): Activities['planCalls'] {
   const { defaultMaxConcurrency, localCalls } = options;
@@ -45,7 +48,8 @@ export function createPlanCalls(options: {
       );
       const first = new Set(groups[0] ?? []);
       const calls = input.calls.filter((call) => first.has(call.id));
-      planned.firstGroup = await options.prepareCalls({ session: input.session, calls });
+      const stages = options.stages();
+      planned.firstGroup = await stages.prepareCalls({ session: input.session, calls });
       if (input.runFirstGroup !== undefined && localCalls !== false) {
         const ran = await runFirstGroup({
           session: input.session,
@@ -54,7 +58,7 @@ export function createPlanCalls(options: {
           turnId: input.runFirstGroup.turnId,
           rules: input.runFirstGroup.rules,
           localCalls,
-          executeCall: options.executeCall,
+          executeCall: stages.executeCall,
         });
         if (ran !== undefined) planned.ranFirstGroup = ran;
       }

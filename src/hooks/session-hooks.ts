@@ -99,3 +99,25 @@ export function sessionHooks(options: SessionHooksOptions): SessionHooksOf {
     };
   };
 }
+
+/**
+ * `hooksOf` that looks at the settings once: later asks with the same cwd, session hooks and trust get the first
+ * answer. For the stages of one activity that follow each other at once (a Plan's Prepare and the calls it then
+ * runs), so a call runs its post hooks from the same settings as its PreToolUse hooks, and the files are not looked
+ * at twice within a millisecond. Not for anything that waits between asks: an edit must reach the next call.
+ */
+export function firstLookOnly(hooksOf: SessionHooksOf): SessionHooksOf {
+  const looks: Array<{ ask: Parameters<SessionHooksOf>[0]; answer: ReturnType<SessionHooksOf> }> = [];
+  return (ask) => {
+    const seen = looks.find(
+      ({ ask: earlier }) =>
+        earlier.cwd === ask.cwd &&
+        earlier.sessionHooks === ask.sessionHooks &&
+        earlier.trustWorkspaceSettings === ask.trustWorkspaceSettings,
+    );
+    if (seen !== undefined) return seen.answer;
+    const answer = hooksOf(ask);
+    looks.push({ ask, answer });
+    return answer;
+  };
+}

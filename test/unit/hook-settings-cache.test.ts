@@ -3,7 +3,8 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { sessionHooks } from '../../src/hooks/session-hooks.js';
+import { firstLookOnly, sessionHooks } from '../../src/hooks/session-hooks.js';
+import type { SessionHooksOf } from '../../src/hooks/session-hooks.js';
 import { HookSettingsCache, loadHookSettings } from '../../src/hooks/settings.js';
 import type { LoadedHookSettings } from '../../src/hooks/settings.js';
 import { scratchDir } from '../support/scratch.js';
@@ -124,5 +125,24 @@ describe('sessionHooks', () => {
     const [one, two] = await Promise.all([ask(of, cwd), ask(of, cwd)]);
     expect(one.hooks).toBe(two.hooks);
     expect((await ask(of, cwd)).hooks).not.toBe(one.hooks);
+  });
+});
+
+describe('firstLookOnly', () => {
+  it('answers an ask for the same cwd, session hooks and trust with the first look, and looks again for any other', async () => {
+    let looks = 0;
+    const hooksOf: SessionHooksOf = () => {
+      looks += 1;
+      return Promise.resolve({ hooks: {}, untrustedSettingsFiles: [] });
+    };
+    const once = firstLookOnly(hooksOf);
+    const sessionHooks = { PreToolUse: [] };
+    const first = once({ cwd: '/w', sessionHooks, trustWorkspaceSettings: undefined });
+    expect(once({ cwd: '/w', sessionHooks, trustWorkspaceSettings: undefined })).toBe(first);
+    expect(looks).toBe(1);
+    await once({ cwd: '/other', sessionHooks, trustWorkspaceSettings: undefined });
+    await once({ cwd: '/w', sessionHooks: { PreToolUse: [] }, trustWorkspaceSettings: undefined });
+    await once({ cwd: '/w', sessionHooks, trustWorkspaceSettings: true });
+    expect(looks).toBe(4);
   });
 });
