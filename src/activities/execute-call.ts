@@ -40,8 +40,8 @@ export interface ExecuteCallDependencies {
   artifacts: ArtifactStore | undefined;
   /** The worker's data directory (background tasks live under it); tools see it as `context.dataDir`. */
   dataDir?: string;
-  /** PostToolUse / PostToolUseFailure hooks. */
-  hooks?: SwitchyardHooks;
+  /** PostToolUse / PostToolUseFailure hooks, or their look at the settings, which may finish while the tool runs. */
+  hooks?: SwitchyardHooks | Promise<SwitchyardHooks>;
   onWarning?: (message: string, details: Record<string, unknown>) => void;
   /** This worker's identity with its tool fingerprint (see tool-mismatch.ts). */
   workerIdentity?: string;
@@ -329,7 +329,7 @@ async function runPostHooks(options: {
   const { plan, request, dependencies } = options;
   let { outcome } = options;
   const hooks = await runPostToolUseHooks({
-    hooks: dependencies.hooks,
+    hooks: await dependencies.hooks,
     call: {
       sessionId: request.session.sessionId,
       cwd: request.cwd,
@@ -467,17 +467,25 @@ async function finishOutput(options: {
   return outcome;
 }
 
-/** The `executeCall` activity: one allowed call, with the session's PostToolUse / PostToolUseFailure hooks. */
+/**
+ * The `executeCall` activity: one allowed call, with the session's PostToolUse / PostToolUseFailure hooks. The hooks
+ * are looked up as the activity starts, and the tool does not wait for that look: only the post hooks need it.
+ */
 export function createExecuteCall(options: {
   dependencies: Omit<ExecuteCallDependencies, 'hooks'>;
   hooksOf: SessionHooksOf;
 }): Activities['executeCall'] {
   return async (request) => {
-    const { hooks } = await options.hooksOf({
-      cwd: request.cwd,
-      sessionHooks: request.session.sessionHooks,
-      trustWorkspaceSettings: request.session.trustWorkspaceSettings,
-    });
+    const hooks = options
+      .hooksOf({
+        cwd: request.cwd,
+        sessionHooks: request.session.sessionHooks,
+        trustWorkspaceSettings: request.session.trustWorkspaceSettings,
+      })
+      .then((looked) => looked.hooks);
+    // A call that ends without post hooks (moved to a regular activity) never awaits the look: its failure must not
+    // go unhandled. One that runs them awaits it and fails as it did when the look came first.
+    hooks.catch(() => undefined);
     return executeCall({ dependencies: { ...options.dependencies, hooks }, request });
   };
 }
