@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createExecuteCall } from '../../src/activities/execute-call.js';
 import { prepareCall } from '../../src/activities/prepare-call.js';
 import { executionPlan } from '../../src/contracts/pipeline.js';
+import type { CallOutcome } from '../../src/contracts/pipeline.js';
 import type { SessionHooks, SessionHooksOf } from '../../src/hooks/session-hooks.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -60,7 +61,7 @@ describe('executeCall and the hook settings', () => {
       },
       untrustedSettingsFiles: [],
     });
-    const outcome = await running;
+    const outcome = (await running) as CallOutcome;
     expect(outcome.status).toBe('success');
     expect(postHookSaw).toEqual(['Write']);
     expect(outcome.hookContext).toEqual(['post hook ran']);
