@@ -40,7 +40,11 @@ export async function prepareCall(options: {
   registry: ToolRegistry;
   call: ToolCall;
   context: ToolPrepareContext;
-  hooks?: SwitchyardHooks;
+  /**
+   * The session's hooks, or the look at its settings that finds them: validation goes on meanwhile, and the call
+   * waits for them before its PreToolUse hooks.
+   */
+  hooks?: SwitchyardHooks | Promise<SwitchyardHooks | undefined>;
   onHookError?: (error: unknown, toolName: string) => void;
   /** The Prepare activity's cancellation (an interrupted turn): PreToolUse hooks get it and stop. */
   signal?: AbortSignal;
@@ -93,8 +97,13 @@ export async function prepareCall(options: {
     };
   }
 
+  const hooks = await options.hooks;
+  // A PreToolUse hook may change where a path leads: from here on, this call resolves every path again instead of
+  // taking an answer remembered from before its hooks ran.
+  const checks =
+    hooks?.preToolUse !== undefined && hooks.preToolUse.length > 0 ? withoutRememberedPaths(context) : context;
   const hookOutcome = await runPreToolUseHooks({
-    hooks: options.hooks,
+    hooks,
     call: { sessionId: context.sessionId, cwd: context.cwd, toolName: tool.name, toolInput: input, toolUseId: call.id },
     onError: options.onHookError,
     signal: options.signal ?? new AbortController().signal,
@@ -116,7 +125,7 @@ export async function prepareCall(options: {
     }
     input = reparsed.data;
     try {
-      const validation = (await tool.validateInput?.(input, context)) ?? { ok: true };
+      const validation = (await tool.validateInput?.(input, checks)) ?? { ok: true };
       if (!validation.ok) {
         return {
           ...rejected(
@@ -128,7 +137,7 @@ export async function prepareCall(options: {
           toolName: tool.name,
         };
       }
-      input = (await tool.resolveInput?.(input, context)) ?? input;
+      input = (await tool.resolveInput?.(input, checks)) ?? input;
     } catch (error) {
       return {
         ...rejected(call, 'validation', errorCodes.businessFailure, texts.toolUseError(projectErrorMessage(error))),
@@ -159,14 +168,14 @@ export async function prepareCall(options: {
     ruleKind,
     rememberRule: rememberRuleFor(tool, input, ruleContent),
     editsInsideCwd: tool.editsFiles === true && ruleContent !== undefined && isInside(context.cwd, ruleContent),
-    hasPermissionRequestHooks: hasPermissionRequestHooks(options.hooks, tool.name),
+    hasPermissionRequestHooks: hasPermissionRequestHooks(hooks, tool.name),
     readsSessionState: tool.readsSessionState === true,
   };
   if (ruleContent !== undefined) plan.ruleContent = ruleContent;
   if (isClientTool(tool)) plan.clientTool = true;
   if (tool.permissionFacts !== undefined) {
     try {
-      plan.permission = await tool.permissionFacts(input, context);
+      plan.permission = await tool.permissionFacts(input, checks);
     } catch (error) {
       plan.permission = {
         deny: { reason: `${tool.name} could not check this call's permissions: ${projectErrorMessage(error)}` },
@@ -178,7 +187,7 @@ export async function prepareCall(options: {
   if (hookOutcome.outcome !== undefined) plan.hook = hookOutcome.outcome;
   if (!plan.flags.readOnly && tool.prepareApproval !== undefined) {
     try {
-      const approval = await tool.prepareApproval(input, context);
+      const approval = await tool.prepareApproval(input, checks);
       plan.approval = {
         ...(approval.preview === undefined ? {} : { preview: approval.preview }),
         ...(approval.narrowToAllow === true ? { narrowToAllow: true } : {}),
@@ -236,4 +245,10 @@ export function rememberRuleFor(tool: Tool, input: unknown, ruleContent: string 
       return exhaustive;
     }
   }
+}
+
+/** The context without its remembered real paths: every check resolves its path again. */
+function withoutRememberedPaths(context: ToolPrepareContext): ToolPrepareContext {
+  const { realPath: _remembered, ...fresh } = context;
+  return fresh;
 }

@@ -61,21 +61,28 @@ export function createPrepareCalls(options: {
         cwd,
       };
     }
-    const { hooks, untrustedSettingsFiles } = await options.hooksOf({
+    // The look at the hook settings goes on while the calls are validated; each call waits for it only before its
+    // PreToolUse hooks (see `prepareCall`).
+    const looking = options.hooksOf({
       cwd,
       sessionHooks: session.sessionHooks,
       trustWorkspaceSettings: session.trustWorkspaceSettings,
     });
-    // With no PreToolUse hook, nothing of the session runs between validation and the permission facts: the calls of
-    // this Prepare resolve each path once. A hook may change where a path leads, so with hooks every check resolves
-    // it again.
-    if (hooks?.preToolUse === undefined || hooks.preToolUse.length === 0) context.realPath = rememberRealPaths();
+    const hooks = looking.then((looked) => looked.hooks);
+    // A Prepare whose calls all fail validation never waits for the hooks: a failed look must not go unhandled (it
+    // still fails the Prepare below, as it did when the look came first).
+    hooks.catch(() => undefined);
+    // The calls of this Prepare resolve each path once for their validation and, without PreToolUse hooks, for their
+    // permission facts. A call with PreToolUse hooks resolves every path again after them (see `prepareCall`): the
+    // facts the rules judge are never older than the call's own hooks, and execution checks the opened file anyway.
+    context.realPath = rememberRealPaths();
     // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
     const { signal } = cancellationOf();
     const registry = registryWithClientTools(options.registry, session.clientTools);
     const prepared = await Promise.all(
       calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })),
     );
+    const { untrustedSettingsFiles } = await looking;
     await failOnToolMismatch({ identity: options.workerIdentity, plans: prepared, warn });
     const plans = withinPreparedBudget(
       prepared.map((plan, index) =>
