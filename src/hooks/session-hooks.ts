@@ -56,9 +56,7 @@ export function sessionHooks(options: SessionHooksOptions): SessionHooksOf {
     if (under !== undefined) return under;
     const loading = loadHookSettings({
       cwd,
-      ...(options.userSettingsDir === undefined || options.userSettingsDir === false
-        ? {}
-        : { userDir: options.userSettingsDir }),
+      ...(typeof options.userSettingsDir === 'string' ? { userDir: options.userSettingsDir } : {}),
       trustWorkspaceSettings: trusted,
       onWarning: (message) => warn(message),
       cache,

@@ -311,17 +311,19 @@ export async function loadHookSettings(options: {
   const versions = JSON.stringify(looks.map((seen) => (seen.kind === 'present' ? seen.version : seen.kind)));
   const remembered = options.cache?.get(key, versions);
   if (remembered !== undefined) return remembered;
+  const lookOf = new Map<string, FileLook | undefined>([
+    [userFile, userLook],
+    ...candidates.map((file, index): [string, FileLook | undefined] => [file, candidateLooks[index]]),
+  ]);
   // Absent files are not read; a file `stat` could not look at is, so its problem reaches `onWarning`.
-  const readable = (file: string): boolean => {
-    const index = file === userFile ? -1 : candidates.indexOf(file);
-    return (index < 0 ? userLook : candidateLooks[index])?.kind !== 'absent';
-  };
-  const files = (trusted ? [userFile, ...workspaceFiles] : [userFile]).filter(readable);
+  const files = (trusted ? [userFile, ...workspaceFiles] : [userFile]).filter(
+    (file) => lookOf.get(file)?.kind !== 'absent',
+  );
   const loaded = await Promise.all(files.map((file) => readSettingsFile(file, options.onWarning)));
   const untrusted = trusted
     ? []
     : workspaceFiles.filter((file) => {
-        const seen = candidateLooks[candidates.indexOf(file)];
+        const seen = lookOf.get(file);
         return seen?.kind === 'present' && seen.isFile;
       });
   const result = { settings: mergeHookSettings(...loaded), untrusted };
