@@ -24,9 +24,17 @@ const COMPLETED_TURNS_RETAINED = 50;
 /**
  * At most this many bytes of completed turns (JSON) cross a continue-as-new: Temporal refuses a payload over 2 MB,
  * and a Read alone may return 256 KB, so 50 turns of large results would make the session's continue-as-new fail and
- * wedge it. The newest turns that fit are carried; older ones can no longer be re-attached by turnId.
+ * wedge it. Older turns than those carried can no longer be re-attached by turnId.
  */
 export const CARRIED_TURNS_MAX_BYTES = 1_048_576;
+/**
+ * What the whole carried state (JSON, the session's options beside it) aims to stay under: Temporal's SDK logs a
+ * warning (`TMPRL1103`) for every upload of payloads over 512 KiB, and busy sessions carried about 650 KB (50 turns of
+ * four Reads and 1,000 events), so each continue-as-new put a warning in the worker's log. The completed turns get
+ * the room the rest leaves, newest first; the newest turn is carried whatever its size up to
+ * `CARRIED_TURNS_MAX_BYTES`, since it is the one a client that lost its answer retries.
+ */
+export const CARRIED_STATE_TARGET_BYTES = 448 * 1_024;
 /** Answered approval ids remembered, so a second answer is reported as `already_decided`. */
 export const DECIDED_REQUESTS_RETAINED = 500;
 /** Entries of the approval decision log kept (query `approvalDecisions`). */
@@ -227,13 +235,13 @@ export class SessionState {
     this.emit({ type: 'WorkspaceSettingsUntrusted', turnId, files: fresh });
   }
 
-  carry(): CarriedSessionState {
-    return {
+  /**
+   * The state the next run starts from. `besideBytes`: what travels beside it in the same upload (the session's
+   * options, at continue-as-new), counted against `CARRIED_STATE_TARGET_BYTES`.
+   */
+  carry(besideBytes = 0): CarriedSessionState {
+    const rest: Omit<CarriedSessionState, 'completedTurns'> = {
       events: this.events.carry(),
-      completedTurns: newestWithinBytes(
-        [...this.completedTurns.values()].slice(-COMPLETED_TURNS_RETAINED),
-        CARRIED_TURNS_MAX_BYTES,
-      ),
       rememberedRules: this.remembered.map((rule) => rule.source),
       sessionState: { ...this.#toolState },
       decidedRequestIds: this.decidedRequestIds.slice(-DECIDED_REQUESTS_RETAINED),
@@ -243,7 +251,20 @@ export class SessionState {
       approvalDecisions: this.approvalDecisions.slice(-APPROVAL_DECISIONS_RETAINED),
       ...(Object.keys(this.policy.carry()).length === 0 ? {} : { policy: this.policy.carry() }),
     };
+    const room = CARRIED_STATE_TARGET_BYTES - besideBytes - utf8Length(JSON.stringify(rest));
+    return { ...rest, completedTurns: carriedTurns([...this.completedTurns.values()], room) };
   }
+}
+
+/**
+ * The completed turns a continue-as-new carries: the newest of the last `COMPLETED_TURNS_RETAINED` that fit in
+ * `roomBytes` together, and at least the newest one when it alone is within `CARRIED_TURNS_MAX_BYTES`.
+ */
+export function carriedTurns<T>(turns: readonly T[], roomBytes: number): T[] {
+  const retained = turns.slice(-COMPLETED_TURNS_RETAINED);
+  const fitting = newestWithinBytes(retained, Math.min(Math.max(roomBytes, 0), CARRIED_TURNS_MAX_BYTES));
+  if (fitting.length > 0 || retained.length === 0) return fitting;
+  return newestWithinBytes(retained.slice(-1), CARRIED_TURNS_MAX_BYTES);
 }
 
 /** The newest items whose JSON fits in `maxBytes` together, in their original order (a single item over it: none). */

@@ -21,6 +21,7 @@ import type { SessionOptions } from '../contracts/session.js';
 import { formatZodError, oversizeRequestReason, toolCallSchemas } from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
+import { utf8Length } from '../contracts/utf8-length.js';
 import { stopBackgroundTasksActivity } from './activity-routing.js';
 import { inReleasedScope } from './released-scope.js';
 import type { Turn } from './scheduler.js';
@@ -61,7 +62,7 @@ export async function toolSession(
     if (isCancellation(error)) await stopBackgroundTasksAtEnd(state);
     throw error;
   }
-  return await continueAsNew<typeof toolSession>(options, state.carry());
+  return await continueAsNew<typeof toolSession>(options, state.carry(utf8Length(JSON.stringify(options))));
 }
 
 /**

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { newestWithinBytes } from '../../src/workflows/session-state.js';
+import {
+  CARRIED_STATE_TARGET_BYTES,
+  CARRIED_TURNS_MAX_BYTES,
+  carriedTurns,
+  newestWithinBytes,
+} from '../../src/workflows/session-state.js';
 
 describe('newestWithinBytes (completed turns carried across continue-as-new)', () => {
   const item = (id: number, chars: number) => ({ id, text: 'x'.repeat(chars) });
@@ -19,5 +24,33 @@ describe('newestWithinBytes (completed turns carried across continue-as-new)', (
     const wide = { id: 1, text: 'é'.repeat(300) }; // 600 bytes of text
     expect(newestWithinBytes([wide], 500)).toEqual([]);
     expect(newestWithinBytes([wide], 700)).toEqual([wide]);
+  });
+});
+
+describe('carriedTurns (what a continue-as-new carries of the completed turns)', () => {
+  const turn = (id: number, chars: number) => ({ id, text: 'x'.repeat(chars) });
+
+  it('carries the newest turns that fit in the room the rest of the state leaves', () => {
+    const turns = [turn(1, 400), turn(2, 400), turn(3, 400)];
+    expect(carriedTurns(turns, 900).map((kept) => kept.id)).toEqual([2, 3]);
+    expect(carriedTurns(turns, 10_000)).toEqual(turns);
+  });
+
+  it('carries the newest turn when it alone is over the room, up to the 1 MiB ceiling', () => {
+    const big = turn(2, 600_000);
+    expect(carriedTurns([turn(1, 10), big], 1_000)).toEqual([big]);
+    expect(carriedTurns([turn(1, 10), big], -5_000)).toEqual([big]);
+    expect(carriedTurns([turn(1, 10), turn(2, CARRIED_TURNS_MAX_BYTES)], 1_000)).toEqual([]);
+  });
+
+  it('never carries more than the ceiling, however much room there is, nor more than 50 turns', () => {
+    const turns = [turn(1, 600_000), turn(2, 600_000)];
+    expect(carriedTurns(turns, 10 * CARRIED_TURNS_MAX_BYTES).map((kept) => kept.id)).toEqual([2]);
+    const many = Array.from({ length: 60 }, (_, index) => turn(index, 1));
+    expect(carriedTurns(many, 1_000_000).map((kept) => kept.id)).toEqual(many.slice(-50).map((kept) => kept.id));
+  });
+
+  it('leaves room for the rest below the 512 KiB at which Temporal warns', () => {
+    expect(CARRIED_STATE_TARGET_BYTES).toBeLessThan(512 * 1_024);
   });
 });
