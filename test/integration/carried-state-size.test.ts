@@ -12,7 +12,8 @@ async function startInput(workflow: WorkflowHandle): Promise<{ bytes: number; ca
   const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
   const bytes = payloads.reduce((sum, payload) => sum + (payload.data?.length ?? 0), 0);
   const carried = payloads[1]?.data;
-  if (carried === undefined) throw new Error('the current run carries nothing: it did not continue as new');
+  if (carried === undefined || carried === null)
+    throw new Error('the current run carries nothing: it did not continue as new');
   return { bytes, carried: JSON.parse(Buffer.from(carried).toString('utf8')) as CarriedSessionState };
 }
 
