@@ -469,19 +469,23 @@ async function finishOutput(options: {
 
 /**
  * The `executeCall` activity: one allowed call, with the session's PostToolUse / PostToolUseFailure hooks. The hooks
- * are looked up as the activity starts, and the tool does not wait for that look: only the post hooks need it.
+ * are looked up once the tool has started (the look's own work on this thread, a `stat` per settings file, is not in
+ * the tool's way), and the tool does not wait for that look: only the post hooks need it.
  */
 export function createExecuteCall(options: {
   dependencies: Omit<ExecuteCallDependencies, 'hooks'>;
   hooksOf: SessionHooksOf;
 }): Activities['executeCall'] {
   return async (request) => {
-    const hooks = options
-      .hooksOf({
-        cwd: request.cwd,
-        sessionHooks: request.session.sessionHooks,
-        trustWorkspaceSettings: request.session.trustWorkspaceSettings,
-      })
+    // A microtask later: `executeCall` starts the tool before it first waits.
+    const hooks = Promise.resolve()
+      .then(() =>
+        options.hooksOf({
+          cwd: request.cwd,
+          sessionHooks: request.session.sessionHooks,
+          trustWorkspaceSettings: request.session.trustWorkspaceSettings,
+        }),
+      )
       .then((looked) => looked.hooks);
     // A call that ends without post hooks (moved to a regular activity) never awaits the look: its failure must not
     // go unhandled. One that runs them awaits it and fails as it did when the look came first.

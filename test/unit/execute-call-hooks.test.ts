@@ -4,12 +4,14 @@ import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createExecuteCall } from '../../src/activities/execute-call.js';
 import { prepareCall } from '../../src/activities/prepare-call.js';
 import { executionPlan } from '../../src/contracts/pipeline.js';
 import type { CallOutcome } from '../../src/contracts/pipeline.js';
 import type { SessionHooks, SessionHooksOf } from '../../src/hooks/session-hooks.js';
 import { builtinTools } from '../../src/tools/builtin.js';
+import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { scratchDir } from '../support/scratch.js';
 
@@ -65,5 +67,41 @@ describe('executeCall and the hook settings', () => {
     expect(outcome.status).toBe('success');
     expect(postHookSaw).toEqual(['Write']);
     expect(outcome.hookContext).toEqual(['post hook ran']);
+  });
+
+  // The look's own work on the activity's thread (a `stat` per settings file) comes after the tool has started, so an
+  // approved call starts that much sooner. A stand-in tool of its own name records when its handler begins.
+  it('begins the look only once the tool has started', async () => {
+    const cwd = await scratchDir('switchyard-execute-hooks-');
+    const order: string[] = [];
+    const startMarker = defineTool({
+      name: 'StartMarker',
+      description: 'Records that its handler began.',
+      inputSchema: z.object({}),
+      execute() {
+        order.push('tool started');
+        return Promise.resolve('ok');
+      },
+    });
+    const registry = new ToolRegistry([...builtinTools(), startMarker]);
+    const call = { id: 'm', name: 'StartMarker', input: {} };
+    const plan = await prepareCall({ registry, call, context: { sessionId: 's', cwd, allowRules: [], denyRules: [] } });
+    if (plan.kind !== 'ready') throw new Error(`not prepared: ${JSON.stringify(plan)}`);
+    const hooksOf: SessionHooksOf = () => {
+      order.push('look');
+      return Promise.resolve({ hooks: {}, untrustedSettingsFiles: [] });
+    };
+    const executeCall = createExecuteCall({
+      dependencies: { registry, gates: new Map(), artifacts: undefined, dataDir: cwd },
+      hooksOf,
+    });
+    const outcome = (await new MockActivityEnvironment().run(executeCall, {
+      session: { sessionId: 's' },
+      turnId: 't',
+      cwd,
+      plan: executionPlan(plan),
+    })) as CallOutcome;
+    expect(outcome.status).toBe('success');
+    expect(order).toEqual(['tool started', 'look']);
   });
 });
