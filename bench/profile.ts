@@ -1,10 +1,13 @@
 // `npm run bench:profile`: where the worker's CPU goes per call. Starts a dev server and one Switchyard worker (as
 // shipped) in this process, and the client load in a child process (PROFILE_ROLE=client), so the CPU measured here
-// is the worker's alone: SESSIONS sessions run PROFILE_CALLS-Read turns (default 4) back to back for PROFILE_SECONDS. Run it under
-// `node --cpu-prof` (the script does, see package.json) to get one .cpuprofile per thread (the main thread and the
-// workflow threads); bench/profile-summary.ts folds them into a table. Without `--cpu-prof` nothing is profiled, so
-// the CPU figures are the worker's and the client's own (a profiler costs the worker about a tenth more). The client
-// connects as `SwitchyardClient.connect` does; PROFILE_CLIENT=native connects it with `native: true`. Not a test.
+// is the worker's alone: SESSIONS sessions run PROFILE_CALLS-Read turns (default 4) back to back for PROFILE_SECONDS,
+// after PROFILE_WARMUP_SECONDS (default 10) of the same load that is not measured (a worker's first seconds cost
+// more per call while its code is compiled: with the warm-up, 8 and 19 % less in two alternating pairs). Run it under `node --cpu-prof` (the script does, see
+// package.json) to get one .cpuprofile per thread (the main thread and the workflow threads; the workflow thread's
+// covers the warm-up too); bench/profile-summary.ts folds them into a table. Without `--cpu-prof` nothing is
+// profiled, so the CPU figures are the worker's and the client's own (a profiler costs the worker about a tenth
+// more). The client connects as `SwitchyardClient.connect` does; PROFILE_CLIENT=native connects it with
+// `native: true`. Not a test.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -25,6 +28,7 @@ import { benchUserSettingsDir, benchWorker } from './tools.js';
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 20);
 const SESSIONS = Number(process.env.PROFILE_SESSIONS ?? 8);
 const CALLS = Number(process.env.PROFILE_CALLS ?? 4);
+const WARMUP_SECONDS = Number(process.env.PROFILE_WARMUP_SECONDS ?? 10);
 const progress = (line: string): void => {
   process.stderr.write(`[profile] ${line}\n`);
 };
@@ -45,8 +49,16 @@ async function runClient(): Promise<void> {
   const sessions = await Promise.all(
     Array.from({ length: SESSIONS }, (_, index) => client.startSession(`profile-${index}-${taskQueue}`, { cwd })),
   );
-  // Warm-up: bundles are loaded and workflows cached before the measured window.
+  // Warm-up: bundles are loaded and workflows cached before the measured window; then PROFILE_WARMUP_SECONDS of the
+  // same load, so the code the window measures has been compiled as it will be in a worker that has run a while.
   await Promise.all(sessions.map((session) => session.executeTurn({ turnId: 'warm', calls: reads(CALLS) })));
+  const warmUntil = performance.now() + WARMUP_SECONDS * 1_000;
+  await Promise.all(
+    sessions.map(async (session) => {
+      for (let turn = 0; performance.now() < warmUntil; turn++)
+        await session.executeTurn({ turnId: `warm-${turn}`, calls: reads(CALLS) });
+    }),
+  );
   process.stdout.write('ready\n');
   const input = createInterface({ input: process.stdin });
   await once(input, 'line');
