@@ -114,7 +114,8 @@ async function executorFor(options: SessionOptions): Promise<ToolExecutor> {
     const previous = currentExecutor();
     await condition(() => previous.queue.idle);
     if (executor !== previous) continue; // another turn rebuilt it meanwhile: compare again
-    executor = new ToolExecutor(options, previous.state.carry());
+    // Nothing is uploaded within the run: the completed turns stay, up to CARRIED_TURNS_MAX_BYTES of them.
+    executor = new ToolExecutor(options, previous.state.carry(0, Number.POSITIVE_INFINITY));
     configuredOptions = text;
     executor.refresh();
   }

@@ -237,9 +237,11 @@ export class SessionState {
 
   /**
    * The state the next run starts from. `besideBytes`: what travels beside it in the same upload (the session's
-   * options, at continue-as-new), counted against `CARRIED_STATE_TARGET_BYTES`.
+   * options, at continue-as-new), counted against `targetBytes` (default `CARRIED_STATE_TARGET_BYTES`; a carry that
+   * is never uploaded, such as an executor rebuilt within its run, passes `Infinity` and keeps up to
+   * `CARRIED_TURNS_MAX_BYTES` of turns).
    */
-  carry(besideBytes = 0): CarriedSessionState {
+  carry(besideBytes = 0, targetBytes = CARRIED_STATE_TARGET_BYTES): CarriedSessionState {
     const rest: Omit<CarriedSessionState, 'completedTurns'> = {
       events: this.events.carry(),
       rememberedRules: this.remembered.map((rule) => rule.source),
@@ -251,7 +253,10 @@ export class SessionState {
       approvalDecisions: this.approvalDecisions.slice(-APPROVAL_DECISIONS_RETAINED),
       ...(Object.keys(this.policy.carry()).length === 0 ? {} : { policy: this.policy.carry() }),
     };
-    const room = CARRIED_STATE_TARGET_BYTES - besideBytes - utf8Length(JSON.stringify(rest));
+    const room =
+      targetBytes === Number.POSITIVE_INFINITY
+        ? targetBytes
+        : targetBytes - besideBytes - utf8Length(JSON.stringify(rest));
     return { ...rest, completedTurns: carriedTurns([...this.completedTurns.values()], room) };
   }
 }

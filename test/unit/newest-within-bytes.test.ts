@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   CARRIED_STATE_TARGET_BYTES,
   CARRIED_TURNS_MAX_BYTES,
+  SessionState,
   carriedTurns,
   newestWithinBytes,
 } from '../../src/workflows/session-state.js';
+import type { TurnResult } from '../../src/contracts/tool-result.js';
+import { utf8Length } from '../../src/contracts/utf8-length.js';
 
 describe('newestWithinBytes (completed turns carried across continue-as-new)', () => {
   const item = (id: number, chars: number) => ({ id, text: 'x'.repeat(chars) });
@@ -52,5 +55,49 @@ describe('carriedTurns (what a continue-as-new carries of the completed turns)',
 
   it('leaves room for the rest below the 512 KiB at which Temporal warns', () => {
     expect(CARRIED_STATE_TARGET_BYTES).toBeLessThan(512 * 1_024);
+  });
+});
+
+describe('SessionState.carry (the carried state as a whole)', () => {
+  const turn = (index: number, chars: number): TurnResult => ({
+    turnId: `t${index}`,
+    results: [
+      {
+        callId: 'r',
+        toolName: 'Read',
+        status: 'success',
+        modelContent: 'x'.repeat(chars),
+        isError: false,
+        timings: { totalMs: 1, permissionWaitMs: 0, queuedMs: 0 },
+      },
+    ],
+    stopped: false,
+  });
+  const stateWithTurns = (count: number, chars: number): SessionState => {
+    const state = new SessionState({ sessionId: 's' });
+    for (let index = 0; index < count; index++) state.recordCompletedTurn(turn(index, chars));
+    return state;
+  };
+
+  it('keeps the whole upload, options beside it, under the target', () => {
+    const state = stateWithTurns(20, 60_000);
+    const carried = state.carry(10_000);
+    expect(utf8Length(JSON.stringify(carried)) + 10_000).toBeLessThanOrEqual(CARRIED_STATE_TARGET_BYTES);
+    // Seven turns of about 60 KB fit in 448 KiB less the options' 10,000 bytes; an eighth would not.
+    expect(carried.completedTurns.map((kept) => kept.turnId)).toEqual([
+      't13',
+      't14',
+      't15',
+      't16',
+      't17',
+      't18',
+      't19',
+    ]);
+  });
+
+  it('keeps up to the 1 MiB ceiling of turns when nothing is uploaded (an executor rebuilt within its run)', () => {
+    const carried = stateWithTurns(20, 60_000).carry(0, Number.POSITIVE_INFINITY);
+    expect(carried.completedTurns).toHaveLength(17);
+    expect(carried.completedTurns.at(-1)?.turnId).toBe('t19');
   });
 });
