@@ -17,6 +17,19 @@ async function startInput(workflow: WorkflowHandle): Promise<{ bytes: number; ca
   return { bytes, carried: JSON.parse(Buffer.from(carried).toString('utf8')) as CarriedSessionState };
 }
 
+/** `startInput` once the current run carries `turnId` (the session continues as new just after a turn ends). */
+async function startInputCarrying(
+  workflow: WorkflowHandle,
+  turnId: string,
+): Promise<{ bytes: number; carried: CarriedSessionState }> {
+  let input = await startInput(workflow);
+  for (let wait = 0; !input.carried.completedTurns.some((turn) => turn.turnId === turnId) && wait < 50; wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    input = await startInput(workflow);
+  }
+  return input;
+}
+
 // A session carries its last turns' results across continue-as-new (so a retried turnId re-attaches). Results can be
 // large (a Read returns up to 256 KB), and Temporal refuses a payload over 2 MB: carried whole, 50 turns of big reads
 // would make the continue-as-new input too large, and the session would wedge at its next continue-as-new.
@@ -75,11 +88,7 @@ describe('the state a session carries across continue-as-new stays under the pay
           const result = await session.executeTurn({ turnId: `t${turn}`, calls: read });
           expect(result.results[0]?.status).toBe('success');
         }
-        let input = await startInput(session.workflow);
-        for (let wait = 0; !input.carried.completedTurns.some((turn) => turn.turnId === 't19') && wait < 50; wait++) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          input = await startInput(session.workflow);
-        }
+        const input = await startInputCarrying(session.workflow, 't19');
         const carriedIds = input.carried.completedTurns.map((turn) => turn.turnId);
         expect(input.bytes).toBeLessThan(512 * 1_024);
         // The room was used: several of the newest turns, in order, ending with the last one.
@@ -116,11 +125,7 @@ describe('the state a session carries across continue-as-new stays under the pay
         });
         const big = await session.executeTurn({ turnId: 'big', calls: reads });
         expect(big.results.map((result) => result.status)).toEqual(['success', 'success', 'success']);
-        let input = await startInput(session.workflow);
-        for (let wait = 0; !input.carried.completedTurns.some((turn) => turn.turnId === 'big') && wait < 50; wait++) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          input = await startInput(session.workflow);
-        }
+        const input = await startInputCarrying(session.workflow, 'big');
         // Over the target alone (three 180 KB results), it is the only turn carried.
         expect(input.carried.completedTurns.map((turn) => turn.turnId)).toEqual(['big']);
         expect(input.bytes).toBeGreaterThan(512 * 1_024);
