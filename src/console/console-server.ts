@@ -30,6 +30,7 @@ import type { ExecutionHeartbeat } from '../contracts/pipeline.js';
 import type { ActiveTurnView } from '../contracts/tool-result.js';
 import { SafeHtml, escapeHtml } from './html.js';
 import { describeDecision, homeBody, homeSections, page, sessionBody, sessionSections } from './render.js';
+import { SessionWatches } from './session-watch.js';
 import type { LiveCall, PageContext, PendingEntry, SessionPageData, SessionRow, Viewer } from './render.js';
 import { ConsoleSecurity, hostAllowed, randomToken } from './security.js';
 import type { Authentication } from './security.js';
@@ -302,10 +303,23 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return [description.runId, description.status.name, description.historyLength, ...heartbeats].join('|');
   }
 
+  /** The session pages viewers have open, each looked at once per `checkMs` for all of them (see `SessionWatches`). */
+  const watches = new SessionWatches<SessionPageData>({
+    checkMs,
+    refreshMs,
+    look: (sessionId, turnId) => {
+      const described = describeSession(sessionId);
+      return {
+        mark: described.then(changeMark, (error: unknown) => `problem:${projectErrorMessage(error)}`),
+        read: () => sessionData(sessionId, turnId, described),
+      };
+    },
+  });
+
   /**
    * A session page's live channel (server-sent events): the page's sections as JSON, pushed when the session changes
-   * (checked every `streamCheckMs`) and at least every `streamRefreshMs`, until the page goes away. Each message
-   * is the same JSON as a `/fragment/session/…` read.
+   * (checked every `streamCheckMs`, once for all viewers of the page) and at least every `streamRefreshMs`, until the
+   * page goes away. Each message is the same JSON as a `/fragment/session/…` read.
    */
   async function streamSession(options: {
     request: IncomingMessage;
@@ -331,33 +345,36 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       request.once('close', stop);
     });
     streamStops.add(stop);
-    let lastMark: string | undefined;
     let lastSections: string | undefined;
-    let lastRefresh = 0;
     let lastWrite = Date.now();
-    while (open) {
-      const described = describeSession(sessionId);
-      const mark = await described.then(changeMark, (error: unknown) => `problem:${projectErrorMessage(error)}`);
-      const now = Date.now();
-      if (mark !== lastMark || now - lastRefresh >= refreshMs) {
-        lastMark = mark;
-        lastRefresh = now;
-        const sections = JSON.stringify(
-          stringify(sessionSections(await sessionData(sessionId, turnId, described), options.render())),
-        );
-        if (!open) break;
-        if (sections !== lastSections) {
-          lastSections = sections;
-          response.write(`data: ${sections}\n\n`);
-          lastWrite = Date.now();
-        }
+    const unsubscribe = watches.subscribe(sessionId, turnId, (data) => {
+      if (!open) return;
+      try {
+        const sections = JSON.stringify(stringify(sessionSections(data, options.render())));
+        if (sections === lastSections) return;
+        lastSections = sections;
+        response.write(`data: ${sections}\n\n`);
+        lastWrite = Date.now();
+      } catch {
+        // A page that cannot be rendered ends its stream; the browser opens it again (`retry`).
+        stop();
       }
+    });
+    while (open) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        closed,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, STREAM_KEEPALIVE_MS - (Date.now() - lastWrite));
+        }),
+      ]);
+      clearTimeout(timer);
       if (open && Date.now() - lastWrite >= STREAM_KEEPALIVE_MS) {
         response.write(': keep-alive\n\n');
         lastWrite = Date.now();
       }
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, checkMs))]);
     }
+    unsubscribe();
     streamStops.delete(stop);
     response.end();
   }
@@ -613,7 +630,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         server.closeAllConnections();
         server.close(() => resolve());
       });
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight, watches.close()]);
     },
   };
 }

@@ -88,6 +88,52 @@ describe('console session stream', () => {
     await stream.cancel();
   });
 
+  // Each open page used to look at its session on its own: six viewers, six describes every check and six sets of
+  // queries (each answered by the worker) per change. Viewers of one page now share one watch.
+  it('reads a session once per change, not once per viewer, when several people have its page open', async () => {
+    const session = await harness.startSession({ cwd });
+    sessions.push(session);
+    const service = harness.client.client.workflowService;
+    const queryWorkflow = service.queryWorkflow;
+    let pendingApprovalsReads = 0;
+    service.queryWorkflow = function (this: unknown, ...args: Parameters<typeof queryWorkflow>) {
+      if (args[0].query?.queryType === pendingApprovalsQuery.name) pendingApprovalsReads++;
+      return queryWorkflow.apply(this, args);
+    } as typeof queryWorkflow;
+    const viewers = 6;
+    const streams = [];
+    try {
+      for (let viewer = 0; viewer < viewers; viewer++) {
+        const response = await open(session.sessionId);
+        expect(response.status).toBe(200);
+        streams.push(messages(response.body!));
+      }
+      const shown = await Promise.all(streams.map((stream) => stream.next()));
+      pendingApprovalsReads = 0;
+      const turn = session.executeTurn({
+        turnId: 'shared',
+        calls: [
+          { id: 'b1', name: 'Bash', input: { command: 'echo shared > shared.txt', description: 'Write a file' } },
+        ],
+      });
+      turn.catch(() => undefined);
+      await Promise.all(
+        streams.map(async (stream, index) => {
+          while (!JSON.stringify(shown[index]).includes('data-request=')) shown[index] = await stream.next();
+        }),
+      );
+      // Every viewer shows the request; the session was read once per change it went through on the way (a
+      // handful), where one read per viewer would be six at least.
+      expect(pendingApprovalsReads).toBeGreaterThan(0);
+      expect(pendingApprovalsReads).toBeLessThan(viewers);
+      await session.interrupt('shared stream test over');
+      await turn;
+    } finally {
+      service.queryWorkflow = queryWorkflow;
+      await Promise.all(streams.map((stream) => stream.cancel()));
+    }
+  });
+
   it('needs the token, like every page', async () => {
     const session = await harness.startSession({ cwd });
     sessions.push(session);
