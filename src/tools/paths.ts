@@ -232,6 +232,12 @@ export function realCwd(root: string): string {
   }
 }
 
+/** Why a reading tool may not read the file it opened. */
+export interface OpenFileProblem {
+  message: string;
+  errorCode: 'path_escape' | 'denied_by_rule';
+}
+
 /**
  * At execution, on the file a reading tool has open (its real path from `realPathOfOpenFile`): why it may not be
  * read, or undefined. As at validation, it must lie inside the real cwd unless an allow rule of this tool names it
@@ -245,7 +251,7 @@ export function openFileProblem(options: {
   openedPath: string;
   allowRules: readonly string[];
   denyRules: readonly string[];
-}): { message: string; errorCode: 'path_escape' | 'denied_by_rule' } | undefined {
+}): OpenFileProblem | undefined {
   const root = path.resolve(options.cwd);
   const realRoot = realCwd(root);
   const { openedPath, toolName } = options;

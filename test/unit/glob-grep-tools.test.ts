@@ -1,4 +1,4 @@
-import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -22,11 +22,15 @@ const prepare = planner(registry.list());
 // Scratch directories live in the test run's temporary directory, removed when the run ends.
 const tempDir = (): Promise<string> => scratchDir();
 
-async function run(cwd: string, plan: CallPlan, signal?: AbortSignal): Promise<string> {
+/** Runs a ready plan as executeCall would, with the session's allow rules (those the plan was prepared with). */
+async function run(cwd: string, plan: CallPlan, signal?: AbortSignal, allowRules: string[] = []): Promise<string> {
   const ok = ready(plan);
   const tool = registry.lookup(ok.toolName);
   if (tool === undefined) throw new Error(`no tool ${ok.toolName}`);
-  const output = await tool.execute(ok.input, toolContext({ cwd, ...(signal === undefined ? {} : { signal }) }));
+  const output = await tool.execute(
+    ok.input,
+    toolContext({ cwd, allowRules, ...(signal === undefined ? {} : { signal }) }),
+  );
   if (typeof output !== 'string') throw new Error('expected a string output');
   return output;
 }
@@ -182,7 +186,7 @@ describe('Glob', () => {
     expect((await glob({ pattern: '**/*.ts', path: outside }, ['Glob'])).kind).toBe('rejected');
     expect((await glob({ pattern: '**/*.ts', path: outside }, [`Read(${outside}/**)`])).kind).toBe('rejected');
     const plan = await glob({ pattern: '**/*.ts', path: outside }, [`Glob(${outside}/**)`]);
-    expect(lines(await run(cwd, plan))).toEqual([
+    expect(lines(await run(cwd, plan, undefined, [`Glob(${outside}/**)`]))).toEqual([
       path.join(outside, 'sub', 'inner.ts'),
       path.join(outside, 'secret.ts'),
     ]);
@@ -332,8 +336,14 @@ describe('Grep', () => {
       expect(rejection(await grep({ pattern: 'foo', path: searchPath })), searchPath).toMatch(message);
     expect((await grep({ pattern: 'foo', path: outside }, [`Glob(${outside}/**)`])).kind).toBe('rejected');
     expect((await grep({ pattern: 'foo', path: outside }, ['Grep'])).kind).toBe('rejected');
+    const allowed = [`Grep(${outside}/**)`];
     expect(
-      await run(cwd, await grep({ pattern: 'foo', path: outside, output_mode: 'content' }, [`Grep(${outside}/**)`])),
+      await run(
+        cwd,
+        await grep({ pattern: 'foo', path: outside, output_mode: 'content' }, allowed),
+        undefined,
+        allowed,
+      ),
     ).toBe(`${path.join(outside, 'secret.txt')}:foo secret`);
   });
 
@@ -698,5 +708,81 @@ describe('Grep line limits', () => {
         run(cwd, await prepare(cwd, 'Grep', { pattern: 'needle' })),
       ),
     ).rejects.toThrow('SWITCHYARD_GREP_MAX_LINE_CHARS must be a positive integer, got "lots"');
+  });
+});
+
+// Prepare checks where a search leads; the search itself runs later. A process the session started (a background
+// Bash task, say) can retarget a link in between. What Grep opens, and where Glob walks, is checked when it happens.
+describe('Grep and Glob after their paths were checked', () => {
+  async function workspaceWithSecret(): Promise<{ cwd: string; outside: string }> {
+    const cwd = await tempDir();
+    const outside = await tempDir();
+    await writeFile(path.join(cwd, 'notes.txt'), 'harmless notes\n');
+    await mkdir(path.join(cwd, 'docs'));
+    await writeFile(path.join(cwd, 'docs', 'guide.md'), 'harmless guide\n');
+    await writeFile(path.join(outside, 'secret.txt'), 'TOKEN=sk-outside-secret\n');
+    return { cwd, outside };
+  }
+
+  it('a file link retargeted outside cwd after Prepare: Grep refuses it and shows nothing of it', async () => {
+    const { cwd, outside } = await workspaceWithSecret();
+    await symlink(path.join(cwd, 'notes.txt'), path.join(cwd, 'link.txt'));
+    const plan = await prepare(cwd, 'Grep', { pattern: 'TOKEN|harmless', path: 'link.txt', output_mode: 'content' });
+    ready(plan);
+    await rm(path.join(cwd, 'link.txt'));
+    await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'));
+    const outcome = await run(cwd, plan).then(
+      (output) => output,
+      (error: Error) => error.message,
+    );
+    expect(outcome).not.toContain('sk-outside-secret');
+    expect(outcome).toMatch(/leads outside the session's working directory/);
+  });
+
+  it('a directory swapped for a link outside cwd while Grep walks the tree: nothing of it is searched', async () => {
+    const { cwd, outside } = await workspaceWithSecret();
+    const plan = await prepare(cwd, 'Grep', { pattern: 'TOKEN', path: 'docs', output_mode: 'content' });
+    ready(plan);
+    await rm(path.join(cwd, 'docs'), { recursive: true });
+    await symlink(outside, path.join(cwd, 'docs'));
+    const outcome = await run(cwd, plan).then(
+      (output) => output,
+      (error: Error) => error.message,
+    );
+    expect(outcome).not.toContain('sk-outside-secret');
+  });
+
+  it('a directory the walk listed, swapped for a link outside cwd before Grep opens its files: they are skipped', async () => {
+    const { cwd, outside } = await workspaceWithSecret();
+    // A large first file (32 MB of text) keeps the search busy after the walk has listed zz/secret.txt.
+    await writeFile(path.join(cwd, 'docs', 'a-big.log'), `${'x'.repeat(99)}\n`.repeat(320_000));
+    await mkdir(path.join(cwd, 'docs', 'zz'));
+    await writeFile(path.join(cwd, 'docs', 'zz', 'secret.txt'), 'harmless until swapped\n');
+    const plan = await prepare(cwd, 'Grep', { pattern: 'TOKEN|harmless', path: 'docs', output_mode: 'content' });
+    let settled = false;
+    const running = run(cwd, plan).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await rm(path.join(cwd, 'docs', 'zz'), { recursive: true });
+    await symlink(outside, path.join(cwd, 'docs', 'zz'));
+    // Otherwise this test shows nothing: the swap must come while the big file is searched.
+    expect(settled).toBe(false);
+    const output = await running;
+    expect(output).toContain('harmless guide');
+    expect(output).not.toContain('sk-outside-secret');
+  });
+
+  it('a directory swapped for a link outside cwd after Prepare: Glob lists nothing there', async () => {
+    const { cwd, outside } = await workspaceWithSecret();
+    const plan = await prepare(cwd, 'Glob', { pattern: '**/*', path: 'docs' });
+    ready(plan);
+    await rm(path.join(cwd, 'docs'), { recursive: true });
+    await symlink(outside, path.join(cwd, 'docs'));
+    const outcome = await run(cwd, plan).then(
+      (output) => output,
+      (error: Error) => error.message,
+    );
+    expect(outcome).not.toContain('secret.txt');
   });
 });

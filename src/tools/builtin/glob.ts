@@ -32,7 +32,7 @@ import { z } from 'zod';
 import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
 import { GlobSyntaxError, compileGlob, splitGlobBase } from '../../contracts/glob-match.js';
 import { parseRule } from '../../contracts/permission-rules.js';
-import { defineTool } from '../define-tool.js';
+import { ToolUseError, defineTool } from '../define-tool.js';
 import type { ValidationOutcome } from '../define-tool.js';
 import { checkToolPath, realPathFacts, resolveToolPath } from '../paths.js';
 import { createReadDenyFilter } from '../support/read-deny.js';
@@ -76,6 +76,22 @@ export async function checkSearchPath(options: {
     }
   });
   return checkToolPath({ ...options, allowRules: [...options.allowRules, ...derived] });
+}
+
+/**
+ * At execution, where a search may go, checked again on the file system as it is now: Prepare checked it earlier,
+ * and a link in the path may have been retargeted since (by a process the session started, for one). Throws a
+ * `path_escape` error as validation words it; answers the search root's real path.
+ */
+export async function searchRootNow(options: {
+  cwd: string;
+  toolName: string;
+  absolutePath: string;
+  allowRules: readonly string[];
+}): Promise<string> {
+  const escape = await checkSearchPath(options);
+  if (escape !== undefined) throw new ToolUseError(escape, 'path_escape');
+  return await realpath(options.absolutePath).catch(() => options.absolutePath);
 }
 
 /** One file met by {@link walkFiles}. */
@@ -268,6 +284,12 @@ export const globTool = defineTool({
   },
   async execute(input, context) {
     const { root, pattern } = globTarget(context.cwd, input);
+    await searchRootNow({
+      cwd: context.cwd,
+      toolName: 'Glob',
+      absolutePath: root,
+      allowRules: context.allowRules ?? [],
+    });
     const info = await stat(root).catch(() => undefined);
     if (info?.isDirectory() !== true) return 'No files found';
     const matcher = compileGlob(pattern);

@@ -11,7 +11,9 @@
  *   `Grep(/tmp/xyz/**)` also allows `/tmp/xyz`). The walk is Glob's `walkFiles` (tinyglobby): `.git` never
  *   entered, files that `.gitignore` excludes and `node_modules` skipped unless `include_ignored` is true, symlinks
  *   neither followed nor searched, files a `Read(...)` deny rule names skipped (a denied file given as `path` is an
- *   error); hidden files are searched.
+ *   error); hidden files are searched. At execution the path is checked again, and each file is judged on what was
+ *   opened (as Read does): one that leads outside cwd and the search root, or to a denied place, ends the call when
+ *   it is the `path`, and is skipped when the walk met it (a folder swapped for a link after the walk listed it).
  * - `glob` filters the walked files (Glob's dialect, `contracts/glob-match.ts`): a glob without `/` is matched against
  *   the file name (`*.ts`), one with `/` against the path relative to `path` (`src/**\/*.ts`); several globs may be separated by spaces, and a leading
  *   `!` excludes. A file given as `path` is searched whatever `glob` says.
@@ -32,12 +34,13 @@ import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
 import { ToolUseError, defineTool } from '../define-tool.js';
 import type { ValidationOutcome } from '../define-tool.js';
 import { GlobSyntaxError, compileGlob } from '../../contracts/glob-match.js';
-import { checkSearchPath, walkFiles } from './glob.js';
+import { checkSearchPath, searchRootNow, walkFiles } from './glob.js';
 import type { WalkedFile } from './glob.js';
 import { compileGrepPattern } from './grep-pattern.js';
 import type { LinePattern } from './grep-pattern.js';
 import { resolveLimit } from '../limits.js';
-import { realPathFacts, resolveToolPath } from '../paths.js';
+import { isInside, openFileProblem, realPathFacts, realPathOfOpenFile, resolveToolPath } from '../paths.js';
+import type { OpenFileProblem } from '../paths.js';
 import { createReadDenyFilter } from '../support/read-deny.js';
 import type { ReadDenyFilter } from '../support/read-deny.js';
 import { NotARegularFileError, detachString, openRegularFile, scanTextLines } from '../support/text-lines.js';
@@ -125,6 +128,10 @@ async function scanFile(options: {
   pattern: LinePattern;
   maxLineChars: number;
   signal: AbortSignal;
+  /** Why the file that was opened may not be read (checked on what was opened), or undefined. */
+  openedProblem: (openedPath: string) => OpenFileProblem | undefined;
+  /** A problem ends the call (the file named as `path`) instead of skipping the file (one met by the walk). */
+  failOnProblem: boolean;
   onMatch: (line: string, lineNumber: number) => 'stop' | undefined;
 }): Promise<FileScan> {
   const scan: FileScan = { matches: 0, skippedLines: 0 };
@@ -137,6 +144,12 @@ async function scanFile(options: {
     throw error;
   }
   try {
+    // What was opened, not what Prepare or the walk saw: a link retargeted since cannot lead the search elsewhere.
+    const problem = options.openedProblem(await realPathOfOpenFile(handle, options.filePath));
+    if (problem !== undefined) {
+      if (options.failOnProblem) throw new ToolUseError(problem.message, problem.errorCode);
+      return scan;
+    }
     await scanTextLines({
       handle,
       signal: options.signal,
@@ -237,6 +250,22 @@ export const grepTool = defineTool({
     if (compiled.type === 'invalid') throw new ToolUseError(compiled.message, 'invalid_pattern');
     const pattern = compiled.pattern;
     const target = resolveToolPath(context.cwd, input.path ?? '.');
+    const allowRules = context.allowRules ?? [];
+    const realTarget = await searchRootNow({ cwd: context.cwd, toolName: 'Grep', absolutePath: target, allowRules });
+    // A file may be read where validation allows it (inside the real cwd, or named by an absolute allow rule), or
+    // inside the search root that was just checked (a root outside cwd that a rule allows); never where a deny rule
+    // says no.
+    const openedProblem = (openedPath: string): OpenFileProblem | undefined => {
+      const problem = openFileProblem({
+        cwd: context.cwd,
+        toolName: 'Grep',
+        requestedPath: input.path ?? '.',
+        openedPath,
+        allowRules,
+        denyRules: context.denyRules,
+      });
+      return problem?.errorCode === 'path_escape' && isInside(realTarget, openedPath) ? undefined : problem;
+    };
     const info = await stat(target).catch(() => undefined);
     if (info === undefined) throw new ToolUseError(`Path does not exist: ${target}`, 'not_found');
     if (!info.isDirectory() && !info.isFile())
@@ -274,6 +303,8 @@ export const grepTool = defineTool({
         pattern,
         maxLineChars,
         signal: context.signal,
+        openedProblem,
+        failOnProblem: !info.isDirectory(),
         onMatch: (line, lineNumber) => {
           if (mode === 'files_with_matches') return 'stop';
           if (mode === 'content') {
