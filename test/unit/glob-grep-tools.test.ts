@@ -724,6 +724,16 @@ describe('Grep and Glob after their paths were checked', () => {
     return { cwd, outside };
   }
 
+  /** Swaps `docs` for a link to `outside`, runs the plan, and answers its output or its error's message. */
+  async function runAfterDocsSwapped(cwd: string, outside: string, plan: CallPlan): Promise<string> {
+    await rm(path.join(cwd, 'docs'), { recursive: true });
+    await symlink(outside, path.join(cwd, 'docs'));
+    return await run(cwd, plan).then(
+      (output) => output,
+      (error: Error) => error.message,
+    );
+  }
+
   it('a file link retargeted outside cwd after Prepare: Grep refuses it and shows nothing of it', async () => {
     const { cwd, outside } = await workspaceWithSecret();
     await symlink(path.join(cwd, 'notes.txt'), path.join(cwd, 'link.txt'));
@@ -743,13 +753,7 @@ describe('Grep and Glob after their paths were checked', () => {
     const { cwd, outside } = await workspaceWithSecret();
     const plan = await prepare(cwd, 'Grep', { pattern: 'TOKEN', path: 'docs', output_mode: 'content' });
     ready(plan);
-    await rm(path.join(cwd, 'docs'), { recursive: true });
-    await symlink(outside, path.join(cwd, 'docs'));
-    const outcome = await run(cwd, plan).then(
-      (output) => output,
-      (error: Error) => error.message,
-    );
-    expect(outcome).not.toContain('sk-outside-secret');
+    expect(await runAfterDocsSwapped(cwd, outside, plan)).not.toContain('sk-outside-secret');
   });
 
   it('a directory the walk listed, swapped for a link outside cwd before Grep opens its files: they are skipped', async () => {
@@ -777,12 +781,6 @@ describe('Grep and Glob after their paths were checked', () => {
     const { cwd, outside } = await workspaceWithSecret();
     const plan = await prepare(cwd, 'Glob', { pattern: '**/*', path: 'docs' });
     ready(plan);
-    await rm(path.join(cwd, 'docs'), { recursive: true });
-    await symlink(outside, path.join(cwd, 'docs'));
-    const outcome = await run(cwd, plan).then(
-      (output) => output,
-      (error: Error) => error.message,
-    );
-    expect(outcome).not.toContain('secret.txt');
+    expect(await runAfterDocsSwapped(cwd, outside, plan)).not.toContain('secret.txt');
   });
 });
