@@ -777,6 +777,21 @@ describe('Grep and Glob after their paths were checked', () => {
     expect(output).not.toContain('sk-outside-secret');
   });
 
+  it('an allow rule naming a folder inside cwd does not let Grep follow it outside once it is swapped for a link', async () => {
+    const { cwd, outside } = await workspaceWithSecret();
+    const allowed = [`Grep(${path.join(cwd, 'docs')}/**)`];
+    const plan = await prepare(cwd, 'Grep', { pattern: 'TOKEN', path: 'docs', output_mode: 'content' }, allowed);
+    ready(plan);
+    await rm(path.join(cwd, 'docs'), { recursive: true });
+    await symlink(outside, path.join(cwd, 'docs'));
+    const outcome = await run(cwd, plan, undefined, allowed).then(
+      (output) => output,
+      (error: Error) => error.message,
+    );
+    expect(outcome).not.toContain('sk-outside-secret');
+    expect(outcome).toMatch(/outside the session's working directory/);
+  });
+
   it('a directory swapped for a link outside cwd after Prepare: Glob lists nothing there', async () => {
     const { cwd, outside } = await workspaceWithSecret();
     const plan = await prepare(cwd, 'Glob', { pattern: '**/*', path: 'docs' });

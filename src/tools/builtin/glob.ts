@@ -34,7 +34,8 @@ import { GlobSyntaxError, compileGlob, splitGlobBase } from '../../contracts/glo
 import { parseRule } from '../../contracts/permission-rules.js';
 import { ToolUseError, defineTool } from '../define-tool.js';
 import type { ValidationOutcome } from '../define-tool.js';
-import { checkToolPath, realPathFacts, resolveToolPath } from '../paths.js';
+import { checkToolPath, isInside, realPathFacts, rememberRealPaths, resolveToolPath } from '../paths.js';
+import type { RealPath } from '../paths.js';
 import { createReadDenyFilter } from '../support/read-deny.js';
 import type { ReadDenyFilter } from '../support/read-deny.js';
 
@@ -64,6 +65,7 @@ export async function checkSearchPath(options: {
   toolName: string;
   absolutePath: string;
   allowRules: readonly string[];
+  realPath?: RealPath;
 }): Promise<string | undefined> {
   const derived = options.allowRules.flatMap((text) => {
     try {
@@ -81,17 +83,24 @@ export async function checkSearchPath(options: {
 /**
  * At execution, where a search may go, checked again on the file system as it is now: Prepare checked it earlier,
  * and a link in the path may have been retargeted since (by a process the session started, for one). Throws a
- * `path_escape` error as validation words it; answers the search root's real path.
+ * `path_escape` error as validation words it. Answers the search root's real path, from the same resolution the
+ * check judged (the path may change again at any moment; what is judged is what is used), and whether it lies
+ * outside the real cwd (where an allow rule let it).
  */
 export async function searchRootNow(options: {
   cwd: string;
   toolName: string;
   absolutePath: string;
   allowRules: readonly string[];
-}): Promise<string> {
-  const escape = await checkSearchPath(options);
+}): Promise<{ realRoot: string; outsideCwd: boolean }> {
+  const realPath = rememberRealPaths();
+  const escape = await checkSearchPath({ ...options, realPath });
   if (escape !== undefined) throw new ToolUseError(escape, 'path_escape');
-  return await realpath(options.absolutePath).catch(() => options.absolutePath);
+  const [realRoot, realCwdNow] = await Promise.all([
+    realPath(options.absolutePath).catch(() => options.absolutePath),
+    realPath(options.cwd).catch(() => path.resolve(options.cwd)),
+  ]);
+  return { realRoot, outsideCwd: !isInside(realCwdNow, realRoot) };
 }
 
 /** One file met by {@link walkFiles}. */

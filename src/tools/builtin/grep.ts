@@ -251,7 +251,7 @@ export const grepTool = defineTool({
     const pattern = compiled.pattern;
     const target = resolveToolPath(context.cwd, input.path ?? '.');
     const allowRules = context.allowRules ?? [];
-    const realTarget = await searchRootNow({ cwd: context.cwd, toolName: 'Grep', absolutePath: target, allowRules });
+    const root = await searchRootNow({ cwd: context.cwd, toolName: 'Grep', absolutePath: target, allowRules });
     // A file may be read where validation allows it (inside the real cwd, or named by an absolute allow rule), or
     // inside the search root that was just checked (a root outside cwd that a rule allows); never where a deny rule
     // says no.
@@ -264,7 +264,9 @@ export const grepTool = defineTool({
         allowRules,
         denyRules: context.denyRules,
       });
-      return problem?.errorCode === 'path_escape' && isInside(realTarget, openedPath) ? undefined : problem;
+      return problem?.errorCode === 'path_escape' && root.outsideCwd && isInside(root.realRoot, openedPath)
+        ? undefined
+        : problem;
     };
     const info = await stat(target).catch(() => undefined);
     if (info === undefined) throw new ToolUseError(`Path does not exist: ${target}`, 'not_found');
