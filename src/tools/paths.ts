@@ -243,9 +243,12 @@ export interface OpenFileProblem {
  * read, or undefined. As at validation, it must lie inside the real cwd unless an allow rule of this tool names it
  * explicitly with an absolute pattern, and no deny rule may name it. Validation alone cannot hold this: a link
  * retargeted after it (by a PreToolUse hook, or by a process the session started) would lead the read elsewhere.
+ * `realRoot` is the cwd's real path when the caller has it (`realCwd`): a tool that judges many files in one call
+ * resolves it once.
  */
 export function openFileProblem(options: {
   cwd: string;
+  realRoot?: string;
   toolName: string;
   requestedPath: string;
   openedPath: string;
@@ -253,7 +256,7 @@ export function openFileProblem(options: {
   denyRules: readonly string[];
 }): OpenFileProblem | undefined {
   const root = path.resolve(options.cwd);
-  const realRoot = realCwd(root);
+  const realRoot = options.realRoot ?? realCwd(root);
   const { openedPath, toolName } = options;
   const realPath = spelledUnderCwd(openedPath, root, realRoot);
   const rule = denyingRule({ ...options, realPath });
