@@ -7,17 +7,22 @@ import { scratchDir } from '../support/scratch.js';
 
 const CHUNK = 64 * 1024;
 
-/** The lines of `content` as scanTextLines sees them, and how many reads it made (with or without the first chunk). */
-async function scan(content: string | Buffer, options: { firstChunk?: boolean } = {}) {
+/**
+ * The lines of `content` as scanTextLines sees them, how many reads it made (with or without the first chunk), and
+ * how many bytes each read asked for (the first chunk's read included). `size` is the size hint the scan (or the first chunk's read) is given.
+ */
+async function scan(content: string | Buffer, options: { firstChunk?: boolean; size?: number } = {}) {
   const file = path.join(await scratchDir(), 'file.txt');
   await writeFile(file, content);
   const handle = await openRegularFile(file);
   let reads = 0;
+  const asked: number[] = [];
   const counted = new Proxy(handle, {
     get(target, key, receiver) {
       if (key === 'read') {
         return (...args: Parameters<FileHandle['read']>) => {
           reads++;
+          asked.push(args[2] as number);
           return (target.read as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
@@ -26,7 +31,9 @@ async function scan(content: string | Buffer, options: { firstChunk?: boolean } 
     },
   });
   try {
-    const firstChunk = options.firstChunk === true ? await readFirstChunk(handle) : undefined;
+    const firstChunk = options.firstChunk === true ? await readFirstChunk(counted, options.size) : undefined;
+    // The reads the scan itself made: the first chunk's read, when it was given, is not one of them.
+    reads = 0;
     const lines: string[] = [];
     const outcome = await scanTextLines({
       handle: counted,
@@ -34,8 +41,9 @@ async function scan(content: string | Buffer, options: { firstChunk?: boolean } 
       keepChars: 10 * CHUNK,
       visit: (line) => void lines.push(line.text),
       ...(firstChunk === undefined ? {} : { firstChunk }),
+      ...(options.size === undefined ? {} : { size: options.size }),
     });
-    return { lines, outcome, reads };
+    return { lines, outcome, reads, asked };
   } finally {
     await handle.close();
   }
@@ -50,6 +58,32 @@ describe('scanTextLines', () => {
     const given = await scan(content, { firstChunk: true });
     expect(given.lines).toEqual(plain.lines);
     expect(given.reads).toBe(0);
+  });
+
+  it('sizes the first read by the file size it is given: one byte more than the file, at most a chunk', async () => {
+    const content = `${'x'.repeat(79)}\n`.repeat(25);
+    for (const firstChunk of [false, true]) {
+      const sized = await scan(content, { firstChunk, size: 2_000 });
+      expect(sized.lines).toHaveLength(25);
+      expect(sized.asked).toEqual([2_001]);
+    }
+    expect((await scan(content)).asked).toEqual([CHUNK]);
+    const big = await scan(`${'y'.repeat(99)}\n`.repeat(1_000), { size: 100_000 });
+    expect(big.lines).toHaveLength(1_000);
+    expect(big.asked).toEqual([CHUNK, CHUNK]);
+    const empty = await scan('', { size: 0 });
+    expect(empty.outcome).toEqual({ type: 'scanned', lineCount: 0, stopped: false });
+    expect(empty.asked).toEqual([1]);
+  });
+
+  it('reads on when the file grew past the size it was given: a full first read is not the end', async () => {
+    const content = Array.from({ length: 3_000 }, (_, index) => `line ${index}`).join('\n');
+    for (const firstChunk of [false, true]) {
+      const { lines, asked } = await scan(content, { firstChunk, size: 10 });
+      expect(lines).toHaveLength(3_000);
+      expect(lines.at(-1)).toBe('line 2999');
+      expect(asked[0]).toBe(11);
+    }
   });
 
   it('reads on past full chunks: a file of exactly one chunk, and one with a character split across the chunk edge', async () => {

@@ -43,7 +43,7 @@ import { isInside, openFileProblem, realCwd, realPathFacts, realPathOfOpenFile, 
 import type { OpenFileProblem } from '../paths.js';
 import { createReadDenyFilter } from '../support/read-deny.js';
 import type { ReadDenyFilter } from '../support/read-deny.js';
-import { NotARegularFileError, detachString, openRegularFile, scanTextLines } from '../support/text-lines.js';
+import { NotARegularFileError, detachString, openRegularFileWithStats, scanTextLines } from '../support/text-lines.js';
 
 /** Largest number of result lines before the search stops. */
 export const MAX_GREP_RESULT_LINES = 10_000;
@@ -135,14 +135,15 @@ async function scanFile(options: {
   onMatch: (line: string, lineNumber: number) => 'stop' | undefined;
 }): Promise<FileScan> {
   const scan: FileScan = { matches: 0, skippedLines: 0 };
-  let handle;
+  let opened;
   try {
-    handle = await openRegularFile(options.filePath);
+    opened = await openRegularFileWithStats(options.filePath);
   } catch (error) {
     // Gone or swapped for something else since the walk met it: nothing to search.
     if (error instanceof NotARegularFileError || (error as NodeJS.ErrnoException).code !== undefined) return scan;
     throw error;
   }
+  const { handle } = opened;
   try {
     // What was opened, not what Prepare or the walk saw: a link retargeted since cannot lead the search elsewhere.
     const problem = options.openedProblem(await realPathOfOpenFile(handle, options.filePath));
@@ -152,6 +153,7 @@ async function scanFile(options: {
     }
     await scanTextLines({
       handle,
+      size: opened.stats.size,
       signal: options.signal,
       keepChars: options.maxLineChars + 1,
       visit: (line) => {

@@ -214,8 +214,8 @@ export const readTool = defineTool({
     }
     try {
       // One read serves both the image check and, for text, the scan's first chunk.
-      const firstChunk = await readFirstChunk(handle);
-      const image = detectImageMediaType(firstChunk.subarray(0, IMAGE_SIGNATURE_BYTES));
+      const firstChunk = await readFirstChunk(handle, size);
+      const image = detectImageMediaType(firstChunk.bytes.subarray(0, IMAGE_SIGNATURE_BYTES));
       if (image !== undefined) {
         const sessionState = await fileReadRecord(context, input.file_path);
         return { ...(await readImage(handle, image)), ...(sessionState === undefined ? {} : { sessionState }) };

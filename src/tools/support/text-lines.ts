@@ -68,28 +68,50 @@ export function detachString(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
+/** A chunk of a file as one read returned it. */
+export interface FileChunk {
+  bytes: Buffer;
+  /** The read returned less than it asked for: for a regular file, its end. */
+  atEnd: boolean;
+}
+
+/**
+ * How much the first read of a file asks for, given the file's size from its stats: one byte more than the file
+ * (so the read that returns all of it is short, and is seen to be the end), and at most a chunk. A small file then
+ * takes a small buffer (under 4 KiB, a slice of Node's shared pool) instead of a fresh 64 KiB one per read, which a
+ * busy worker would otherwise allocate outside V8's heap for every Read, and Grep for every file it opens. The size
+ * is a hint: a file that grew since makes the read full, and the scan reads on.
+ */
+function firstReadBytes(size: number | undefined): number {
+  return size === undefined ? CHUNK_BYTES : Math.min(CHUNK_BYTES, Math.max(0, size) + 1);
+}
+
 /**
  * The file's first chunk (what {@link scanTextLines} reads first), for a caller that looks at the start of a file
- * before scanning it, so the scan need not read it again.
+ * before scanning it, so the scan need not read it again. `size` is the file's size from its stats, when known
+ * (see `firstReadBytes`).
  */
-export async function readFirstChunk(handle: FileHandle): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, 0);
-  return buffer.subarray(0, bytesRead);
+export async function readFirstChunk(handle: FileHandle, size?: number): Promise<FileChunk> {
+  const requested = firstReadBytes(size);
+  const buffer = Buffer.allocUnsafe(requested);
+  const { bytesRead } = await handle.read(buffer, 0, requested, 0);
+  return { bytes: buffer.subarray(0, bytesRead), atEnd: bytesRead < requested };
 }
 
 /**
  * Feeds the lines of a text file to `visit`, in order, from the file's start. A file with a NUL byte in its first
  * {@link BINARY_SNIFF_BYTES} bytes is binary: nothing is visited. `signal` is checked at every chunk. `handle` is a
- * regular file (see {@link openRegularFile}), so a read that returns less than a chunk has reached the end of the file
- * and no further read is made. `firstChunk`, when given, is {@link readFirstChunk}'s answer for the same handle.
+ * regular file (see {@link openRegularFile}), so a read that returns less than it asked for has reached the end of the
+ * file and no further read is made. `firstChunk`, when given, is {@link readFirstChunk}'s answer for the same handle;
+ * otherwise the scan reads it, sized by `size` (the file's size from its stats) when given.
  */
 export async function scanTextLines(options: {
   handle: FileHandle;
   signal: AbortSignal;
   keepChars: number;
   visit: LineVisitor;
-  firstChunk?: Buffer;
+  firstChunk?: FileChunk;
+  size?: number;
 }): Promise<ScanOutcome> {
   const { handle, signal, keepChars, visit } = options;
   let firstChunk = options.firstChunk;
@@ -132,20 +154,23 @@ export async function scanTextLines(options: {
 
   for (;;) {
     signal.throwIfAborted();
-    let chunk: Buffer;
-    if (firstChunk === undefined) {
+    let read: FileChunk;
+    if (firstChunk !== undefined) {
+      read = firstChunk;
+      firstChunk = undefined;
+    } else if (position === 0) {
+      read = await readFirstChunk(handle, options.size);
+    } else {
       buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
       const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
-      chunk = buffer.subarray(0, bytesRead);
-    } else {
-      chunk = firstChunk;
-      firstChunk = undefined;
+      read = { bytes: buffer.subarray(0, bytesRead), atEnd: bytesRead < CHUNK_BYTES };
     }
+    const chunk = read.bytes;
     const bytesRead = chunk.length;
     if (position === 0 && chunk.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { type: 'binary' };
     position += bytesRead;
     // A short read of a regular file is its end: the decoder's tail joins this chunk's text.
-    const atEnd = bytesRead < CHUNK_BYTES;
+    const atEnd = read.atEnd;
     const text = bytesRead === 0 ? decoder.end() : decoder.write(chunk) + (atEnd ? decoder.end() : '');
     let from = 0;
     for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
