@@ -168,7 +168,9 @@ async function scanFile(options: {
     });
     return scan;
   } finally {
-    await handle.close();
+    // Not waited for: nothing of the answer depends on it, and the walk would wait one more trip through libuv's
+    // thread pool for every file.
+    void handle.close().catch(() => undefined);
   }
 }
 
