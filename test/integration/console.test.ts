@@ -133,15 +133,9 @@ describe('approval console in a real browser', () => {
     }
 
     await card.locator('button[data-decision="allow"]').click();
+    // The answer goes to the card and to the flash line; the card may already have left the live list by then.
     await expect
-      .poll(
-        () =>
-          card
-            .locator('.feedback')
-            .textContent()
-            .catch(() => ''),
-        { timeout: 20_000 },
-      )
+      .poll(() => page.locator('#flash').textContent(), { timeout: 20_000 })
       .toMatch(/took effect \(by test-operator\)/);
     const result = await turn;
     expect(result.results[0]).toMatchObject({ status: 'success', modelContent: 'approved by click\n' });
