@@ -84,15 +84,15 @@ export async function checkSearchPath(options: {
  * At execution, where a search may go, checked again on the file system as it is now: Prepare checked it earlier,
  * and a link in the path may have been retargeted since (by a process the session started, for one). Throws a
  * `path_escape` error as validation words it. Answers the search root's real path, from the same resolution the
- * check judged (the path may change again at any moment; what is judged is what is used), and whether it lies
- * outside the real cwd (where an allow rule let it).
+ * check judged (the path may change again at any moment; what is judged is what is used), the cwd's real path from
+ * that resolution too, and whether the root lies outside the real cwd (where an allow rule let it).
  */
 export async function searchRootNow(options: {
   cwd: string;
   toolName: string;
   absolutePath: string;
   allowRules: readonly string[];
-}): Promise<{ realRoot: string; outsideCwd: boolean }> {
+}): Promise<{ realRoot: string; realCwd: string; outsideCwd: boolean }> {
   const realPath = rememberRealPaths();
   const escape = await checkSearchPath({ ...options, realPath });
   if (escape !== undefined) throw new ToolUseError(escape, 'path_escape');
@@ -100,7 +100,7 @@ export async function searchRootNow(options: {
     realPath(options.absolutePath).catch(() => options.absolutePath),
     realPath(options.cwd).catch(() => path.resolve(options.cwd)),
   ]);
-  return { realRoot, outsideCwd: !isInside(realCwdNow, realRoot) };
+  return { realRoot, realCwd: realCwdNow, outsideCwd: !isInside(realCwdNow, realRoot) };
 }
 
 /** One file met by {@link walkFiles}. */

@@ -39,7 +39,7 @@ import type { WalkedFile } from './glob.js';
 import { compileGrepPattern } from './grep-pattern.js';
 import type { LinePattern } from './grep-pattern.js';
 import { resolveLimit } from '../limits.js';
-import { isInside, openFileProblem, realCwd, realPathFacts, realPathOfOpenFile, resolveToolPath } from '../paths.js';
+import { isInside, openFileProblem, realPathFacts, realPathOfOpenFile, resolveToolPath } from '../paths.js';
 import type { OpenFileProblem } from '../paths.js';
 import { createReadDenyFilter } from '../support/read-deny.js';
 import type { ReadDenyFilter } from '../support/read-deny.js';
@@ -258,12 +258,11 @@ export const grepTool = defineTool({
     const root = await searchRootNow({ cwd: context.cwd, toolName: 'Grep', absolutePath: target, allowRules });
     // A file may be read where validation allows it (inside the real cwd, or named by an absolute allow rule), or
     // inside the search root that was just checked (a root outside cwd that a rule allows); never where a deny rule
-    // says no. The cwd's real path is resolved once for the whole walk.
-    const realRoot = realCwd(path.resolve(context.cwd));
+    // says no. The cwd's real path is the one the check above resolved, for the whole walk.
     const openedProblem = (openedPath: string): OpenFileProblem | undefined => {
       const problem = openFileProblem({
         cwd: context.cwd,
-        realRoot,
+        realRoot: root.realCwd,
         toolName: 'Grep',
         requestedPath: input.path ?? '.',
         openedPath,
