@@ -202,6 +202,8 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
         ExitCode.notFound,
       );
     }
+    // The request as the session knows it: a short id given on the command line names it, it is not its id.
+    const { requestId: fullId } = request;
     const session = client.session(request.sessionId);
     const seen = await decisionLog(session);
     const lastSeq = seen === undefined ? -1 : Math.max(-1, ...seen.map((record) => record.seq));
@@ -217,29 +219,29 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
             by: values.by,
             expiresAt: values['expires-at'],
             sessionId: request.sessionId,
-            signal: { requestId, inputDigest, decision },
+            signal: { requestId: fullId, inputDigest, decision },
             command,
           });
     await session.approve({
-      requestId,
+      requestId: fullId,
       decision,
       inputDigest,
       ...signed,
       ...(values.reason === undefined ? {} : { reason: values.reason }),
     });
-    const record = seen === undefined ? undefined : await waitForDecision(session, requestId, lastSeq);
+    const record = seen === undefined ? undefined : await waitForDecision(session, fullId, lastSeq);
     const what = `${request.toolName} (${describeRequest(request)}) in session ${request.sessionId}`;
     if (values.json === true)
-      writeJson(record ?? { requestId, decision, sessionId: request.sessionId, outcome: 'sent' });
+      writeJson(record ?? { requestId: fullId, decision, sessionId: request.sessionId, outcome: 'sent' });
     if (record === undefined) {
       if (values.json !== true)
-        process.stderr.write(`sent ${decision} for ${requestId}: ${what} (the session did not confirm it yet)\n`);
+        process.stderr.write(`sent ${decision} for ${fullId}: ${what} (the session did not confirm it yet)\n`);
       return ExitCode.ok;
     }
     if (record.outcome === 'ignored') {
       const because = record.ignoredBecause === undefined ? '' : `: ${record.ignoredBecause.replaceAll('_', ' ')}`;
       process.stderr.write(
-        `session ${request.sessionId} ignored the ${decision} for ${requestId}${because}${record.detail === undefined ? '' : ` (${record.detail})`}\n`,
+        `session ${request.sessionId} ignored the ${decision} for ${fullId}${because}${record.detail === undefined ? '' : ` (${record.detail})`}\n`,
       );
       return ExitCode.failed;
     }

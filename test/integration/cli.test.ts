@@ -193,7 +193,8 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
       // The approve command on a line of its own, whole, ready to copy.
       expect(run.output()).toContain(`\n  approve: switchyard approve ${request.requestId} --session ${sessionId}\n`);
 
-      const approve = await runCli(['approve', request.requestId], baseEnv);
+      // The short id that `pending` shows is enough: the session gets the full request id.
+      const approve = await runCli(['approve', request.requestId.slice(0, 6)], baseEnv);
       expect(approve.stderr).toContain('allowed: Bash ($ echo approved > approved.txt && echo wrote it)');
       const { code, stdout } = await run.exited;
       expect(code, run.output()).toBe(0);
