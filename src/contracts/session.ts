@@ -1,5 +1,6 @@
 // The schemas here sit behind `sessionSchemas()` instead of being exported: see src/contracts/schemas.ts.
 import { z } from 'zod';
+import { allowedDomainProblem } from './allowed-domains.js';
 import { clientToolsSchemas } from './client-tools.js';
 
 export const permissionModes = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
@@ -29,8 +30,23 @@ export type SandboxMode = (typeof sandboxModes)[number];
 const sandboxOptionsSchema = z.strictObject({
   /** `auto` (default; worker env `SWITCHYARD_SANDBOX`): sandbox where the worker can, run unsandboxed (loudly) where it cannot; `required`: a call that cannot be sandboxed fails with `sandbox_unavailable`; `off`: no sandbox. */
   mode: z.enum(sandboxModes).optional(),
-  /** No network at all unless hosts are listed here (`example.com`, `*.example.com`, `localhost`): then only those, through a proxy. */
-  network: z.strictObject({ allowedDomains: z.array(z.string().min(1)).optional() }).optional(),
+  /**
+   * No network at all unless hosts are listed here (`example.com`, `*.example.com`, `host:port`, `[::1]:8080`): then
+   * only those, through a proxy. A host that resolves to a loopback, private, link-local or the worker's own address
+   * is reached only on a port written with it (`localhost:8080`); see src/contracts/allowed-domains.ts.
+   */
+  network: z
+    .strictObject({
+      allowedDomains: z
+        .array(
+          z.string().superRefine((entry, context) => {
+            const problem = allowedDomainProblem(entry);
+            if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+          }),
+        )
+        .optional(),
+    })
+    .optional(),
   /** More paths (or `Read(...)` patterns) the sandbox cannot read, beside the credential folders and `Read(...)` deny rules. */
   denyRead: z.array(z.string().min(1)).optional(),
   /** More paths writable inside the sandbox, beside cwd and its private /tmp. */
