@@ -152,8 +152,15 @@ describe('Bash resource and environment limits (real server, real processes)', (
   afterAll(async () => harness.close());
   afterEach(() => env.restore());
 
-  it('keeps worker secrets out of `env` and /proc/self/environ', async () => {
-    env.set({ MY_API_KEY: 'sekrit', SERVICE_PASSWORD: 'sekrit-too', HARMLESS_SETTING: 'visible' });
+  it('keeps worker secrets out of `env` and /proc/self/environ; passes an included setting', async () => {
+    // An allow list: a setting of the worker reaches commands only when the operator includes it.
+    env.set({
+      MY_API_KEY: 'sekrit',
+      SERVICE_PASSWORD: 'sekrit-too',
+      HARMLESS_SETTING: 'visible',
+      UNLISTED_SETTING: 'sekrit-unlisted',
+      SWITCHYARD_ENV_INCLUDE: 'HARMLESS_SETTING',
+    });
     const result = await harness.withWorker(async () => {
       // bypassPermissions: the point is what a command that runs can see, not whether `env` asks first.
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });

@@ -113,16 +113,19 @@ describe('Bash environment policy', () => {
     Object.assign(process.env, saved);
   });
 
-  it('hides worker secrets from `env` and /proc/self/environ, and keeps PATH and ordinary variables', async () => {
+  it('hides worker secrets and unlisted settings from `env` and /proc/self/environ, and keeps PATH, HOME and included variables', async () => {
     process.env.MY_API_KEY = 'sekrit-key';
     process.env.GITHUB_TOKEN = 'sekrit-token';
     process.env.db_password = 'sekrit-password';
     process.env.AWS_SECRET_ACCESS_KEY = 'sekrit-aws';
     process.env.GOOGLE_APPLICATION_CREDENTIALS = '/sekrit/creds.json';
+    process.env.UNLISTED_SETTING = 'sekrit-unlisted';
     process.env.ORDINARY_SETTING = 'visible';
+    process.env.SWITCHYARD_ENV_INCLUDE = 'ORDINARY_SETTING';
     const output = await run('env; tr "\\0" "\\n" < /proc/self/environ');
     expect(output.content).not.toContain('sekrit');
     expect(output.content).toContain('ORDINARY_SETTING=visible');
+    expect(output.content).toContain(`HOME=${process.env.HOME}`);
     expect(output.content).toContain(`PATH=${process.env.PATH}`);
     expect(output.content).toContain('SWITCHYARD_SESSION_ID=s');
   });
@@ -131,10 +134,13 @@ describe('Bash environment policy', () => {
     process.env.NPM_TOKEN = 'npm-token-value';
     process.env.GITHUB_TOKEN = 'github-token-value';
     process.env.INTERNAL_URL = 'internal-url-value';
-    process.env.SWITCHYARD_ENV_INCLUDE = 'NPM_*';
+    process.env.NPM_CONFIG_REGISTRY = 'https://registry.example/';
+    // A secret-looking name passes only when written out; a wildcard passes the rest.
+    process.env.SWITCHYARD_ENV_INCLUDE = 'NPM_*,NPM_TOKEN,INTERNAL_*';
     process.env.SWITCHYARD_ENV_EXCLUDE = 'INTERNAL_*';
     const output = await run('env');
     expect(output.content).toContain('NPM_TOKEN=npm-token-value');
+    expect(output.content).toContain('NPM_CONFIG_REGISTRY=https://registry.example/');
     expect(output.content).not.toContain('github-token-value');
     expect(output.content).not.toContain('internal-url-value');
   });

@@ -9,6 +9,7 @@ import { directoryBytes } from '../../artifacts/directory-bytes.js';
 import { BACKGROUND_TASK_DEFAULTS } from '../../contracts/background-tasks.js';
 import { BASH_LIMITS } from '../../contracts/defaults.js';
 import type { BackgroundTaskRecord, BackgroundTaskStatus } from '../../contracts/background-tasks.js';
+import { TRUSTED_DIRECTORIES, trustedBinary } from '../sandbox/trusted-binaries.js';
 import { signalProcessGroup } from '../support/signal-process-group.js';
 
 /** Task ids the store makes (`bg_` and 8 hex digits) and accepts: anything else is unknown, never a path. */
@@ -17,7 +18,8 @@ const TASK_ID = /^bg_[0-9a-f]{8}$/;
 /**
  * The wrapper (bash, for PIPESTATUS) that makes a task's exit code durable and caps its output. `$1` is the command
  * (for `ps`), `$2` the exit-code file, `$3` the output limit in bytes, `$4` the file that records a stop at the limit,
- * and the rest the argv that runs the command (`/bin/bash -c <command>`, or the same inside the OS sandbox).
+ * `$5`-`$8` the absolute paths of `stdbuf`, `head`, `wc` and `mv` (`stdbuf` empty when there is none), and the rest
+ * the argv that runs the command (`/bin/bash -c <command>`, or the same inside the OS sandbox).
  *
  * The command's stdout and stderr go through a pipe to `head -c <limit>`, unbuffered (coreutils' `stdbuf -o0`, so
  * output reaches the file as it is written), which appends to `output.log`. When head has copied the limit, one more
@@ -26,17 +28,47 @@ const TASK_ID = /^bg_[0-9a-f]{8}$/;
  * holds its output have ended), the wrapper writes bash's exit status to a file (atomically, by rename), so the code
  * survives the worker that started it. A signal that kills the wrapper (TaskStop's SIGTERM/SIGKILL to the group)
  * leaves no code. Without `stdbuf` the output is written directly and is not capped (README, Background tasks).
+ *
+ * The wrapper runs outside the sandbox, so it names every program by the path found in a system folder at first use
+ * (see trusted-binaries.ts), never through the task's `PATH`: a `head` planted in `node_modules/.bin` would run
+ * unconfined.
  */
 const WRAPPER = [
-  'code_file=$2; limit=$3; limit_file=$4; shift 4',
-  'if command -v stdbuf >/dev/null 2>&1; then',
-  '  "$@" 2>&1 | { stdbuf -o0 head -c "$limit"; if [ "$(head -c 1 | wc -c)" -gt 0 ]; then printf \'%s\\n\' "$limit" > "$limit_file"; kill -KILL 0; fi; }',
+  'code_file=$2; limit=$3; limit_file=$4; stdbuf=$5; head=$6; wc=$7; mv=$8; shift 8',
+  'if [ -n "$stdbuf" ]; then',
+  '  "$@" 2>&1 | { "$stdbuf" -o0 "$head" -c "$limit"; if [ "$("$head" -c 1 | "$wc" -c)" -gt 0 ]; then printf \'%s\\n\' "$limit" > "$limit_file"; kill -KILL 0; fi; }',
   '  code=${PIPESTATUS[0]}',
   'else',
   '  "$@"; code=$?',
   'fi',
-  'printf \'%s\\n\' "$code" > "$code_file.tmp" && mv -f "$code_file.tmp" "$code_file"',
+  'printf \'%s\\n\' "$code" > "$code_file.tmp" && "$mv" -f "$code_file.tmp" "$code_file"',
 ].join('\n');
+
+/** The programs the wrapper runs, each an absolute path in a system folder; `capping` undefined where output is not capped. */
+export interface BackgroundWrapperBinaries {
+  bash: string;
+  mv: string;
+  capping?: { stdbuf: string; head: string; wc: string };
+}
+
+/**
+ * The wrapper's programs (see `WRAPPER`), found once per process in the system folders. Capping needs `stdbuf`,
+ * `head` and `wc` together; without all three the output is not capped. Throws when bash or `mv` is missing.
+ */
+export function backgroundWrapperBinaries(): BackgroundWrapperBinaries {
+  const bash = trustedBinary('bash');
+  const mv = trustedBinary('mv');
+  if (bash === undefined || mv === undefined)
+    throw new Error(
+      `background tasks need bash and mv in ${TRUSTED_DIRECTORIES.join(', ')}; ${bash === undefined ? 'bash' : 'mv'} is not there`,
+    );
+  const stdbuf = trustedBinary('stdbuf');
+  const head = trustedBinary('head');
+  const wc = trustedBinary('wc');
+  return stdbuf === undefined || head === undefined || wc === undefined
+    ? { bash, mv }
+    : { bash, mv, capping: { stdbuf, head, wc } };
+}
 
 const RECORD_FILE = 'task.json';
 const OUTPUT_FILE = 'output.log';
@@ -164,14 +196,19 @@ export class BackgroundTaskStore {
     let pid: number;
     try {
       const argv = options.argv ?? ['/bin/bash', '-c', options.command];
+      const binaries = backgroundWrapperBinaries();
       const args = [
         options.command,
         path.join(directory, EXIT_CODE_FILE),
         String(maxOutputBytes),
         path.join(directory, OUTPUT_LIMIT_FILE),
+        binaries.capping?.stdbuf ?? '',
+        binaries.capping?.head ?? '',
+        binaries.capping?.wc ?? '',
+        binaries.mv,
         ...argv,
       ];
-      const child = spawn('/bin/bash', ['-c', WRAPPER, 'switchyard-background-task', ...args], {
+      const child = spawn(binaries.bash, ['-c', WRAPPER, 'switchyard-background-task', ...args], {
         cwd: options.cwd,
         detached: true,
         stdio: ['ignore', output.fd, output.fd],

@@ -1,19 +1,35 @@
 import { processEnvironment } from '../../config/environment.js';
 import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { TRUSTED_DIRECTORIES, trustedBinary } from './trusted-binaries.js';
 
 /** Whether this worker can sandbox, and if not, why (for the start-up line, results and the Web UI details). */
 export type SandboxAvailability = { available: true; binary: string } | { available: false; reason: string };
 
-/** The bubblewrap binary: `SWITCHYARD_BWRAP` (a path or a name on PATH), else `bwrap`. */
-export function bubblewrapBinary(env: NodeJS.ProcessEnv = processEnvironment()): string {
+/** A `SWITCHYARD_BWRAP` that cannot be used safely: the worker does not start, a call does not run. */
+export class SandboxSettingError extends Error {
+  override readonly name = 'SandboxSettingError';
+}
+
+/**
+ * The bubblewrap binary, as an absolute path: `SWITCHYARD_BWRAP`, which must be absolute (a bare name or a relative
+ * path would be looked up through `PATH` or the cwd, both of which a sandboxed command can plant a program in), else
+ * `bwrap` in a system folder (see trusted-binaries.ts), else undefined (not installed there). Never read from `PATH`.
+ */
+export function bubblewrapBinary(env: NodeJS.ProcessEnv = processEnvironment()): string | undefined {
   const configured = env.SWITCHYARD_BWRAP;
-  return configured === undefined || configured === '' ? 'bwrap' : configured;
+  if (configured === undefined || configured === '') return trustedBinary('bwrap');
+  if (!path.isAbsolute(configured))
+    throw new SandboxSettingError(
+      `SWITCHYARD_BWRAP must be an absolute path to the bubblewrap binary, got "${configured}": a name or a relative path would be looked up through PATH or the cwd, where a sandboxed command can plant its own program`,
+    );
+  return path.normalize(configured);
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
 const cache = new Map<string, Promise<SandboxAvailability>>();
 
-function probe(binary: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailability> {
+function probe(binary: string): Promise<SandboxAvailability> {
   // The namespaces and mounts every sandboxed call uses: a kernel or container that refuses one is caught here, once.
   const args = [
     '--unshare-user',
@@ -37,7 +53,8 @@ function probe(binary: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailabil
     execFile(
       binary,
       args,
-      { timeout: PROBE_TIMEOUT_MS, env: { PATH: env.PATH ?? '/usr/bin:/bin' } },
+      // A fixed PATH: the worker's own (and a cwd in it) never decides what bubblewrap runs.
+      { timeout: PROBE_TIMEOUT_MS, env: { PATH: '/usr/bin:/bin' } },
       (error, _stdout, stderr) => {
         if (error === null) {
           resolve({ available: true, binary });
@@ -55,8 +72,10 @@ function probe(binary: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailabil
 }
 
 /**
- * Whether bubblewrap runs here: Linux only, probed once per binary and PATH (a process-wide cache), so a call pays for
- * the probe at most once. macOS (Seatbelt) and other systems are not supported: there `auto` runs unsandboxed, loudly.
+ * Whether bubblewrap runs here: Linux only, the binary resolved to an absolute path (see `bubblewrapBinary`) and
+ * probed once per path (a process-wide cache), so a call pays for the probe at most once. macOS (Seatbelt) and other
+ * systems are not supported: there `auto` runs unsandboxed, loudly. Rejects with a `SandboxSettingError` when
+ * `SWITCHYARD_BWRAP` is not an absolute path.
  */
 export function bubblewrapAvailability(env: NodeJS.ProcessEnv = processEnvironment()): Promise<SandboxAvailability> {
   if (process.platform !== 'linux') {
@@ -65,12 +84,22 @@ export function bubblewrapAvailability(env: NodeJS.ProcessEnv = processEnvironme
       reason: `the OS sandbox needs Linux with bubblewrap; this worker runs on ${process.platform}`,
     });
   }
-  const binary = bubblewrapBinary(env);
-  const key = `${binary}\0${env.PATH ?? ''}`;
-  let result = cache.get(key);
+  let binary: string | undefined;
+  try {
+    binary = bubblewrapBinary(env);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+  if (binary === undefined) {
+    return Promise.resolve({
+      available: false,
+      reason: `bubblewrap (bwrap) cannot sandbox here: it is not installed in ${TRUSTED_DIRECTORIES.join(', ')} (apt-get install bubblewrap, dnf install bubblewrap), or set SWITCHYARD_BWRAP to its absolute path`,
+    });
+  }
+  let result = cache.get(binary);
   if (result === undefined) {
-    result = probe(binary, env);
-    cache.set(key, result);
+    result = probe(binary);
+    cache.set(binary, result);
   }
   return result;
 }

@@ -2,6 +2,7 @@ import { processEnvironment } from '../../config/environment.js';
 import type { SandboxAvailability } from './bubblewrap-availability.js';
 import { bubblewrapAvailability } from './bubblewrap-availability.js';
 import { pidsCgroupAvailable } from './process-cgroup.js';
+import { backgroundWrapperBinaries } from '../background/background-task-store.js';
 
 export interface SandboxStartupFacts {
   availability: SandboxAvailability;
@@ -10,6 +11,15 @@ export interface SandboxStartupFacts {
   /** Whether the worker runs as root (RLIMIT_NPROC does not apply to root). */
   root: boolean;
   pidsCgroup: boolean;
+  /** The programs that confine or wrap a command, by name, as resolved once for this worker (absolute paths). */
+  binaries?: Record<string, string | undefined>;
+}
+
+/** `; trusted binaries: bwrap=/usr/bin/bwrap, …` for the start-up line, or nothing when none were given. */
+function binariesText(binaries: SandboxStartupFacts['binaries']): string {
+  if (binaries === undefined) return '';
+  const listed = Object.entries(binaries).map(([name, file]) => `${name}=${file ?? '(none)'}`);
+  return listed.length === 0 ? '' : `; trusted binaries (never looked up through PATH): ${listed.join(', ')}`;
 }
 
 /**
@@ -17,6 +27,11 @@ export interface SandboxStartupFacts {
  * bubblewrap, or `SWITCHYARD_SANDBOX=off`) or without a process limit (root without a pids cgroup).
  */
 export function sandboxStartupLine(facts: SandboxStartupFacts): { level: 'info' | 'warn'; message: string } {
+  const line = sandboxStartupWords(facts);
+  return { level: line.level, message: `${line.message}${binariesText(facts.binaries)}` };
+}
+
+function sandboxStartupWords(facts: SandboxStartupFacts): { level: 'info' | 'warn'; message: string } {
   const mode = facts.workerMode === undefined || facts.workerMode === '' ? 'auto' : facts.workerMode;
   if (mode === 'off') {
     return {
@@ -46,12 +61,24 @@ export function sandboxStartupLine(facts: SandboxStartupFacts): { level: 'info' 
   };
 }
 
-/** Probes this worker and returns its start-up line. */
+/**
+ * Probes this worker and returns its start-up line, which names the programs resolved for confining and wrapping
+ * commands. Throws (the worker does not start) when `SWITCHYARD_BWRAP` is not an absolute path.
+ */
 export async function probeSandboxStartupLine(
   env: NodeJS.ProcessEnv = processEnvironment(),
 ): Promise<{ level: 'info' | 'warn'; message: string }> {
   const availability = await bubblewrapAvailability(env);
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const pidsCgroup = availability.available ? await pidsCgroupAvailable() : false;
-  return sandboxStartupLine({ availability, workerMode: env.SWITCHYARD_SANDBOX, root, pidsCgroup });
+  const wrapper = backgroundWrapperBinaries();
+  const binaries = {
+    bwrap: availability.available ? availability.binary : undefined,
+    bash: wrapper.bash,
+    stdbuf: wrapper.capping?.stdbuf,
+    head: wrapper.capping?.head,
+    wc: wrapper.capping?.wc,
+    mv: wrapper.mv,
+  };
+  return sandboxStartupLine({ availability, workerMode: env.SWITCHYARD_SANDBOX, root, pidsCgroup, binaries });
 }

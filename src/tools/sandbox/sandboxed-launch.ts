@@ -3,13 +3,14 @@
  * it, else as before, loudly. One function for foreground Bash and background tasks, so both get the same wall.
  */
 import { processEnvironment } from '../../config/environment.js';
+import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import type { SandboxMode, SandboxOptions } from '../../contracts/session.js';
 import { sandboxModes } from '../../contracts/session.js';
 import { ToolUseError } from '../define-tool.js';
 import { bubblewrapArguments, cgroupLimitedCommand, limitedCommand } from './bubblewrap-arguments.js';
 import type { SandboxLimits } from './bubblewrap-arguments.js';
-import { bubblewrapAvailability } from './bubblewrap-availability.js';
+import { SandboxSettingError, bubblewrapAvailability } from './bubblewrap-availability.js';
 import { BRIDGE_SCRIPT, SANDBOX_PROXY_PORT, domainProxy } from './domain-proxy.js';
 import { createCallCgroup } from './process-cgroup.js';
 import { sandboxLimitsFromEnv } from './sandbox-limits.js';
@@ -17,18 +18,43 @@ import { sandboxPaths } from './sandbox-paths.js';
 
 export const SANDBOX_UNAVAILABLE = 'sandbox_unavailable';
 
-/** The mode a call runs under: the session's option, else the worker's `SWITCHYARD_SANDBOX`, else `auto`. */
+/** The worker's `SWITCHYARD_SANDBOX`, or undefined when unset; a value that is not a mode throws, naming it. */
+function workerSandboxMode(env: NodeJS.ProcessEnv): SandboxMode | undefined {
+  const raw = env.SWITCHYARD_SANDBOX;
+  if (raw === undefined || raw === '') return undefined;
+  if (!(sandboxModes as readonly string[]).includes(raw))
+    throw new Error(`SWITCHYARD_SANDBOX must be one of ${sandboxModes.join(', ')}, got "${raw}"`);
+  return raw as SandboxMode;
+}
+
+/**
+ * The mode a call runs under: the session's option, else the worker's `SWITCHYARD_SANDBOX`, else `auto`. A worker's
+ * `required` is a floor no session option lowers: such a worker answers `required` whatever the session asked (a
+ * session that asked for `off` or `auto` has its calls refused, see `sandboxFloorRefusal`).
+ */
 export function effectiveSandboxMode(
   options: SandboxOptions | undefined,
   env: NodeJS.ProcessEnv = processEnvironment(),
 ): SandboxMode {
-  const raw = env.SWITCHYARD_SANDBOX;
-  if (raw !== undefined && raw !== '' && !(sandboxModes as readonly string[]).includes(raw)) {
-    throw new Error(`SWITCHYARD_SANDBOX must be one of ${sandboxModes.join(', ')}, got "${raw}"`);
-  }
-  const mode = options?.mode ?? (raw === undefined || raw === '' ? 'auto' : (raw as SandboxMode));
+  const worker = workerSandboxMode(env);
+  if (worker === 'required') return 'required';
+  const mode = options?.mode ?? worker ?? 'auto';
   // A Bash call allowed without asking because it runs sandboxed must never run outside the sandbox.
   return mode === 'auto' && options?.autoAllowBash === true ? 'required' : mode;
+}
+
+/**
+ * Why a call of this session may not start a process on this worker, or undefined: the worker requires the sandbox
+ * (`SWITCHYARD_SANDBOX=required`) and the session asked for less (`off` or `auto`). Refused, never lowered nor raised
+ * silently: the session's author learns that the mode they chose does not hold here.
+ */
+export function sandboxFloorRefusal(
+  options: SandboxOptions | undefined,
+  env: NodeJS.ProcessEnv = processEnvironment(),
+): string | undefined {
+  const asked = options?.mode;
+  if (workerSandboxMode(env) !== 'required' || asked === undefined || asked === 'required') return undefined;
+  return `This worker requires the OS sandbox (SWITCHYARD_SANDBOX=required), so the session's sandbox.mode "${asked}" was refused. The command did not run.`;
 }
 
 /**
@@ -39,9 +65,35 @@ export async function sandboxAllowsWithoutAsking(
   options: SandboxOptions | undefined,
   env: NodeJS.ProcessEnv = processEnvironment(),
 ): Promise<boolean> {
-  if (options?.autoAllowBash !== true || effectiveSandboxMode(options, env) === 'off') return false;
-  return (await bubblewrapAvailability(env)).available;
+  if (options?.autoAllowBash !== true || options.mode === 'off' || effectiveSandboxMode(options, env) === 'off')
+    return false;
+  if (sandboxFloorRefusal(options, env) !== undefined) return false;
+  // A misconfigured SWITCHYARD_BWRAP allows nothing unasked; the call itself then fails, naming the setting.
+  return bubblewrapAvailability(env).then(
+    (availability) => availability.available,
+    () => false,
+  );
 }
+
+/**
+ * The worker's temporary folder (`os.tmpdir()`, from `TMPDIR`) when it is outside `/tmp`: the sandbox's own `/tmp` is
+ * a fresh one, but a `TMPDIR` elsewhere would show every session's proxy sockets and Bash spool files through the
+ * read-only root. It is masked as an empty folder instead; this call's own proxy socket folder is bound in after.
+ */
+async function temporaryAreasToMask(): Promise<string[]> {
+  const temporary = await realpath(os.tmpdir()).catch(() => undefined);
+  if (temporary === undefined || temporary === '/tmp' || temporary.startsWith('/tmp/')) return [];
+  if (temporary === '/')
+    throw new ToolUseError(
+      'The worker\'s TMPDIR is "/": the sandbox cannot hide other sessions\' files in it. Set TMPDIR to a folder of its own. The command did not run.',
+      SANDBOX_UNAVAILABLE,
+    );
+  return [temporary];
+}
+
+/** Whether `inner` is `outer` or inside it. */
+const isWithin = (inner: string, outer: string): boolean =>
+  inner === outer || inner.startsWith(outer.endsWith('/') ? outer : `${outer}/`);
 
 export type SandboxLaunch =
   | {
@@ -71,6 +123,8 @@ export interface SandboxLaunchContext {
 /**
  * Prepares the sandbox of one process start. `required` on a worker that cannot sandbox throws a `ToolUseError` with
  * code `sandbox_unavailable`; `auto` there answers `sandboxed: false` with the reason; `off` answers `sandboxed: false`.
+ * A session mode below the worker's `required` floor, a `SWITCHYARD_BWRAP` that is not absolute, or a bubblewrap
+ * binary the sandbox could write also throw `sandbox_unavailable`: the command never runs unconfined instead.
  */
 export async function prepareSandboxLaunch(options: {
   context: SandboxLaunchContext;
@@ -78,9 +132,15 @@ export async function prepareSandboxLaunch(options: {
 }): Promise<SandboxLaunch> {
   const { context } = options;
   const env = options.env ?? processEnvironment();
+  const refusal = sandboxFloorRefusal(context.sandbox, env);
+  if (refusal !== undefined) throw new ToolUseError(refusal, SANDBOX_UNAVAILABLE);
   const mode = effectiveSandboxMode(context.sandbox, env);
   if (mode === 'off') return { sandboxed: false };
-  const availability = await bubblewrapAvailability(env);
+  const availability = await bubblewrapAvailability(env).catch((error: unknown) => {
+    if (error instanceof SandboxSettingError)
+      throw new ToolUseError(`${error.message}. The command did not run.`, SANDBOX_UNAVAILABLE);
+    throw error;
+  });
   if (!availability.available) {
     if (mode === 'required') {
       throw new ToolUseError(
@@ -99,11 +159,21 @@ export async function prepareSandboxLaunch(options: {
     denyRules: context.denyRules,
     options: context.sandbox ?? {},
   });
+  // The launcher itself must be out of the sandbox's reach: a bubblewrap the command can rewrite confines nothing.
+  const launcher = await realpath(availability.binary).catch(() => availability.binary);
+  const reachable = paths.writable.find((writable) => isWithin(launcher, writable));
+  if (reachable !== undefined)
+    throw new ToolUseError(
+      `The bubblewrap binary ${launcher} is inside ${reachable}, which this session's sandbox may write, so it cannot confine the command. The command did not run.`,
+      SANDBOX_UNAVAILABLE,
+    );
+  const masked = [...paths.masked, ...(await temporaryAreasToMask()).filter((area) => !paths.masked.includes(area))];
   const allowedDomains = context.sandbox?.network?.allowedDomains ?? [];
   const proxy = allowedDomains.length === 0 ? undefined : await domainProxy(allowedDomains);
   const cgroup = await createCallCgroup(limits.processes);
   const bwrap = bubblewrapArguments({
     ...paths,
+    masked,
     network: proxy === undefined ? { kind: 'none' } : { kind: 'proxy', socketDirectory: proxy.socketDirectory },
   });
   const sandboxEnv: Record<string, string> = { TMPDIR: '/tmp' };
