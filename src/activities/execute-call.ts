@@ -481,6 +481,7 @@ export function createExecuteCall(options: {
     const hooks = Promise.resolve()
       .then(() =>
         options.hooksOf({
+          sessionId: request.session.sessionId,
           cwd: request.cwd,
           sessionHooks: request.session.sessionHooks,
           trustWorkspaceSettings: request.session.trustWorkspaceSettings,

@@ -64,6 +64,7 @@ export function createPrepareCalls(options: {
     // The look at the hook settings goes on while the calls are validated; each call waits for it only before its
     // PreToolUse hooks (see `prepareCall`).
     const looking = options.hooksOf({
+      sessionId: session.sessionId,
       cwd,
       sessionHooks: session.sessionHooks,
       trustWorkspaceSettings: session.trustWorkspaceSettings,

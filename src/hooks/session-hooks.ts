@@ -1,6 +1,6 @@
 import { commandHooks } from './command-hooks.js';
 import { HookSettingsCache, hookSettingsSchema, loadHookSettings, mergeHookSettings } from './settings.js';
-import type { HookSettings, LoadedHookSettings } from './settings.js';
+import type { HookSettings, LoadedHookSettings, SessionStartSettings } from './settings.js';
 import type { SwitchyardHooks } from './types.js';
 
 export interface SessionHooksOptions {
@@ -12,6 +12,8 @@ export interface SessionHooksOptions {
    */
   userSettingsDir?: string | false;
   warn: (message: string, details?: Record<string, unknown>) => void;
+  /** The workspace settings each session trusted at its first look (default: the process's, shared by its workers). */
+  sessionStarts?: SessionStartSettings;
 }
 
 /** The hooks of one session, and the workspace settings files skipped as untrusted. */
@@ -21,6 +23,8 @@ export interface SessionHooks {
 }
 
 export type SessionHooksOf = (options: {
+  /** The session asking: its workspace settings count as its first look found them (see `loadHookSettings`). */
+  sessionId: string;
   cwd: string;
   sessionHooks: Record<string, unknown> | undefined;
   trustWorkspaceSettings: boolean | undefined;
@@ -38,7 +42,9 @@ function concatHooks(...sets: Array<SwitchyardHooks | undefined>): SwitchyardHoo
 /**
  * The hooks of a session: the worker's function hooks, then command hooks from the user-level settings, the
  * workspace's settings files when trusted, and the session's own options. Looked at on each use (one `stat` per
- * settings file), and read again when a file changed, so edited settings apply to the next call. Uses that ask
+ * settings file), and read again when a file changed, so edited user settings apply to the next call; trusted
+ * workspace settings count as the session's first look found them (a file created or changed later is ignored for
+ * the rest of the session, with a warning). Uses that ask
  * while a look at the same files is under way (the calls of a group, which start together) share that look. The
  * worker log hears of each skipped workspace file once, and of a broken settings file once per version of it; the
  * session reports skipped files as an event.
@@ -50,24 +56,26 @@ export function sessionHooks(options: SessionHooksOptions): SessionHooksOf {
   const looking = new Map<string, Promise<LoadedHookSettings>>();
   /** The command hooks of a load (the session adding none), built once per load the cache hands out. */
   const built = new WeakMap<LoadedHookSettings, SwitchyardHooks>();
-  const load = (cwd: string, trusted: boolean): Promise<LoadedHookSettings> => {
-    const key = JSON.stringify([cwd, trusted]);
+  const load = (sessionId: string, cwd: string, trusted: boolean): Promise<LoadedHookSettings> => {
+    const key = JSON.stringify([sessionId, cwd, trusted]);
     const under = looking.get(key);
     if (under !== undefined) return under;
     const loading = loadHookSettings({
       cwd,
       ...(typeof options.userSettingsDir === 'string' ? { userDir: options.userSettingsDir } : {}),
       trustWorkspaceSettings: trusted,
-      onWarning: (message) => warn(message),
+      onWarning: (message) => warn(message, { sessionId }),
       cache,
+      session: { id: sessionId, ...(options.sessionStarts === undefined ? {} : { starts: options.sessionStarts }) },
     }).finally(() => looking.delete(key));
     looking.set(key, loading);
     return loading;
   };
-  return async ({ cwd, sessionHooks: ofSession, trustWorkspaceSettings }) => {
+  return async ({ sessionId, cwd, sessionHooks: ofSession, trustWorkspaceSettings }) => {
     if (options.userSettingsDir === false && ofSession === undefined)
       return { hooks: options.hooks ?? {}, untrustedSettingsFiles: [] };
-    const files = options.userSettingsDir === false ? undefined : await load(cwd, trustWorkspaceSettings === true);
+    const files =
+      options.userSettingsDir === false ? undefined : await load(sessionId, cwd, trustWorkspaceSettings === true);
     const untrustedSettingsFiles = files?.untrusted ?? [];
     const unreported = untrustedSettingsFiles.filter((file) => !reportedUntrusted.has(file));
     if (unreported.length > 0) {
@@ -109,6 +117,7 @@ export function firstLookOnly(hooksOf: SessionHooksOf): SessionHooksOf {
   return (ask) => {
     const seen = looks.find(
       ({ ask: earlier }) =>
+        earlier.sessionId === ask.sessionId &&
         earlier.cwd === ask.cwd &&
         earlier.sessionHooks === ask.sessionHooks &&
         earlier.trustWorkspaceSettings === ask.trustWorkspaceSettings,

@@ -2,7 +2,17 @@
  * Hook settings: Claude Code's `settings.json` shape for command hooks (the schema, which the client also uses to
  * check a session's `hooks` option before starting it), and where a worker reads them from: the user's file, and the
  * workspace's files only when the workspace is trusted.
+ *
+ * Trust in a workspace's files is decided when the session starts, not on every call: the model can write the
+ * workspace, so a settings file it creates or changes during a session would otherwise run its hooks on the worker,
+ * unsandboxed, on the next call. A session's first look on a worker (`SessionStartSettings`) keeps the workspace
+ * files' digests and hooks; later looks in that session use those hooks, and a file created, changed or removed since
+ * is ignored for the rest of the session, with a warning. The user-level file (outside the workspace) is read fresh
+ * on every look, as before. The remaining window: the first look is per worker process, so a session whose calls
+ * move to another worker, or to a restarted one, or which falls out of the bounded memory, starts over from the files
+ * as they are then (the sandbox keeps sandboxed commands from creating them; see SECURITY.md).
  */
+import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -125,9 +135,17 @@ async function readSettingsFile(
   file: string,
   onWarning: ((message: string) => void) | undefined,
 ): Promise<HookSettings | undefined> {
-  let text: string;
+  const text = await readSettingsText(file, onWarning);
+  return text === undefined ? undefined : parseSettingsText(file, text, onWarning);
+}
+
+/** A settings file's text; undefined when it is missing (quietly) or cannot be read (with a warning). */
+async function readSettingsText(
+  file: string,
+  onWarning: ((message: string) => void) | undefined,
+): Promise<string | undefined> {
   try {
-    text = await readFile(file, 'utf8');
+    return await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -136,6 +154,13 @@ async function readSettingsFile(
     );
     return undefined;
   }
+}
+
+function parseSettingsText(
+  file: string,
+  text: string,
+  onWarning: ((message: string) => void) | undefined,
+): HookSettings | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -271,6 +296,118 @@ export class HookSettingsCache {
   }
 }
 
+/** A workspace settings file at a session's first look: its `stat` version and the digest of its content. */
+interface FileAtStart {
+  version: string;
+  /** sha256 of the content; undefined when the file did not exist (or could not be read). */
+  digest: string | undefined;
+}
+
+/** What a session's first look trusted: the workspace files as they were, and the hooks they held. */
+interface SessionStart {
+  files: Map<string, FileAtStart>;
+  settings: HookSettings;
+  /** Warnings already given, one per file and content. */
+  warned: Set<string>;
+}
+
+/** How many sessions' first looks a `SessionStartSettings` keeps (the least recently used goes first). */
+const SESSION_STARTS = 4_096;
+
+/**
+ * The workspace settings each session trusted at its first look on this worker (see the module comment). Bounded:
+ * a session pushed out looks again, as on a restarted worker.
+ */
+export class SessionStartSettings {
+  readonly #entries = new Map<string, SessionStart>();
+  readonly #maxSessions: number;
+
+  constructor(options: { maxSessions?: number } = {}) {
+    this.#maxSessions = options.maxSessions ?? SESSION_STARTS;
+  }
+
+  get(key: string): SessionStart | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  set(key: string, start: SessionStart): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, start);
+    if (this.#entries.size > this.#maxSessions) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+}
+
+/** The worker process's memory of session starts, shared by every worker it runs. */
+export const sessionStartSettings = new SessionStartSettings();
+
+const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The hooks of a trusted workspace's settings files as the session's first look found them. A file created, changed
+ * or removed since is reported once per content through `onWarning` and changes nothing for this session.
+ */
+async function workspaceAtSessionStart(options: {
+  key: string;
+  starts: SessionStartSettings;
+  files: readonly string[];
+  looks: ReadonlyMap<string, FileLook | undefined>;
+  onWarning: ((message: string) => void) | undefined;
+}): Promise<HookSettings> {
+  const { files, looks, onWarning } = options;
+  const versionOf = (file: string): string => {
+    const seen = looks.get(file);
+    return seen?.kind === 'present' ? seen.version : (seen?.kind ?? 'unknown');
+  };
+  const start = options.starts.get(options.key);
+  if (start === undefined) {
+    const texts = await Promise.all(
+      files.map((file) =>
+        looks.get(file)?.kind === 'absent' ? Promise.resolve(undefined) : readSettingsText(file, onWarning),
+      ),
+    );
+    const settings: Array<HookSettings | undefined> = [];
+    const seen = new Map<string, FileAtStart>();
+    for (const [index, file] of files.entries()) {
+      const text = texts[index];
+      seen.set(file, { version: versionOf(file), digest: text === undefined ? undefined : digestOf(text) });
+      if (text !== undefined) settings.push(parseSettingsText(file, text, onWarning));
+    }
+    // Two first looks at once (calls that start together): the one stored first stays the session's.
+    const earlier = options.starts.get(options.key);
+    if (earlier !== undefined) return earlier.settings;
+    const first = { files: seen, settings: mergeHookSettings(...settings), warned: new Set<string>() };
+    options.starts.set(options.key, first);
+    return first.settings;
+  }
+  for (const file of files) {
+    const atStart = start.files.get(file) ?? { version: 'absent', digest: undefined };
+    const version = versionOf(file);
+    if (version === atStart.version) continue;
+    const text = looks.get(file)?.kind === 'absent' ? undefined : await readSettingsText(file, undefined);
+    const digest = text === undefined ? undefined : digestOf(text);
+    if (digest === atStart.digest) {
+      // Touched, not changed: remember the new stamp so the next look need not read it.
+      start.files.set(file, { version, digest });
+      continue;
+    }
+    const seen = `${file}\0${digest ?? 'absent'}`;
+    if (start.warned.has(seen)) continue;
+    start.warned.add(seen);
+    const what = atStart.digest === undefined ? 'created' : digest === undefined ? 'removed' : 'changed';
+    onWarning?.(
+      `Ignoring hook settings ${file}: it was ${what} during this session, and workspace settings are trusted as they were when the session started; a new session reads it`,
+    );
+  }
+  return start.settings;
+}
+
 /**
  * Reads and merges `<userDir>/settings.json` (user level; default `~/.switchyard`; always trusted) and, when the
  * workspace is trusted, its settings files (`workspaceSettingsFiles`), in that order. The workspace is trusted
@@ -282,6 +419,9 @@ export class HookSettingsCache {
  *
  * With a `cache`, every file is looked at (`stat`, all at once) and read only when it changed since the load the
  * cache remembers: an edit applies to the next load either way, and warnings come once per version of a file.
+ *
+ * With a `session`, a trusted workspace's files count as they were at the session's first look (see the module
+ * comment): an edit of the user file applies to the next load, one of a workspace file never in this session.
  */
 export async function loadHookSettings(options: {
   cwd: string;
@@ -290,6 +430,8 @@ export async function loadHookSettings(options: {
   trustedWorkspaces?: readonly string[];
   onWarning?: (message: string) => void;
   cache?: HookSettingsCache;
+  /** The session asking, and the memory of session starts (default: this process's). */
+  session?: { id: string; starts?: SessionStartSettings };
 }): Promise<LoadedHookSettings> {
   const userFile = path.resolve(options.userDir ?? path.join(os.homedir(), '.switchyard'), 'settings.json');
   const candidates = workspaceSettingsFiles(options.cwd).filter((file) => file !== userFile);
@@ -306,15 +448,29 @@ export async function loadHookSettings(options: {
     if (userLook.kind === 'present' && seen?.kind === 'present' && seen.identity === userLook.identity) continue;
     workspaceFiles.push(file);
   }
+  const lookOf = new Map<string, FileLook | undefined>([
+    [userFile, userLook],
+    ...candidates.map((file, index): [string, FileLook | undefined] => [file, candidateLooks[index]]),
+  ]);
+  if (trusted && options.session !== undefined) {
+    const { session, ...rest } = options;
+    const [user, workspace] = await Promise.all([
+      loadHookSettings({ ...rest, trustWorkspaceSettings: false, trustedWorkspaces: [] }),
+      workspaceAtSessionStart({
+        key: JSON.stringify([session.id, options.cwd, userFile]),
+        starts: session.starts ?? sessionStartSettings,
+        files: workspaceFiles,
+        looks: lookOf,
+        onWarning: options.onWarning,
+      }),
+    ]);
+    return { settings: mergeHookSettings(user.settings, workspace), untrusted: [] };
+  }
   const key = JSON.stringify([userFile, options.cwd, trusted]);
   const looks = [userLook, ...candidateLooks];
   const versions = JSON.stringify(looks.map((seen) => (seen.kind === 'present' ? seen.version : seen.kind)));
   const remembered = options.cache?.get(key, versions);
   if (remembered !== undefined) return remembered;
-  const lookOf = new Map<string, FileLook | undefined>([
-    [userFile, userLook],
-    ...candidates.map((file, index): [string, FileLook | undefined] => [file, candidateLooks[index]]),
-  ]);
   // Absent files are not read; a file `stat` could not look at is, so its problem reaches `onWarning`.
   const files = (trusted ? [userFile, ...workspaceFiles] : [userFile]).filter(
     (file) => lookOf.get(file)?.kind !== 'absent',

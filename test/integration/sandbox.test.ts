@@ -222,12 +222,12 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
     }
   });
 
-  it("allowedDomains ['localhost'] reaches that host and only that host", async () => {
+  it("allowedDomains ['localhost:<port>'] reaches that host and only that host", async () => {
     const cwd = await scratchDir();
     const server = await loopbackServer();
     try {
       await harness.withWorker(async () => {
-        const session = await requiredSession(cwd, { network: { allowedDomains: ['localhost'] } });
+        const session = await requiredSession(cwd, { network: { allowedDomains: [`localhost:${server.port}`] } });
         const allowed = await bash(session, 't1', `curl -sS -m 10 http://localhost:${server.port}/`);
         expect(allowed).toMatchObject({ status: 'success', sandboxed: true });
         expect(allowed.modelContent).toBe('hello from the host\n');
@@ -423,7 +423,7 @@ describe('without bubblewrap (SWITCHYARD_BWRAP names a missing binary)', { timeo
     expect(await exists(path.join(cwd, 'bg.txt'))).toBe(false);
   });
 
-  it('the worker env SWITCHYARD_SANDBOX=required applies where the session sets no mode; the session option wins', async () => {
+  it('the worker env SWITCHYARD_SANDBOX=required applies where the session sets no mode, and is a floor a session option cannot lower', async () => {
     env.set({ SWITCHYARD_BWRAP: '/nonexistent/switchyard-test/bwrap', SWITCHYARD_SANDBOX: 'required' });
     const cwd = await scratchDir();
     await harness.withWorker(async () => {
@@ -433,6 +433,20 @@ describe('without bubblewrap (SWITCHYARD_BWRAP names a missing binary)', { timeo
         calls: [{ id: 'b', name: 'Bash', input: { command: 'echo ok' } }],
       });
       expect(refused.results[0]).toMatchObject({ errorCode: 'sandbox_unavailable' });
+      // A session asking for "off" is refused (at its start, or at the call): it never runs unsandboxed.
+      const off = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'off' } });
+      const ran = await off
+        .executeTurn({ turnId: 't1', calls: [{ id: 'b', name: 'Bash', input: { command: 'echo ran > off.txt' } }] })
+        .catch(() => undefined);
+      if (ran !== undefined) expect(ran.results[0]).toMatchObject({ errorCode: 'sandbox_unavailable' });
+    });
+    expect(await exists(path.join(cwd, 'off.txt'))).toBe(false);
+  });
+
+  it('a session option "off" runs unsandboxed, loudly, where the worker sets no floor', async () => {
+    env.set({ SWITCHYARD_BWRAP: '/nonexistent/switchyard-test/bwrap' });
+    const cwd = await scratchDir();
+    await harness.withWorker(async () => {
       const off = await harness.startSession({ cwd, permissionMode: 'bypassPermissions', sandbox: { mode: 'off' } });
       const ran = await off.executeTurn({
         turnId: 't1',

@@ -1,11 +1,13 @@
-// The hook settings a worker remembers between calls: an edit, a new file, a removed one or a replaced one must reach
-// the very next call, however quickly it follows; only unchanged files are answered from memory.
+// The hook settings a worker remembers between calls: an edit, a new file, a removed one or a replaced one of the user
+// file must reach the very next call, however quickly it follows; only unchanged files are answered from memory. A
+// trusted workspace's files are different within a session: they count as the session's first look found them, and
+// a file created or changed later never runs its hooks in that session (the model can write the workspace).
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { firstLookOnly, sessionHooks } from '../../src/hooks/session-hooks.js';
 import type { SessionHooksOf } from '../../src/hooks/session-hooks.js';
-import { HookSettingsCache, loadHookSettings } from '../../src/hooks/settings.js';
+import { HookSettingsCache, SessionStartSettings, loadHookSettings } from '../../src/hooks/settings.js';
 import type { LoadedHookSettings } from '../../src/hooks/settings.js';
 import { scratchDir } from '../support/scratch.js';
 
@@ -64,7 +66,7 @@ describe('HookSettingsCache', () => {
     expect(commands(await loadHookSettings({ cwd, userDir, trustedWorkspaces: [], cache }))).toEqual([]);
   });
 
-  it('sees a workspace file appear and go, trusted (its hooks) or not (named as skipped)', async () => {
+  it('without a session, sees a workspace file appear and go, trusted (its hooks) or not (named as skipped)', async () => {
     const { cwd, userDir } = await workspace();
     const cache = settledCache();
     const trusted = () => loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, cache });
@@ -104,9 +106,85 @@ describe('HookSettingsCache', () => {
   });
 });
 
+describe('workspace settings within a session', () => {
+  const workspaceFile = (cwd: string): string => path.join(cwd, '.switchyard', 'settings.json');
+
+  it("keeps the hooks of the session's first look: a file created, changed or removed later changes nothing until a new session", async () => {
+    const { cwd, userDir, userFile } = await workspace();
+    const starts = new SessionStartSettings();
+    const onWarning = vi.fn();
+    const load = (id: string) =>
+      loadHookSettings({
+        cwd,
+        userDir,
+        trustWorkspaceSettings: true,
+        onWarning,
+        session: { id, starts },
+      });
+    expect(commands(await load('s1'))).toEqual([]);
+    // Created during the session (by the model, say): not trusted in it.
+    await mkdir(path.dirname(workspaceFile(cwd)));
+    await writeFile(workspaceFile(cwd), settingsWith('planted'));
+    expect(commands(await load('s1'))).toEqual([]);
+    expect(commands(await load('s1'))).toEqual([]);
+    expect(onWarning).toHaveBeenCalledTimes(1);
+    expect(onWarning.mock.calls[0]?.[0]).toContain('created during this session');
+    // A new session trusts the workspace as it finds it.
+    expect(commands(await load('s2'))).toEqual(['planted']);
+    // Changed or removed during s2: s2 keeps what it started with.
+    await writeFile(workspaceFile(cwd), settingsWith('changed'));
+    expect(commands(await load('s2'))).toEqual(['planted']);
+    await rm(workspaceFile(cwd));
+    expect(commands(await load('s2'))).toEqual(['planted']);
+    // The user file, outside the workspace, is read fresh on every look.
+    await writeFile(userFile, settingsWith('user-check'));
+    expect(commands(await load('s2'))).toEqual(['user-check', 'planted']);
+  });
+
+  it('does not warn about a file touched but not changed', async () => {
+    const { cwd, userDir } = await workspace();
+    await mkdir(path.dirname(workspaceFile(cwd)));
+    await writeFile(workspaceFile(cwd), settingsWith('project-check'));
+    const starts = new SessionStartSettings();
+    const onWarning = vi.fn();
+    const load = () =>
+      loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, onWarning, session: { id: 's', starts } });
+    expect(commands(await load())).toEqual(['project-check']);
+    await writeFile(workspaceFile(cwd), settingsWith('project-check'));
+    expect(commands(await load())).toEqual(['project-check']);
+    expect(onWarning).not.toHaveBeenCalled();
+  });
+
+  it('remembers a bounded number of sessions: the oldest looks again', async () => {
+    const { cwd, userDir } = await workspace();
+    const starts = new SessionStartSettings({ maxSessions: 1 });
+    const load = (id: string) =>
+      loadHookSettings({ cwd, userDir, trustWorkspaceSettings: true, session: { id, starts } });
+    await load('a');
+    await mkdir(path.dirname(workspaceFile(cwd)));
+    await writeFile(workspaceFile(cwd), settingsWith('later'));
+    expect(commands(await load('a'))).toEqual([]);
+    await load('b');
+    expect(commands(await load('a'))).toEqual(['later']);
+  });
+});
+
 describe('sessionHooks', () => {
+  it("does not run a trusted workspace's settings file created during the session, and a new session does", async () => {
+    const { cwd, userDir } = await workspace();
+    const warn = vi.fn();
+    const of = sessionHooks({ userSettingsDir: userDir, warn, sessionStarts: new SessionStartSettings() });
+    const ask = (sessionId: string) => of({ sessionId, cwd, sessionHooks: undefined, trustWorkspaceSettings: true });
+    expect((await ask('s1')).hooks.preToolUse).toEqual([]);
+    await mkdir(path.join(cwd, '.claude'));
+    await writeFile(path.join(cwd, '.claude', 'settings.json'), settingsWith('planted'));
+    expect((await ask('s1')).hooks.preToolUse).toEqual([]);
+    expect(warn.mock.calls.map((call) => String(call[0])).join('\n')).toContain('during this session');
+    expect((await ask('s2')).hooks.preToolUse).toHaveLength(1);
+  });
+
   const ask = (of: ReturnType<typeof sessionHooks>, cwd: string) =>
-    of({ cwd, sessionHooks: undefined, trustWorkspaceSettings: undefined });
+    of({ sessionId: 's1', cwd, sessionHooks: undefined, trustWorkspaceSettings: undefined });
 
   it('applies an edited settings file to the very next call', async () => {
     const { cwd, userDir, userFile } = await workspace();
@@ -137,12 +215,12 @@ describe('firstLookOnly', () => {
     };
     const once = firstLookOnly(hooksOf);
     const sessionHooks = { PreToolUse: [] };
-    const first = once({ cwd: '/w', sessionHooks, trustWorkspaceSettings: undefined });
-    expect(once({ cwd: '/w', sessionHooks, trustWorkspaceSettings: undefined })).toBe(first);
+    const first = once({ sessionId: 's1', cwd: '/w', sessionHooks, trustWorkspaceSettings: undefined });
+    expect(once({ sessionId: 's1', cwd: '/w', sessionHooks, trustWorkspaceSettings: undefined })).toBe(first);
     expect(looks).toBe(1);
-    await once({ cwd: '/other', sessionHooks, trustWorkspaceSettings: undefined });
-    await once({ cwd: '/w', sessionHooks: { PreToolUse: [] }, trustWorkspaceSettings: undefined });
-    await once({ cwd: '/w', sessionHooks, trustWorkspaceSettings: true });
+    await once({ sessionId: 's1', cwd: '/other', sessionHooks, trustWorkspaceSettings: undefined });
+    await once({ sessionId: 's1', cwd: '/w', sessionHooks: { PreToolUse: [] }, trustWorkspaceSettings: undefined });
+    await once({ sessionId: 's1', cwd: '/w', sessionHooks, trustWorkspaceSettings: true });
     expect(looks).toBe(4);
   });
 });

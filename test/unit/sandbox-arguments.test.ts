@@ -77,7 +77,7 @@ describe('bubblewrapArguments', () => {
     const gitConfig = indexOfOption(args, '--ro-bind', '/work/project/.git/config', '/work/project/.git/config');
     const settings = indexOfOption(args, '--ro-bind', '/work/project/.switchyard', '/work/project/.switchyard');
     const ssh = indexOfOption(args, '--tmpfs', '/home/u/.ssh');
-    const dotenv = indexOfOption(args, '--ro-bind', '/dev/null', '/work/project/.env');
+    const dotenv = indexOfOption(args, '--dev-bind', '/dev/null', '/work/project/.env');
     expect([mask, expose, cwd, cache, gitConfig, settings, ssh, dotenv].every((index) => index > 0)).toBe(true);
     expect(mask).toBeLessThan(expose);
     expect(expose).toBeLessThan(cwd);
@@ -160,10 +160,12 @@ describe('sandboxLimitsFromEnv', () => {
 });
 
 describe('effectiveSandboxMode', () => {
-  it('takes the session option, else SWITCHYARD_SANDBOX, else auto', () => {
+  it('takes the session option, else SWITCHYARD_SANDBOX, else auto; a worker-level required is a floor', () => {
     expect(effectiveSandboxMode(undefined, {})).toBe('auto');
     expect(effectiveSandboxMode(undefined, { SWITCHYARD_SANDBOX: 'required' })).toBe('required');
-    expect(effectiveSandboxMode({ mode: 'off' }, { SWITCHYARD_SANDBOX: 'required' })).toBe('off');
+    expect(effectiveSandboxMode({ mode: 'off' }, { SWITCHYARD_SANDBOX: 'auto' })).toBe('off');
+    // Never lowered: the session's "off" is refused at the call (see sandbox-side-doors.test.ts), never run unsandboxed.
+    expect(effectiveSandboxMode({ mode: 'off' }, { SWITCHYARD_SANDBOX: 'required' })).toBe('required');
     expect(() => effectiveSandboxMode(undefined, { SWITCHYARD_SANDBOX: 'yes' })).toThrow(
       /SWITCHYARD_SANDBOX must be one of auto, required, off, got "yes"/,
     );
@@ -212,7 +214,7 @@ describe('the domain proxy decides by host name', () => {
 });
 
 describe('sandboxPaths (the file system half, against a real folder tree)', () => {
-  it("hides credentials, Read deny rules and denyRead; protects .git/config, .git/hooks and settings folders; masks the data dir but the session's own tasks", async () => {
+  it("hides credentials, Read deny rules and denyRead; protects the .git folder and settings folders; masks the data dir but the session's own tasks", async () => {
     const home = await scratchDir('switchyard-home-');
     const cwd = await scratchDir('switchyard-cwd-');
     const dataDir = await scratchDir('switchyard-data-');
@@ -243,11 +245,7 @@ describe('sandboxPaths (the file system half, against a real folder tree)', () =
     expect(paths.masked).toContain(dataDir);
     expect(paths.exposed).toEqual([own]);
     expect(paths.readOnly).toEqual(
-      expect.arrayContaining([
-        path.join(cwd, '.git', 'config'),
-        path.join(cwd, '.git', 'hooks'),
-        path.join(cwd, 'packages', 'a', '.claude'),
-      ]),
+      expect.arrayContaining([path.join(cwd, '.git'), path.join(cwd, 'packages', 'a', '.claude')]),
     );
     expect(paths.readOnly).not.toContain(path.join(cwd, '.git', 'objects'));
     expect(paths.readOnly).not.toContain(path.join(cwd, 'node_modules', 'x', '.claude'));

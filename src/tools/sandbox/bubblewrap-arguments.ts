@@ -8,10 +8,17 @@
  * 2. `masked` areas (Switchyard's data directory, /run with its daemon sockets) as empty read-only folders;
  * 3. `exposed` paths read-only again on top of them (the session's own background-task folder);
  * 4. `writable` paths (cwd, `allowWrite`) read-write;
- * 5. `readOnly` paths inside them (protected paths: `.git/config`, `.git/hooks`, `.switchyard`, …) read-only;
- * 6. `hidden` paths (credentials in the home directory, `Read(...)` deny rules, `denyRead`) as empty: a folder
- *    becomes an empty read-only folder, a file reads as empty (`/dev/null`);
- * 7. the network proxy's socket folder, when the session allows some hosts.
+ * 5. `pinned` folders inside them bound read-write onto themselves: a mount point cannot be renamed or removed, so a
+ *    folder git looks into (a submodule's) stays where git looks;
+ * 6. `readOnly` paths inside them (protected paths: the whole `.git` folder, `.switchyard`, …) read-only, each a mount
+ *    point of its own (so `mv .git` fails, and nothing inside it can be created, changed or removed);
+ * 7. `placeholders`: protected paths that do not exist yet (`.git`, `.switchyard`, `.claude` in cwd) as empty
+ *    read-only folders, so a command cannot create them. bubblewrap makes each mount point on the host: an empty
+ *    folder, which git, Switchyard and Claude Code all read as "nothing there";
+ * 8. `hidden` paths (credentials in the home directory, system secrets, other users' homes, key files, `Read(...)`
+ *    deny rules, `denyRead`) as empty: a folder becomes an empty read-only folder, a file is `/dev/null` (reads as
+ *    empty, a write goes nowhere);
+ * 9. the network proxy's socket folder, when the session allows some hosts.
  * Then every namespace is new (user, pid, ipc, uts, cgroup, and net: only loopback inside), no capabilities, a new
  * session (no terminal to inject keystrokes into), and the sandbox dies with the process that started it.
  */
@@ -32,8 +39,12 @@ export interface BubblewrapPlan {
   masked: readonly string[];
   /** Paths inside a masked area bound read-only again (existing folders). */
   exposed: readonly string[];
+  /** Existing folders inside writable ones bound read-write onto themselves (they cannot be renamed). */
+  pinned?: readonly string[];
   /** Existing paths inside writable ones that stay read-only. */
   readOnly: readonly string[];
+  /** Paths inside writable ones that do not exist yet and must not be created: empty read-only folders. */
+  placeholders?: readonly string[];
   /** Existing paths that read as empty. */
   hidden: readonly SandboxPath[];
   /** `none`: loopback only; `proxy`: the folder holding the host proxy's unix socket is bound in, read-only. */
@@ -71,13 +82,20 @@ export function bubblewrapArguments(plan: BubblewrapPlan): string[] {
   }
   for (const path of plan.exposed) args.push('--ro-bind', path, path);
   for (const path of plan.writable) args.push('--bind', path, path);
+  for (const path of plan.pinned ?? []) args.push('--bind', path, path);
   for (const path of plan.readOnly) args.push('--ro-bind', path, path);
+  for (const path of plan.placeholders ?? []) {
+    args.push('--tmpfs', path);
+    emptied.push(path);
+  }
   for (const entry of plan.hidden) {
     if (entry.kind === 'directory') {
       args.push('--tmpfs', entry.path);
       emptied.push(entry.path);
     } else {
-      args.push('--ro-bind', '/dev/null', entry.path);
+      // `--dev-bind`: bubblewrap's other binds forbid device files, so a `/dev/null` bound with them fails every open
+      // (git stops at a `~/.gitconfig` it may not read); this one reads as empty and swallows writes.
+      args.push('--dev-bind', '/dev/null', entry.path);
     }
   }
   if (plan.network.kind === 'proxy') args.push('--ro-bind', plan.network.socketDirectory, plan.network.socketDirectory);
