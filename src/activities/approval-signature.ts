@@ -1,28 +1,77 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
 import type { ApprovalSigningPayload, ApprovalVerdict } from '../contracts/approval.js';
 import { approversFileSchema, isSessionApprover } from '../contracts/approvers-file.js';
 import type { ApproversFile } from '../contracts/approvers-file.js';
+import { policyChangeOf } from '../contracts/policy.js';
+import type {
+  PolicyChange,
+  PolicyChangeToVerify,
+  PolicySigningPayload,
+  SetPolicyRequest,
+} from '../contracts/policy.js';
 import { formatZodError } from '../contracts/tool-call.js';
 
 /**
  * The bytes an approval signature covers: the UTF-8 bytes of the RFC 8785 canonical JSON of the signing payload
  * (docs/APPROVALS.md has the form and a fixed test vector).
  */
-export function approvalSigningBytes(payload: ApprovalSigningPayload): Buffer {
+export function approvalSigningBytes(payload: ApprovalSigningPayload | PolicySigningPayload): Buffer {
   const text = canonicalize(payload);
   if (text === undefined) throw new Error('the approval payload has no canonical form');
   return Buffer.from(text, 'utf8');
 }
 
 /** Signs a payload with an Ed25519 private key (PKCS#8 PEM); the base64 signature the `approval` signal carries. */
-export function signApproval(payload: ApprovalSigningPayload, privateKeyPem: string): string {
+export function signApproval(payload: ApprovalSigningPayload | PolicySigningPayload, privateKeyPem: string): string {
   const key = createPrivateKey(privateKeyPem);
   if (key.asymmetricKeyType !== 'ed25519')
     throw new Error(`the signing key must be an Ed25519 key, not ${key.asymmetricKeyType ?? 'a symmetric key'}`);
   return sign(null, approvalSigningBytes(payload), key).toString('base64');
+}
+
+/** The hex SHA-256 of the canonical JSON (RFC 8785) of a policy change: what a signed `setPolicy` names. */
+export function policyDigest(change: PolicyChange): string {
+  const text = canonicalize(change);
+  if (text === undefined) throw new Error('the policy change has no canonical form');
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The signed object of a `setPolicy` to `sessionId` (docs/APPROVALS.md, Signed policy changes). */
+export function policySigningPayload(change: PolicyChangeToVerify): PolicySigningPayload {
+  const payload: PolicySigningPayload = {
+    sessionId: change.sessionId,
+    policyDigest: policyDigest(change.change),
+    by: change.by,
+  };
+  if (change.expiresAt !== undefined) payload.expiresAt = change.expiresAt;
+  return payload;
+}
+
+/**
+ * Signs a `setPolicy` request for `sessionId` with an Ed25519 private key (PKCS#8 PEM): the request as sent, with the
+ * `by`, `expiresAt` and `signature` a session with approvers requires.
+ */
+export function signPolicyChange(options: {
+  sessionId: string;
+  request: SetPolicyRequest;
+  by: string;
+  expiresAt?: string;
+  privateKeyPem: string;
+}): SetPolicyRequest {
+  const { sessionId, request, by, expiresAt, privateKeyPem } = options;
+  const signature = signApproval(
+    policySigningPayload({
+      sessionId,
+      change: policyChangeOf(request),
+      by,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+    }),
+    privateKeyPem,
+  );
+  return { ...request, by, ...(expiresAt === undefined ? {} : { expiresAt }), signature };
 }
 
 /** A fresh Ed25519 key pair in the PEM forms the approvers file (SPKI) and `--key` files (PKCS#8) use. */
@@ -67,7 +116,7 @@ export async function loadApproversFile(file: string): Promise<ApproversFile> {
  * the session names any) and have signed exactly this payload. Expiry is the workflow's to judge (workflow time).
  */
 export function verifyApprovalSignature(options: {
-  payload: ApprovalSigningPayload;
+  payload: ApprovalSigningPayload | PolicySigningPayload;
   signature: string;
   approvers: ApproversFile | undefined;
   sessionApprovers: readonly string[] | undefined;
@@ -112,7 +161,10 @@ export function verifyApprovalSignature(options: {
     return {
       verified: false,
       reason: 'bad_signature',
-      detail: `the signature is not ${by}'s signature over this request, digest, decision and expiry`,
+      detail:
+        'policyDigest' in payload
+          ? `the signature is not ${by}'s signature over this session, policy change and expiry`
+          : `the signature is not ${by}'s signature over this request, digest, decision and expiry`,
     };
   return { verified: true, approver: by };
 }

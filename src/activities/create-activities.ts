@@ -3,8 +3,10 @@ import { maxConcurrencyFromEnv } from '../config/environment.js';
 import type { Activities } from '../contracts/pipeline.js';
 import { firstLookOnly, sessionHooks } from '../hooks/session-hooks.js';
 import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
+import { createAdmitSession } from './admit-session.js';
 import { createRunApprovalEvaluator } from './approval-evaluator.js';
 import type { ActivityDependencies, Warn } from './dependencies.js';
+import { createBudgetClientResult } from './budget-client-result.js';
 import { createExecuteCall } from './execute-call.js';
 import { createPermissionRequestHooks } from './permission-request-hooks.js';
 import { createPlanCalls } from './plan-calls.js';
@@ -72,6 +74,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     verifyApproval: createVerifyApproval(
       dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile },
     ),
+    admitSession: createAdmitSession(),
     executeCall,
+    budgetClientResult: createBudgetClientResult({ artifacts: dependencies.artifacts, warn }),
   } satisfies Activities;
 }

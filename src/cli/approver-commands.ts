@@ -1,10 +1,11 @@
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { generateApproverKeyPair, signApproval } from '../activities/approval-signature.js';
 import { approvalSigningPayload } from '../contracts/approval.js';
-import type { ApprovalDecisionRecord, ApprovalSignal } from '../contracts/approval.js';
-import { approvalDecisionsQuery } from '../contracts/messages.js';
+import type { ApprovalDecisionCounts, ApprovalDecisionRecord, ApprovalSignal } from '../contracts/approval.js';
+import { approvalDecisionCountsQuery, approvalDecisionsQuery } from '../contracts/messages.js';
 import type { SwitchyardClient } from '../client/switchyard-client.js';
+import { dataDirFromEnv, processEnvironment } from '../config/environment.js';
 import { CliError, ExitCode, UsageError, isNotFound, parseCommand, sessionArgument, withClient } from './common.js';
 import { COMMAND_HELP } from './help.js';
 import { listSessions } from './session-listing.js';
@@ -47,7 +48,19 @@ export async function signedFields(options: {
   return { by, expiresAt, signature };
 }
 
-/** `switchyard keys new NAME [--dir DIR]`: a key pair for an approver, and the approvers-file entry to add. */
+/**
+ * Where `keys new` writes when no `--dir` is given: `<data directory>/keys` (`SWITCHYARD_DATA_DIR`, else
+ * `~/.local/share/switchyard`), never the current folder, which is often a workspace a model's commands can read. The
+ * sandbox hides the data directory from sessions (SECURITY.md).
+ */
+export function defaultKeysDir(env: NodeJS.ProcessEnv = processEnvironment()): string {
+  return path.join(dataDirFromEnv(env), 'keys');
+}
+
+/**
+ * `switchyard keys new NAME [--dir DIR]`: a key pair for an approver, and the approvers-file entry to add. The private
+ * key is written with mode 600, into a folder of mode 700 when this command creates it (the default folder always).
+ */
 export async function keysCommand(args: string[]): Promise<number> {
   const parsed = parseCommand('keys', args, { dir: { type: 'string' } }, COMMAND_HELP.keys ?? '', {
     positionals: true,
@@ -58,7 +71,7 @@ export async function keysCommand(args: string[]): Promise<number> {
     throw new UsageError('usage: switchyard keys new NAME [--dir DIR]', 'keys');
   if (!/^[\w.@-]+$/.test(name))
     throw new UsageError(`NAME may hold letters, digits and . _ @ - only; got "${name}"`, 'keys');
-  const dir = parsed.values.dir ?? '.';
+  const dir = path.resolve(parsed.values.dir ?? defaultKeysDir());
   const keyFile = path.resolve(dir, `${name}.key`);
   const publicFile = path.resolve(dir, `${name}.pub`);
   for (const file of [keyFile, publicFile]) {
@@ -71,7 +84,9 @@ export async function keysCommand(args: string[]): Promise<number> {
       throw new CliError(`${file} exists; not overwriting a key (choose another --dir or remove it)`, ExitCode.failed);
   }
   const { publicKeyPem, privateKeyPem } = generateApproverKeyPair();
-  await mkdir(path.resolve(dir), { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // The default folder holds only keys: whoever made it, only its owner may list or enter it.
+  if (parsed.values.dir === undefined) await chmod(dir, 0o700);
   await writeFile(keyFile, privateKeyPem, { mode: 0o600, flag: 'wx' });
   await writeFile(publicFile, publicKeyPem, { flag: 'wx' });
   const entry = { [name]: { publicKey: publicKeyPem } };
@@ -82,7 +97,7 @@ export async function keysCommand(args: string[]): Promise<number> {
     return ExitCode.ok;
   }
   process.stderr.write(
-    `wrote ${keyFile} (private: keep it to ${name}) and ${publicFile}\nadd this entry to the "approvers" object of the worker's SWITCHYARD_APPROVERS_FILE:\n`,
+    `wrote ${keyFile} (private, mode 600: keep it to ${name}) and ${publicFile}\nadd this entry to the "approvers" object of the worker's SWITCHYARD_APPROVERS_FILE:\n`,
   );
   process.stdout.write(`${JSON.stringify(entry, null, 2).slice(2, -2)}\n`);
   return ExitCode.ok;
@@ -94,7 +109,9 @@ export type AuditLine = ApprovalDecisionRecord & { sessionId: string };
 /**
  * `switchyard audit [--session ID] [--since ISO] --json`: every approval decision of the task queue's sessions (a
  * visibility query, then each session's `approvalDecisions` query; closed sessions too while the server keeps their
- * history), oldest first, one JSON line each.
+ * history), oldest first, one JSON line each. A session lists every accepted decision but only its newest ignored
+ * signals: how many it ignored in all goes to stderr (query `approvalDecisionCounts`), so a flood of junk signals is
+ * seen, not hidden.
  */
 export async function auditCommand(args: string[]): Promise<number> {
   const parsed = parseCommand(
@@ -111,9 +128,8 @@ export async function auditCommand(args: string[]): Promise<number> {
   if (since !== undefined && (Number.isNaN(Date.parse(since)) || !/^\d{4}-\d\d-\d\d/.test(since)))
     throw new UsageError(`--since must be an ISO time such as 2026-01-31T12:00:00Z; got "${since}"`, 'audit');
   return withClient(async (client) => {
-    const lines = (await auditLines(client, sessionId)).filter(
-      (line) => since === undefined || Date.parse(line.at) >= Date.parse(since),
-    );
+    const { lines: all, counts } = await auditLines(client, sessionId);
+    const lines = all.filter((line) => since === undefined || Date.parse(line.at) >= Date.parse(since));
     for (const line of lines) {
       if (values.json === true) {
         process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -121,9 +137,22 @@ export async function auditCommand(args: string[]): Promise<number> {
       }
       const what =
         line.outcome === 'accepted' ? (line.decision ?? '') : `ignored (${line.ignoredBecause ?? 'unknown'})`;
+      const source = line.source === undefined || line.source === 'person' ? '' : ` [${line.source}]`;
+      const input = line.inputSummary === undefined ? '' : `  ${line.inputSummary}`;
       process.stdout.write(
-        `${line.at}  ${line.sessionId}  ${line.toolName ?? '-'}  ${what}  by ${line.by ?? '-'}${line.verified ? ' (verified)' : ''}  ${line.inputDigest ?? ''}\n`,
+        `${line.at}  ${line.sessionId}  ${line.toolName ?? '-'}${input}  ${what}  by ${line.by ?? '-'}${line.verified ? ' (verified)' : ''}${source}  ${line.inputDigest ?? ''}\n`,
       );
+    }
+    for (const [id, count] of counts) {
+      if (count.ignored > count.ignoredRetained)
+        process.stderr.write(
+          `session ${id}: ${count.ignored} ignored approval signals, the newest ${count.ignoredRetained} listed\n`,
+        );
+      else if (count.ignored > 0) process.stderr.write(`session ${id}: ${count.ignored} ignored approval signals\n`);
+      if (count.acceptedDropped > 0)
+        process.stderr.write(
+          `session ${id}: ${count.acceptedDropped} oldest accepted decisions no longer kept (past the session's bound)\n`,
+        );
     }
     if (values.json !== true && lines.length === 0)
       process.stderr.write(
@@ -133,15 +162,24 @@ export async function auditCommand(args: string[]): Promise<number> {
   });
 }
 
-async function auditLines(client: SwitchyardClient, sessionId: string | undefined): Promise<AuditLine[]> {
+/** The sessions' decision logs, and each session's counts when its worker answers `approvalDecisionCounts`. */
+async function auditLines(
+  client: SwitchyardClient,
+  sessionId: string | undefined,
+): Promise<{ lines: AuditLine[]; counts: Map<string, ApprovalDecisionCounts> }> {
   const sessionIds =
     sessionId !== undefined
       ? [sessionId]
       : (await listSessions(client, { all: true, limit: AUDIT_SESSIONS_MAX })).map((session) => session.sessionId);
+  const counts = new Map<string, ApprovalDecisionCounts>();
   const logs = await Promise.all(
     sessionIds.map(async (id) => {
       try {
-        const records = await client.session(id).workflow.query(approvalDecisionsQuery);
+        const { workflow } = client.session(id);
+        const records = await workflow.query(approvalDecisionsQuery);
+        // A worker older than the counts query lists ignored and accepted decisions together: no count to add.
+        const count = await workflow.query(approvalDecisionCountsQuery).catch(() => undefined);
+        if (count !== undefined) counts.set(id, count);
         return records.map((record) => ({ sessionId: id, ...record }));
       } catch (error) {
         if (sessionId !== undefined) {
@@ -157,7 +195,8 @@ async function auditLines(client: SwitchyardClient, sessionId: string | undefine
       }
     }),
   );
-  return logs
+  const lines = logs
     .flat()
     .sort((a, b) => a.at.localeCompare(b.at) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq);
+  return { lines, counts };
 }

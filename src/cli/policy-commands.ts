@@ -1,9 +1,13 @@
+import { readFile } from 'node:fs/promises';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import path from 'node:path';
 import { userNameFromEnv } from '../config/environment.js';
 import { permissionModes } from '../contracts/session.js';
 import type { PermissionMode, PermissionRules } from '../contracts/session.js';
 import type { SessionEvent } from '../contracts/events.js';
 import type { SetPolicyRequest } from '../contracts/policy.js';
 import { invalidRule } from '../contracts/policy.js';
+import { DEFAULT_SIGNED_GRANT_MS } from './approver-commands.js';
 import { ExitCode, UsageError, parseCommand, withClient, writeJson } from './common.js';
 import { COMMAND_HELP } from './help.js';
 
@@ -27,7 +31,42 @@ const SET_OPTIONS = {
   mode: { type: 'string' },
   reason: { type: 'string' },
   by: { type: 'string' },
+  key: { type: 'string' },
+  'expires-at': { type: 'string' },
 } as const;
+
+/** Whether signing failed on the key itself (not a PEM private key, not Ed25519). */
+function isKeyError(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  return /Ed25519|DECODER|PEM|private key|asn1/i.test(message);
+}
+
+/**
+ * `--key FILE` signs the change (what a session with approvers requires, docs/APPROVALS.md): `by` defaults to the key
+ * file's name without `.key` (what `switchyard keys new NAME` writes), `expiresAt` to ten minutes from now.
+ */
+async function signingOf(values: {
+  key?: string;
+  by?: string;
+  'expires-at'?: string;
+}): Promise<{ privateKeyPem: string; by: string; expiresAt: string } | undefined> {
+  const keyFile = values.key;
+  if (keyFile === undefined) {
+    if (values['expires-at'] !== undefined)
+      throw new UsageError('--expires-at needs --key (only a signed change carries an expiry)', 'policy');
+    return undefined;
+  }
+  const expiresAt = values['expires-at'] ?? new Date(Date.now() + DEFAULT_SIGNED_GRANT_MS).toISOString();
+  if (Number.isNaN(Date.parse(expiresAt)) || !/^\d{4}-\d\d-\d\dT/.test(expiresAt))
+    throw new UsageError(`--expires-at must be an ISO time such as 2026-01-31T12:00:00Z; got "${expiresAt}"`, 'policy');
+  let privateKeyPem: string;
+  try {
+    privateKeyPem = await readFile(keyFile, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--key ${keyFile}: ${(error as Error).message}`, 'policy');
+  }
+  return { privateKeyPem, by: values.by ?? path.basename(keyFile).replace(/\.key$/, ''), expiresAt };
+}
 
 async function policySet(args: string[]): Promise<number> {
   const parsed = parseCommand('policy', args, SET_OPTIONS, COMMAND_HELP.policy ?? '');
@@ -46,14 +85,28 @@ async function policySet(args: string[]): Promise<number> {
   }
   if (Object.keys(rules).length === 0 && values.mode === undefined)
     throw new UsageError('policy set needs a rule (--allow, --ask, --deny) or --mode', 'policy');
+  const signing = await signingOf(values);
   const request: SetPolicyRequest = {
     ...(Object.keys(rules).length === 0 ? {} : { rules }),
     ...(values.mode === undefined ? {} : { permissionMode: values.mode as PermissionMode }),
     ...(values.reason === undefined ? {} : { reason: values.reason }),
-    by: values.by ?? userNameFromEnv() ?? 'cli',
+    by: signing?.by ?? values.by ?? userNameFromEnv() ?? 'cli',
   };
   return withClient(async (client) => {
-    const result = await client.session(values.session as string).setPolicy(request);
+    let result;
+    try {
+      result = await client.session(values.session as string).setPolicy(request, signing);
+    } catch (error) {
+      // The session's refusal (a bad rule; unsigned, badly signed or expired where approvers are set) names why.
+      if (error instanceof WorkflowUpdateFailedError) {
+        const cause = error.cause instanceof Error ? error.cause.message : error.message;
+        process.stderr.write(`session ${values.session} refused the policy change: ${cause}\n`);
+        return ExitCode.failed;
+      }
+      if (signing !== undefined && isKeyError(error))
+        throw new UsageError(`--key ${values.key}: not an Ed25519 private key (${(error as Error).message})`, 'policy');
+      throw error;
+    }
     if (values.json === true) writeJson(result);
     else {
       process.stdout.write(`policy version ${result.policyVersion}\n`);

@@ -92,6 +92,94 @@ export interface ApprovalDecisionRecord {
   callId?: string;
   toolName?: string;
   turnId?: string;
+  /**
+   * What the call would run, readable (`approvalInputSummary`): the Bash command, the file path, the URL, else
+   * compact JSON; at most `INPUT_SUMMARY_MAX_CHARS`. Absent in entries recorded before it was kept, and when the
+   * session does not know the call.
+   */
+  inputSummary?: string;
+  /**
+   * Who decided: a person's `approval` signal, the session's approval evaluator (`by: 'evaluator:<name>'`), a
+   * PermissionRequest hook (`by: 'hook:<command>'`) or a policy change that decided a waiting call again. Absent in
+   * entries recorded before it was kept.
+   */
+  source?: ApprovalDecisionSource;
+}
+
+export const approvalDecisionSources = ['person', 'evaluator', 'hook', 'policy'] as const;
+export type ApprovalDecisionSource = (typeof approvalDecisionSources)[number];
+
+/**
+ * How many `approval` signals a session took and ignored (query `approvalDecisionCounts`). Accepted decisions are all
+ * listed by `approvalDecisions` (up to a generous bound, see `src/workflows/session-state.ts`); ignored ones are counted
+ * here and only the newest of them listed.
+ */
+export interface ApprovalDecisionCounts {
+  /** Accepted decisions listed by `approvalDecisions`. */
+  accepted: number;
+  /** Accepted decisions no longer listed: past the bound a session keeps (oldest first). 0 in practice. */
+  acceptedDropped: number;
+  /** Ignored signals since the session started (across continue-as-new; from older runs, those still listed then). */
+  ignored: number;
+  /** Ignored signals still listed by `approvalDecisions` (the newest). */
+  ignoredRetained: number;
+}
+
+/** At most this many characters of an input summary in the decision log. */
+export const INPUT_SUMMARY_MAX_CHARS = 200;
+
+/** The input field that says what a built-in tool's call does, by tool name. */
+const SUMMARY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  Bash: ['command'],
+  Read: ['file_path'],
+  Write: ['file_path'],
+  Edit: ['file_path'],
+  MultiEdit: ['file_path'],
+  NotebookEdit: ['notebook_path'],
+  WebFetch: ['url'],
+  Glob: ['pattern', 'path'],
+  Grep: ['pattern', 'path'],
+};
+
+/**
+ * A readable, bounded summary of a call's input for the decision log: the Bash command, the file path, the URL (the
+ * fields in `SUMMARY_FIELDS`), else the input's compact JSON. Control characters are written as escapes (`\n`), so a
+ * second line of a command shows instead of hiding; longer than `INPUT_SUMMARY_MAX_CHARS`, it is cut and ends in `…`.
+ */
+export function approvalInputSummary(toolName: string, input: unknown): string {
+  const fields = SUMMARY_FIELDS[toolName];
+  const record = input !== null && typeof input === 'object' ? (input as Record<string, unknown>) : undefined;
+  const values = (fields ?? []).flatMap((field) => {
+    const value = record?.[field];
+    return typeof value === 'string' && value !== '' ? [value] : [];
+  });
+  let text: string;
+  if (values.length > 0) text = values.join(' in ');
+  else {
+    try {
+      text = typeof input === 'string' ? input : (JSON.stringify(input) ?? '');
+    } catch {
+      text = '';
+    }
+  }
+  const escaped = text.slice(0, INPUT_SUMMARY_MAX_CHARS * 2).replace(/[\u0000-\u001f\u007f]/g, (char) => {
+    if (char === '\n') return '\\n';
+    if (char === '\t') return '\\t';
+    if (char === '\r') return '\\r';
+    return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+  if (escaped.length <= INPUT_SUMMARY_MAX_CHARS) return escaped;
+  let end = INPUT_SUMMARY_MAX_CHARS - 1;
+  const last = escaped.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${escaped.slice(0, end)}…`;
+}
+
+/** Who decided, from how the decision log names them: `evaluator:<name>`, `hook:<command>`, else a person. */
+export function approvalDecisionSource(by: string | undefined): ApprovalDecisionSource {
+  if (by?.startsWith('evaluator:') === true) return 'evaluator';
+  if (by?.startsWith('hook:') === true) return 'hook';
+  return 'person';
 }
 
 /** The fields an approval signature covers, in the shape that is canonicalised (RFC 8785) and signed. */

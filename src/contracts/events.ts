@@ -57,6 +57,10 @@ export type SessionEvent =
       type: 'PolicyChanged';
       policyVersion: number;
       by?: string;
+      /** Whether the change was signed by `by` and the signature checked out (sessions with approvers require it). */
+      verified?: boolean;
+      /** The hex SHA-256 of the change's canonical JSON, for a signed change (docs/APPROVALS.md). */
+      policyDigest?: string;
       reason?: string;
       released: string[];
       denied: string[];

@@ -29,4 +29,6 @@ export interface PermissionRequestHookInput extends PreToolUseHookInput {
 export interface PermissionRequestHookResult {
   behavior: PermissionRequestBehavior;
   message?: string;
+  /** Which hook decided (a command hook's command), for the decision log's `hook:<command>`. */
+  hook?: string;
 }

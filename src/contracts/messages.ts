@@ -1,6 +1,6 @@
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from './approval.js';
+import type { ApprovalDecisionCounts, ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from './approval.js';
 import type { BackgroundTaskView } from './background-tasks.js';
 import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from './client-tools.js';
 import type { EventsPage } from './events.js';
@@ -46,8 +46,11 @@ export const submitToolResultUpdate = defineUpdate<SubmitToolResultResult, [Subm
   'submitToolResult',
 );
 
-/** What the session did with each `approval` signal, oldest first (wire contract v1.1; bounded). */
+/** What the session did with `approval` signals, oldest first: every accepted decision, the newest ignored ones. */
 export const approvalDecisionsQuery = defineQuery<ApprovalDecisionRecord[]>('approvalDecisions');
+
+/** How many `approval` signals the session took and ignored; `approvalDecisions` lists only the newest ignored ones. */
+export const approvalDecisionCountsQuery = defineQuery<ApprovalDecisionCounts>('approvalDecisionCounts');
 
 /** The most recent completed turns' results, oldest first (wire contract v1.1; `limit` default 10, at most 50). */
 export const turnResultsQuery = defineQuery<TurnResult[], [{ limit?: number }?]>('turnResults');

@@ -15,12 +15,12 @@ import type { WireCallPlan } from './compact-plan.js';
 import type { ApprovalSigningPayload, ApprovalVerdict } from './approval.js';
 import type { BackgroundTaskReport, StoppedBackgroundTasks } from './background-tasks.js';
 import type { PermissionRequestHookInput, PermissionRequestHookResult } from './hook-decisions.js';
-import type { EvaluationRequest, EvaluationResult } from './policy.js';
-import type { ClientToolSpec } from './client-tools.js';
+import type { EvaluationRequest, EvaluationResult, PolicyChangeToVerify } from './policy.js';
+import type { BudgetClientResultInput, BudgetedClientResult, ClientToolSpec } from './client-tools.js';
 import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
-import type { PermissionRules, SandboxOptions } from './session.js';
+import type { PermissionRules, SandboxMode, SandboxOptions } from './session.js';
 import type { CallRules } from './decide-permission.js';
 
 /** The session facts every activity of a session needs. */
@@ -190,13 +190,29 @@ export interface ApprovalEvaluatorInput {
   request: EvaluationRequest;
 }
 
-/** Input of `verifyApproval`: what was signed and the signature; never a key. */
-export interface VerifyApprovalInput {
-  payload: ApprovalSigningPayload;
+/**
+ * Input of `verifyApproval`: what was signed and the signature; never a key. An approval sends its signed `payload`; a
+ * signed `setPolicy` sends its `policyChange`, whose digest the activity computes (workflow code cannot hash).
+ */
+export type VerifyApprovalInput = (
+  | { payload: ApprovalSigningPayload; policyChange?: undefined }
+  | { policyChange: PolicyChangeToVerify; payload?: undefined }
+) & {
   signature: string;
   /** The session's approvers, when it restricts who may decide. */
   sessionApprovers?: string[];
+};
+
+/** The verdict on a signature; for a `setPolicy`, with the `policyDigest` the activity computed. */
+export type VerifyApprovalResult = ApprovalVerdict & { policyDigest?: string };
+
+/** Input of `admitSession`: the session options a worker-level floor may refuse. */
+export interface AdmitSessionInput {
+  sandboxMode?: SandboxMode;
 }
+
+/** Whether the worker admits a session's options; the reason names the setting when it does not. */
+export type SessionAdmission = { admitted: true } | { admitted: false; reason: string };
 
 /**
  * The activities a worker registers, by the names Temporal records in histories (renaming one breaks replay). Built
@@ -213,8 +229,12 @@ export interface Activities {
   stopBackgroundTasks(input: { sessionId: string }): Promise<StoppedBackgroundTasks>;
   /** Asks the session's approval evaluator about a waiting call. */
   runApprovalEvaluator(input: ApprovalEvaluatorInput): Promise<EvaluationResult>;
-  /** Checks a signed approval against the approvers file; the verdict only. */
-  verifyApproval(input: VerifyApprovalInput): Promise<ApprovalVerdict>;
+  /** Checks a signed approval (or signed `setPolicy`) against the approvers file; the verdict only. */
+  verifyApproval(input: VerifyApprovalInput): Promise<VerifyApprovalResult>;
+  /** Whether this worker admits a session's options (`SWITCHYARD_SANDBOX=required` is a floor). */
+  admitSession(input: AdmitSessionInput): Promise<SessionAdmission>;
   /** Runs one allowed call. */
   executeCall(input: ExecuteCallInput): Promise<CallOutcome>;
+  /** A client tool's answer through the result budget (stored past it); a local activity on the workflow's worker. */
+  budgetClientResult(input: BudgetClientResultInput): Promise<BudgetedClientResult>;
 }

@@ -34,8 +34,54 @@ const setPolicyRequestSchema = z.strictObject({
   permissionMode: z.enum(permissionModes).optional(),
   reason: z.string().max(2_000).optional(),
   by: z.string().max(200).optional(),
+  /** ISO time after which a signed change no longer applies (judged against workflow time when it arrives). */
+  expiresAt: z.iso.datetime({ offset: true }).optional(),
+  /** Base64 Ed25519 signature over `policySigningPayload` (docs/APPROVALS.md); required in a session with approvers. */
+  signature: z.string().min(1).max(1_000).optional(),
 });
 export type SetPolicyRequest = z.infer<typeof setPolicyRequestSchema>;
+
+/** The part of a `setPolicy` request its `policyDigest` covers: the rules and the mode as sent, absent ones left out. */
+export interface PolicyChange {
+  rules?: PermissionRules;
+  permissionMode?: PermissionMode;
+}
+
+/** The change a `setPolicy` request makes, in the shape whose canonical JSON (RFC 8785) is hashed into `policyDigest`. */
+export function policyChangeOf(request: SetPolicyRequest): PolicyChange {
+  return {
+    ...(request.rules === undefined ? {} : { rules: request.rules }),
+    ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
+  };
+}
+
+/**
+ * The fields a signed `setPolicy` covers, canonicalised (RFC 8785) and signed like an approval: `policyDigest` is the
+ * hex SHA-256 of the canonical JSON of {@link policyChangeOf} the request.
+ */
+export interface PolicySigningPayload {
+  sessionId: string;
+  policyDigest: string;
+  by: string;
+  /** Left out of the signed object when the change does not expire. */
+  expiresAt?: string;
+}
+
+/**
+ * What the `verifyApproval` activity checks for a signed `setPolicy`: the workflow cannot hash, so it sends the change
+ * and the activity computes `policyDigest` before it checks the signature.
+ */
+export interface PolicyChangeToVerify {
+  sessionId: string;
+  change: PolicyChange;
+  by: string;
+  expiresAt?: string;
+}
+
+/** The `by` a decision made by a `setPolicy` change is recorded under: never a bare name, so never taken for a person. */
+export function policyDecider(by: string | undefined): string {
+  return `policy:${by ?? 'unnamed'}`;
+}
 
 /** What `setPolicy` did: the new version, and the waiting calls it released or denied (call ids). */
 export interface SetPolicyResult {

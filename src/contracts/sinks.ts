@@ -33,6 +33,10 @@ export interface ApprovalDecisionTelemetryRecord {
   verified: boolean;
   outcome: 'accepted' | 'ignored';
   ignoredBecause?: string;
+  /** Who decided (`ApprovalDecisionRecord.source`), for accepted decisions. */
+  source?: string;
+  /** What the call runs, bounded (`approvalInputSummary`). */
+  inputSummary?: string;
   policyVersion: number;
   /** Epoch ms (workflow time) of the decision. */
   at: number;

@@ -164,6 +164,7 @@ export function commandHooks(
   );
   const permissionRequest = each('PermissionRequest', (hook, matcher): PermissionRequestHook =>
     withMatcher(matcher, {
+      name: hook.command,
       async run(
         input: PermissionRequestHookInput,
         run?: HookRunContext,

@@ -47,6 +47,8 @@ export interface PreToolUseHook {
 
 export interface PermissionRequestHook {
   matcher?: string;
+  /** Names the hook in the decision log (`hook:<name>`); a command hook's is its command. */
+  name?: string;
   run(
     input: PermissionRequestHookInput,
     context?: HookRunContext,

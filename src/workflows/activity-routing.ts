@@ -66,6 +66,7 @@ const OPTIONS = {
     summary: `approval evaluator ${name}`,
   }),
   verifyApproval: { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } },
+  admitSession: { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } },
   stopBackgroundTasks: { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 } },
   /**
    * Wait for the activity's answer to the cancellation: the call's result is then the one the activity returned (the
@@ -143,6 +144,9 @@ export function approvalEvaluatorActivity(options: SessionRouting, name: string)
  * as the local activity's result, so replay never checks a signature again and no key enters history.
  */
 export const { verifyApproval } = proxyLocalActivities<Activities>(OPTIONS.verifyApproval);
+
+/** The worker's word on a session's options (its `SWITCHYARD_SANDBOX` floor), asked on the workflow's own worker. */
+export const { admitSession } = proxyLocalActivities<Activities>(OPTIONS.admitSession);
 
 /** Runs where the tasks' data directory is: a regular activity on the session's task queue. */
 export function stopBackgroundTasksActivity(options: SessionRouting): Activities['stopBackgroundTasks'] {

@@ -1,18 +1,19 @@
-import { CancellationScope, condition, isCancellation, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, patched, uuid4 } from '@temporalio/workflow';
 import type {
   ApprovalDecisionRecord,
   ApprovalIgnoredReason,
   ApprovalRequest,
   ApprovalSignal,
 } from '../contracts/approval.js';
-import { approvalSchemas, approvalSigningPayload } from '../contracts/approval.js';
+import { approvalInputSummary, approvalSchemas, approvalSigningPayload } from '../contracts/approval.js';
+import { clipText } from '../contracts/clip-fields.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
 import type { ReadyCallPlan } from '../contracts/call-plan.js';
 import { formatZodError } from '../contracts/tool-call.js';
 import { permissionRequestHooksActivity, verifyApproval } from './activity-routing.js';
 import type { SessionState } from './session-state.js';
-import type { PermissionRequestBehavior } from '../contracts/hook-decisions.js';
+import type { PermissionRequestBehavior, PermissionRequestHookResult } from '../contracts/hook-decisions.js';
 import type { PermissionDecision } from '../contracts/decide-permission.js';
 import { runEvaluator } from './approval-evaluator.js';
 
@@ -48,6 +49,23 @@ const ENDINGS: Record<Ending, string> = {
 };
 /** Ended requests remembered (this run only) to say how they ended. */
 const ENDINGS_RETAINED = 200;
+/** Characters of an evaluator's name or a hook's command kept in the `by` of its decisions. */
+const DECIDER_NAME_MAX_CHARS = 120;
+/**
+ * Marks histories in which a session with approvers sets aside an evaluator's or a hook's allow (only its approvers'
+ * signed approvals allow there); a session that started before took it, and replays so.
+ */
+const APPROVERS_ONLY_ALLOW_PATCH = 'approvers-only-allow';
+
+/** The `by` of an evaluator's decisions: `evaluator:<name>`, never a bare name taken for a person. */
+export function evaluatorDecider(name: string): string {
+  return `evaluator:${clipText(name, DECIDER_NAME_MAX_CHARS)}`;
+}
+
+/** The `by` of a PermissionRequest hook's decisions: `hook:<command>` (a hook given as a function: its name or index). */
+export function hookDecider(hook: string | undefined): string {
+  return `hook:${clipText(hook ?? 'unnamed', DECIDER_NAME_MAX_CHARS)}`;
+}
 
 interface PendingApproval {
   request: ApprovalRequest;
@@ -118,6 +136,7 @@ export class ApprovalBroker {
       callId: request.callId,
       toolName: request.toolName,
       turnId: request.turnId,
+      inputSummary: approvalInputSummary(request.toolName, request.input),
     });
     const entry = this.#pendingEntry(signal.requestId);
     if (entry === undefined) return this.#ignoreDecided(signal, turnId, logged);
@@ -166,6 +185,8 @@ export class ApprovalBroker {
       ...call(entry.request),
       outcome: 'accepted',
       verified: check.verified,
+      // A signal is a person's answer whatever its `by` says (`evaluator:` and `hook:` are the session's own).
+      source: 'person',
     });
   }
 
@@ -173,7 +194,7 @@ export class ApprovalBroker {
    * After a policy change: decides every waiting call again under the new policy. A call now allowed is released, one
    * now denied is denied; one that still asks keeps waiting. Returns their call ids.
    */
-  reconsider(by: string): { released: string[]; denied: string[] } {
+  reconsider(decider: { by: string; verified: boolean }): { released: string[]; denied: string[] } {
     const released: string[] = [];
     const denied: string[] = [];
     for (const entry of this.#pending.values()) {
@@ -186,14 +207,21 @@ export class ApprovalBroker {
         continue;
       const decision = entry.redecide();
       if (decision.behavior === 'ask') continue;
-      this.#rule(entry, { kind: 'policy', behavior: decision.behavior, reason: decision.reason, by });
+      this.#rule(
+        entry,
+        { kind: 'policy', behavior: decision.behavior, reason: decision.reason, by: decider.by },
+        decider.verified,
+      );
       (decision.behavior === 'allow' ? released : denied).push(entry.request.callId);
     }
     return { released, denied };
   }
 
-  /** A policy change's or the evaluator's decision on a waiting call, entered in the decision log. */
-  #rule(entry: PendingApproval, ruling: NonNullable<PendingApproval['ruling']>): void {
+  /**
+   * A policy change's or the evaluator's decision on a waiting call, entered in the decision log; `verified` only for
+   * a signed policy change whose signature checked out.
+   */
+  #rule(entry: PendingApproval, ruling: NonNullable<PendingApproval['ruling']>, verified = false): void {
     entry.ruling = ruling;
     const { request } = entry;
     this.#state.recordApprovalDecision({
@@ -206,6 +234,67 @@ export class ApprovalBroker {
       toolName: request.toolName,
       turnId: request.turnId,
       inputDigest: request.inputDigest,
+      inputSummary: approvalInputSummary(request.toolName, request.input),
+      source: ruling.kind === 'policy' ? 'policy' : 'evaluator',
+      verified,
+    });
+  }
+
+  /**
+   * In a session with approvers only their signed approvals allow a call (docs/APPROVALS.md, Who decides): an
+   * evaluator's or a hook's allow is set aside, the call keeps waiting for them, and the log says so. Their deny
+   * counts. True when `behavior` is set aside.
+   */
+  #setAsideAllow(entry: PendingApproval, behavior: 'allow' | 'deny', by: string): boolean {
+    const approvers = this.#state.options.approvers;
+    if (behavior !== 'allow' || approvers === undefined || !patched(APPROVERS_ONLY_ALLOW_PATCH)) return false;
+    const { request } = entry;
+    const detail = `${by} allowed, but in this session only a signed approval from its approvers (${approvers.join(', ') || 'none'}) allows a call; it keeps waiting`;
+    this.#state.emit({
+      type: 'ApprovalIgnored',
+      turnId: request.turnId,
+      requestId: request.requestId,
+      reason: 'unsigned',
+      detail,
+    });
+    this.#state.recordApprovalDecision({
+      requestId: request.requestId,
+      decision: 'allow',
+      by,
+      outcome: 'ignored',
+      ignoredBecause: 'unsigned',
+      detail,
+      callId: request.callId,
+      toolName: request.toolName,
+      turnId: request.turnId,
+      inputDigest: request.inputDigest,
+      inputSummary: approvalInputSummary(request.toolName, request.input),
+    });
+    return true;
+  }
+
+  /** A PermissionRequest hook's answer, unless another answer came first or the session sets its allow aside. */
+  #takeHookAnswer(entry: PendingApproval, answer: PermissionRequestHookResult): void {
+    if (entry.decision !== undefined || entry.hookDecision !== undefined || entry.ruling !== undefined) return;
+    const by = hookDecider(answer.hook);
+    if (this.#setAsideAllow(entry, answer.behavior, by)) return;
+    entry.hookDecision =
+      answer.message === undefined
+        ? { behavior: answer.behavior }
+        : { behavior: answer.behavior, message: answer.message };
+    const { request } = entry;
+    this.#state.recordApprovalDecision({
+      requestId: request.requestId,
+      decision: answer.behavior,
+      by,
+      ...(answer.message === undefined ? {} : { reason: answer.message }),
+      outcome: 'accepted',
+      callId: request.callId,
+      toolName: request.toolName,
+      turnId: request.turnId,
+      inputDigest: request.inputDigest,
+      inputSummary: approvalInputSummary(request.toolName, request.input),
+      source: 'hook',
       verified: false,
     });
   }
@@ -364,7 +453,7 @@ export class ApprovalBroker {
         )
         .then(
           (hookResult) => {
-            if (hookResult !== null && entry.decision === undefined) entry.hookDecision = hookResult;
+            if (hookResult !== null) this.#takeHookAnswer(entry, hookResult);
           },
           () => undefined,
         );
@@ -384,12 +473,9 @@ export class ApprovalBroker {
               entry.ruling !== undefined
             )
               return;
-            this.#rule(entry, {
-              kind: 'evaluator',
-              behavior: answer.decision,
-              reason: answer.reason,
-              by: `evaluator:${evaluatorName}`,
-            });
+            const by = evaluatorDecider(evaluatorName);
+            if (this.#setAsideAllow(entry, answer.decision, by)) return;
+            this.#rule(entry, { kind: 'evaluator', behavior: answer.decision, reason: answer.reason, by });
           },
           () => undefined,
         );

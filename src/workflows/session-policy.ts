@@ -7,12 +7,16 @@ export type { ParsedRules };
 
 /** Turns' limit counts remembered at once (a turn's counts matter only while it runs). */
 const TURN_COUNTS_RETAINED = 20;
+/** Signatures of applied signed `setPolicy` changes remembered, so a captured one cannot be applied again. */
+const APPLIED_SIGNATURES_RETAINED = 200;
 
 /** What continue-as-new carries of the policy: the session tier when `setPolicy` changed it, and session-wide counts. */
 export interface CarriedPolicy {
   policy?: SessionPolicy;
   /** Calls counted against each `limits` entry with `per: 'session'`, by position in `limits`. */
   limitCounts?: number[];
+  /** Signatures of the signed `setPolicy` changes applied so far (newest last, bounded): each applies once. */
+  appliedSignatures?: string[];
 }
 
 /**
@@ -27,6 +31,7 @@ export class PolicyState {
   readonly limits: ReadonlyArray<{ limit: CallLimit; rule: ParsedRule | undefined }>;
   readonly #sessionCounts: number[];
   readonly #turnCounts = new Map<string, number[]>();
+  readonly #appliedSignatures: string[];
   /** The first start-input rule (rules, shadow rules, limits) that does not parse. */
   readonly ruleError: string | undefined;
 
@@ -51,6 +56,7 @@ export class PolicyState {
       }
     });
     this.#sessionCounts = this.limits.map((_, index) => carried?.limitCounts?.[index] ?? 0);
+    this.#appliedSignatures = [...(carried?.appliedSignatures ?? [])];
     this.ruleError = ruleError;
   }
 
@@ -71,8 +77,20 @@ export class PolicyState {
     return this.#policy.permissionMode ?? 'default';
   }
 
-  /** Applies a validated `setPolicy` request: each rule list given replaces the session's list; returns the new version. */
+  /** Whether a signed `setPolicy` with this signature was applied already (a signed change applies once). */
+  applied(signature: string): boolean {
+    return this.#appliedSignatures.includes(signature);
+  }
+
+  /**
+   * Applies a validated (and, where the session requires it, verified) `setPolicy` request: each rule list given
+   * replaces the session's list; returns the new version. Its signature, if any, is remembered as spent.
+   */
   update(request: SetPolicyRequest): number {
+    if (request.signature !== undefined) {
+      this.#appliedSignatures.push(request.signature);
+      if (this.#appliedSignatures.length > APPLIED_SIGNATURES_RETAINED) this.#appliedSignatures.shift();
+    }
     const rules: PermissionRules = { ...this.#policy.rules, ...(request.rules ?? {}) };
     const permissionMode = request.permissionMode ?? this.#policy.permissionMode;
     this.#policy = {
@@ -133,6 +151,7 @@ export class PolicyState {
     return {
       ...(this.#policy.version > 1 ? { policy: this.#policy } : {}),
       ...(this.#sessionCounts.some((count) => count > 0) ? { limitCounts: [...this.#sessionCounts] } : {}),
+      ...(this.#appliedSignatures.length > 0 ? { appliedSignatures: [...this.#appliedSignatures] } : {}),
     };
   }
 }

@@ -2,6 +2,7 @@ import { setHandler } from '@temporalio/workflow';
 import { clipSignalFields } from '../contracts/clip-fields.js';
 import {
   activeTurnQuery,
+  approvalDecisionCountsQuery,
   approvalDecisionsQuery,
   approvalSignal,
   backgroundTasksQuery,
@@ -109,7 +110,8 @@ export function installExecutorHandlers(options: {
     },
   });
   setHandler(backgroundTasksQuery, () => executor().state.backgroundTasks.list());
-  setHandler(approvalDecisionsQuery, () => [...executor().state.approvalDecisions]);
+  setHandler(approvalDecisionsQuery, () => executor().state.approvalDecisions);
+  setHandler(approvalDecisionCountsQuery, () => executor().state.approvalDecisionCounts());
   setHandler(turnResultsQuery, (query) => {
     const limit = Math.min(Math.max(Math.trunc(query?.limit ?? 10), 1), 50);
     return [...executor().state.completedTurns.values()].slice(-limit);

@@ -1,10 +1,12 @@
 import {
+  ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
   condition,
   continueAsNew,
   isCancellation,
   log,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -15,14 +17,17 @@ import {
 } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
-import { invalidRule, policySchemas } from '../contracts/policy.js';
+import { invalidRule, policyDecider, policySchemas } from '../contracts/policy.js';
 import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { formatZodError, oversizeRequestReason, toolCallSchemas } from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { utf8Length } from '../contracts/utf8-length.js';
-import { stopBackgroundTasksActivity } from './activity-routing.js';
+import { admitSession, stopBackgroundTasksActivity } from './activity-routing.js';
+import { afterLocalActivities } from './local-activity-barrier.js';
+import { judgePolicyChangeWithoutSignature, verifyPolicyChange } from './policy-authority.js';
+import type { PolicyAuthority } from './policy-authority.js';
 import { inReleasedScope } from './released-scope.js';
 import type { Turn } from './scheduler.js';
 import type { CarriedSessionState, SessionState } from './session-state.js';
@@ -45,10 +50,14 @@ export async function toolSession(
   options: SessionOptions = {},
   carried?: CarriedSessionState,
 ): Promise<SessionSummary> {
+  const admission: Admission = { pending: asksForAdmission(options) };
   const executor = new ToolExecutor(options, carried);
   const { state, queue } = executor;
-  installHandlers(executor);
+  // The handlers are in place before the first await: an update that came with the start is never turned away
+  // for want of a handler (it waits for the admission instead, see `admissionGate`).
+  installHandlers(executor, admission);
   executor.refresh();
+  await admitOnThisWorker(options, admission);
 
   const eventThreshold = options.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_EVENTS;
   try {
@@ -63,6 +72,53 @@ export async function toolSession(
     throw error;
   }
   return await continueAsNew<typeof toolSession>(options, state.carry(utf8Length(JSON.stringify(options))));
+}
+
+/** Marks histories in which a session asks its worker to admit its sandbox mode; older ones replay without asking. */
+const SANDBOX_FLOOR_PATCH = 'sandbox-floor';
+
+/** Whether the worker has admitted the session's options yet, and why it refused them if it did. */
+interface Admission {
+  pending: boolean;
+  refusal?: string;
+}
+
+/** Only `off` and `auto` can be refused, so only sessions asking for them ask the worker (and mark their history). */
+function asksForAdmission(options: SessionOptions): boolean {
+  const sandboxMode = options.sandbox?.mode;
+  return sandboxMode !== undefined && sandboxMode !== 'required' && patched(SANDBOX_FLOOR_PATCH);
+}
+
+function sessionRefused(reason: string): ApplicationFailure {
+  return ApplicationFailure.create({ message: reason, type: 'SessionRefused', nonRetryable: true });
+}
+
+/**
+ * A worker-level `SWITCHYARD_SANDBOX=required` is a floor no session option lowers: a session that asks for `off` or
+ * `auto` is refused before any turn runs (turns wait for the admission, and a refused session's turns fail with the
+ * reason), and ends with a failure naming the setting once those updates have answered.
+ */
+async function admitOnThisWorker(options: SessionOptions, admission: Admission): Promise<void> {
+  if (!admission.pending) return;
+  const result = await afterLocalActivities(() => admitSession({ sandboxMode: options.sandbox?.mode ?? 'auto' }));
+  admission.pending = false;
+  if (result.admitted) return;
+  admission.refusal = result.reason;
+  await condition(allHandlersFinished);
+  throw sessionRefused(result.reason);
+}
+
+/**
+ * What an update that starts calls waits for before it does: nothing (undefined, so the handler runs at once, as in
+ * histories before the admission existed) once the session is admitted; else the admission, failing with the
+ * refusal's reason.
+ */
+function admissionGate(admission: Admission): Promise<void> | undefined {
+  if (!admission.pending && admission.refusal === undefined) return undefined;
+  return (async () => {
+    await condition(() => !admission.pending);
+    if (admission.refusal !== undefined) throw sessionRefused(admission.refusal);
+  })();
 }
 
 /**
@@ -84,7 +140,7 @@ async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
 }
 
 /** The wire contract's messages (docs/ARCHITECTURE.md, Wire contract), each to the part that owns it. */
-function installHandlers(executor: ToolExecutor): void {
+function installHandlers(executor: ToolExecutor, admission: Admission): void {
   const { state, queue, scheduler } = executor;
   /** Streaming turns by id, while they run (completed ones answer from `state.completedTurns`). */
   const streaming = new Map<string, Turn>();
@@ -100,8 +156,11 @@ function installHandlers(executor: ToolExecutor): void {
   // An update, not a signal, because the caller waits for the results; the update id is the turnId.
   setHandler(
     executeTurnUpdate,
-    (request: ExecuteTurnRequest): Promise<TurnResult> | TurnResult =>
-      executor.runWholeTurn(request.turnId, request.calls),
+    (request: ExecuteTurnRequest): Promise<TurnResult> | TurnResult => {
+      const gate = admissionGate(admission);
+      const run = (): Promise<TurnResult> | TurnResult => executor.runWholeTurn(request.turnId, request.calls);
+      return gate === undefined ? run() : gate.then(run);
+    },
     {
       validator: (request) => {
         const parsed = toolCallSchemas().executeTurn.safeParse(request);
@@ -117,46 +176,53 @@ function installHandlers(executor: ToolExecutor): void {
 
   setHandler(
     addCallsUpdate,
-    (request: AddCallsRequest): AddCallsResult => {
-      let turn = streaming.get(request.turnId);
-      if (turn === undefined) {
-        const created = scheduler.createTurn({ turnId: request.turnId, kind: 'streaming' });
-        turn = created;
-        streaming.set(request.turnId, created);
-        queue
-          .enqueue(request.turnId, (current) => scheduler.run(created, current))
-          .catch((error: unknown) =>
-            log.error('streaming turn failed', { turnId: request.turnId, error: projectErrorMessage(error) }),
-          )
-          .finally(() => streaming.delete(request.turnId));
-      }
-      scheduler.addCalls({ turn, calls: request.calls, done: request.done === true });
-      return { turnId: turn.turnId, total: turn.calls.length, done: turn.done };
+    (request: AddCallsRequest): Promise<AddCallsResult> | AddCallsResult => {
+      const gate = admissionGate(admission);
+      return gate === undefined ? addCalls(request) : gate.then(() => addCalls(request));
     },
     {
-      validator: (request) => {
-        const parsed = toolCallSchemas().addCalls.safeParse(request);
-        if (!parsed.success) throw new Error(`Invalid addCalls request: ${formatZodError(parsed.error)}`);
-        const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
-        if (oversize !== undefined) throw new Error(`Invalid addCalls request: ${oversize}`);
-        const turn = streaming.get(request.turnId);
-        if (turn === undefined) {
-          if (queue.knows(request.turnId))
-            throw new Error(
-              `Turn "${request.turnId}" is a whole turn (executeTurn) or has ended; a streaming turn needs a new turnId`,
-            );
-          checkCallCount(request.calls.length, request.turnId);
-          return;
-        }
-        if (turn.done && request.calls.length > 0)
-          throw new Error(`Turn "${request.turnId}" is done: no more calls can be added`);
-        const known = new Set(turn.calls.map((entry) => entry.call.id));
-        const duplicate = parsed.data.calls.find((call) => known.has(call.id));
-        if (duplicate !== undefined) throw new Error(`duplicate call id "${duplicate.id}" in turn "${request.turnId}"`);
-        checkCallCount(turn.calls.length + request.calls.length, request.turnId);
-      },
+      validator: (request) => validateAddCalls(request),
     },
   );
+
+  function addCalls(request: AddCallsRequest): AddCallsResult {
+    let turn = streaming.get(request.turnId);
+    if (turn === undefined) {
+      const created = scheduler.createTurn({ turnId: request.turnId, kind: 'streaming' });
+      turn = created;
+      streaming.set(request.turnId, created);
+      queue
+        .enqueue(request.turnId, (current) => scheduler.run(created, current))
+        .catch((error: unknown) =>
+          log.error('streaming turn failed', { turnId: request.turnId, error: projectErrorMessage(error) }),
+        )
+        .finally(() => streaming.delete(request.turnId));
+    }
+    scheduler.addCalls({ turn, calls: request.calls, done: request.done === true });
+    return { turnId: turn.turnId, total: turn.calls.length, done: turn.done };
+  }
+
+  function validateAddCalls(request: AddCallsRequest): void {
+    const parsed = toolCallSchemas().addCalls.safeParse(request);
+    if (!parsed.success) throw new Error(`Invalid addCalls request: ${formatZodError(parsed.error)}`);
+    const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
+    if (oversize !== undefined) throw new Error(`Invalid addCalls request: ${oversize}`);
+    const turn = streaming.get(request.turnId);
+    if (turn === undefined) {
+      if (queue.knows(request.turnId))
+        throw new Error(
+          `Turn "${request.turnId}" is a whole turn (executeTurn) or has ended; a streaming turn needs a new turnId`,
+        );
+      checkCallCount(request.calls.length, request.turnId);
+      return;
+    }
+    if (turn.done && request.calls.length > 0)
+      throw new Error(`Turn "${request.turnId}" is done: no more calls can be added`);
+    const known = new Set(turn.calls.map((entry) => entry.call.id));
+    const duplicate = parsed.data.calls.find((call) => known.has(call.id));
+    if (duplicate !== undefined) throw new Error(`duplicate call id "${duplicate.id}" in turn "${request.turnId}"`);
+    checkCallCount(turn.calls.length + request.calls.length, request.turnId);
+  }
 
   setHandler(
     awaitResultsUpdate,
@@ -188,24 +254,60 @@ function installHandlers(executor: ToolExecutor): void {
   );
 
   // An update, not a signal: the caller learns the new version and what it released; the validator keeps bad rules
-  // out of history, so a rejected change applies nothing.
+  // out of history, so a rejected change applies nothing. In a session with approvers only a change signed by one of
+  // them applies; any other is refused with the reason (docs/APPROVALS.md, Signed policy changes).
+  const applyPolicy = (request: SetPolicyRequest, authority: PolicyAuthority): SetPolicyResult => {
+    const turnId = queue.current?.turnId ?? '';
+    if (authority.kind === 'refused') {
+      state.emit({
+        type: 'ApprovalIgnored',
+        turnId,
+        requestId: 'setPolicy',
+        reason: authority.reason,
+        detail: authority.detail,
+      });
+      state.recordApprovalDecision({
+        requestId: 'setPolicy',
+        by: policyDecider(request.by),
+        source: 'policy',
+        outcome: 'ignored',
+        ignoredBecause: authority.reason,
+        detail: authority.detail,
+      });
+      throw ApplicationFailure.create({
+        message: `setPolicy refused (${authority.reason}): ${authority.detail}; nothing changed`,
+        type: 'PolicyChangeRefused',
+        nonRetryable: true,
+      });
+    }
+    const policyVersion = state.policy.update(request);
+    // Decisions a policy change makes are the policy's (`policy:<by>`), never a bare name taken for a person.
+    const { released, denied } = executor.broker.reconsider({
+      by: policyDecider(request.by),
+      verified: authority.verified,
+    });
+    const by = request.by === undefined ? {} : { by: request.by };
+    const reason = request.reason === undefined ? {} : { reason: request.reason };
+    state.emit({
+      type: 'PolicyChanged',
+      turnId,
+      policyVersion,
+      ...by,
+      verified: authority.verified,
+      ...(authority.policyDigest === undefined ? {} : { policyDigest: authority.policyDigest }),
+      ...reason,
+      released,
+      denied,
+    });
+    return { policyVersion, released, denied };
+  };
   setHandler(
     setPolicyUpdate,
-    (request: SetPolicyRequest): SetPolicyResult => {
-      const policyVersion = state.policy.update(request);
-      const { released, denied } = executor.broker.reconsider(request.by ?? 'setPolicy');
-      const by = request.by === undefined ? {} : { by: request.by };
-      const reason = request.reason === undefined ? {} : { reason: request.reason };
-      state.emit({
-        type: 'PolicyChanged',
-        turnId: queue.current?.turnId ?? '',
-        policyVersion,
-        ...by,
-        ...reason,
-        released,
-        denied,
-      });
-      return { policyVersion, released, denied };
+    (request: SetPolicyRequest): SetPolicyResult | Promise<SetPolicyResult> => {
+      // Unsigned and expired changes are judged at once, in the activation they arrived in; a signature is checked.
+      const judged = judgePolicyChangeWithoutSignature(state, request);
+      if (judged !== undefined) return applyPolicy(request, judged);
+      return verifyPolicyChange(state, request).then((authority) => applyPolicy(request, authority));
     },
     {
       validator: (request) => {

@@ -315,7 +315,9 @@ describe('approval console in a real browser', () => {
         outcome: 'ignored',
         message: 'Deny was ignored: a PermissionRequest hook answered first.',
       });
+      // The hook's own decision is logged as the hook's (`hook:<name>`), never a person's.
       expect(await decisionsOf(session)).toMatchObject([
+        { requestId, outcome: 'accepted', decision: 'allow', by: 'hook:PermissionRequest hook #1', verified: false },
         { requestId, outcome: 'ignored', ignoredBecause: 'hook_answered_first', by: 'test-operator', callId: 'b1' },
       ]);
     } finally {

@@ -61,8 +61,9 @@ describe('session policy on a real server (real tools)', () => {
         { policyVersion: 2, by: 'ops', reason: 'touch is harmless here', released: ['c1'], denied: [] },
         { policyVersion: 3, released: [], denied: ['c3'] },
       ]);
+      // Decisions a policy change makes are the policy's, never a bare name taken for a person.
       expect(eventsOfType(events, 'PermissionResolved')).toMatchObject([
-        { callId: 'c1', source: 'policy', by: 'ops', policyVersion: 2 },
+        { callId: 'c1', source: 'policy', by: 'policy:ops', policyVersion: 2 },
       ]);
       expect(eventsOfType(events, 'PermissionDenied')).toMatchObject([
         { callId: 'c3', source: 'policy', policyVersion: 3 },
@@ -72,8 +73,8 @@ describe('session policy on a real server (real tools)', () => {
           Array<{ callId?: string; by?: string; decision?: string; policyVersion?: number }>
         >('approvalDecisions');
       expect(decisions).toMatchObject([
-        { callId: 'c1', by: 'ops', decision: 'allow', policyVersion: 2 },
-        { callId: 'c3', by: 'ops', decision: 'deny', policyVersion: 3 },
+        { callId: 'c1', by: 'policy:ops', decision: 'allow', policyVersion: 2 },
+        { callId: 'c3', by: 'policy:ops', decision: 'deny', policyVersion: 3 },
       ]);
     });
   });
