@@ -175,10 +175,11 @@ export function approvalInputSummary(toolName: string, input: unknown): string {
   return `${escaped.slice(0, end)}…`;
 }
 
-/** Who decided, from how the decision log names them: `evaluator:<name>`, `hook:<command>`, else a person. */
+/** Who decided, from how the decision log names them: `evaluator:<name>`, `hook:<command>`, `policy:<by>`, else a person. */
 export function approvalDecisionSource(by: string | undefined): ApprovalDecisionSource {
   if (by?.startsWith('evaluator:') === true) return 'evaluator';
   if (by?.startsWith('hook:') === true) return 'hook';
+  if (by?.startsWith('policy:') === true) return 'policy';
   return 'person';
 }
 

@@ -26,6 +26,7 @@ describe('approvalInputSummary', () => {
   it('tells evaluators and hooks from people by how the log names them', () => {
     expect(approvalDecisionSource('evaluator:risk')).toBe('evaluator');
     expect(approvalDecisionSource('hook:./approve.sh')).toBe('hook');
+    expect(approvalDecisionSource('policy:alice')).toBe('policy');
     expect(approvalDecisionSource('alice')).toBe('person');
     expect(approvalDecisionSource(undefined)).toBe('person');
   });
