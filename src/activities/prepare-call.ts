@@ -1,5 +1,6 @@
 import { isClientTool } from '../tools/client-tool.js';
-import type { CallPlan, ReadyCallPlan } from '../contracts/call-plan.js';
+import type { CallPlan, PreToolUseOutcome, ReadyCallPlan, RejectedCallPlan } from '../contracts/call-plan.js';
+import { withHookContext } from '../contracts/hook-context.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import { formatZodError } from '../contracts/tool-call.js';
@@ -111,7 +112,7 @@ export async function prepareCall(options: {
   if (hookOutcome.updatedInput !== undefined) {
     const reparsed = tool.inputSchema.safeParse(hookOutcome.updatedInput.value);
     if (!reparsed.success) {
-      return {
+      return withPreHookContext(hookOutcome.outcome, {
         ...rejected(
           call,
           'validation',
@@ -121,13 +122,13 @@ export async function prepareCall(options: {
           ),
         ),
         toolName: tool.name,
-      };
+      });
     }
     input = reparsed.data;
     try {
       const validation = (await tool.validateInput?.(input, checks)) ?? { ok: true };
       if (!validation.ok) {
-        return {
+        return withPreHookContext(hookOutcome.outcome, {
           ...rejected(
             call,
             'validation',
@@ -135,14 +136,14 @@ export async function prepareCall(options: {
             texts.toolUseError(validation.message),
           ),
           toolName: tool.name,
-        };
+        });
       }
       input = (await tool.resolveInput?.(input, checks)) ?? input;
     } catch (error) {
-      return {
+      return withPreHookContext(hookOutcome.outcome, {
         ...rejected(call, 'validation', errorCodes.businessFailure, texts.toolUseError(projectErrorMessage(error))),
         toolName: tool.name,
-      };
+      });
     }
   }
 
@@ -197,6 +198,16 @@ export async function prepareCall(options: {
     }
   }
   return plan;
+}
+
+/**
+ * A call Prepare rejects after its PreToolUse hooks ran (an input a hook rewrote that fails validation) keeps their
+ * context: the model reads it after the rejection, as it would after a failed or denied call (docs/SEMANTICS.md,
+ * Hooks). The rejection itself, not the hooks' decision, is the outcome.
+ */
+function withPreHookContext(outcome: PreToolUseOutcome | undefined, plan: RejectedCallPlan): RejectedCallPlan {
+  const context = outcome?.additionalContext ?? [];
+  return context.length === 0 ? plan : { ...plan, modelContent: withHookContext(plan.modelContent, context) };
 }
 
 /** Whether a deny rule without content (`Bash`, `mcp__server`, `mcp__server__tool`) covers the tool. */
