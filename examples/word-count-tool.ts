@@ -4,6 +4,7 @@ import {
   builtinTools,
   createSwitchyardWorker,
   defineTool,
+  temporalConnectConfigFromEnv,
 } from 'temporal-switchyard/worker';
 import { z } from 'zod';
 
@@ -24,7 +25,13 @@ export const wordCountTool = defineTool({
 });
 
 export async function runWorkerWithWordCount(): Promise<void> {
-  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
-  const worker = await createSwitchyardWorker({ connection, tools: [...builtinTools(), wordCountTool] });
+  // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, or a temporal.toml profile
+  const temporal = temporalConnectConfigFromEnv();
+  const connection = await NativeConnection.connect(temporal.connectionOptions);
+  const worker = await createSwitchyardWorker({
+    connection,
+    namespace: temporal.namespace,
+    tools: [...builtinTools(), wordCountTool],
+  });
   await worker.run();
 }

@@ -24,9 +24,10 @@ export interface SystemPackage {
   why: string;
 }
 
-/** `bwrap` confines Bash calls in the sandbox tests. */
+/** `bwrap` confines Bash calls in the sandbox tests; `openssl` makes the TLS tests' certificates. */
 export const testPackages: SystemPackage[] = [
   { name: 'bubblewrap', provides: 'bwrap', why: 'the Bash sandbox (bwrap)' },
+  { name: 'openssl', provides: 'openssl', why: "the TLS tests' certificates" },
 ];
 
 /** The cluster suite runs a Temporal server on Debian's PostgreSQL 15. */

@@ -5,6 +5,13 @@
 export { SessionHandle, StreamingTurn, SwitchyardClient, validateSessionOptions } from './client/switchyard-client.js';
 export type { SwitchyardClientOptions } from './client/switchyard-client.js';
 export { payloadConverterPath, switchyardDataConverter } from './config/data-converter.js';
+export { temporalConnectConfigFromEnv } from './config/environment.js';
+export { TemporalConfigError, describeConnectionSecurity } from './config/temporal-connection.js';
+export type {
+  TemporalConnectConfig,
+  TemporalConnectionFlags,
+  TemporalConnectionSecurity,
+} from './config/temporal-connection.js';
 
 // The model adapters, one module per API: export the tools, turn the model's calls into Switchyard calls, turn the
 // results into what the API wants back; the stream assemblers run calls while the reply streams.
@@ -126,6 +133,16 @@ export {
   toolSessionWorkflowType,
 } from './contracts/messages.js';
 export type { InterruptSignal, SessionStateView } from './contracts/messages.js';
+export { callsInDoubtQuery, resolveInDoubtUpdate } from './contracts/messages.js';
+export { resolveInDoubtRequestSchema } from './contracts/schemas.js';
+export { idempotencyKeyOf, inDoubtOutcomes, inDoubtSigningPayload } from './contracts/calls-in-doubt.js';
+export type {
+  CallInDoubt,
+  InDoubtOutcome,
+  InDoubtSigningPayload,
+  ResolveInDoubtRequest,
+  ResolveInDoubtResult,
+} from './contracts/calls-in-doubt.js';
 export { permissionModes } from './contracts/session.js';
 export { sessionOptionsSchema } from './contracts/schemas.js';
 export type { PermissionMode, PermissionRules, SessionOptions } from './contracts/session.js';

@@ -1,5 +1,6 @@
 // `npm run example:agent -- "fix the failing test in ./demo"`: runs the durable agent on a fresh copy of the demo
-// workspace. Starts what is missing: a Temporal dev server when none answers on TEMPORAL_ADDRESS (or localhost:7233),
+// workspace. Starts what is missing: a Temporal dev server when no server is configured (TEMPORAL_ADDRESS, a
+// temporal.toml profile; see README "An existing Temporal cluster") and none answers on localhost:7233,
 // the agent's worker in this process (unless --no-worker: run `npx tsx examples/durable-agent/worker.ts` yourself, to
 // kill and restart it mid-turn), and the scripted model when ANTHROPIC_API_KEY is not set. Approvals are asked here;
 // the console and `switchyard approve` answer them too.
@@ -15,7 +16,12 @@ import { SwitchyardClient } from 'temporal-switchyard';
 import type { ApprovalRequest, SessionEvent, SessionHandle } from 'temporal-switchyard';
 import { startDevServer } from 'temporal-switchyard/dev-server';
 import type { DevServer } from 'temporal-switchyard/dev-server';
-import { NativeConnection, createLogger, installTemporalRuntime } from 'temporal-switchyard/worker';
+import {
+  NativeConnection,
+  createLogger,
+  installTemporalRuntime,
+  temporalConnectConfigFromEnv,
+} from 'temporal-switchyard/worker';
 import { agentTaskQueue, createAgentWorker, modelFromEnv } from './worker.js';
 import type { AgentInput, AgentOutcome } from './workflows.js';
 
@@ -171,15 +177,16 @@ async function main(): Promise<void> {
     }),
   );
   let server: DevServer | undefined;
-  let address = process.env.TEMPORAL_ADDRESS || 'localhost:7233';
-  if (!process.env.TEMPORAL_ADDRESS && !(await listening(address))) {
+  // Address, namespace, TLS and API key as the `temporal` CLI resolves them (environment, temporal.toml profile).
+  let temporal = temporalConnectConfigFromEnv();
+  if (temporal.addressIsDefault && !(await listening(temporal.connectionOptions.address))) {
     say(
       'No Temporal server on localhost:7233: starting a dev server for this run (or run `npm start` in another terminal first).',
     );
     server = await startDevServer({ onProgress: (message) => say(`  ${message}`) });
-    address = server.address;
+    temporal = { ...temporal, connectionOptions: { address: server.address }, namespace: server.namespace };
   }
-  const namespace = server?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const { namespace, connectionOptions } = temporal;
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-'));
   await cp(demoDir, path.join(workspace, 'demo'), { recursive: true });
   say(`Workspace: ${workspace} (a fresh copy of examples/durable-agent/demo, as ./demo)`);
@@ -192,7 +199,7 @@ async function main(): Promise<void> {
         ? `Model: Anthropic ${model.model ?? 'claude-sonnet-4-5'}`
         : 'Model: scripted (ANTHROPIC_API_KEY is not set; examples/durable-agent/scripted-model.ts answers offline)',
     );
-    const connection = await NativeConnection.connect({ address });
+    const connection = await NativeConnection.connect(connectionOptions);
     say('Starting the agent worker (bundling its workflow takes a few seconds)…');
     const worker = await createAgentWorker({ connection, model, namespace });
     const running = worker.run();
@@ -204,7 +211,7 @@ async function main(): Promise<void> {
     };
   }
 
-  const client = await SwitchyardClient.connect({ address, namespace, taskQueue: agentTaskQueue() });
+  const client = await SwitchyardClient.connect({ connectionOptions, namespace, taskQueue: agentTaskQueue() });
   const workflowId = `agent-${Date.now().toString(36)}`;
   const input: AgentInput = { prompt, cwd: workspace };
   const handle = await client.client.workflow.start('durableAgent', {

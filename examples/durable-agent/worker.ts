@@ -1,6 +1,7 @@
 // The agent's worker: Switchyard's worker (built-in tools and the executor's activities) with the agent's workflow
 // and its model activity added. Run alone (`npx tsx examples/durable-agent/worker.ts`) or from `main.ts`.
-// Env: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE (default `durable-agent`),
+// Env: where Temporal is, as the `temporal` CLI reads it — TEMPORAL_ADDRESS (default localhost:7233),
+// TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE of temporal.toml; AGENT_TASK_QUEUE (default `durable-agent`),
 // ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / ANTHROPIC_MODEL (without a key: the scripted model, offline),
 // WORKFLOW_BUNDLE (a prebuilt bundle of workflows.ts; default: bundled at start).
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -69,7 +70,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
 }
 
 async function main(): Promise<void> {
-  const { NativeConnection, createLogger, installTemporalRuntime } = await import('temporal-switchyard/worker');
+  const { NativeConnection, createLogger, installTemporalRuntime, temporalConnectConfigFromEnv } =
+    await import('temporal-switchyard/worker');
   installTemporalRuntime(
     createLogger({
       env: {
@@ -78,12 +80,14 @@ async function main(): Promise<void> {
       },
     }),
   );
-  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS || 'localhost:7233' });
+  // Address, namespace, TLS and API key as the `temporal` CLI resolves them (environment, temporal.toml profile).
+  const temporal = temporalConnectConfigFromEnv();
+  const connection = await NativeConnection.connect(temporal.connectionOptions);
   const { model, scripted } = await modelFromEnv();
   const worker = await createAgentWorker({
     connection,
     model,
-    ...(process.env.TEMPORAL_NAMESPACE ? { namespace: process.env.TEMPORAL_NAMESPACE } : {}),
+    namespace: temporal.namespace,
     ...(process.env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE } } : {}),
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());

@@ -2,8 +2,12 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { switchyardDataConverter } from '../config/data-converter.js';
-import { processEnvironment, resolveConnection } from '../config/environment.js';
+import { envValue, processEnvironment, temporalConnectConfigFromEnv } from '../config/environment.js';
 import type { Environment } from '../config/environment.js';
+import { describeConnectionSecurity } from '../config/temporal-connection.js';
+import type { TemporalConnectConfig, TemporalConnectionFlags } from '../config/temporal-connection.js';
+import { DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { diagnoseTlsFailure, isPermissionDenied, permissionDeniedMessage } from './connection-diagnosis.js';
 import { SwitchyardClient } from '../client/switchyard-client.js';
 
 /**
@@ -66,8 +70,48 @@ export type CommandValues<O extends Options> = {
 } & { help?: boolean; json?: boolean };
 
 /**
- * `parseArgs` with `--help`/`-h` and `--json` on every command; unknown options and missing values are usage errors
- * naming the command. Returns `undefined` after printing the help when `--help` was given (anywhere in the args).
+ * The `temporal` CLI's connection flags, which every command takes (README "An existing Temporal cluster"); each
+ * wins over its `TEMPORAL_*` variable and the `temporal.toml` profile.
+ */
+export const CONNECTION_OPTIONS = {
+  address: { type: 'string' },
+  namespace: { type: 'string' },
+  'api-key': { type: 'string' },
+  'tls-cert-path': { type: 'string' },
+  'tls-key-path': { type: 'string' },
+  'tls-ca-path': { type: 'string' },
+  'tls-server-name': { type: 'string' },
+  profile: { type: 'string' },
+} as const;
+
+/** The connection flags of this run's command (one command per process), set by `parseCommand`. */
+let commandConnectionFlags: TemporalConnectionFlags = {};
+
+/** The connection flags given to this run's command. */
+export function givenConnectionFlags(): TemporalConnectionFlags {
+  return commandConnectionFlags;
+}
+
+/** The connection flags among a command's parsed values. */
+export function connectionFlags(values: Record<string, unknown>): TemporalConnectionFlags {
+  const text = (name: keyof typeof CONNECTION_OPTIONS): string | undefined =>
+    typeof values[name] === 'string' ? values[name] : undefined;
+  return {
+    address: text('address'),
+    namespace: text('namespace'),
+    apiKey: text('api-key'),
+    tlsCertPath: text('tls-cert-path'),
+    tlsKeyPath: text('tls-key-path'),
+    tlsCaPath: text('tls-ca-path'),
+    tlsServerName: text('tls-server-name'),
+    profile: text('profile'),
+  };
+}
+
+/**
+ * `parseArgs` with `--help`/`-h`, `--json` and the connection flags (`CONNECTION_OPTIONS`) on every command; unknown
+ * options and missing values are usage errors naming the command. Returns `undefined` after printing the help when
+ * `--help` was given (anywhere in the args).
  */
 export function parseCommand<const O extends Options>(
   command: string,
@@ -81,16 +125,36 @@ export function parseCommand<const O extends Options>(
     process.stdout.write(help);
     return undefined;
   }
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    const parsed = parseArgs({
+    parsed = parseArgs({
       args,
-      options: { ...options, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
+      options: { ...CONNECTION_OPTIONS, ...options, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
       allowPositionals: config.positionals === true,
       strict: true,
     });
-    return parsed as never;
   } catch (error) {
     throw new UsageError((error as Error).message, command);
+  }
+  commandConnectionFlags = connectionFlags(parsed.values);
+  const values = Object.fromEntries(
+    Object.entries(parsed.values).filter(([name]) => !(name in CONNECTION_OPTIONS) || name in options),
+  );
+  return { values, positionals: parsed.positionals } as never;
+}
+
+/**
+ * Where this command connects: its connection flags over the environment and the `temporal.toml` profile. A file
+ * that cannot be used (TLS, config) is a usage error naming it: nothing connects.
+ */
+export function temporalConnection(
+  flags: TemporalConnectionFlags = commandConnectionFlags,
+  env: Environment = processEnvironment(),
+): TemporalConnectConfig {
+  try {
+    return temporalConnectConfigFromEnv(flags, env);
+  } catch (error) {
+    throw new CliError((error as Error).message, ExitCode.usage);
   }
 }
 
@@ -101,8 +165,14 @@ export function serverAddress(env: Environment = processEnvironment()): {
   taskQueue: string;
   source: string;
 } {
-  const { address, namespace, taskQueue, addressSource } = resolveConnection({}, env);
-  return { address, namespace, taskQueue, source: addressSource };
+  const { connectionOptions, namespace, addressSource } = temporalConnection(commandConnectionFlags, env);
+  const taskQueue = envValue('SWITCHYARD_TASK_QUEUE', env) ?? DEFAULT_TASK_QUEUE;
+  return { address: connectionOptions.address, namespace, taskQueue, source: addressSource };
+}
+
+/** `Temporal: host:port, namespace ns (TLS on, API key off)`: the line a long-running command prints at start. */
+export function connectionLine(temporal: TemporalConnectConfig): string {
+  return `Temporal: ${temporal.connectionOptions.address} (${temporal.addressSource}), namespace ${temporal.namespace}; ${describeConnectionSecurity(temporal.security)}`;
 }
 
 /** One readable line for a server nobody answers at, saying where the CLI looked and what to run. */
@@ -130,18 +200,66 @@ export function isUnreachable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * How long a command waits for the server before it says so: a refused TLS handshake or a wrong key ends a command at
+ * once, not after a retry loop.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Why connecting (or a first request) failed, in words that name what is missing: the server's refusal of the API key,
+ * or what one TLS handshake with the same settings finds. Undefined when neither explains it.
+ */
+export async function connectionFailureMessage(
+  error: unknown,
+  temporal: TemporalConnectConfig,
+): Promise<string | undefined> {
+  if (isPermissionDenied(error)) return permissionDeniedMessage(temporal, error);
+  return diagnoseTlsFailure(temporal);
+}
+
+/**
+ * Checks that this connection may use its namespace (one `DescribeNamespace`): a missing or refused API key, and a
+ * namespace that does not exist, stop a command at start instead of at its first request.
+ */
+export async function checkNamespaceAccess(
+  workflowService: { describeNamespace(request: { namespace: string }): Promise<unknown> },
+  temporal: TemporalConnectConfig,
+): Promise<void> {
+  try {
+    await workflowService.describeNamespace({ namespace: temporal.namespace });
+  } catch (error) {
+    if (isPermissionDenied(error)) throw new CliError(permissionDeniedMessage(temporal, error), ExitCode.failed);
+    if (isNotFound(error))
+      throw new CliError(
+        `namespace "${temporal.namespace}" does not exist on the Temporal server at ${temporal.connectionOptions.address}`,
+        ExitCode.failed,
+      );
+    throw error;
+  }
+}
+
 /** A connected Switchyard client for one command; an unreachable server becomes exit code 3 with one line. */
 export async function connectClient(): Promise<SwitchyardClient> {
-  const { address, namespace, taskQueue, source } = serverAddress();
+  const temporal = temporalConnection();
+  const { address, taskQueue, source } = serverAddress();
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 5_000 });
+    connection = await Connection.connect({ ...temporal.connectionOptions, connectTimeout: CONNECT_TIMEOUT_MS });
   } catch (error) {
+    const explained = await connectionFailureMessage(error, temporal);
+    if (explained !== undefined) throw new CliError(explained, ExitCode.failed);
     if (isUnreachable(error)) throw new CliError(unreachableMessage(address, source), ExitCode.unreachable);
     throw error;
   }
+  try {
+    await checkNamespaceAccess(connection.workflowService, temporal);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
   return new SwitchyardClient({
-    client: new Client({ connection, namespace, dataConverter: switchyardDataConverter }),
+    client: new Client({ connection, namespace: temporal.namespace, dataConverter: switchyardDataConverter }),
     taskQueue,
   });
 }

@@ -2,16 +2,26 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { switchyardDataConverter } from '../config/data-converter.js';
+import type { ConnectionOptions } from '@temporalio/client';
 import {
-  addressFromEnv,
   consoleIdentityFromEnv,
   consoleUserHeaderFromEnv,
   consoleUsersFileFromEnv,
   processEnvironment,
-  resolveConnection,
   userNameFromEnv,
 } from '../config/environment.js';
 import type { Environment } from '../config/environment.js';
+import {
+  CONNECTION_OPTIONS,
+  CONNECT_TIMEOUT_MS,
+  CliError,
+  ExitCode,
+  checkNamespaceAccess,
+  connectionFailureMessage,
+  connectionFlags,
+  connectionLine,
+  temporalConnection,
+} from './common.js';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../console/console-server.js';
 import type { RunningConsole } from '../console/console-server.js';
 import { loadConsoleUsers } from '../console/console-users.js';
@@ -20,8 +30,10 @@ import type { ConsoleUser } from '../console/console-users.js';
 export const CONSOLE_USAGE = `Usage: switchyard console [--port N] [--host ADDRESS] [--identity NAME] [--users FILE] [--user-header NAME] [--temporal-ui URL]
 
 The approval console: a web page listing the sessions waiting for approval across the namespace, with Approve /
-Always allow / Deny buttons, each session's timeline, live output and decision log. Connects to TEMPORAL_ADDRESS
-(default localhost:7233) and TEMPORAL_NAMESPACE.
+Always allow / Deny buttons, each session's timeline, live output and decision log. Connects as the \`temporal\` CLI
+does: --address, --namespace, --api-key, --tls-cert-path, --tls-key-path, --tls-ca-path, --tls-server-name and
+--profile, else TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_* and
+the TEMPORAL_PROFILE of temporal.toml.
   --port N           port to serve on (default ${DEFAULT_CONSOLE_PORT}; 0 picks a free one)
   --host ADDRESS     interface to bind (default 127.0.0.1; anything else exposes the console to the network)
   --identity NAME    who the decisions are from, the \`by\` of each approval (default SWITCHYARD_CONSOLE_IDENTITY,
@@ -57,6 +69,7 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
+      ...CONNECTION_OPTIONS,
       port: { type: 'string' },
       host: { type: 'string' },
       identity: { type: 'string' },
@@ -82,14 +95,28 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
     throw new ConsoleUsageError((error as Error).message);
   }
   const userHeader = values['user-header'] ?? consoleUserHeaderFromEnv();
-  const { address, namespace } = resolveConnection();
-  const temporalUiUrl = values['temporal-ui'] ?? (addressFromEnv() === undefined ? 'http://localhost:8233' : undefined);
-  const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((error: unknown) => {
+  const temporal = temporalConnection(connectionFlags(values));
+  const { address } = temporal.connectionOptions;
+  const namespace = temporal.namespace;
+  const temporalUiUrl = values['temporal-ui'] ?? (temporal.addressIsDefault ? 'http://localhost:8233' : undefined);
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ ...temporal.connectionOptions, connectTimeout: CONNECT_TIMEOUT_MS });
+  } catch (error) {
+    const explained = await connectionFailureMessage(error, temporal);
+    if (explained !== undefined) throw new CliError(explained, ExitCode.failed);
     throw new Error(
       `Could not reach Temporal at ${address} (${(error as Error).message}); start one with \`npm start\` or set TEMPORAL_ADDRESS.`,
       { cause: error },
     );
-  });
+  }
+  try {
+    await checkNamespaceAccess(connection.workflowService, temporal);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  process.stderr.write(`${connectionLine(temporal)}\n`);
   let running: RunningConsole | undefined;
   try {
     running = await startConsole({
@@ -124,7 +151,8 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
  * cannot, since the worker is still useful without it.
  */
 export async function startDevConsole(options: {
-  address: string;
+  /** The worker's connection options (address, TLS, API key). */
+  connectionOptions: ConnectionOptions;
   namespace: string;
   port: number;
   temporalUiUrl?: string;
@@ -136,7 +164,7 @@ export async function startDevConsole(options: {
     const usersFile = consoleUsersFileFromEnv();
     const users = usersFile === undefined ? undefined : await loadConsoleUsers(usersFile);
     const userHeader = consoleUserHeaderFromEnv();
-    connection = await Connection.connect({ address: options.address });
+    connection = await Connection.connect({ ...options.connectionOptions, connectTimeout: CONNECT_TIMEOUT_MS });
     const running = await startConsole({
       client: new Client({ connection, namespace: options.namespace, dataConverter: switchyardDataConverter }),
       port: options.port,

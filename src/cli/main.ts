@@ -6,8 +6,10 @@ import {
   isNotFound,
   isUnreachable,
   serverAddress,
+  temporalConnection,
   unreachableMessage,
 } from './common.js';
+import { isPermissionDenied, permissionDeniedMessage } from './connection-diagnosis.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
 
 export { ExitCode } from './common.js';
@@ -30,6 +32,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   interrupt: async (args) => (await import('./session-commands.js')).interruptCommand(args),
   events: async (args) => (await import('./session-commands.js')).eventsCommand(args),
   policy: async (args) => (await import('./policy-commands.js')).policyCommand(args),
+  doubt: async (args) => (await import('./doubt-commands.js')).doubtCommand(args),
   tasks: async (args) => (await import('./session-commands.js')).tasksCommand(args),
   artifact: async (args) => (await import('./artifact-commands.js')).artifactCommand(args),
   artifacts: async (args) => (await import('./artifact-commands.js')).artifactsCommand(args),
@@ -114,6 +117,10 @@ function report(error: unknown, command: string | undefined): number {
   if (error instanceof CliError) {
     process.stderr.write(`switchyard: ${error.message}\n`);
     return error.exitCode;
+  }
+  if (isPermissionDenied(error)) {
+    process.stderr.write(`switchyard: ${permissionDeniedMessage(temporalConnection(), error)}\n`);
+    return ExitCode.failed;
   }
   if (isUnreachable(error)) {
     const { address, source } = serverAddress();

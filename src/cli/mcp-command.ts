@@ -12,7 +12,15 @@ import { startGatewayHttp } from '../gateway/http-transport.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { validateSessionOptions } from '../client/switchyard-client.js';
-import { ExitCode, UsageError, connectClient, onStopSignal, parseCommand } from './common.js';
+import {
+  ExitCode,
+  UsageError,
+  connectClient,
+  connectionLine,
+  onStopSignal,
+  parseCommand,
+  temporalConnection,
+} from './common.js';
 import { COMMAND_HELP } from './help.js';
 
 const MCP_OPTIONS = {
@@ -145,6 +153,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   }
   const listing = await gatewayTools(values);
   const switchyard = await connectClient();
+  process.stderr.write(`switchyard mcp: ${connectionLine(temporalConnection())}\n`);
   const gateway = new SwitchyardGateway({
     switchyard,
     sessionId,

@@ -1,29 +1,18 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { invalidRule } from '../contracts/policy.js';
-import { operatorPolicyFileSchema } from '../contracts/schemas.js';
+import { readOperatorPolicyFile } from '../config/operator-policy-file.js';
 import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
-import { formatZodError } from '../contracts/tool-call.js';
 import { UsageError } from './common.js';
 import { importCommandLineModule } from './import-module.js';
 
 /**
- * The operator's policy file (`SWITCHYARD_POLICY_FILE`): JSON `{ "rules": { "allow": [], "ask": [], "deny": [] } }`.
- * A file that cannot be read or holds a bad rule stops the worker before it starts.
+ * The operator's policy file (`SWITCHYARD_POLICY_FILE`), read as every entry point reads it
+ * (src/config/operator-policy-file.ts); a file that cannot be read or holds a bad rule is a usage error.
  */
 export async function loadOperatorPolicy(file: string, command: string): Promise<PermissionRules> {
-  const where = `SWITCHYARD_POLICY_FILE ${path.resolve(file)}`;
-  let json: unknown;
   try {
-    json = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    return await readOperatorPolicyFile(file);
   } catch (error) {
-    throw new UsageError(`${where} cannot be read as JSON: ${(error as Error).message}`, command);
+    throw new UsageError((error as Error).message, command);
   }
-  const parsed = operatorPolicyFileSchema.safeParse(json);
-  if (!parsed.success) throw new UsageError(`${where}: ${formatZodError(parsed.error)}`, command);
-  const bad = invalidRule(parsed.data.rules);
-  if (bad !== undefined) throw new UsageError(`${where}: ${bad}`, command);
-  return parsed.data.rules;
 }
 
 const looksLikeEvaluator = (value: unknown): value is ApprovalEvaluator =>

@@ -45,10 +45,11 @@ export async function sessionsCommand(args: string[]): Promise<number> {
       return ExitCode.ok;
     }
     const width = Math.max(...sessions.map((session) => session.sessionId.length), 'SESSION'.length);
-    process.stdout.write(`${'SESSION'.padEnd(width)}  STATUS      PENDING  STARTED\n`);
+    process.stdout.write(`${'SESSION'.padEnd(width)}  STATUS      PENDING  STARTED${' '.repeat(22)}LABEL\n`);
     for (const session of sessions) {
+      // The label (v1.3) last: it is free text, so the columns before it stay aligned.
       process.stdout.write(
-        `${session.sessionId.padEnd(width)}  ${session.status.toLowerCase().padEnd(10)}  ${String(session.pendingApprovals).padStart(7)}  ${session.startTime}\n`,
+        `${session.sessionId.padEnd(width)}  ${session.status.toLowerCase().padEnd(10)}  ${String(session.pendingApprovals).padStart(7)}  ${session.startTime}${session.label === undefined ? '' : `  ${session.label}`}\n`,
       );
     }
     return ExitCode.ok;

@@ -8,39 +8,39 @@ import { grpcCompressionFor } from '../config/grpc-compression.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
 import { toolSessionWorkflowType } from '../contracts/messages.js';
 import { startDevConsole } from './console-command.js';
-import type { DevServer } from '../server/dev-server.js';
+import type { DevServer, PortInUseError } from '../server/dev-server.js';
 import { runningTasksStartedHere } from '../tools/background/background-tasks.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp/mcp.js';
-import {
-  addressFromEnv,
-  approversFileFromEnv,
-  envValue,
-  namespaceFromEnv,
-  processEnvironment,
-  taskQueueFromEnv,
-  policyFileFromEnv,
-} from '../config/environment.js';
+import { envValue, processEnvironment } from '../config/environment.js';
+import { workerSecuritySettingsFromEnvironment } from '../config/settings.js';
+import type { WorkerSecuritySettings } from '../config/settings.js';
+import type { TemporalConnectConfig } from '../config/temporal-connection.js';
 import { NativeConnection, createSwitchyardWorker } from '../worker/create-worker.js';
 import { createLogger } from '../worker/logger.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { createTracingFromEnv } from '../worker/telemetry.js';
 import {
+  CONNECT_TIMEOUT_MS,
   CliError,
   ExitCode,
   UsageError,
+  connectionFailureMessage,
+  connectionLine,
+  givenConnectionFlags,
   isUnreachable,
   npxCommand,
   onStopSignal,
   parseCommand,
   serverAddress,
+  temporalConnection,
   unreachableMessage,
 } from './common.js';
+import { isPermissionDenied } from './connection-diagnosis.js';
 import { importCommandLineModule } from './import-module.js';
 import { COMMAND_HELP } from './help.js';
-import { loadEvaluatorModule, loadOperatorPolicy } from './policy-loading.js';
-import type { PermissionRules } from '../contracts/policy.js';
+import { loadEvaluatorModule } from './policy-loading.js';
 
 /**
  * The dev server module, loaded only by `dev`: it needs `@temporalio/testing`, an optional dependency that library
@@ -110,8 +110,8 @@ interface WorkerSetup {
   mcpConfig?: { file: string; config: unknown };
   /** `--evaluator` modules (approval evaluators). */
   evaluatorModules: string[];
-  /** The operator's rules from `SWITCHYARD_POLICY_FILE`. */
-  operatorRules?: PermissionRules;
+  /** `SWITCHYARD_APPROVERS_FILE`, `SWITCHYARD_POLICY_FILE` and `SWITCHYARD_SANDBOX`, checked before anything starts. */
+  security: WorkerSecuritySettings;
 }
 
 /** Checks every argument before anything starts: a bad one is a usage error (exit 2) and nothing runs. */
@@ -129,9 +129,13 @@ async function workerSetup(
   const evaluatorModules = (values.evaluator ?? []).map((file) => path.resolve(file));
   for (const file of evaluatorModules)
     if (!existsSync(file)) throw new UsageError(`--evaluator ${file} does not exist`, command);
-  const policyFile = policyFileFromEnv();
-  const operatorRules =
-    policyFile === undefined || policyFile === '' ? undefined : await loadOperatorPolicy(policyFile, command);
+  // The security settings, read as createSwitchyardWorker reads what its caller leaves out (one function).
+  let security: WorkerSecuritySettings;
+  try {
+    security = await workerSecuritySettingsFromEnvironment(processEnvironment());
+  } catch (error) {
+    throw new UsageError((error as Error).message, command);
+  }
   let mcpConfig: WorkerSetup['mcpConfig'];
   if (values['mcp-config'] !== undefined) {
     const file = path.resolve(values['mcp-config']);
@@ -147,21 +151,51 @@ async function workerSetup(
       throw new UsageError(`--mcp-config ${file} is not valid JSON: ${(error as Error).message}`, command);
     }
   }
+  const { namespace, taskQueue } = serverAddress();
   return {
     cwd,
-    namespace: namespaceFromEnv(),
-    taskQueue: taskQueueFromEnv(),
+    namespace,
+    taskQueue,
     toolModules,
     evaluatorModules,
     ...(mcpConfig === undefined ? {} : { mcpConfig }),
-    ...(operatorRules === undefined ? {} : { operatorRules }),
+    security,
   };
+}
+
+/**
+ * The worker's native connection, bounded: the SDK's native client keeps retrying a server that refuses the TLS
+ * handshake or the key, so a start that has not connected within `CONNECT_TIMEOUT_MS` fails, saying why.
+ */
+async function connectNative(temporal: TemporalConnectConfig): Promise<NativeConnection> {
+  const connecting = NativeConnection.connect({
+    ...temporal.connectionOptions,
+    ...grpcCompressionFor(temporal.connectionOptions.address),
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`Failed to connect before the deadline (${CONNECT_TIMEOUT_MS} ms)`)),
+      CONNECT_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([connecting, timeout]);
+  } catch (error) {
+    void connecting.then(
+      (late) => late.close(),
+      () => {},
+    );
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Runs the worker until SIGINT/SIGTERM; the Temporal Runtime turns those signals into a clean shutdown. */
 async function runWorker(options: {
-  address: string;
-  addressSource: string;
+  /** Where to connect: the resolved flags, environment and profile, or the dev server this command started. */
+  temporal: TemporalConnectConfig;
   setup: WorkerSetup;
   logger: PinoLogger;
   stop: Promise<NodeJS.Signals>;
@@ -171,18 +205,20 @@ async function runWorker(options: {
   const { setup, logger } = options;
   const customTools = (await Promise.all(setup.toolModules.map(loadToolModule))).flat();
   const evaluators = (await Promise.all(setup.evaluatorModules.map(loadEvaluatorModule))).flat();
+  const { temporal } = options;
+  const { address } = temporal.connectionOptions;
   let connection: NativeConnection;
   try {
-    connection = await unlessStopped(
-      NativeConnection.connect({ address: options.address, ...grpcCompressionFor(options.address) }),
-      options.stop,
-      (late) => late.close(),
-    );
+    connection = await unlessStopped(connectNative(temporal), options.stop, (late) => late.close());
   } catch (error) {
+    if (error instanceof Stopped) throw error;
+    const explained = await connectionFailureMessage(error, temporal);
+    if (explained !== undefined) throw new CliError(explained, ExitCode.failed);
     if (isUnreachable(error))
-      throw new CliError(unreachableMessage(options.address, options.addressSource), ExitCode.unreachable);
+      throw new CliError(unreachableMessage(address, temporal.addressSource), ExitCode.unreachable);
     throw error;
   }
+  logger.info({ address, namespace: setup.namespace, ...temporal.security }, connectionLine(temporal));
   const tracing = createTracingFromEnv();
   let mcp: Awaited<ReturnType<typeof connectMcpTools>> | undefined;
   try {
@@ -213,24 +249,26 @@ async function runWorker(options: {
           defaultCwd: setup.cwd,
           logger,
           tools,
-          // Signed approvals are checked against this file (README "Approvers"; docs/APPROVALS.md).
-          ...(approversFileFromEnv() === undefined ? {} : { approversFile: approversFileFromEnv() }),
+          // No approversFile or operatorRules: the factory takes them from SWITCHYARD_APPROVERS_FILE and
+          // SWITCHYARD_POLICY_FILE, as for every worker (checked above, before anything started).
           ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
-          ...(setup.operatorRules === undefined ? {} : { operatorRules: setup.operatorRules }),
           ...(evaluators.length === 0 ? {} : { evaluators }),
         }),
         options.stop,
       );
     } catch (error) {
+      if (error instanceof Stopped) throw error;
+      const explained = isPermissionDenied(error) ? await connectionFailureMessage(error, temporal) : undefined;
+      if (explained !== undefined) throw new CliError(explained, ExitCode.failed);
       if (isUnreachable(error))
-        throw new CliError(unreachableMessage(options.address, options.addressSource), ExitCode.unreachable);
+        throw new CliError(unreachableMessage(address, temporal.addressSource), ExitCode.unreachable);
       throw error;
     }
     logger.info(
       {
         taskQueue: worker.options.taskQueue,
         namespace: setup.namespace,
-        address: options.address,
+        address,
         identity: worker.options.identity,
       },
       'worker started',
@@ -321,6 +359,20 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
     json?: boolean;
   };
   const existingServer = values['existing-server'] === true;
+  if (command === 'dev' && !existingServer) {
+    // Its own server takes no TLS and no key: a flag naming another server means --existing-server.
+    const flags = givenConnectionFlags();
+    const elsewhere = (
+      ['address', 'apiKey', 'tlsCertPath', 'tlsKeyPath', 'tlsCaPath', 'tlsServerName', 'profile'] as const
+    )
+      .filter((name) => flags[name] !== undefined)
+      .map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`);
+    if (elsewhere.length > 0)
+      throw new UsageError(
+        `${elsewhere.join(', ')} ${elsewhere.length === 1 ? 'names' : 'name'} a server to join: add --existing-server (without it \`dev\` starts its own server)`,
+        'dev',
+      );
+  }
   if (existingServer) {
     // The two modes of `dev`: its own server (the default) or the one TEMPORAL_ADDRESS names; the server's options
     // mean nothing in the second.
@@ -353,24 +405,25 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
   const unwatch = envValue('npm_command') === undefined ? () => {} : stopWhenParentExits(logger);
   try {
     if (command === 'worker') {
-      const { address, source } = serverAddress();
-      await runWorker({ address, addressSource: source, setup, logger, stop });
+      await runWorker({ temporal: temporalConnection(), setup, logger, stop });
       return ExitCode.ok;
     }
     if (existingServer) {
-      const { address, source } = serverAddress();
+      const temporal = temporalConnection();
+      const { address } = temporal.connectionOptions;
       logger.info(
         { address, namespace: setup.namespace },
-        `--existing-server: the worker and the approval console join the server at ${address} (${source}); no server is started`,
+        `--existing-server: the worker and the approval console join the server at ${address} (${temporal.addressSource}); no server is started`,
       );
-      await devOnExistingServer({ address, addressSource: source, setup, logger, stop, consolePort });
+      await devOnExistingServer({ temporal, setup, logger, stop, consolePort });
       return ExitCode.ok;
     }
-    const { address: ignored } = serverAddress();
-    if (addressFromEnv() !== undefined) {
+    const named = temporalConnection();
+    if (!named.addressIsDefault) {
+      const ignored = named.connectionOptions.address;
       logger.info(
         { ignored },
-        `TEMPORAL_ADDRESS is set (${ignored}) but \`dev\` starts its own server; to join that server instead run \`${npxCommand} dev --existing-server\` (or \`${npxCommand} worker\`)`,
+        `${named.addressSource === 'TEMPORAL_ADDRESS' ? 'TEMPORAL_ADDRESS is set' : `${named.addressSource} names a server`} (${ignored}) but \`dev\` starts its own server; to join that server instead run \`${npxCommand} dev --existing-server\` (or \`${npxCommand} worker\`)`,
       );
     }
     await dev({
@@ -444,36 +497,35 @@ async function settleBackgroundTasks(logger: PinoLogger, dbFile: string | undefi
 
 /** `dev --existing-server`: the worker and the approval console against the server TEMPORAL_ADDRESS names. */
 async function devOnExistingServer(options: {
-  address: string;
-  addressSource: string;
+  temporal: TemporalConnectConfig;
   setup: WorkerSetup;
   logger: PinoLogger;
   stop: Promise<NodeJS.Signals>;
   consolePort: number;
 }): Promise<void> {
-  const { setup, logger } = options;
+  const { setup, logger, temporal } = options;
+  const { address } = temporal.connectionOptions;
   const approvalConsole = await startDevConsole({
-    address: options.address,
+    connectionOptions: temporal.connectionOptions,
     namespace: setup.namespace,
     port: options.consolePort,
     onWarning: (message) => logger.warn(message),
   });
   try {
     await runWorker({
-      address: options.address,
-      addressSource: options.addressSource,
+      temporal,
       setup,
       logger,
       stop: options.stop,
       onReady: (_worker, tools) => {
         const lines = [
           '',
-          `Temporal server: ${options.address} (namespace ${setup.namespace}; not started by this command: --existing-server)`,
+          `Temporal server: ${address} (namespace ${setup.namespace}; not started by this command: --existing-server)`,
           ...(approvalConsole === undefined ? [] : [approvalConsole.line]),
           `Switchyard worker: task queue ${setup.taskQueue}, ${tools.length} tools, sessions default to cwd ${setup.cwd}`,
           '',
           firstTurnHint({
-            address: options.address,
+            address,
             namespace: setup.namespace,
             taskQueue: setup.taskQueue,
             cwd: setup.cwd,
@@ -520,13 +572,28 @@ async function dev(options: {
     );
   } catch (error) {
     if (error instanceof Stopped) throw error;
+    if ((error as Error).name === 'PortInUseError') {
+      const { port: taken, role } = error as InstanceType<typeof PortInUseError>;
+      const flag = role === 'gRPC' ? '--port' : '--ui-port';
+      throw new CliError(
+        `${(error as Error).message}: \`dev\` starts its own server and will not attach to one it did not start. Free port ${taken}, choose another with ${flag} N${role === 'gRPC' ? ' (the Web UI then takes N+1000 unless --ui-port says otherwise)' : ''}, or join the server already there with \`${npxCommand} dev --existing-server\``,
+        ExitCode.failed,
+      );
+    }
     throw new CliError(
       `could not start the Temporal dev server on port ${port} (is another server using it? try --port): ${(error as Error).message}`,
       ExitCode.failed,
     );
   }
+  const temporal: TemporalConnectConfig = {
+    connectionOptions: { address: server.address },
+    namespace: server.namespace,
+    addressSource: 'the dev server this command started',
+    addressIsDefault: false,
+    security: { tls: 'off', apiKey: false },
+  };
   const approvalConsole = await startDevConsole({
-    address: server.address,
+    connectionOptions: temporal.connectionOptions,
     namespace: setup.namespace,
     port: options.consolePort,
     ...(server.uiUrl === undefined ? {} : { temporalUiUrl: server.uiUrl }),
@@ -534,8 +601,7 @@ async function dev(options: {
   });
   try {
     await runWorker({
-      address: server.address,
-      addressSource: 'the dev server this command started',
+      temporal,
       setup,
       logger,
       stop: options.stop,

@@ -9,10 +9,11 @@ import {
   BASH_LIMITS,
   BASH_TIMEOUTS,
   DEFAULT_MAX_CONCURRENCY,
-  DEFAULT_NAMESPACE,
   DEFAULT_TASK_QUEUE,
   LIMITS,
 } from '../contracts/defaults.js';
+import { DEFAULT_TEMPORAL_ADDRESS, loadTemporalConnectConfig } from './temporal-connection.js';
+import type { TemporalConnectConfig, TemporalConnectionFlags } from './temporal-connection.js';
 
 /** A set of environment variables: the process's own unless a caller passes another (tests, child processes). */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -38,6 +39,14 @@ export interface ConfigurationVariable {
 export const configurationVariables: readonly ConfigurationVariable[] = [
   { name: 'TEMPORAL_ADDRESS' },
   { name: 'TEMPORAL_NAMESPACE' },
+  { name: 'TEMPORAL_API_KEY' },
+  { name: 'TEMPORAL_TLS_CLIENT_CERT_PATH' },
+  { name: 'TEMPORAL_TLS_CLIENT_KEY_PATH' },
+  { name: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH' },
+  { name: 'TEMPORAL_TLS_SERVER_NAME' },
+  { name: 'TEMPORAL_TLS' },
+  { name: 'TEMPORAL_PROFILE' },
+  { name: 'TEMPORAL_CONFIG_FILE' },
   { name: 'SWITCHYARD_TASK_QUEUE' },
   {
     name: 'SWITCHYARD_MAX_TOOL_CONCURRENCY',
@@ -85,7 +94,19 @@ export const configurationVariables: readonly ConfigurationVariable[] = [
 
 // ---- Connection: address, namespace and task queue, the same for the client, the worker and the CLI ----
 
-export const DEFAULT_ADDRESS = 'localhost:7233';
+export const DEFAULT_ADDRESS = DEFAULT_TEMPORAL_ADDRESS;
+
+/**
+ * Where a process connects, as the `temporal` CLI resolves it (src/config/temporal-connection.ts): `flags` over
+ * `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*` over the `temporal.toml` profile
+ * (`TEMPORAL_PROFILE`, `TEMPORAL_CONFIG_FILE`). Throws, naming the file, when a named file cannot be used.
+ */
+export function temporalConnectConfigFromEnv(
+  flags: TemporalConnectionFlags = {},
+  env: Environment = process.env,
+): TemporalConnectConfig {
+  return loadTemporalConnectConfig(flags, env);
+}
 
 /** Where a client or worker connects, and on which namespace and task queue. */
 export interface ConnectionSettings {
@@ -98,33 +119,24 @@ export interface ConnectionSettings {
 
 /**
  * The connection settings: each option given wins, else its variable (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`,
- * `SWITCHYARD_TASK_QUEUE`), else the default (`localhost:7233`, `default`, `switchyard`).
+ * `SWITCHYARD_TASK_QUEUE`), else the `temporal.toml` profile's, else the default (`localhost:7233`, `default`,
+ * `switchyard`).
  */
 export function resolveConnection(
   options: { address?: string | undefined; namespace?: string | undefined; taskQueue?: string | undefined } = {},
   env: Environment = process.env,
 ): ConnectionSettings {
-  const fromEnv = envValue('TEMPORAL_ADDRESS', env);
+  const temporal = loadTemporalConnectConfig({ address: options.address, namespace: options.namespace }, env);
   return {
-    address: options.address ?? fromEnv ?? DEFAULT_ADDRESS,
-    namespace: options.namespace ?? envValue('TEMPORAL_NAMESPACE', env) ?? DEFAULT_NAMESPACE,
+    address: temporal.connectionOptions.address,
+    namespace: temporal.namespace,
     taskQueue: options.taskQueue ?? envValue('SWITCHYARD_TASK_QUEUE', env) ?? DEFAULT_TASK_QUEUE,
-    addressSource:
-      options.address !== undefined
-        ? 'the address given'
-        : fromEnv !== undefined
-          ? 'TEMPORAL_ADDRESS'
-          : 'the default; TEMPORAL_ADDRESS is not set',
+    addressSource: options.address !== undefined ? 'the address given' : temporal.addressSource,
   };
 }
 
-/** `TEMPORAL_ADDRESS`, when set: a cluster to use instead of a local dev server. */
-export function addressFromEnv(env: Environment = process.env): string | undefined {
-  return envValue('TEMPORAL_ADDRESS', env);
-}
-
 export function taskQueueFromEnv(env: Environment = process.env): string {
-  return resolveConnection({}, env).taskQueue;
+  return envValue('SWITCHYARD_TASK_QUEUE', env) ?? DEFAULT_TASK_QUEUE;
 }
 
 export function namespaceFromEnv(env: Environment = process.env): string {

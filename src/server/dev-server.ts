@@ -1,4 +1,5 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -40,11 +41,40 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** A port the dev server was asked to use is taken: it is not started (it would never attach to another server). */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  constructor(
+    readonly port: number,
+    readonly ip: string,
+    /** Which of the server's ports: `gRPC` or `Web UI`. */
+    readonly role: 'gRPC' | 'Web UI',
+  ) {
+    super(`port ${port} on ${ip} (the dev server's ${role} port) is in use by another process`);
+  }
+}
+
+/** Throws `PortInUseError` when something already listens on `ip:port`. */
+async function assertPortFree(port: number, ip: string, role: PortInUseError['role']): Promise<void> {
+  const taken = await new Promise<boolean>((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE'));
+    probe.listen(port, ip, () => probe.close(() => resolve(false)));
+  });
+  if (taken) throw new PortInUseError(port, ip, role);
+}
+
 /**
  * Starts a local Temporal dev server with Switchyard's search attribute registered and WAL journaling, using the
- * binary `findTemporalBinary` finds, downloads or builds.
+ * binary `findTemporalBinary` finds, downloads or builds. A `port` (or, with the UI, its port) that another process
+ * holds is a `PortInUseError` before anything starts: the SDK waits for the port to answer, and would take another
+ * server's answer for its own.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const bindIp = options.ip ?? '127.0.0.1';
+  if (options.port !== undefined) await assertPortFree(options.port, bindIp, 'gRPC');
+  if (options.ui === true && (options.uiPort !== undefined || options.port !== undefined))
+    await assertPortFree(options.uiPort ?? (options.port ?? 0) + 1000, bindIp, 'Web UI');
   const found = await findTemporalBinary({ env: options.env, onProgress: options.onProgress });
   if (found === undefined) {
     throw new Error(

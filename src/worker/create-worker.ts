@@ -15,6 +15,7 @@ import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
 import {
   dataDirFromEnv,
   optInFromEnv,
+  processEnvironment,
   resolveConnection,
   sessionDiskBytesFromEnv,
   switchFromEnv,
@@ -22,6 +23,8 @@ import {
   workerRoleFromEnv,
 } from '../config/environment.js';
 import { sessionDiskQuota } from '../artifacts/session-disk.js';
+import { securitySettingsLine, workerSecuritySettingsFromEnvironment } from '../config/settings.js';
+import type { WorkerSecuritySettings } from '../config/settings.js';
 import { switchyardDataConverter } from '../config/data-converter.js';
 import type { WorkerRole } from '../config/environment.js';
 import { probeSandboxStartupLine } from '../tools/sandbox/sandbox-report.js';
@@ -39,6 +42,7 @@ import { workerIdentity } from '../activities/tool-mismatch.js';
 import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
 import { loadApproversFile } from '../activities/approval-signature.js';
 import { createVerifyApproval } from '../activities/verify-approval.js';
+import { createAdmitSession } from '../activities/admit-session.js';
 import { stackTracingBundlerOptions, workflowBundlerOptions } from './workflow-bundle-options.js';
 import { HooklessWorkflowThreadsWorker } from './workflow-threads.js';
 
@@ -84,7 +88,7 @@ function workflowCode(options: SwitchyardWorkerOptions): WorkflowCode {
 export interface SwitchyardWorkerOptions {
   /**
    * The operator's rules, a tier above every session's rules: their deny and ask hold whatever a session's rules,
-   * mode or `setPolicy` say (the CLI reads them from the file `SWITCHYARD_POLICY_FILE` names).
+   * mode or `setPolicy` say. Default: the rules of the file `SWITCHYARD_POLICY_FILE` names.
    */
   operatorRules?: PermissionRules;
   /** Approval evaluators sessions pick by name with `SessionOptions.approvalEvaluator` (CLI: `--evaluator MODULE`). */
@@ -174,7 +178,7 @@ export interface SwitchyardWorkerOptions {
    */
   role?: WorkerRole;
   /**
-   * The approvers file (`SWITCHYARD_APPROVERS_FILE` in `switchyard worker`): approver names → Ed25519 public keys and
+   * The approvers file (default `SWITCHYARD_APPROVERS_FILE`): approver names → Ed25519 public keys and
    * groups, against which signed approvals are checked (docs/APPROVALS.md). Checked at start; read again for each
    * signature. Without it no signature verifies, so sessions that set `approvers` take no approval.
    */
@@ -278,8 +282,48 @@ function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): Inje
   };
 }
 
-/** Creates a worker that runs `toolSession` workflows and the tool activities. */
-export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): Promise<Worker> {
+/**
+ * The security settings a worker enforces: the caller's `approversFile` and `operatorRules`, and for each one left
+ * out what `SWITCHYARD_APPROVERS_FILE` and `SWITCHYARD_POLICY_FILE` name — read by the same function as
+ * `switchyard worker` reads them, so a setting in the environment holds whichever way the worker starts.
+ */
+async function workerSecurity(options: SwitchyardWorkerOptions): Promise<WorkerSecuritySettings> {
+  // What the caller gave wins; only what it left out is read from the environment.
+  const env = { ...processEnvironment() };
+  if (options.approversFile !== undefined) delete env.SWITCHYARD_APPROVERS_FILE;
+  if (options.operatorRules !== undefined) delete env.SWITCHYARD_POLICY_FILE;
+  const settings = await workerSecuritySettingsFromEnvironment(env);
+  const givenApprovers =
+    options.approversFile === undefined
+      ? undefined
+      : {
+          file: options.approversFile,
+          count: Object.keys((await loadApproversFile(options.approversFile)).approvers).length,
+        };
+  return {
+    ...settings,
+    ...(givenApprovers === undefined ? {} : { approvers: givenApprovers }),
+    ...(options.operatorRules === undefined
+      ? {}
+      : { operatorPolicy: { file: '(given by the caller)', rules: options.operatorRules } }),
+  };
+}
+
+/**
+ * Creates a worker that runs `toolSession` workflows and the tool activities. The security options left out
+ * (`approversFile`, `operatorRules`) come from `SWITCHYARD_APPROVERS_FILE` and `SWITCHYARD_POLICY_FILE`, as for
+ * `switchyard worker` (`settingsFromEnvironment`); a file that cannot be read stops it, naming the file. With a
+ * `logger`, it logs the security settings in force at start.
+ */
+export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Promise<Worker> {
+  const security = await workerSecurity(given);
+  const options: SwitchyardWorkerOptions = {
+    ...given,
+    ...(security.approvers === undefined ? {} : { approversFile: security.approvers.file }),
+    ...(security.operatorPolicy === undefined ? {} : { operatorRules: security.operatorPolicy.rules }),
+  };
+  const securityLine = securitySettingsLine(security);
+  options.logger?.info(securityLine.fields, securityLine.message);
   const registry = new ToolRegistry(options.tools ?? builtinTools());
   // Options not given come from the environment, resolved as `SwitchyardClient.connect` resolves them.
   const { namespace, taskQueue } = resolveConnection({ namespace: options.namespace, taskQueue: options.taskQueue });
@@ -328,6 +372,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
       ? {}
       : { onWarning: (message: string, details: Record<string, unknown>) => logger.warn(details, message) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     ...(options.operatorRules === undefined ? {} : { operatorRules: options.operatorRules }),
     ...(options.evaluators === undefined ? {} : { evaluators: options.evaluators }),
     ...(options.userSettingsDir !== undefined
@@ -362,6 +407,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
             verifyApproval: createVerifyApproval(
               options.approversFile === undefined ? {} : { approversFile: options.approversFile },
             ),
+            admitSession: createAdmitSession(),
           },
         }
       : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),

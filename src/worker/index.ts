@@ -12,6 +12,12 @@ export {
 } from './create-worker.js';
 export type { SwitchyardWorkerOptions } from './create-worker.js';
 export { payloadConverterPath, switchyardDataConverter } from '../config/data-converter.js';
+export { temporalConnectConfigFromEnv } from '../config/environment.js';
+export { securitySettingsLine, settingsFromEnvironment } from '../config/settings.js';
+export type { SwitchyardSettings, WorkerSecuritySettings } from '../config/settings.js';
+export { SettingsError } from '../config/settings-error.js';
+export { TemporalConfigError, describeConnectionSecurity } from '../config/temporal-connection.js';
+export type { TemporalConnectConfig, TemporalConnectionFlags } from '../config/temporal-connection.js';
 export { PinoTemporalLogger, createLogger } from './logger.js';
 export { installTemporalRuntime } from './runtime.js';
 export { createToolCallTelemetry, createTracingFromEnv } from './telemetry.js';

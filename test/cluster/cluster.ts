@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, chmod, chown, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, chown, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,16 +14,38 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { pendingApprovalsSearchAttribute } from '../../src/contracts/messages.js';
 import { findTemporalBinary, switchyardCacheDir } from '../../src/server/temporal-binary.js';
+import type { TestCertificates } from '../support/certificates.js';
 import { freePort } from '../support/free-port.js';
 
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
 const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
+
+/**
+ * How the frontend is secured: mTLS (a client certificate signed by the test CA is required), or JWT authorization
+ * (the server's default claim mapper and authorizer, keys from a JWKS URL; the frontend serves TLS without asking for
+ * a client certificate, as behind Temporal Cloud's API keys).
+ */
+export type ClusterSecurity =
+  | { kind: 'mtls'; certificates: TestCertificates }
+  | { kind: 'jwt'; certificates: TestCertificates; jwksUrl: string; adminToken: string };
 
 export interface Cluster {
   address: string;
   namespace: string;
   /** The Temporal CLI, for operator commands. */
   cli: string;
+  /** The Temporal CLI's flags that reach this server (TLS files, an admin token), for operator commands. */
+  cliConnectionArgs: string[];
+  /** The SDK connection options that reach this server as an admin (TLS, client certificate, token). */
+  connectionOptions: {
+    address: string;
+    tls?: {
+      serverRootCACertificate: Buffer;
+      serverNameOverride?: string;
+      clientCertPair?: { crt: Buffer; key: Buffer };
+    };
+    apiKey?: string;
+  };
   stop(): Promise<void>;
 }
 
@@ -42,15 +64,21 @@ async function exists(file: string): Promise<boolean> {
  * A free port under 32768: Temporal's SQL schema keeps membership ports in a `smallint` column, so the kernel's
  * ephemeral ports (32768 and up here) fail with "out of range for type smallint".
  */
+const handedOut = new Set<number>();
 async function freeLowPort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    // Never the same port twice in this process: a port is free again once probed, until the server binds it.
+    if (handedOut.has(candidate)) continue;
     const free = await new Promise<boolean>((resolve) => {
       const server = net.createServer();
       server.once('error', () => resolve(false));
       server.listen(candidate, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    if (free) return candidate;
+    if (free) {
+      handedOut.add(candidate);
+      return candidate;
+    }
   }
   throw new Error('no free port under 32768');
 }
@@ -176,11 +204,15 @@ async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
 
 function serverConfig(options: {
   pgPort: number;
-  ports: Record<'frontend' | 'history' | 'matching' | 'worker', { grpc: number; membership: number }>;
+  ports: Record<
+    'frontend' | 'internal-frontend' | 'history' | 'matching' | 'worker',
+    { grpc: number; membership: number }
+  >;
   httpPort: number;
   metricsPort: number;
   pprofPort: number;
   dynamicConfig: string;
+  security?: ClusterSecurity;
 }): string {
   const datastore = (database: string, maxConns: number) => `      sql:
         pluginName: "postgres12"
@@ -197,6 +229,38 @@ function serverConfig(options: {
       grpcPort: ${options.ports[name].grpc}
       membershipPort: ${options.ports[name].membership}
       bindOnLocalHost: true${extra}`;
+  const security = options.security;
+  const frontendTls =
+    security === undefined
+      ? ''
+      : `
+  tls:
+    frontend:
+      server:
+        certFile: "${security.certificates.serverCert}"
+        keyFile: "${security.certificates.serverKey}"
+        requireClientAuth: ${security.kind === 'mtls'}
+        clientCaFiles: ["${security.certificates.caCert}"]
+      client:
+        serverName: "localhost"
+        rootCaFiles: ["${security.certificates.caCert}"]
+    systemWorker:
+      certFile: "${security.certificates.clientCert}"
+      keyFile: "${security.certificates.clientKey}"
+      client:
+        serverName: "localhost"
+        rootCaFiles: ["${security.certificates.caCert}"]`;
+  const authorization =
+    security?.kind !== 'jwt'
+      ? ''
+      : `
+  authorization:
+    jwtKeyProvider:
+      keySourceURIs: ["${security.jwksUrl}"]
+      refreshInterval: 1m
+    permissionsClaimName: permissions
+    authorizer: default
+    claimMapper: default`;
   return `log:
   stdout: true
   level: warn
@@ -219,12 +283,12 @@ global:
     prometheus:
       framework: "tally"
       timerType: "histogram"
-      listenAddress: "127.0.0.1:${options.metricsPort}"
+      listenAddress: "127.0.0.1:${options.metricsPort}"${frontendTls}${authorization}
 services:
 ${service('frontend', `\n      httpPort: ${options.httpPort}`)}
 ${service('matching')}
 ${service('history')}
-${service('worker')}
+${service('worker')}${security?.kind === 'jwt' ? `\n${service('internal-frontend')}` : ''}
 clusterMetadata:
   enableGlobalNamespace: false
   failoverVersionIncrement: 10
@@ -248,7 +312,9 @@ dynamicConfigClient:
  * Starts PostgreSQL and a Temporal server on it (all four services in one process, as the temporalio/server image
  * does), creates the `default` namespace and the search attribute, and resolves once the frontend answers.
  */
-export async function startCluster(options: { progress?: Progress; searchAttribute?: boolean } = {}): Promise<Cluster> {
+export async function startCluster(
+  options: { progress?: Progress; searchAttribute?: boolean; security?: ClusterSecurity } = {},
+): Promise<Cluster> {
   const progress = options.progress ?? (() => {});
   const started = Date.now();
   const { server, sqlTool, schemaDir } = await ensureServerBinaries(progress);
@@ -350,8 +416,6 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
     }
     progress(`schemas set up after ${Date.now() - started} ms`);
 
-    const port = async () => ({ grpc: await freeLowPort(), membership: await freeLowPort() });
-    const ports = { frontend: await port(), history: await port(), matching: await port(), worker: await port() };
     const configDir = path.join(dir, 'config');
     await mkdir(configDir);
     const dynamicConfig = path.join(configDir, 'dynamicconfig.yaml');
@@ -360,36 +424,102 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
       dynamicConfig,
       'system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n    constraints: {}\n',
     );
-    await writeFile(
-      path.join(configDir, 'development.yaml'),
-      serverConfig({
-        pgPort,
-        ports,
-        httpPort: await freePort(),
-        metricsPort: await freePort(),
-        pprofPort: await freePort(),
-        dynamicConfig,
-      }),
-    );
-    children.push(
-      startProcess(server, ['--root', dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
-        logTo: logs,
-        cwd: dir,
-      }),
-    );
-    const address = `127.0.0.1:${ports.frontend.grpc}`;
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await run(cli, ['operator', 'cluster', 'health', '--address', address]);
-        break;
-      } catch (error) {
-        if (attempt > 300)
-          throw new Error(
-            `the Temporal server did not become healthy: ${String(error)}\n${logs.join('').slice(-4000)}`,
-          );
-        await sleep(300);
+    const security = options.security;
+    const cliConnectionArgs =
+      security === undefined
+        ? []
+        : [
+            '--tls-ca-path',
+            security.certificates.caCert,
+            ...(security.kind === 'mtls'
+              ? ['--tls-cert-path', security.certificates.clientCert, '--tls-key-path', security.certificates.clientKey]
+              : ['--api-key', security.adminToken]),
+          ];
+    // A port probed free can be taken before the server binds it (other jobs share the machine): a server that exits
+    // before it is healthy is started again on other ports.
+    let address = '';
+    for (let start = 1; ; start += 1) {
+      const port = async () => ({ grpc: await freeLowPort(), membership: await freeLowPort() });
+      const ports = {
+        frontend: await port(),
+        // With JWT authorization the server's own system workers go through an internal frontend, which maps no
+        // claims.
+        'internal-frontend': await port(),
+        history: await port(),
+        matching: await port(),
+        worker: await port(),
+      };
+      await writeFile(
+        path.join(configDir, 'development.yaml'),
+        serverConfig({
+          pgPort,
+          ports,
+          httpPort: await freePort(),
+          metricsPort: await freePort(),
+          pprofPort: await freePort(),
+          dynamicConfig,
+          ...(security === undefined ? {} : { security }),
+        }),
+      );
+      const serverProcess = startProcess(
+        server,
+        [
+          '--root',
+          dir,
+          '--config',
+          'config',
+          '--env',
+          'development',
+          '--allow-no-auth',
+          'start',
+          ...(security?.kind === 'jwt'
+            ? ['frontend', 'internal-frontend', 'history', 'matching', 'worker'].flatMap((name) => ['--service', name])
+            : []),
+        ],
+        { logTo: logs, cwd: dir },
+      );
+      children.push(serverProcess);
+      address = `127.0.0.1:${ports.frontend.grpc}`;
+      let healthy = false;
+      for (let attempt = 0; serverProcess.exitCode === null && serverProcess.signalCode === null; attempt += 1) {
+        try {
+          await run(cli, ['operator', 'cluster', 'health', '--address', address, ...cliConnectionArgs]);
+          healthy = true;
+          break;
+        } catch (error) {
+          if (attempt > 300)
+            throw new Error(
+              `the Temporal server did not become healthy: ${String(error)}\n${logs.join('').slice(-4000)}`,
+            );
+          await sleep(300);
+        }
       }
+      if (healthy) break;
+      if (start >= 3)
+        throw new Error(
+          `the Temporal server exited before it was healthy, ${start} times:\n${logs.join('').slice(-4000)}`,
+        );
+      progress(`the Temporal server exited before it was healthy (attempt ${start}); starting it again on other ports`);
     }
+    const connectionOptions: Cluster['connectionOptions'] = {
+      address,
+      ...(security === undefined
+        ? {}
+        : {
+            tls: {
+              serverRootCACertificate: await readFile(security.certificates.caCert),
+              ...(security.kind === 'mtls'
+                ? {
+                    clientCertPair: {
+                      crt: await readFile(security.certificates.clientCert),
+                      key: await readFile(security.certificates.clientKey),
+                    },
+                  }
+                : {}),
+            },
+          }),
+      ...(security?.kind === 'jwt' ? { apiKey: security.adminToken } : {}),
+    };
     const namespace = 'default';
     await run(cli, [
       'operator',
@@ -399,6 +529,7 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
       namespace,
       '--address',
       address,
+      ...cliConnectionArgs,
       '--retention',
       '24h',
     ]);
@@ -411,6 +542,7 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
         namespace,
         '--address',
         address,
+        ...cliConnectionArgs,
         '--name',
         pendingApprovalsSearchAttribute,
         '--type',
@@ -418,7 +550,7 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
       ]);
     }
     // The namespace takes a moment to reach every service's cache.
-    const connection = await Connection.connect({ address });
+    const connection = await Connection.connect(connectionOptions);
     try {
       for (let attempt = 0; ; attempt += 1) {
         try {
@@ -433,9 +565,9 @@ export async function startCluster(options: { progress?: Progress; searchAttribu
       await connection.close();
     }
     progress(`Temporal ${TEMPORAL_SERVER_VERSION} on PostgreSQL ready at ${address} after ${Date.now() - started} ms`);
-    return { address, namespace, cli, stop };
+    return { address, namespace, cli, cliConnectionArgs, connectionOptions, stop };
   } catch (error) {
     await stop();
-    throw error;
+    throw new Error(`${(error as Error).message}\nserver log:\n${logs.join('').slice(-6000)}`, { cause: error });
   }
 }

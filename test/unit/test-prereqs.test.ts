@@ -68,10 +68,13 @@ describe('test prerequisites (scripts/test-prereqs.ts)', () => {
     );
   });
 
-  it('the suite asks for bubblewrap (bwrap) and finds commands on PATH and absolute files', () => {
-    expect(testPackages.map((pkg) => [pkg.name, pkg.provides])).toEqual([['bubblewrap', 'bwrap']]);
+  it('the suite asks for bubblewrap (bwrap) and openssl, and finds commands on PATH and absolute files', () => {
+    expect(testPackages.map((pkg) => [pkg.name, pkg.provides])).toEqual([
+      ['bubblewrap', 'bwrap'],
+      ['openssl', 'openssl'],
+    ]);
     expect(installCommand(testPackages)).toBe(
-      'sudo apt-get update && sudo apt-get install -y --no-install-recommends bubblewrap',
+      'sudo apt-get update && sudo apt-get install -y --no-install-recommends bubblewrap openssl',
     );
     expect(found('sh')).toBe(true);
     expect(found('/bin/sh')).toBe(true);
