@@ -1,8 +1,9 @@
 import { groupCalls } from '../contracts/group-calls.js';
-import type { Activities, LocalCallsPolicy, PlannedCalls } from '../contracts/pipeline.js';
+import type { Activities, LocalCallsPolicy, PlanCallsInput, PlannedCalls } from '../contracts/pipeline.js';
 import { callInputBytes } from '../contracts/tool-call.js';
 import { registryWithClientTools } from '../tools/client-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { HOOK_HEARTBEAT_INTERVAL_MS, cancellationOf } from './cancellation.js';
 import type { Warn } from './dependencies.js';
 import { planCall } from './plan-call.js';
 import { runFirstGroup } from './run-first-group.js';
@@ -28,6 +29,17 @@ export function createPlanCalls(options: {
 }): Activities['planCalls'] {
   const { defaultMaxConcurrency, localCalls } = options;
   return async (input) => {
+    // As a regular activity (a tool queue, or PreToolUse hooks off the workflow's path), heartbeats while it prepares
+    // and runs the first group, so a lost worker is noticed and an interrupt reaches the hooks and the calls.
+    const { stopHeartbeats } = cancellationOf({ heartbeatEveryMs: HOOK_HEARTBEAT_INTERVAL_MS });
+    try {
+      return await planAndPrepare(input);
+    } finally {
+      stopHeartbeats();
+    }
+  };
+
+  async function planAndPrepare(input: PlanCallsInput): Promise<PlannedCalls> {
     const registry = registryWithClientTools(options.registry, input.session.clientTools);
     const plans = input.calls.map((call) => planCall({ registry, call }));
     await failOnToolMismatch({ identity: options.workerIdentity, plans, warn: options.warn });
@@ -49,8 +61,13 @@ export function createPlanCalls(options: {
       const first = new Set(groups[0] ?? []);
       const calls = input.calls.filter((call) => first.has(call.id));
       const stages = options.stages();
-      planned.firstGroup = await stages.prepareCalls({ session: input.session, calls });
-      if (input.runFirstGroup !== undefined && localCalls !== false) {
+      planned.firstGroup = await stages.prepareCalls({
+        session: input.session,
+        calls,
+        ...(input.prepareFirstGroup.hooksOffPath === true ? { hooksOffPath: true } : {}),
+      });
+      // A group whose PreToolUse hooks are left to a regular Prepare (`hooksOffPath`) has nothing prepared to run.
+      if (input.runFirstGroup !== undefined && localCalls !== false && planned.firstGroup.hooksDeferred !== true) {
         const ran = await runFirstGroup({
           session: input.session,
           calls,
@@ -64,5 +81,5 @@ export function createPlanCalls(options: {
       }
     }
     return planned;
-  };
+  }
 }

@@ -8,12 +8,14 @@ import type { PermissionRules } from '../contracts/session.js';
 import { texts } from '../contracts/texts.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import { utf8Length } from '../contracts/utf8-length.js';
+import { hookMatches } from '../hooks/matcher.js';
 import type { SessionHooksOf } from '../hooks/session-hooks.js';
+import type { SwitchyardHooks } from '../hooks/types.js';
 import { registryWithClientTools } from '../tools/client-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolPrepareContext } from '../tools/define-tool.js';
 import { rememberRealPaths } from '../tools/paths.js';
-import { cancellationOf } from './cancellation.js';
+import { HOOK_HEARTBEAT_INTERVAL_MS, cancellationOf } from './cancellation.js';
 import type { Warn } from './dependencies.js';
 import { inputDigest } from './digest.js';
 import { rejected } from './plan-call.js';
@@ -35,7 +37,7 @@ export function createPrepareCalls(options: {
   const { warn } = options;
   const cwdOf = (cwd: string | undefined): string =>
     cwd === undefined ? options.defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir());
-  return async ({ session, calls }) => {
+  return async ({ session, calls, hooksOffPath }) => {
     const cwd = cwdOf(session.cwd);
     const context: ToolPrepareContext = {
       sessionId: session.sessionId,
@@ -73,16 +75,21 @@ export function createPrepareCalls(options: {
     // A Prepare whose calls all fail validation never waits for the hooks: a failed look must not go unhandled (it
     // still fails the Prepare below, as it did when the look came first).
     hooks.catch(() => undefined);
+    const registry = registryWithClientTools(options.registry, session.clientTools);
+    // Asked as a local activity, which holds the workflow task (and every query and signal) while it runs: hooks
+    // that may take minutes run in the regular activity the workflow schedules on this answer instead.
+    if (hooksOffPath === true && preToolUseHookMatches(await hooks, calls, registry))
+      return { plans: [], cwd, hooksDeferred: true };
     // The calls of this Prepare resolve each path once for their validation and, without PreToolUse hooks, for their
     // permission facts. A call with PreToolUse hooks resolves every path again after them (see `prepareCall`): the
     // facts the rules judge are never older than the call's own hooks, and execution checks the opened file anyway.
     context.realPath = rememberRealPaths();
-    // Prepare is a local activity: an interrupt cancels it in-process, which stops (kills) its PreToolUse hooks.
-    const { signal } = cancellationOf();
-    const registry = registryWithClientTools(options.registry, session.clientTools);
+    // As a local activity an interrupt cancels Prepare in-process; as a regular one (hooks off the workflow's path, or
+    // a tool queue) the cancellation comes with a heartbeat's answer. Either stops (kills) its PreToolUse hooks.
+    const { signal, stopHeartbeats } = cancellationOf({ heartbeatEveryMs: HOOK_HEARTBEAT_INTERVAL_MS });
     const prepared = await Promise.all(
       calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })),
-    );
+    ).finally(stopHeartbeats);
     const { untrustedSettingsFiles } = await looking;
     await failOnToolMismatch({ identity: options.workerIdentity, plans: prepared, warn });
     const plans = withinPreparedBudget(
@@ -95,6 +102,20 @@ export function createPrepareCalls(options: {
     if (options.operatorRules !== undefined) result.operatorRules = options.operatorRules;
     return result;
   };
+}
+
+/** Whether a PreToolUse hook matches one of the calls (by the tool's own name, as the hooks see it). */
+function preToolUseHookMatches(
+  hooks: SwitchyardHooks | undefined,
+  calls: ReadonlyArray<{ name: string }>,
+  registry: ToolRegistry,
+): boolean {
+  const preToolUse = hooks?.preToolUse ?? [];
+  if (preToolUse.length === 0) return false;
+  return calls.some((call) => {
+    const tool = registry.lookup(call.name);
+    return tool !== undefined && preToolUse.some((hook) => hookMatches(hook.matcher, tool.name));
+  });
 }
 
 /**

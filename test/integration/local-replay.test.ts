@@ -60,6 +60,9 @@ function localActivityMarkers(
 /** When (epoch ms) Plan or Prepare evaluated the flags of a Wait of 21 ms (the call w2): its Plan is the first. */
 const w2FlagsEvaluated: number[] = [];
 
+/** When each Wait's validation (inside its Prepare local activity) ran. */
+const waitPrepares: { id: string; started: number; ended: number }[] = [];
+
 /** A read-only call that waits `ms` (its 20 s deadline is under the local limit, so it runs as a local activity). */
 const waitTool = defineTool({
   name: 'Wait',
@@ -71,6 +74,14 @@ const waitTool = defineTool({
     return true;
   },
   timeout: { defaultMs: 20_000 },
+  // Preparing a Wait takes 300 ms, so w2's Plan runs while w1's Prepare is still running; the test checks it did.
+  // (A validation, not a PreToolUse hook: a Prepare whose calls have hooks runs them in a regular activity.)
+  async validateInput(input) {
+    const started = performance.now();
+    await sleep(300);
+    waitPrepares.push({ id: input.ms === 20 ? 'w1' : `ms${input.ms}`, started, ended: performance.now() });
+    return { ok: true };
+  },
   async execute(input, context) {
     await abortableSleep(input.ms, context.signal);
     return `waited ${input.ms} ms`;
@@ -83,27 +94,12 @@ const waitTool = defineTool({
 describe('local activities that overlap replay as they ran', () => {
   let harness: Harness;
   let cwd: string;
-  /** When each Wait's PreToolUse hook (inside its Prepare local activity) ran. */
-  const prepares: { id: string; started: number; ended: number }[] = [];
+  const prepares = waitPrepares;
   beforeAll(async () => {
     cwd = await scratchDir();
     harness = await createHarness({
       tools: [...builtinTools(), waitTool],
       defaultCwd: cwd,
-      // Preparing a Wait takes 300 ms, so w2's Plan runs while w1's Prepare is still running; the test checks it did.
-      hooks: {
-        preToolUse: [
-          {
-            matcher: 'Wait',
-            run: async (input) => {
-              const started = performance.now();
-              await sleep(300);
-              prepares.push({ id: input.toolUseId, started, ended: performance.now() });
-              return undefined;
-            },
-          },
-        ],
-      },
     });
   });
   afterAll(async () => harness.close());

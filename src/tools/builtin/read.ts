@@ -13,6 +13,11 @@
  * - A PNG, JPEG, GIF or WebP file (told by its magic bytes, not its extension) is returned as an image block (Claude
  *   Code's Read): the executor stores its bytes as an artifact and history holds only the reference. `offset` and
  *   `limit` do not apply to it; an image over `LIMITS.imageMaxBytes` is refused with a message saying so.
+ * - A `switchyard-artifact://` reference (stored output, read-artifact.ts) with a line over {@link MAX_LINE_CHARS}
+ *   characters is paged by characters, not lines, so nothing of it is out of reach: `offset`/`limit` count characters
+ *   (default {@link DEFAULT_CHARACTER_LIMIT}), a first line says which follow and where to continue, and the rest is
+ *   the stored text unchanged. Stored output whose lines all fit is read by lines, as a file is. Deciding scans the
+ *   stored output once per Read (it stops at the first long line).
  */
 import { stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -31,7 +36,14 @@ import {
   realPathOfOpenFile,
   resolveToolPath,
 } from '../paths.js';
-import { artifactReferenceProblem, isArtifactReference, openArtifact } from './read-artifact.js';
+import {
+  artifactReferenceProblem,
+  characterWindowNote,
+  hasLineLongerThan,
+  isArtifactReference,
+  openArtifact,
+  readCharacterWindow,
+} from './read-artifact.js';
 import {
   NotARegularFileError,
   openRegularFile,
@@ -40,16 +52,31 @@ import {
   scanTextLines,
 } from '../support/text-lines.js';
 import { fileReadRecord } from '../support/read-before-edit.js';
+import { imageDisplay, relativeToCwd } from '../support/displays.js';
 
 const DEFAULT_LINE_LIMIT = 2_000;
 const MAX_LINE_CHARS = 2_000;
+/** Characters one Read of stored output paged by characters returns when no `limit` is given. */
+const DEFAULT_CHARACTER_LIMIT = 100_000;
 /** Room kept under the result budget for the note that says where to continue. */
 const CONTINUATION_NOTE_BYTES = 512;
 
 const readInputSchema = z.strictObject({
   file_path: z.string().min(1).describe('Path of the file to read, absolute (inside cwd) or relative to cwd'),
-  offset: z.number().int().min(1).optional().describe('1-based line to start at'),
-  limit: z.number().int().min(1).optional().describe(`Number of lines to read (default ${DEFAULT_LINE_LIMIT})`),
+  offset: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('1-based line to start at (1-based character, for stored output Read pages by characters)'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      `Number of lines to read (default ${DEFAULT_LINE_LIMIT}; characters, default ${DEFAULT_CHARACTER_LIMIT}, for stored output Read pages by characters)`,
+    ),
 });
 
 type ReadInput = z.infer<typeof readInputSchema>;
@@ -122,12 +149,41 @@ function oversizeReason(input: ReadInput, size: number): string | undefined {
   );
 }
 
+/**
+ * A window of stored output (an artifact reference) that has a line over the per-line cut: `offset` and `limit` count
+ * characters, no line is cut, and a first line says which characters follow and where to continue, so the model's
+ * successive Reads, concatenated, give the whole output.
+ */
+async function readByCharacters(handle: FileHandle, input: ReadInput, signal: AbortSignal): Promise<ToolOutputObject> {
+  const window = await readCharacterWindow(handle, {
+    start: (input.offset ?? 1) - 1,
+    limit: input.limit ?? DEFAULT_CHARACTER_LIMIT,
+    maxBytes: RESULT_BUDGETS.Read.maxModelBytes - CONTINUATION_NOTE_BYTES,
+    signal,
+  });
+  if (window.text.includes('\0')) throw new ToolUseError(`Cannot read binary file: ${input.file_path}`, 'binary_file');
+  if (window.start > 0 && window.start >= window.total)
+    throw new ToolUseError(
+      `offset ${input.offset} is past the end of the output (${window.total} characters)`,
+      'offset_past_end',
+    );
+  return {
+    content: `${characterWindowNote(input.file_path, window, MAX_LINE_CHARS)}\n${window.text}`,
+    hookResponse: {
+      type: 'text',
+      file: { filePath: input.file_path, content: window.text, startChar: window.start + 1, totalChars: window.total },
+    },
+  };
+}
+
 export const readTool = defineTool({
   name: 'Read',
   aliases: ['read_file', 'ReadFile'],
   description:
     'Reads a file under the session directory: a text file as its lines, numbered like `cat -n`; a PNG, JPEG, GIF or WebP image as the image itself. ' +
-    'Also opens the switchyard-artifact:// reference a <persisted-output> result gives (use offset and limit).',
+    'Also opens the switchyard-artifact:// reference a <persisted-output> result gives (use offset and limit). ' +
+    `Stored output with a line over ${MAX_LINE_CHARS} characters is paged by characters instead of lines, nothing cut: ` +
+    'offset and limit count characters, and the first line of each answer says which characters follow and the offset to continue at.',
   inputSchema: readInputSchema,
   concurrentSafe: true,
   readOnly: true,
@@ -218,8 +274,18 @@ export const readTool = defineTool({
       const image = detectImageMediaType(firstChunk.bytes.subarray(0, IMAGE_SIGNATURE_BYTES));
       if (image !== undefined) {
         const sessionState = await fileReadRecord(context, input.file_path);
-        return { ...(await readImage(handle, image)), ...(sessionState === undefined ? {} : { sessionState }) };
+        const read = await readImage(handle, image);
+        // The executor fills in the artifact once it has stored the bytes (an `image` display, v1.3).
+        const display = imageDisplay({
+          mediaType: image,
+          bytes: read.images?.[0]?.data.byteLength ?? 0,
+          artifact: '',
+          filePath: relativeToCwd(context.cwd, input.file_path),
+        });
+        return { ...read, display, ...(sessionState === undefined ? {} : { sessionState }) };
       }
+      if (isArtifactReference(input.file_path) && (await hasLineLongerThan(handle, MAX_LINE_CHARS, context.signal)))
+        return await readByCharacters(handle, input, context.signal);
       // Checked again on the open file: it may have grown or been replaced since validation.
       const oversize = oversizeReason(input, size ?? (await handle.stat()).size);
       if (oversize !== undefined) throw new ToolUseError(oversize, 'file_too_large');

@@ -245,6 +245,10 @@ const READERS = new Map<string, ReaderKind>([
     'zcat',
     'bat',
     'cp',
+    'pr',
+    'tsort',
+    // `test -e path` tells whether a file exists, as `ls path` does: its operands are judged as reads too.
+    'test',
   ].map((name) => [name, 'files'] as const),
   ...['grep', 'egrep', 'fgrep', 'rg', 'awk', 'sed'].map((name) => [name, 'pattern-first'] as const),
   ['jq', 'filter-first'],

@@ -2,7 +2,7 @@
  * Whether a whole `Bash` command is read-only, so it may run concurrently with other read-only calls and without
  * approval (pure, dependency-free; FAILS CLOSED: what is not fully understood is not read-only).
  *
- * Read-only (1) accepts one or more simple commands joined only by `|`, `&&` or `||`, each a command on the read-only
+ * Read-only (1) accepts one or more simple commands joined only by `|`, `&&`, `||` or `;`, each a command on the read-only
  * list below, named by its bare name, with arguments that are literal words (quotes and backslash escapes are
  * understood; globs and `~` are allowed, except where a glob could expand into a dangerous option).
  *
@@ -26,7 +26,7 @@
  *   duplications `>&1` / `>&2` (`2>&1`, `1>&2`), which write nothing.
  * - Rejected anywhere outside single quotes: `$` (parameter expansion, `$(…)`, `$((…))`, `$'…'`), backticks,
  *   process substitution `<(…)`/`>(…)`, `{`/`}` (brace expansion can forge options: `-{exec,}`), a word starting
- *   with `#` (a comment can hide the rest of a line from this classifier), `(`/`)`, `;`, `&`, `|&`, newlines and
+ *   with `#` (a comment can hide the rest of a line from this classifier), `(`/`)`, `&`, `|&`, newlines and
  *   other control characters, a leading environment assignment (`FOO=1 ls`).
  * - For commands whose options can run programs or write (`find`, `rg`, `git`, `sort`, `uniq`, `tail`, `date`,
  *   `printf`, `file`, `tree`), an unquoted glob that could expand to a word starting with `-` (`*`, `-*`, `[-]x`)
@@ -48,7 +48,7 @@ export interface CommandClassification {
   reason: string;
 }
 
-const LIST_OPERATORS = new Set<Operator>(['|', '||', '&&']);
+const LIST_OPERATORS = new Set<Operator>(['|', '||', '&&', ';']);
 
 function operatorReason(op: Operator): string {
   switch (op) {
@@ -344,6 +344,64 @@ const checkJq = eachArg('jq', ({ value }) => {
   return undefined;
 });
 
+/** `free -s N` repeats until killed, like `tail -f`: it must not hold a concurrency slot or run unapproved. */
+const checkFree = eachArg('free', ({ value }) => {
+  if (abbreviates(longName(value), 'seconds')) return '`free --seconds` repeats and never ends';
+  return optionLetters(value, 'sc')?.includes('s') === true ? '`free -s` repeats and never ends' : undefined;
+});
+
+/** `hexdump -f FILE` reads its format from a file that the read checks do not see as a read of the command. */
+const checkHexdump = eachArg('hexdump', ({ value }) => {
+  if (abbreviates(longName(value), 'format-file')) return '`hexdump --format-file` reads a format file';
+  return optionLetters(value, 'efnsL')?.includes('f') === true ? '`hexdump -f` reads a format file' : undefined;
+});
+
+/** Listing options of `docker ps` and `docker images` that take a value. */
+const DOCKER_VALUED = new Set(['-f', '--filter', '--format', '-n', '--last']);
+/** Listing options of `docker ps` and `docker images` that take none. */
+const DOCKER_FLAGS = new Set([
+  '-a',
+  '--all',
+  '-q',
+  '--quiet',
+  '-l',
+  '--latest',
+  '-s',
+  '--size',
+  '--no-trunc',
+  '--digests',
+]);
+
+/**
+ * `docker ps` and `docker images` list what the daemon runs and holds; nothing else of docker is read-only. No
+ * option may precede the subcommand (`-H`/`--host`, `--context`, `--config`, `--tls…` reach or trust another daemon),
+ * and after it only the listing options above, values inline (`--format='{{.ID}}'`) or next, and no operand.
+ */
+const checkDocker: ArgsCheck = (args) => {
+  const [sub, ...rest] = args;
+  if (sub === undefined) return '`docker` without a subcommand';
+  if (sub.value.startsWith('-'))
+    return `docker option \`${sub.value}\` before the subcommand (may reach another daemon or load a configuration)`;
+  if (sub.value !== 'ps' && sub.value !== 'images') return `\`docker ${sub.value}\` is not read-only`;
+  for (let k = 0; k < rest.length; k += 1) {
+    const word = rest[k];
+    if (word === undefined) break;
+    const { value } = word;
+    if (DOCKER_FLAGS.has(value) || /^-[aqls]+$/.test(value)) continue;
+    if (DOCKER_VALUED.has(value)) {
+      if (k + 1 >= rest.length) return `\`docker ${sub.value} ${value}\` without a value`;
+      k += 1;
+      continue;
+    }
+    const eq = value.indexOf('=');
+    if (value.startsWith('--') && eq > 0 && DOCKER_VALUED.has(value.slice(0, eq))) continue;
+    if (/^-[fn]./.test(value)) continue;
+    const shown = eq > 0 ? value.slice(0, eq) : value;
+    return `\`docker ${sub.value} ${shown}\` is not a listing option of \`docker ${sub.value}\``;
+  }
+  return undefined;
+};
+
 /** The read-only list: bare command name → check of its arguments. */
 const READ_ONLY_COMMANDS = new Map<string, ArgsCheck>([
   ['ls', anyArgs],
@@ -382,6 +440,39 @@ const READ_ONLY_COMMANDS = new Map<string, ArgsCheck>([
   ['column', anyArgs],
   ['jq', checkJq],
   ['git', checkGit],
+  // Claude Code's read-only programs: none of them writes, runs a program or waits for ever, given the checks here;
+  // those that read files (strings, od, hexdump, paste, tac, rev, fold, expand, unexpand, fmt, comm, tsort, pr) have
+  // their operands judged as reads like `cat` (command-facts.ts).
+  ['sleep', anyArgs],
+  ['seq', anyArgs],
+  ['uname', anyArgs],
+  ['id', anyArgs],
+  ['nproc', anyArgs],
+  ['uptime', anyArgs],
+  ['free', checkFree],
+  ['groups', anyArgs],
+  ['locale', anyArgs],
+  ['getconf', anyArgs],
+  ['strings', anyArgs],
+  ['od', anyArgs],
+  ['hexdump', checkHexdump],
+  ['paste', anyArgs],
+  ['tac', anyArgs],
+  ['rev', anyArgs],
+  ['fold', anyArgs],
+  ['expand', anyArgs],
+  ['unexpand', anyArgs],
+  ['fmt', anyArgs],
+  ['comm', anyArgs],
+  ['numfmt', anyArgs],
+  ['tsort', anyArgs],
+  ['pr', anyArgs],
+  // `expr` and `test` only compute an answer; the shell around them is what could write, and that is checked.
+  ['expr', anyArgs],
+  ['test', anyArgs],
+  ['type', anyArgs],
+  ['cal', anyArgs],
+  ['docker', checkDocker],
 ]);
 
 export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
