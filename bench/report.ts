@@ -530,6 +530,8 @@ export async function writeReport(options: {
       report.switchyardOnly.map((row) => [row.scenario, row.p50, row.p95, row.mean, row.min, row.n]),
     ),
     '',
+    "While a PreToolUse hook runs, queries and interrupts answer at once (src/workflows/prepare-off-path.ts). Prepare used to run its calls' PreToolUse hooks inside a local activity, which holds the workflow task open, and the server answers no query and delivers no signal while a task is open: with a hook that waits for a file the test creates only after the query answers (test/integration/queries-during-hooks.test.ts), the `activeTurn` query had not answered when the test gave up after 120 s, and an interrupt ended the turn 8.1 s after its signal (the SDK's workflow task heartbeat, at 80 % of the 10 s task timeout). Now the local Prepare runs no hook when one matches a call and says so at once, and a regular activity prepares those calls (a whole turn's first group: a regular Plan that prepares and runs it): on 2026-12-07 the same test's query answered in 20 to 39 ms over three runs, and the interrupt ended the turn 27 to 90 ms after its signal (the hook is killed when the cancellation reaches its activity with a heartbeat's answer). A turn whose calls match no PreToolUse hook runs as before, with one local activity; one that matches pays a short local activity and one regular activity task for its Prepare.",
+    '',
     '## History per turn',
     '',
     'Events and bytes (protobuf, as the server stores them) that one turn adds to the session history, measured after a warm-up turn, in `default` mode (the Bash case in `bypassPermissions`, as its command would ask).',

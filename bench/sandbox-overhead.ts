@@ -36,6 +36,7 @@ const context = (sandbox: SandboxOptions): ToolExecutionContext => ({
   reportProgress() {},
   sessionState: {},
   attempt: 1,
+  idempotencyKey: 'bench:c:1',
   deadline: { remainingMs: () => undefined, activeMs: 0, queuedMs: 0 },
   admit: (_gate, work) => work(),
   artifacts: undefined,

@@ -3,6 +3,8 @@ import type { KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
 import type { ApprovalSigningPayload, ApprovalVerdict } from '../contracts/approval.js';
+import { inDoubtSigningPayload } from '../contracts/calls-in-doubt.js';
+import type { InDoubtSigningPayload, ResolveInDoubtRequest } from '../contracts/calls-in-doubt.js';
 import { approversFileSchema, isSessionApprover } from '../contracts/approvers-file.js';
 import type { ApproversFile } from '../contracts/approvers-file.js';
 import { policyChangeOf } from '../contracts/policy.js';
@@ -18,14 +20,19 @@ import { formatZodError } from '../contracts/tool-call.js';
  * The bytes an approval signature covers: the UTF-8 bytes of the RFC 8785 canonical JSON of the signing payload
  * (docs/APPROVALS.md has the form and a fixed test vector).
  */
-export function approvalSigningBytes(payload: ApprovalSigningPayload | PolicySigningPayload): Buffer {
+export function approvalSigningBytes(
+  payload: ApprovalSigningPayload | PolicySigningPayload | InDoubtSigningPayload,
+): Buffer {
   const text = canonicalize(payload);
   if (text === undefined) throw new Error('the approval payload has no canonical form');
   return Buffer.from(text, 'utf8');
 }
 
 /** Signs a payload with an Ed25519 private key (PKCS#8 PEM); the base64 signature the `approval` signal carries. */
-export function signApproval(payload: ApprovalSigningPayload | PolicySigningPayload, privateKeyPem: string): string {
+export function signApproval(
+  payload: ApprovalSigningPayload | PolicySigningPayload | InDoubtSigningPayload,
+  privateKeyPem: string,
+): string {
   const key = createPrivateKey(privateKeyPem);
   if (key.asymmetricKeyType !== 'ed25519')
     throw new Error(`the signing key must be an Ed25519 key, not ${key.asymmetricKeyType ?? 'a symmetric key'}`);
@@ -74,6 +81,22 @@ export function signPolicyChange(options: {
   return { ...request, by, ...(expiresAt === undefined ? {} : { expiresAt }), signature };
 }
 
+/**
+ * Signs a `resolveInDoubt` request for `sessionId` with an Ed25519 private key (PKCS#8 PEM): the request as sent, with
+ * its `expiresAt` and `signature` (a session with approvers requires it; docs/APPROVALS.md, Signed resolutions).
+ */
+export function signInDoubtResolution(options: {
+  sessionId: string;
+  request: ResolveInDoubtRequest;
+  expiresAt?: string;
+  privateKeyPem: string;
+}): ResolveInDoubtRequest {
+  const { sessionId, request, privateKeyPem } = options;
+  const expiresAt = options.expiresAt ?? request.expiresAt;
+  const signed = { ...request, ...(expiresAt === undefined ? {} : { expiresAt }) };
+  return { ...signed, signature: signApproval(inDoubtSigningPayload(sessionId, signed), privateKeyPem) };
+}
+
 /** A fresh Ed25519 key pair in the PEM forms the approvers file (SPKI) and `--key` files (PKCS#8) use. */
 export function generateApproverKeyPair(): { publicKeyPem: string; privateKeyPem: string } {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -116,7 +139,7 @@ export async function loadApproversFile(file: string): Promise<ApproversFile> {
  * the session names any) and have signed exactly this payload. Expiry is the workflow's to judge (workflow time).
  */
 export function verifyApprovalSignature(options: {
-  payload: ApprovalSigningPayload | PolicySigningPayload;
+  payload: ApprovalSigningPayload | PolicySigningPayload | InDoubtSigningPayload;
   signature: string;
   approvers: ApproversFile | undefined;
   sessionApprovers: readonly string[] | undefined;
@@ -164,7 +187,9 @@ export function verifyApprovalSignature(options: {
       detail:
         'policyDigest' in payload
           ? `the signature is not ${by}'s signature over this session, policy change and expiry`
-          : `the signature is not ${by}'s signature over this request, digest, decision and expiry`,
+          : 'outcome' in payload
+            ? `the signature is not ${by}'s signature over this session, call, outcome and expiry`
+            : `the signature is not ${by}'s signature over this request, digest, decision and expiry`,
     };
   return { verified: true, approver: by };
 }

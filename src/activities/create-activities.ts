@@ -47,6 +47,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     artifacts: dependencies.artifacts,
     dataDir,
     ...(onWarning === undefined ? {} : { onWarning }),
+    ...(dependencies.tracer === undefined ? {} : { tracer: dependencies.tracer }),
   };
   const executeCall = createExecuteCall({ dependencies: executeDependencies, hooksOf });
   const planCalls = createPlanCalls({

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { LocalCallsPolicy } from '../contracts/pipeline.js';
 import type { ApprovalEvaluator } from '../contracts/policy.js';
@@ -48,6 +49,8 @@ export interface ActivityDependencies {
   evaluators?: readonly ApprovalEvaluator[];
   /** The approvers file signed approvals are checked against (`SWITCHYARD_APPROVERS_FILE`); none: no signature verifies. */
   approversFile?: string;
+  /** OpenTelemetry tracer: an `execute_tool` span per tool execution (src/worker/telemetry.ts). */
+  tracer?: Tracer;
 }
 
 /** Reports a worker-side problem (a failed hook, a skipped settings file) to `onWarning`, if any. */

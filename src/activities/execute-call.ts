@@ -1,3 +1,4 @@
+import { idempotencyKeyOf } from '../contracts/calls-in-doubt.js';
 import { Context } from '@temporalio/activity';
 import { toolNotOnWorker } from './tool-mismatch.js';
 import type {
@@ -28,9 +29,18 @@ import type { SerializedOutput } from './serialize-output.js';
 import { storeImages } from './store-images.js';
 import type { StoredImages } from './store-images.js';
 import { resolveLimit } from '../tools/limits.js';
+import { boundedDisplay, imageDisplay } from '../tools/support/displays.js';
 import { ToolDeadline } from './tool-deadline.js';
+import { startProgressSignals } from './progress-signal.js';
+import { startExecuteToolSpan } from '../worker/telemetry.js';
+import type { Tracer } from '@opentelemetry/api';
 
 const HEARTBEAT_INTERVAL_MS = 1_000;
+/**
+ * What a local attempt keeps of its start-to-close timeout after its post hooks (serialising a hook's replacement
+ * output, answering): the hooks stop this long before the bound, so a slow hook never times out a call that ran.
+ */
+const LOCAL_POST_HOOK_MARGIN_MS = 3_000;
 /** A bash_output display kept in history when the full output was persisted: the UI reads the artifact for more. */
 const PERSISTED_DISPLAY_BYTES = 2_048;
 
@@ -45,6 +55,8 @@ export interface ExecuteCallDependencies {
   onWarning?: (message: string, details: Record<string, unknown>) => void;
   /** This worker's identity with its tool fingerprint (see tool-mismatch.ts). */
   workerIdentity?: string;
+  /** OpenTelemetry tracer: an `execute_tool` span per execution (src/worker/telemetry.ts). */
+  tracer?: Tracer;
 }
 
 type HandlerEnd =
@@ -79,6 +91,13 @@ function boundDisplay(
     }
     case 'file_diff':
       return display;
+    case 'mcp_tool':
+    case 'image':
+    case 'web_fetch':
+    case 'search':
+    case 'background_task':
+      // v1.3 kinds: built bounded by the built-in tools (DISPLAY_LIMITS); a custom tool's own is bounded here too.
+      return boundedDisplay(display);
     default: {
       const exhaustive: never = display;
       return exhaustive;
@@ -113,6 +132,8 @@ export async function executeCall(options: {
   const { plan } = request;
   const activity = Context.current();
   const attempt = activity.info.attempt;
+  // When this attempt began, for a local attempt's bound (its start-to-close timeout is the only one it has).
+  const attemptStartedAt = Math.min(Date.now(), activity.info.currentAttemptScheduledTimestampMs || Date.now());
   const tool: Tool | undefined = dependencies.registry.lookup(plan.toolName);
   if (tool === undefined) {
     // Plan found the tool, so another worker on this queue has it: a mismatch, retried where the tool may be.
@@ -128,6 +149,12 @@ export async function executeCall(options: {
     };
   }
 
+  const span = startExecuteToolSpan(dependencies.tracer, {
+    sessionId: request.session.sessionId,
+    turnId: request.turnId,
+    callId: plan.callId,
+    toolName: plan.toolName,
+  });
   const abort = new AbortController();
   let settle: (end: HandlerEnd) => void = () => {};
   const ended = new Promise<HandlerEnd>((resolve) => {
@@ -162,6 +189,16 @@ export async function executeCall(options: {
   };
   heartbeat();
   const heartbeatTimer = setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
+  // v1.3: the same progress, as `ToolCallProgress` events in the session (progress-signal.ts: coalesced and bounded).
+  const progressSignals = activity.info.isLocal
+    ? undefined
+    : startProgressSignals({
+        activity,
+        turnId: request.turnId,
+        callId: plan.callId,
+        toolName: plan.toolName,
+        latest: () => progress,
+      });
   const onCancel = (): void => {
     settle({ kind: 'cancelled' });
     abort.abort(new Error('cancelled'));
@@ -192,6 +229,7 @@ export async function executeCall(options: {
     ...(request.session.readBeforeEdit === true ? { readBeforeEdit: true } : {}),
     ...(request.session.sandbox === undefined ? {} : { sandbox: request.session.sandbox }),
     attempt,
+    idempotencyKey: idempotencyKeyOf(request.session.sessionId, plan.callId, attempt),
     deadline,
     artifacts: dependencies.artifacts,
     ...(dependencies.dataDir === undefined ? {} : { dataDir: dependencies.dataDir }),
@@ -234,10 +272,56 @@ export async function executeCall(options: {
   // Heartbeats go on while the output is stored and PostToolUse hooks run (a hook may take its whole timeout): a call
   // that already ran must not be timed out by the server, and then reported as lost or run again.
   try {
-    return await finishCall({ tool, plan, request, dependencies, end, deadline, attempt });
+    const outcome = await finishCall({
+      tool,
+      plan,
+      request,
+      dependencies,
+      end,
+      deadline,
+      attempt,
+      postHooks: {
+        signal: activity.cancellationSignal,
+        ...(activity.info.isLocal
+          ? { boundMs: localPostHookBoundMs(attemptStartedAt, activity.info.startToCloseTimeoutMs) }
+          : {}),
+      },
+    });
+    // A local attempt that made way for a regular activity is not an execution: that activity records its own span.
+    if (outcome.relocate !== true)
+      span.end({
+        status: outcome.status,
+        ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
+        ...(outcome.sandboxed === undefined ? {} : { sandboxed: outcome.sandboxed }),
+        local: activity.info.isLocal,
+        attempt,
+      });
+    return outcome;
+  } catch (error) {
+    span.end({ status: 'error', errorCode: errorCodes.handlerError, local: activity.info.isLocal, attempt });
+    throw error;
   } finally {
     clearInterval(heartbeatTimer);
+    progressSignals?.stop();
   }
+}
+
+/**
+ * How long a local attempt's post hooks may take: what is left of its start-to-close timeout, less a margin. A regular
+ * activity heartbeats while its hooks run and has no such bound: each hook has only its own timeout.
+ */
+export function localPostHookBoundMs(
+  attemptStartedAt: number,
+  startToCloseTimeoutMs: number,
+  now = Date.now(),
+): number {
+  return Math.max(0, attemptStartedAt + startToCloseTimeoutMs - LOCAL_POST_HOOK_MARGIN_MS - now);
+}
+
+/** How the post hooks of one call are bounded: the activity's cancellation, and a local attempt's bound. */
+interface PostHookBounds {
+  signal: AbortSignal;
+  boundMs?: number;
 }
 
 /** The outcome of a handler's end, through the PostToolUse / PostToolUseFailure hooks. */
@@ -249,6 +333,7 @@ async function finishCall(options: {
   end: HandlerEnd;
   deadline: ToolDeadline;
   attempt: number;
+  postHooks: PostHookBounds;
 }): Promise<CallOutcome> {
   const { tool, plan, request, dependencies, end, deadline, attempt } = options;
   let outcome: CallOutcome;
@@ -289,6 +374,7 @@ async function finishCall(options: {
     plan,
     request,
     dependencies,
+    bounds: options.postHooks,
     toolOutput:
       end.kind === 'output' && end.output.hookResponse !== undefined
         ? end.output.hookResponse
@@ -314,13 +400,16 @@ async function finishCall(options: {
 
 /**
  * PostToolUse after a success, PostToolUseFailure after a failure, a timeout or a cancellation (`isInterrupt`).
- * Their context reaches the model; `continue: false` stops the turn; a hook that throws is logged and ignored.
+ * Their context reaches the model; `continue: false` stops the turn. The outcome was decided when the tool returned:
+ * a hook that fails, or that a local attempt's bound stops, adds its error to the hook context and changes nothing
+ * else (docs/SEMANTICS.md, Hooks).
  */
 async function runPostHooks(options: {
   outcome: CallOutcome;
   plan: ExecutionPlan;
   request: ExecuteCallInput;
   dependencies: ExecuteCallDependencies;
+  bounds: PostHookBounds;
   /** The tool's own output shape for `tool_response`. */
   toolOutput: unknown;
   /** MCP tools: the outcome of a hook's `updatedMCPToolOutput` in place of the tool's output. */
@@ -340,6 +429,8 @@ async function runPostHooks(options: {
     result: outcome,
     toolOutput: options.toolOutput,
     onWarning: dependencies.onWarning,
+    signal: options.bounds.signal,
+    ...(options.bounds.boundMs === undefined ? {} : { boundMs: options.bounds.boundMs }),
   });
   if (hooks === undefined) return outcome;
   // A replacement that cannot be read is reported and ignored.
@@ -371,6 +462,22 @@ async function runPostHooks(options: {
     ...(hookContext.length === 0 ? {} : { hookContext }),
     ...(turnControl === undefined ? {} : { turnControl }),
   };
+}
+
+/**
+ * A result's `image` display (v1.3) with the artifact its image was stored under: the tool's own (Read names the file)
+ * or, for a tool that gave no display, one for its first stored image. Without a stored image there is none.
+ */
+function imageDisplayOf(display: ToolDisplay | undefined, images: StoredImages | undefined): ToolDisplay | undefined {
+  const first = images?.blocks[0];
+  if (display !== undefined && display.type !== 'image') return display;
+  if (first === undefined) return undefined;
+  return imageDisplay({
+    mediaType: first.mediaType,
+    bytes: first.bytes ?? 0,
+    artifact: first.artifact,
+    ...(display?.filePath === undefined ? {} : { filePath: display.filePath }),
+  });
 }
 
 /**
@@ -449,7 +556,7 @@ async function finishOutput(options: {
   if (images !== undefined && images.blocks.length > 0) outcome.content = images.blocks;
   if (serialized.budget !== undefined) outcome.budget = serialized.budget;
   if (serialized.aggregateReplacement !== undefined) outcome.aggregateReplacement = serialized.aggregateReplacement;
-  const display = boundDisplay(output.display, {
+  const display = boundDisplay(imageDisplayOf(output.display, images), {
     modelCopyShortened: serialized.budget?.truncated === true,
     persisted: serialized.budget?.artifact !== undefined,
   });

@@ -2,7 +2,8 @@ import { ARTIFACT_RETENTION, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js
 import { formatDuration } from './common.js';
 
 const CONNECTION = `Connects to TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default"), task
-queue SWITCHYARD_TASK_QUEUE (default ${DEFAULT_TASK_QUEUE}).`;
+queue SWITCHYARD_TASK_QUEUE (default ${DEFAULT_TASK_QUEUE}); TLS, API key and profile as the temporal CLI takes them
+(switchyard help: Connection).`;
 
 export const EXIT_CODES = `Exit codes:
   0    done (and every call of a turn succeeded)
@@ -29,11 +30,12 @@ Sessions:
   approve         allow a pending call (--always: remember the rule for the session)
   deny            deny a pending call, with --reason for the model
   interrupt       interrupt a session's running turn
-  audit           every approval decision of the task queue's sessions (who, tool, digest, verified)
+  audit           every approval decision of the task queue's sessions (who, tool, input, digest, verified)
   keys new NAME   an Ed25519 key pair for an approver, and the approvers-file entry
   events          a session's events as JSON lines (--follow: live, with the running calls' progress)
   tasks           a session's background tasks, or stop one
   policy          change a session's rules or mode (set), or see what its shadow rules would change (diff)
+  doubt           calls whose worker died while they ran (list), and settle one: ran, not-ran or retry (resolve)
   console         the approval console, a web page (dev starts one)
   mcp             an MCP server whose tools run as calls of a session, with durable approvals
 Stored outputs:
@@ -44,6 +46,17 @@ Other:
   help [COMMAND]  this text, or a command's
 
 Every command takes --help and --json (machine-readable output).
+
+Connection (every command, as the temporal CLI; each flag wins over its variable, variables over the profile):
+  --address HOST:PORT        TEMPORAL_ADDRESS (default localhost:7233)
+  --namespace NAME           TEMPORAL_NAMESPACE (default "default")
+  --api-key KEY              TEMPORAL_API_KEY: sent as a bearer token; turns TLS on
+  --tls-cert-path FILE       TEMPORAL_TLS_CLIENT_CERT_PATH, with --tls-key-path FILE (TEMPORAL_TLS_CLIENT_KEY_PATH): mTLS
+  --tls-ca-path FILE         TEMPORAL_TLS_SERVER_CA_CERT_PATH: the CA of the server's certificate
+  --tls-server-name NAME     TEMPORAL_TLS_SERVER_NAME: the name the server's certificate must carry
+  --profile NAME             TEMPORAL_PROFILE: a profile of temporal.toml (TEMPORAL_CONFIG_FILE, default
+                             ~/.config/temporalio/temporal.toml)
+  A TLS or config file that cannot be read stops the command (exit 2), naming it.
 
 Environment:
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (dev starts its own server unless --existing-server)
@@ -166,7 +179,7 @@ ${CONNECTION}
 Exit code 1 when the session ignored the decision, 5 when no such request.
 `,
   policy: `Usage: switchyard policy set --session ID [--allow RULE]... [--ask RULE]... [--deny RULE]... [--mode MODE]
-                                [--reason TEXT] [--by NAME] [--json]
+                                [--reason TEXT] [--by NAME] [--key FILE [--expires-at ISO]] [--json]
        switchyard policy diff --session ID [--json]
 
 set: changes the session's rules and/or permission mode at once (update setPolicy). Each list given replaces the
@@ -175,15 +188,38 @@ released or denied. The operator's rules (SWITCHYARD_POLICY_FILE on the worker) 
   --allow/--ask/--deny RULE  a rule in Claude Code's syntax, e.g. 'Bash(touch:*)' (repeatable)
   --mode MODE    default, acceptEdits, plan, bypassPermissions or dontAsk
   --reason TEXT  kept in the PolicyChanged event
-  --by NAME      who changes it (default: your user name)
+  --by NAME      who changes it (default: your user name; with --key, the key file's name without .key)
+  --key FILE     sign the change with this Ed25519 private key: a session with approvers takes only signed changes
+  --expires-at ISO  when the signed change stops applying (default: 10 minutes from now)
+Exit code 1 when the session refused the change (the reason is printed; nothing changed).
 diff: what the session's shadowRules would have decided differently (PolicyShadowDecision events), by change.
+${CONNECTION}
+`,
+  doubt: `Usage: switchyard doubt list [--session ID] [--json]
+       switchyard doubt resolve CALL_ID --outcome ran|not-ran|retry [--output TEXT | --output-file F]
+                                [--session ID] [--by NAME] [--key FILE [--expires-at ISO]] [--json]
+
+list: calls in doubt (query callsInDoubt) of one session, or of every running session of the task queue: a call that
+is not idempotent whose worker died while it ran. It ended "interrupted" for the model and may have partly run; each
+shows what it ran and its idempotency key.
+resolve: a person's word on one (update resolveInDoubt); the call leaves the list.
+  --outcome ran      it did run: --output (or --output-file) is what the session's next turn reports for it
+  --outcome not-ran  it did not run: recorded, nothing reported
+  --outcome retry    run it again, first in the session's next turn, permission again, with the same idempotency key
+  --session ID   the session; default: the one running session that has the call in doubt
+  --by NAME      who settles it (default: your user name; with --key, the key file's name without .key)
+  --key FILE     sign with this Ed25519 private key: a session with approvers takes only signed resolutions
+  --expires-at ISO  when the signed resolution stops applying (default: 10 minutes from now)
+Exit code 1 when the session refused it (the reason is printed; nothing changed), 5 when no such call.
 ${CONNECTION}
 `,
   audit: `Usage: switchyard audit [--session ID] [--since ISO] [--json]
 
 Every approval decision of the task queue's sessions, oldest first: running and closed sessions (while the server
 keeps their history; a worker must be running to answer for them). Each decision says when, which request, call,
-tool and input digest, the decision, who gave it, whether the signature verified, and whether the session took it.
+tool, what it ran (the command, path or URL, at most 200 characters) and input digest, the decision, who gave it (a
+person, or [evaluator], [hook], [policy]), whether the signature verified, and whether the session took it. Every
+accepted decision is listed; of ignored signals only a session's newest 100, with the total on stderr.
   --session ID   one session (or give the id as the argument)
   --since ISO    only decisions at or after this time
   --json         one JSON object per line: the approvalDecisions entry plus its sessionId
@@ -191,9 +227,10 @@ ${CONNECTION}`,
   keys: `Usage: switchyard keys new NAME [--dir DIR] [--json]
 
 Writes an Ed25519 key pair for the approver NAME: DIR/NAME.key (private, mode 600: give it to NAME only, for
-\`switchyard approve --key\` or the console) and DIR/NAME.pub, and prints the entry to add under "approvers" in the
-worker's SWITCHYARD_APPROVERS_FILE (add "groups": [...] to it as needed). Never overwrites a file.
-  --dir DIR      where to write the files (default: the current directory)
+\`switchyard approve --key\` or the console) and DIR/NAME.pub, says where, and prints the entry to add under
+"approvers" in the worker's SWITCHYARD_APPROVERS_FILE (add "groups": [...] to it as needed). Never overwrites a file.
+  --dir DIR      where to write the files (default: SWITCHYARD_DATA_DIR/keys, i.e. ~/.local/share/switchyard/keys,
+                 mode 700; never the current folder, which a session's commands may read)
   --json         the file paths and the entry as one JSON object
 `,
   interrupt: `Usage: switchyard interrupt --session ID [--reason TEXT] [--json]

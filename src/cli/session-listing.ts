@@ -4,6 +4,8 @@ import {
   toolSessionWorkflowType,
 } from '../contracts/messages.js';
 import type { SwitchyardClient } from '../client/switchyard-client.js';
+import { SESSION_LABEL_MEMO } from '../client/session-metadata.js';
+import { sessionLabelText } from '../contracts/session-label.js';
 
 /** A session as visibility lists it. */
 export interface SessionListing {
@@ -12,6 +14,8 @@ export interface SessionListing {
   pendingApprovals: number;
   startTime: string;
   closeTime?: string;
+  /** v1.3: the session's label (`SessionOptions.label`), from the memo its client set at start. */
+  label?: string;
 }
 
 /** Sessions of the client's task queue, newest first (one visibility query). */
@@ -33,8 +37,15 @@ export async function listSessions(
       pendingApprovals: Number(execution.typedSearchAttributes.get(pendingApprovalsSearchAttributeKey) ?? 0),
       startTime: execution.startTime.toISOString(),
       ...(execution.closeTime === undefined ? {} : { closeTime: execution.closeTime.toISOString() }),
+      ...sessionLabelOf(execution.memo),
     });
     if (sessions.length >= options.limit) break;
   }
   return sessions.sort((a, b) => b.startTime.localeCompare(a.startTime));
+}
+
+/** A listed session's label, one line within its limit; none when the memo has no string label. */
+export function sessionLabelOf(memo: Record<string, unknown> | undefined): { label?: string } {
+  const label = memo?.[SESSION_LABEL_MEMO];
+  return typeof label === 'string' && label.trim() !== '' ? { label: sessionLabelText(label) } : {};
 }

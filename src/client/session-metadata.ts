@@ -1,6 +1,9 @@
 import { approvalSignal, pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
 
+/** The memo field that holds a session's label (v1.3). */
+export const SESSION_LABEL_MEMO = 'switchyardLabel';
+
 /** Rules listed per kind in the static details; more are counted. */
 const LISTED_RULES = 10;
 
@@ -22,16 +25,18 @@ export function sessionStartMetadata(
   sessionId: string,
   options: SessionOptions,
   taskQueue: string,
-): { staticSummary: string; staticDetails: string } {
+): { staticSummary: string; staticDetails: string; memo?: Record<string, unknown> } {
   const id = options.sessionId ?? sessionId;
   const cwd = options.cwd ?? "the worker's directory";
   const mode = options.permissionMode ?? 'default';
-  const staticSummary = `Switchyard session ${id} · cwd ${cwd} · mode ${mode}`;
+  // v1.3: a label leads the summary (the Web UI's list shows the summary's start).
+  const staticSummary = `${options.label === undefined ? '' : `${options.label} · `}Switchyard session ${id} · cwd ${cwd} · mode ${mode}`;
   const details = [
     `**Switchyard tool session** ${code(id)} on task queue ${code(taskQueue)}`,
     '',
     `To approve a call from here: copy its request's JSON from Current Details, then More Actions → Send a Signal, name ${code(approvalSignal.name)}, input: that JSON (\`"decision"\`: \`allow\`, \`allow_always\` or \`deny\`). Sessions waiting for a human: filter ${code(`${pendingApprovalsSearchAttribute} > 0`)}.`,
     '',
+    ...(options.label === undefined ? [] : [`- label: ${code(options.label)}`]),
     `- cwd: ${code(cwd)}`,
     `- permission mode: ${code(mode)}`,
   ];
@@ -47,5 +52,10 @@ export function sessionStartMetadata(
     details.push(`- unanswered approvals are denied after ${options.approvalTimeoutMs} ms`);
   // Last, a line of lesser value: the Web UI sizes the frame it renders the markdown in a line short.
   details.push('', '_Set by the client that started the session._');
-  return { staticSummary: staticSummary.replace(/\s+/g, ' '), staticDetails: details.join('\n') };
+  return {
+    staticSummary: staticSummary.replace(/\s+/g, ' '),
+    staticDetails: details.join('\n'),
+    // v1.3: the label in the memo too, which visibility's list returns (`switchyard sessions` shows it).
+    ...(options.label === undefined ? {} : { memo: { [SESSION_LABEL_MEMO]: options.label } }),
+  };
 }

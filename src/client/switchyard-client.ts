@@ -1,16 +1,24 @@
 import type { Tracer } from '@opentelemetry/api';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import type { ConnectionOptions } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
+import { signInDoubtResolution, signPolicyChange } from '../activities/approval-signature.js';
+import type { CallInDoubt, ResolveInDoubtRequest, ResolveInDoubtResult } from '../contracts/calls-in-doubt.js';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
 import { switchyardDataConverter } from '../config/data-converter.js';
-import { dataDirFromEnv, resolveConnection } from '../config/environment.js';
+import {
+  DEFAULT_ADDRESS,
+  dataDirFromEnv,
+  taskQueueFromEnv,
+  temporalConnectConfigFromEnv,
+} from '../config/environment.js';
 import { grpcCompressionFor } from '../config/grpc-compression.js';
 import { hookSettingsSchema } from '../hooks/settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
-import { DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
+import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import type { BackgroundTaskView } from '../contracts/background-tasks.js';
 import type { EventsPage } from '../contracts/events.js';
 import { toolProgressFromHeartbeat } from '../contracts/progress.js';
@@ -28,11 +36,14 @@ import {
   pendingClientCallsQuery,
   setPolicyUpdate,
   submitToolResultUpdate,
+  callsInDoubtQuery,
+  resolveInDoubtUpdate,
   toolSessionWorkflowType,
 } from '../contracts/messages.js';
 import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import { invalidRule } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
+import { oversizeToolResultReason } from '../contracts/client-tools.js';
 import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from '../contracts/client-tools.js';
 import { sessionOptionsSchema } from '../contracts/schemas.js';
 import { formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
@@ -84,10 +95,13 @@ export class SwitchyardClient {
   }
 
   /**
-   * Connects to `address` on `namespace`, starting sessions on `taskQueue`. Each option not given comes from the
-   * environment exactly as `createSwitchyardWorker` and the CLI take it — `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`,
-   * `SWITCHYARD_TASK_QUEUE`, an empty value counting as unset — else `localhost:7233`, `default`, `switchyard`. With
-   * a `tracer`, starts, signals and updates carry the trace context (`@temporalio/interceptors-opentelemetry`).
+   * Connects to Temporal and starts sessions on `taskQueue`. `connectionOptions` are the SDK's (`Connection.connect`:
+   * address, `tls`, `apiKey`, metadata); without them the connection is resolved as the `temporal` CLI and
+   * `createSwitchyardWorker`'s callers resolve it — `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`,
+   * `TEMPORAL_TLS_*` over the `temporal.toml` profile (`TEMPORAL_PROFILE`), an empty value counting as unset — else
+   * `localhost:7233` and `default`; `address` and `namespace` win over both. The task queue is `SWITCHYARD_TASK_QUEUE`,
+   * else `switchyard`. A TLS or config file that cannot be read throws, naming it. With a `tracer`, starts, signals and
+   * updates carry the trace context (`@temporalio/interceptors-opentelemetry`).
    *
    * `native: true` connects through the Temporal SDK's native connection (`NativeConnection`, the Rust client
    * workers use) instead of its JavaScript gRPC client: the same calls for about a third less of the client's CPU
@@ -95,15 +109,42 @@ export class SwitchyardClient {
    * the first native connection: in a process that also calls `installTemporalRuntime`, call that first.
    */
   static async connect(
-    options: { address?: string; namespace?: string; taskQueue?: string; tracer?: Tracer; native?: boolean } = {},
+    options: {
+      connectionOptions?: ConnectionOptions;
+      address?: string;
+      namespace?: string;
+      taskQueue?: string;
+      tracer?: Tracer;
+      native?: boolean;
+    } = {},
   ): Promise<SwitchyardClient> {
-    const { address, namespace, taskQueue } = resolveConnection(options);
+    const taskQueue = options.taskQueue ?? taskQueueFromEnv();
+    const resolved =
+      options.connectionOptions === undefined
+        ? temporalConnectConfigFromEnv({ address: options.address, namespace: options.namespace })
+        : undefined;
+    const connectionOptions: ConnectionOptions = {
+      ...(resolved?.connectionOptions ?? options.connectionOptions),
+      ...(options.address === undefined ? {} : { address: options.address }),
+    };
+    const namespace = options.namespace ?? resolved?.namespace ?? DEFAULT_NAMESPACE;
+    const address = connectionOptions.address ?? DEFAULT_ADDRESS;
     const connection =
       options.native === true
         ? await (
             await import('@temporalio/worker')
-          ).NativeConnection.connect({ address, ...grpcCompressionFor(address) })
-        : await Connection.connect({ address });
+          ).NativeConnection.connect({
+            address,
+            ...(connectionOptions.tls === undefined ? {} : { tls: connectionOptions.tls }),
+            ...(connectionOptions.apiKey === undefined || typeof connectionOptions.apiKey !== 'string'
+              ? {}
+              : { apiKey: connectionOptions.apiKey }),
+            ...(connectionOptions.metadata === undefined
+              ? {}
+              : { metadata: connectionOptions.metadata as Record<string, string> }),
+            ...grpcCompressionFor(address),
+          })
+        : await Connection.connect({ ...connectionOptions, address });
     const client = new Client({
       connection,
       namespace,
@@ -196,10 +237,25 @@ export class SessionHandle {
   /**
    * Changes the session's rules and/or permission mode (update `setPolicy`): each rule list given replaces the
    * session's list of that kind. Waiting calls are decided again at once; the answer names those released or denied.
-   * Rejected, with nothing applied, when a rule does not parse.
+   * Rejected, with nothing applied, when a rule does not parse, and in a session with approvers when the change is not
+   * signed by one of them (`sign`: the approver's Ed25519 private key, PKCS#8 PEM, and name; docs/APPROVALS.md). The
+   * rejection's cause says why.
    */
-  setPolicy(request: SetPolicyRequest): Promise<SetPolicyResult> {
-    return this.workflow.executeUpdate(setPolicyUpdate, { args: [request] });
+  async setPolicy(
+    request: SetPolicyRequest,
+    sign?: { privateKeyPem: string; by: string; expiresAt?: string },
+  ): Promise<SetPolicyResult> {
+    const sent =
+      sign === undefined
+        ? request
+        : signPolicyChange({
+            sessionId: this.sessionId,
+            request,
+            by: sign.by,
+            ...(sign.expiresAt === undefined ? {} : { expiresAt: sign.expiresAt }),
+            privateKeyPem: sign.privateKeyPem,
+          });
+    return await this.workflow.executeUpdate(setPolicyUpdate, { args: [sent] });
   }
 
   interrupt(reason?: string): Promise<void> {
@@ -220,6 +276,10 @@ export class SessionHandle {
    * an unknown or already answered call id (a second answer is never taken for the same call).
    */
   async submitToolResult(request: SubmitToolResultRequest): Promise<SubmitToolResultResult> {
+    // Refused before sending: the server could never take it (`SUBMIT_TOOL_RESULT_MAX_BYTES`).
+    const oversize = oversizeToolResultReason(request);
+    if (oversize !== undefined)
+      throw new Error(`submitToolResult for call "${request.callId}" was not sent: ${oversize}`);
     try {
       return await this.workflow.executeUpdate(submitToolResultUpdate, { args: [request] });
     } catch (error) {
@@ -238,6 +298,33 @@ export class SessionHandle {
   /** v1.1: the session's background tasks, as the session last saw them (query `backgroundTasks`). */
   backgroundTasks(): Promise<BackgroundTaskView[]> {
     return this.workflow.query(backgroundTasksQuery);
+  }
+
+  /** Calls whose worker died while they ran and that may have partly run, until a person settles them. */
+  callsInDoubt(): Promise<CallInDoubt[]> {
+    return this.workflow.query(callsInDoubtQuery);
+  }
+
+  /**
+   * Settles a call in doubt (update `resolveInDoubt`): `ran` (its `output` is what the next turn reports), `not-ran`,
+   * or `retry` (run again in the next turn, permission again, same idempotency key). In a session with approvers it
+   * must be signed (`sign`: the approver's Ed25519 private key, PKCS#8 PEM; `request.by` names the approver). Rejected,
+   * with nothing changed, for an unknown call id or an unsigned, badly signed or expired resolution; the cause says why.
+   */
+  async resolveInDoubt(
+    request: ResolveInDoubtRequest,
+    sign?: { privateKeyPem: string; expiresAt?: string },
+  ): Promise<ResolveInDoubtResult> {
+    const sent =
+      sign === undefined
+        ? request
+        : signInDoubtResolution({
+            sessionId: this.sessionId,
+            request,
+            ...(sign.expiresAt === undefined ? {} : { expiresAt: sign.expiresAt }),
+            privateKeyPem: sign.privateKeyPem,
+          });
+    return await this.workflow.executeUpdate(resolveInDoubtUpdate, { args: [sent] });
   }
 
   /**

@@ -18,6 +18,7 @@ import type { SessionEvent } from '../contracts/events.js';
 import {
   activeTurnQuery,
   approvalDecisionsQuery,
+  callsInDoubtQuery,
   approvalSignal,
   eventsQuery,
   interruptSignal,
@@ -32,6 +33,8 @@ import { SafeHtml, escapeHtml } from './html.js';
 import { describeDecision, homeBody, homeSections, page, sessionBody, sessionSections } from './render.js';
 import { SessionWatches } from './session-watch.js';
 import type { LiveCall, PageContext, PendingEntry, SessionPageData, SessionRow, Viewer } from './render.js';
+import { sessionLabelOf } from '../cli/session-listing.js';
+import { detectImageMediaType } from '../tools/support/image-media-type.js';
 import { ConsoleSecurity, hostAllowed, randomToken } from './security.js';
 import type { Authentication } from './security.js';
 
@@ -202,6 +205,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         sessionId: execution.workflowId,
         startedAt: execution.startTime,
         pending: pending.filter((entry) => entry.sessionId === execution.workflowId).length,
+        ...sessionLabelOf(execution.memo),
       });
       if (rows.length >= 20) break;
     }
@@ -262,6 +266,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     }
     data.status = description.status.name;
     data.runId = description.runId;
+    Object.assign(data, sessionLabelOf(description.memo));
     if (options.temporalUiUrl !== undefined) {
       data.webUiUrl = `${options.temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(sessionId)}/${encodeURIComponent(description.runId)}/history`;
     }
@@ -284,6 +289,9 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed !== undefined) data.problem = projectErrorMessage(failed.reason);
     data.live = liveCalls(description.raw.pendingActivities ?? [], data.activeTurn);
+    // A worker older than calls in doubt does not know the query: the section stays empty, the page works.
+    if (description.status.name === 'RUNNING')
+      data.callsInDoubt = await handle.query(callsInDoubtQuery).catch(() => []);
     return data;
   }
 
@@ -554,6 +562,25 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
           streamUrl: `/stream/session/${encodeURIComponent(sessionId)}${turnQuery}`,
         }),
       );
+    }
+    if (url.pathname === '/artifact/image') {
+      // An image result's bytes (v1.3 `image` display), served only as one of the four image types it was stored as.
+      const uri = url.searchParams.get('uri') ?? '';
+      let bytes: Uint8Array;
+      try {
+        bytes = await artifacts.readBytes(uri);
+      } catch (error) {
+        throw new HttpError(404, `No such artifact: ${projectErrorMessage(error)}`);
+      }
+      const mediaType = detectImageMediaType(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      if (mediaType === undefined) throw new HttpError(404, 'That artifact is not an image.');
+      response.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'content-type': mediaType,
+        'content-security-policy': "sandbox; default-src 'none'",
+      });
+      response.end(bytes);
+      return;
     }
     if (url.pathname === '/artifact') {
       const uri = url.searchParams.get('uri') ?? '';

@@ -54,6 +54,10 @@ tr.ignored td { color:#8a3b12; }
 .legend { margin:8px 0 2px; }
 .result { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:6px 12px; margin:8px 0; }
 .result p { margin:4px 0; } .budget { color:var(--muted); }
+.call-row { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:6px 12px; margin:8px 0; } .call-row p { margin:4px 0; }
+.session-label { font-size:14px; font-weight:normal; color:var(--muted); margin-left:8px; }
+.chip { display:inline-block; padding:0 6px; border:1px solid var(--line); border-radius:8px; font-size:12px; }
+.result-image { display:block; width:96px; height:auto; image-rendering:pixelated; border:1px solid var(--line); margin:4px 0; }
 .live-call pre.tail { background:#14181f; color:#e8eaf0; }
 nav.turns { margin-bottom:8px; } nav.turns a, nav.turns b { margin-right:6px; }
 `;

@@ -1,10 +1,12 @@
 import type { ApprovalDecisionRecord, ApprovalRequest } from '../contracts/approval.js';
+import type { CallInDoubt } from '../contracts/calls-in-doubt.js';
 import { isSessionApprover } from '../contracts/approvers-file.js';
 import type { SessionEvent } from '../contracts/events.js';
 import type { ActiveTurnView, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { SafeHtml, clip, formatWait, html } from './html.js';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './page-assets.js';
 import { buildTurnTimeline, turnIdsOf } from './timeline.js';
+import { callRowsBlock, callRowsOf } from './call-rows.js';
 import type { TimelineCall, TurnTimeline } from './timeline.js';
 
 /** Characters of one tool output shown on a session page (the full output is behind its artifact link). */
@@ -21,6 +23,8 @@ export interface SessionRow {
   sessionId: string;
   startedAt?: Date;
   pending: number;
+  /** v1.3: the session's label. */
+  label?: string;
 }
 
 /** A running call's live state, from its activity's last heartbeat (never history). */
@@ -49,6 +53,10 @@ export interface SessionPageData {
   webUiUrl?: string;
   /** The turn the timeline shows (default: the running turn, else the last one). */
   turnId?: string;
+  /** v1.3: the session's label (`SessionOptions.label`), from the memo its client set at start. */
+  label?: string;
+  /** v1.3: calls whose worker died while they ran (query `callsInDoubt`); absent when the session cannot say. */
+  callsInDoubt?: CallInDoubt[];
 }
 
 /** The person looking at a page: their approver name and groups. */
@@ -115,7 +123,7 @@ function sessionList(sessions: SessionRow[]): SafeHtml {
   if (sessions.length === 0) return html`<h2>Running sessions</h2><p class="empty">No running session.</p>`;
   return html`<h2>Running sessions</h2><table class="sessions"><thead><tr><th>Session</th><th>Started</th><th>Waiting</th></tr></thead><tbody>${sessions.map(
     (row) =>
-      html`<tr><td><a href="${sessionHref(row.sessionId)}">${row.sessionId}</a></td><td>${row.startedAt?.toISOString() ?? ''}</td><td>${row.pending > 0 ? html`<span class="badge status-awaiting_approval">${row.pending}</span>` : '0'}</td></tr>`,
+      html`<tr><td><a href="${sessionHref(row.sessionId)}">${row.sessionId}</a>${row.label === undefined ? '' : html` <span class="session-label">${row.label}</span>`}</td><td>${row.startedAt?.toISOString() ?? ''}</td><td>${row.pending > 0 ? html`<span class="badge status-awaiting_approval">${row.pending}</span>` : '0'}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -244,7 +252,7 @@ export function sessionSections(
   const timeline = turnId === undefined ? undefined : buildTurnTimeline(data.events, turnId);
   const running = data.activeTurn;
   return {
-    head: html`<h1>Session <code>${data.sessionId}</code></h1>
+    head: html`<h1>Session <code>${data.sessionId}</code>${data.label === undefined ? '' : html` <span class="session-label">${data.label}</span>`}</h1>
 <p class="status">${data.status}${data.runId === undefined ? '' : html` · run <code>${data.runId}</code>`} · ${running === null ? 'idle' : html`running turn <code>${running.turnId}</code>`}
 ${data.webUiUrl === undefined ? '' : html` · <a class="webui" href="${data.webUiUrl}" target="_blank" rel="noopener noreferrer">Open in the Temporal Web UI</a>`}</p>
 ${data.problem === undefined ? '' : html`<p class="problem">${data.problem}</p>`}
@@ -259,8 +267,10 @@ ${data.problem === undefined ? '' : html`<p class="problem">${data.problem}</p>`
         : html`${data.pending.map((request) => requestCard({ sessionId: data.sessionId, request }, context.now, { showSession: false, viewer: context.viewer }))}`,
     timeline: html`<h2>Timeline</h2>${turnPicker(data.sessionId, turnIds, turnId)}${timeline === undefined ? html`<p class="empty">No turn yet.</p>` : timelineBlock(timeline, context.now)}`,
     live: liveBlock(data.live),
+    calls: turnId === undefined ? callRowsBlock([]) : callRowsBlock(callRowsOf(data.events, turnId)),
     results: resultsBlock(data.turns.find((turn) => turn.turnId === turnId)),
     decisions: decisionLog(data.decisions),
+    doubt: inDoubtBlock(data.sessionId, data.callsInDoubt ?? []),
   };
 }
 
@@ -269,8 +279,28 @@ export function sessionBody(sections: Record<string, SafeHtml>): SafeHtml {
 <h2>Waiting for approval</h2><section id="pending" class="requests" data-live data-keyed>${sections.pending}</section>
 <section id="timeline" data-live>${sections.timeline}</section>
 <section id="live" data-live>${sections.live}</section>
+<section id="calls" data-live>${sections.calls}</section>
 <section id="results" data-live>${sections.results}</section>
+<section id="doubt" data-live>${sections.doubt}</section>
 <section id="decisions" data-live>${sections.decisions}</section>`;
+}
+
+/**
+ * Calls in doubt (docs/SEMANTICS.md, Calls in doubt): each with what it ran, its idempotency key and the three ways to
+ * settle it, as `switchyard doubt resolve` commands (the console lists them; it does not settle them itself).
+ */
+export function inDoubtBlock(sessionId: string, calls: readonly CallInDoubt[]): SafeHtml {
+  if (calls.length === 0) return html``;
+  return html`<h2>Calls in doubt</h2><p class="muted">Their worker died while they ran: each may have partly run. Say what happened:</p>${calls.map(
+    (call) => html`<article class="request in-doubt" data-key="${sessionId}/doubt/${call.callId}">
+<header><span class="tool">${call.toolName}</span> <span class="meta">call <code>${call.callId}</code> · turn <code>${call.turnId}</code> · started <span class="ago" data-since="${call.startedAt}">${call.startedAt}</span></span></header>
+<pre class="command">${call.inputSummary}</pre>
+<p class="muted">idempotency key <code>${call.idempotencyKey}</code></p>
+<pre class="doubt-actions">switchyard doubt resolve ${call.callId} --session ${sessionId} --outcome ran --output "what it produced"
+switchyard doubt resolve ${call.callId} --session ${sessionId} --outcome not-ran
+switchyard doubt resolve ${call.callId} --session ${sessionId} --outcome retry</pre>
+</article>`,
+  )}`;
 }
 
 function turnPicker(sessionId: string, turnIds: string[], selected: string | undefined): SafeHtml {

@@ -116,6 +116,9 @@ export function buildTurnTimeline(events: readonly SessionEvent[], turnId: strin
       case 'PolicyChanged':
       case 'PolicyShadowDecision':
       case 'ToolCallResultReplaced':
+      case 'ToolCallProgress':
+      case 'CallInDoubt':
+      case 'CallInDoubtResolved':
         break;
       default: {
         const exhaustive: never = event;

@@ -113,7 +113,31 @@ export const RESULT_BUDGETS = {
 } as const satisfies Record<string, { maxModelBytes: number; policy: 'truncate' | 'artifact'; keep: 'head' | 'tail' }>;
 
 /** Display limits, outside the model budget (docs/SEMANTICS.md, Display). */
-export const DISPLAY_LIMITS = { fileDiffHunks: 8, fileDiffLines: 160, bashOutputBytes: 150_000 } as const;
+export const DISPLAY_LIMITS = {
+  fileDiffHunks: 8,
+  fileDiffLines: 160,
+  bashOutputBytes: 150_000,
+  /** v1.3 displays: first results a `search` display lists, characters of each, and of a background task's tail. */
+  searchFirstMatches: 5,
+  searchMatchChars: 200,
+  backgroundTailChars: 1_000,
+  /** Characters of a URL or a server/tool name in a display. */
+  displayNameChars: 300,
+} as const;
+
+/** Longest `SessionOptions.label` (v1.3), in characters. */
+export const SESSION_LABEL_MAX_CHARS = 120;
+
+/**
+ * v1.3 events a UI draws from: characters of the model text a `ToolCallResult` event previews, and the live output
+ * of `ToolCallProgress` events (at most one a second per call, at most `progressEventsPerCall` per call).
+ */
+export const EVENT_LIMITS = {
+  resultPreviewChars: 500,
+  progressOutputChars: 500,
+  progressEventsPerCall: 20,
+  progressIntervalMs: 1_000,
+} as const;
 
 /** Events kept in one run before the session continues as new even if Temporal has not suggested it. */
 export const DEFAULT_CONTINUE_AS_NEW_EVENTS = 2_000;

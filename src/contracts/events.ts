@@ -1,7 +1,7 @@
 import type { CallFlags } from './call-plan.js';
 import type { ApprovalDecision, ApprovalIgnoredReason } from './approval.js';
 import type { BackgroundTaskEndReason, BackgroundTaskStatus } from './background-tasks.js';
-import type { ResultBudgetPolicy, ToolResultStatus } from './tool-result.js';
+import type { ResultBudgetPolicy, ToolDisplay, ToolResultStatus } from './tool-result.js';
 
 interface EventBase {
   /** Position in the session's event log; `events({ since })` returns events with `seq >= since`. */
@@ -97,6 +97,27 @@ export type SessionEvent =
       truncated: boolean;
       policy?: ResultBudgetPolicy;
       artifact?: string;
+      /** v1.3: what a UI shows for the result (the result's own `display`), when it has one. */
+      display?: ToolDisplay;
+      /** v1.3: time the call waited for a slot (an admission gate) before it ran. */
+      queuedMs?: number;
+      /** v1.3: the start of the model text, at most `EVENT_LIMITS.resultPreviewChars` characters. */
+      preview?: string;
+      /** v1.3: whether `preview` is shorter than the model text. */
+      previewTruncated?: boolean;
+    })
+  | (EventBase & {
+      /**
+       * v1.3: live output of a running call: the tail of its output so far (`output`, at most
+       * `EVENT_LIMITS.progressOutputChars`) and how long it has run. At most one a second per call and at most
+       * `EVENT_LIMITS.progressEventsPerCall` per call; calls shorter than a second have none (docs/SEMANTICS.md).
+       */
+      type: 'ToolCallProgress';
+      callId: string;
+      toolName?: string;
+      output?: string;
+      message?: string;
+      elapsedMs: number;
     })
   | (EventBase & {
       /**
@@ -153,6 +174,29 @@ export type SessionEvent =
       type: 'ClientToolRequested';
       callId: string;
       toolName: string;
+    })
+  | (EventBase & {
+      /**
+       * A call that is not idempotent lost its worker while it ran: it ended `interrupted` and is listed by query
+       * `callsInDoubt` until a person settles it (docs/SEMANTICS.md, Calls in doubt). `turnId`: the call's turn.
+       */
+      type: 'CallInDoubt';
+      callId: string;
+      toolName: string;
+      inputSummary: string;
+      inputDigest: string;
+      idempotencyKey: string;
+      startedAt: string;
+    })
+  | (EventBase & {
+      /** A person settled a call in doubt (`resolveInDoubt`); `turnId`: the call's turn. */
+      type: 'CallInDoubtResolved';
+      callId: string;
+      toolName: string;
+      outcome: 'ran' | 'not-ran' | 'retry';
+      by: string;
+      /** Whether the resolution was signed by `by` and the signature checked out. */
+      verified: boolean;
     })
   | (EventBase & {
       type: 'ApprovalIgnored';

@@ -2,6 +2,7 @@ import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalDecisionCounts, ApprovalDecisionRecord, ApprovalRequest, ApprovalSignal } from './approval.js';
 import type { BackgroundTaskView } from './background-tasks.js';
+import type { CallInDoubt, ResolveInDoubtRequest, ResolveInDoubtResult } from './calls-in-doubt.js';
 import type { PendingClientCall, SubmitToolResultRequest, SubmitToolResultResult } from './client-tools.js';
 import type { EventsPage } from './events.js';
 import type { SetPolicyRequest, SetPolicyResult } from './policy.js';
@@ -26,6 +27,15 @@ export const awaitResultsUpdate = defineUpdate<AwaitResultsResult, [AwaitResults
  */
 export const setPolicyUpdate = defineUpdate<SetPolicyResult, [SetPolicyRequest]>('setPolicy');
 
+/** v1.3: calls that are not idempotent whose worker died while they ran, until a person settles them. */
+export const callsInDoubtQuery = defineQuery<CallInDoubt[]>('callsInDoubt');
+
+/**
+ * v1.3: settles a call in doubt (`ran` with its output, `not-ran`, or `retry` in the next turn); signed like an
+ * approval in a session with approvers. An unknown call id is rejected.
+ */
+export const resolveInDoubtUpdate = defineUpdate<ResolveInDoubtResult, [ResolveInDoubtRequest]>('resolveInDoubt');
+
 /** The running turn and whether everything executing is interruptible; null when idle. Not in wire contract v1. */
 export const activeTurnQuery = defineQuery<ActiveTurnView | null>('activeTurn');
 
@@ -35,6 +45,21 @@ export interface InterruptSignal {
   reason?: string;
 }
 export const interruptSignal = defineSignal<[InterruptSignal]>('interrupt');
+
+/**
+ * v1.3: a running call's live output, sent by its own `executeCall` activity (coalesced: at most one a second per call,
+ * at most `EVENT_LIMITS.progressEventsPerCall` per call); the session records it as a `ToolCallProgress` event when
+ * the call is executing in the running turn, and ignores it otherwise (docs/SEMANTICS.md, Events a UI draws from).
+ */
+export interface ToolCallProgressSignal {
+  turnId: string;
+  callId: string;
+  toolName?: string;
+  output?: string;
+  message?: string;
+  elapsedMs: number;
+}
+export const toolCallProgressSignal = defineSignal<[ToolCallProgressSignal]>('toolCallProgress');
 
 export const pendingApprovalsQuery = defineQuery<ApprovalRequest[]>('pendingApprovals');
 

@@ -10,6 +10,7 @@
  * - Prepare, per group just before it runs (per call in streaming turns): `validateInput`, `resolveInput`,
  *   PreToolUse hooks, `prepareApproval`, permission facts. A call a turn stop or an interrupt skips never gets here.
  */
+import type { InDoubtSigningPayload } from './calls-in-doubt.js';
 import type { ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
 import type { WireCallPlan } from './compact-plan.js';
 import type { ApprovalSigningPayload, ApprovalVerdict } from './approval.js';
@@ -55,7 +56,7 @@ export interface PlanCallsInput {
    * Prepare the turn's first group in the same round trip (whole turns): nothing runs before it, so this is still
    * "just before it runs". The group is computed with `groupCalls` and this cap, as the workflow does.
    */
-  prepareFirstGroup?: { maxConcurrency?: number };
+  prepareFirstGroup?: { maxConcurrency?: number; hooksOffPath?: true };
   /**
    * With `prepareFirstGroup`: also run that group when every call of it runs locally (`batchLocalCalls`) and the
    * permission chain allows each one without asking under `rules` (the operator's rules are the worker's own). The
@@ -95,6 +96,12 @@ export interface LocalCallsPolicy {
 export interface PrepareCallsInput {
   session: SessionContext;
   calls: ToolCall[];
+  /**
+   * Asked of a Prepare that runs as a local activity: when a PreToolUse hook matches one of the calls, run no hook and
+   * answer `hooksDeferred` at once, so the workflow runs this Prepare again as a regular activity. A local activity
+   * holds its workflow task open, and no query or signal is answered until it ends; hooks may take minutes.
+   */
+  hooksOffPath?: true;
 }
 
 export interface PreparedCalls {
@@ -106,6 +113,8 @@ export interface PreparedCalls {
   untrustedSettings?: string[];
   /** The operator's rules (the worker's policy file), recorded with the calls they judge. */
   operatorRules?: PermissionRules;
+  /** Asked with `hooksOffPath`: a PreToolUse hook matches a call, so nothing was prepared (`plans` is empty). */
+  hooksDeferred?: true;
 }
 
 /**
@@ -195,7 +204,7 @@ export interface ApprovalEvaluatorInput {
  * signed `setPolicy` sends its `policyChange`, whose digest the activity computes (workflow code cannot hash).
  */
 export type VerifyApprovalInput = (
-  | { payload: ApprovalSigningPayload; policyChange?: undefined }
+  | { payload: ApprovalSigningPayload | InDoubtSigningPayload; policyChange?: undefined }
   | { policyChange: PolicyChangeToVerify; payload?: undefined }
 ) & {
   signature: string;

@@ -8,6 +8,7 @@
 // call that function, and this module, which no workflow imports, gives them their public names.
 // test/unit/workflow-sharing.test.ts checks that no module the workflows load exports a schema.
 import { approvalSchemas } from './approval.js';
+import { callsInDoubtSchemas } from './calls-in-doubt.js';
 import { clientToolsSchemas } from './client-tools.js';
 import { policySchemas } from './policy.js';
 import { sessionSchemas } from './session.js';
@@ -15,6 +16,9 @@ import { toolCallSchemas } from './tool-call.js';
 
 /** Payload of the `approval` signal. */
 export const approvalSignalSchema = approvalSchemas().signal;
+
+/** Payload of the `resolveInDoubt` update. */
+export const resolveInDoubtRequestSchema = callsInDoubtSchemas().resolveInDoubt;
 
 /** A tool the client runs itself, as `SessionOptions.clientTools` declares it. */
 export const clientToolSpecSchema = clientToolsSchemas().spec;

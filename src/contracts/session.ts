@@ -1,6 +1,7 @@
 // The schemas here sit behind `sessionSchemas()` instead of being exported: see src/contracts/schemas.ts.
 import { z } from 'zod';
 import { allowedDomainProblem } from './allowed-domains.js';
+import { SESSION_LABEL_MAX_CHARS } from './defaults.js';
 import { clientToolsSchemas } from './client-tools.js';
 
 export const permissionModes = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
@@ -131,6 +132,16 @@ const sessionOptionsSchema = z.object({
   readBeforeEdit: z.boolean().optional(),
   /** Name of an approval evaluator registered on the worker: it decides waiting calls beside the human. */
   approvalEvaluator: z.string().min(1).optional(),
+  /**
+   * v1.3: a human name for the session ("Fix the login bug"), shown by `switchyard sessions`, the console and the
+   * Web UI summary. At most `SESSION_LABEL_MAX_CHARS` characters, no control characters (no line breaks).
+   */
+  label: z
+    .string()
+    .min(1)
+    .max(SESSION_LABEL_MAX_CHARS)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'a label has no control characters (no line breaks or tabs)')
+    .optional(),
 });
 export type SessionOptions = z.infer<typeof sessionOptionsSchema>;
 

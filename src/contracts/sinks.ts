@@ -19,6 +19,10 @@ export interface ToolCallTelemetryEndRecord extends ToolCallTelemetryRecord {
   outputBytes: number;
   truncated: boolean;
   durationMs: number;
+  /** v1.3: how long the call waited for approval (ms); on the span as `switchyard.approval.wait_ms`. */
+  permissionWaitMs?: number;
+  /** v1.3: whether its process ran in the OS sandbox, when it started one. */
+  sandboxed?: boolean;
 }
 
 /** One entry of a session's approval decision log, as telemetry sees it (the log's record plus the session). */

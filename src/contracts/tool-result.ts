@@ -26,7 +26,72 @@ export interface ResultBudgetInfo {
 export type ToolDisplay =
   | { type: 'text'; text: string }
   | { type: 'bash_output'; stdout: string; stderr: string; exitCode: number | null; truncated: boolean }
-  | { type: 'file_diff'; filePath: string; hunks: DiffHunk[]; truncated: boolean };
+  | { type: 'file_diff'; filePath: string; hunks: DiffHunk[]; truncated: boolean }
+  | McpToolDisplay
+  | BackgroundTaskDisplay
+  | ImageDisplay
+  | WebFetchDisplay
+  | SearchDisplay;
+
+/** v1.3: a call of an MCP server's tool: which server and tool, and the kinds of content blocks it answered with. */
+export interface McpToolDisplay {
+  type: 'mcp_tool';
+  server: string;
+  tool: string;
+  /** The `type` of each content block of the answer, in order (`text`, `image`, `resource`…), at most 20. */
+  contentKinds: string[];
+  isError: boolean;
+}
+
+/**
+ * v1.3: a background task seen by a call: `started` (Bash with `run_in_background`), `output` (TaskOutput while it
+ * runs) or `finished` (TaskOutput after its end, TaskStop). `tail`: the last part of its output (bounded).
+ */
+export interface BackgroundTaskDisplay {
+  type: 'background_task';
+  phase: 'started' | 'output' | 'finished';
+  taskId: string;
+  command?: string;
+  status?: string;
+  exitCode?: number | null;
+  tail?: string;
+}
+
+/** v1.3: an image a call produced (Read of an image file, an MCP image block): its bytes are in the artifact store. */
+export interface ImageDisplay {
+  type: 'image';
+  mediaType: ImageMediaType;
+  /** Bytes of the image. */
+  bytes: number;
+  /** `switchyard-artifact://…` reference of the stored image. */
+  artifact: string;
+  /** The file it was read from, when a file. */
+  filePath?: string;
+}
+
+/** v1.3: a WebFetch: the host it reached, the HTTP status and the bytes of the body it read. */
+export interface WebFetchDisplay {
+  type: 'web_fetch';
+  url: string;
+  host: string;
+  status: number;
+  bytes: number;
+  contentType?: string;
+}
+
+/** v1.3: a Glob or Grep: the pattern, how many files (and matches) it found, and the first few. */
+export interface SearchDisplay {
+  type: 'search';
+  tool: 'Glob' | 'Grep';
+  pattern: string;
+  /** Files found (Glob) or files with a match (Grep). */
+  files: number;
+  /** Grep in `content` or `count` mode: matching lines. */
+  matches?: number;
+  /** The first results (paths, or `path:line: text`), at most `DISPLAY_LIMITS.searchFirstMatches`, each clipped. */
+  firstMatches: string[];
+  truncated: boolean;
+}
 
 export interface DiffHunk {
   oldStart: number;

@@ -185,7 +185,8 @@ export function commandHooks(
   );
   const postToolUse = each('PostToolUse', (hook, matcher): PostToolUseHook =>
     withMatcher(matcher, {
-      async run(input: PostToolUseHookInput): Promise<PostToolUseHookResult | undefined> {
+      name: hook.command,
+      async run(input: PostToolUseHookInput, run?: HookRunContext): Promise<PostToolUseHookResult | undefined> {
         const stdin = {
           ...baseStdin('PostToolUse', input),
           tool_response: input.toolOutput ?? {
@@ -193,7 +194,7 @@ export function commandHooks(
             isError: input.toolResponse.isError,
           },
         };
-        const outcome = await runForEvent(context('PostToolUse', hook, input.cwd, stdin));
+        const outcome = await runForEvent(context('PostToolUse', hook, input.cwd, stdin, run));
         if (outcome.kind === 'block') return outcome.reason === '' ? undefined : { additionalContext: outcome.reason };
         return outcome.output === undefined ? undefined : postToolUseResult(outcome.output);
       },
@@ -201,13 +202,14 @@ export function commandHooks(
   );
   const postToolUseFailure = each('PostToolUseFailure', (hook, matcher): PostToolUseFailureHook =>
     withMatcher(matcher, {
-      async run(input: PostToolUseFailureHookInput): Promise<PostToolUseHookResult | undefined> {
+      name: hook.command,
+      async run(input: PostToolUseFailureHookInput, run?: HookRunContext): Promise<PostToolUseHookResult | undefined> {
         const stdin = {
           ...baseStdin('PostToolUseFailure', input),
           error: input.error,
           is_interrupt: input.isInterrupt,
         };
-        const outcome = await runForEvent(context('PostToolUseFailure', hook, input.cwd, stdin));
+        const outcome = await runForEvent(context('PostToolUseFailure', hook, input.cwd, stdin, run));
         if (outcome.kind === 'block') return outcome.reason === '' ? undefined : { additionalContext: outcome.reason };
         return outcome.output === undefined ? undefined : postToolUseResult(outcome.output);
       },

@@ -90,13 +90,22 @@ export interface PostToolUseHookResult {
 
 export interface PostToolUseHook {
   matcher?: string;
-  run(input: PostToolUseHookInput): PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>;
+  /** Names the hook in the text that reports its failure (command hooks: the command). */
+  name?: string;
+  /** `context.signal` fires when the call is cancelled or the post hooks run past the call's bound. */
+  run(
+    input: PostToolUseHookInput,
+    context?: HookRunContext,
+  ): PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>;
 }
 
 export interface PostToolUseFailureHook {
   matcher?: string;
+  /** Names the hook in the text that reports its failure (command hooks: the command). */
+  name?: string;
   run(
     input: PostToolUseFailureHookInput,
+    context?: HookRunContext,
   ): PostToolUseHookResult | undefined | Promise<PostToolUseHookResult | undefined>;
 }
 

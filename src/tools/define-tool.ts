@@ -18,6 +18,11 @@ export interface TimeoutPolicy {
   maxMs?: number;
   /** Whether the input's `timeout_ms` or `timeout` field may set the deadline. Default false. */
   allowCallOverride?: boolean;
+  /**
+   * The deadline this input needs (a large page range, a long download), before any override or default; capped at
+   * `maxMs` like any request. `undefined`, a value that is not a positive number, or a throw: the next rule decides.
+   */
+  resolveBudgetMs?: (input: unknown) => number | undefined;
   /** Extra time after the deadline for the tool's own cleanup. Default 0. */
   cleanupGraceMs?: number;
 }
@@ -81,6 +86,13 @@ export interface ToolExecutionContext extends Omit<ToolPrepareContext, 'allowRul
   readBeforeEdit?: boolean;
   /** 1 on the first attempt; higher when an idempotent call is retried after a lost worker. */
   attempt: number;
+  /**
+   * `<sessionId>:<callId>:<attempt>`: names this execution, so a tool with effects outside the machine (a payment, a
+   * message, a deploy) can pass it on and let the far side drop a repeat. A call in doubt that a person settles with
+   * `retry` runs again with the same key (docs/SEMANTICS.md, Calls in doubt). Bash commands see it as
+   * `SWITCHYARD_IDEMPOTENCY_KEY`, MCP servers as `_meta.idempotencyKey` of `tools/call`.
+   */
+  idempotencyKey: string;
   /** The call's deadline: `remainingMs()` is undefined for tools without one. Retries keep the remaining budget. */
   deadline: { remainingMs(): number | undefined; readonly activeMs: number; readonly queuedMs: number };
   /**
@@ -232,7 +244,11 @@ export interface ToolDefinition<Input> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry holds tools of every input type
 export type Tool = ToolDefinition<any>;
 
-/** Defines a tool; the input type follows from the zod schema. */
+/**
+ * Defines a tool; the input type follows from the zod schema. `execute` gets `context.idempotencyKey`
+ * (`<sessionId>:<callId>:<attempt>`): a tool whose effect must not happen twice passes it to whatever it changes, so
+ * that the retry a person orders for a call in doubt (same key) is dropped there if the first run took effect.
+ */
 export function defineTool<Schema extends z.ZodType>(
   definition: ToolDefinition<z.infer<Schema>> & { inputSchema: Schema },
 ): Tool {

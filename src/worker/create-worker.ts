@@ -268,6 +268,8 @@ function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): Inje
             outputBytes: record.outputBytes,
             truncated: record.truncated,
             durationMs: record.durationMs,
+            ...(record.permissionWaitMs === undefined ? {} : { permissionWaitMs: record.permissionWaitMs }),
+            ...(record.sandboxed === undefined ? {} : { sandboxed: record.sandboxed }),
             ...(stage === undefined ? {} : { stage }),
             ...(record.status === 'success' ? {} : { errorCategory: errorCategoryOf(record.errorCode, record.status) }),
           });

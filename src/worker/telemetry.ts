@@ -33,6 +33,9 @@ export interface ToolCallTelemetryEnd {
   stage?: ToolCallStage;
   errorCategory?: string;
   durationMs?: number;
+  /** v1.3: the approval wait (`switchyard.approval.wait_ms`) and whether the process was sandboxed. */
+  permissionWaitMs?: number;
+  sandboxed?: boolean;
 }
 
 /** Starts recording one tool call. */
@@ -108,6 +111,8 @@ export function createToolCallTelemetry(options: { tracer?: Tracer; logger?: Log
           };
           if (end.stage !== undefined) attributes['switchyard.failure.stage'] = end.stage;
           if (end.errorCategory !== undefined) attributes['switchyard.error.category'] = end.errorCategory;
+          if (end.permissionWaitMs !== undefined) attributes['switchyard.approval.wait_ms'] = end.permissionWaitMs;
+          if (end.sandboxed !== undefined) attributes['switchyard.sandboxed'] = end.sandboxed;
           span.setAttributes(attributes);
           // Success leaves the status unset: OTel asks instrumentation not to set OK on its own.
           if (failure) span.setStatus({ code: SpanStatusCode.ERROR, message: end.errorCategory ?? end.status });
@@ -227,4 +232,61 @@ export function createTracingFromEnv(env: Environment = processEnvironment()): {
   if (!consoleTracingFromEnv(env)) return { shutdown: async () => {} };
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ConsoleSpanExporter())] });
   return { tracer: provider.getTracer(TRACER_NAME), shutdown: () => provider.shutdown() };
+}
+
+/** What the `execute_tool` span of one execution says when it ends. */
+export interface ExecuteToolSpanEnd {
+  status: ToolResultStatus;
+  errorCode?: string;
+  sandboxed?: boolean;
+  /** The call ran in a local activity of the workflow's worker (short read-only calls). */
+  local: boolean;
+  attempt: number;
+}
+
+/**
+ * The GenAI semantic conventions' span of one tool execution: `execute_tool {gen_ai.tool.name}`, kind INTERNAL, with
+ * `gen_ai.operation.name=execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` (`extension`
+ * for an MCP server's tool, `function` otherwise), and Switchyard's own facts under `switchyard.`. Started by the
+ * `executeCall` activity (regular or local) as the tool starts, never by workflow code: a replay runs no activity, so
+ * it emits nothing twice; a retried execution is a second span with its own `switchyard.attempt`. Without a tracer,
+ * nothing. The whole call's span (permission, approval wait) is the workflow's `tool.call` span, sent by a sink.
+ */
+export function startExecuteToolSpan(
+  tracer: Tracer | undefined,
+  call: { sessionId: string; turnId: string; callId: string; toolName: string },
+): { end(end: ExecuteToolSpanEnd): void } {
+  if (tracer === undefined) return { end: () => {} };
+  const span = tracer.startSpan(`execute_tool ${call.toolName}`, {
+    kind: SpanKind.INTERNAL,
+    attributes: {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': call.toolName,
+      'gen_ai.tool.call.id': call.callId,
+      'gen_ai.tool.type': call.toolName.startsWith('mcp__') ? 'extension' : 'function',
+      'switchyard.session.id': call.sessionId,
+      'switchyard.turn.id': call.turnId,
+    },
+  });
+  let ended = false;
+  return {
+    end(end) {
+      if (ended) return;
+      ended = true;
+      const attributes: Attributes = {
+        'switchyard.tool.status': end.status,
+        'switchyard.execution.local': end.local,
+        'switchyard.attempt': end.attempt,
+      };
+      if (end.errorCode !== undefined) {
+        attributes['switchyard.error.code'] = end.errorCode;
+        attributes['error.type'] = end.errorCode;
+      }
+      if (end.sandboxed !== undefined) attributes['switchyard.sandboxed'] = end.sandboxed;
+      span.setAttributes(attributes);
+      if (end.status !== 'success')
+        span.setStatus({ code: SpanStatusCode.ERROR, message: end.errorCode ?? end.status });
+      span.end();
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ApprovalRequest } from '../contracts/approval.js';
 import { approvalSignal, pendingApprovalsSearchAttributeKey } from '../contracts/messages.js';
+import { sessionLabelText } from '../contracts/session-label.js';
 
 /** Bounds of the Web UI's current details, so a turn with many asks keeps them readable (and the payload small). */
 export const CURRENT_DETAILS_LIMITS = {
@@ -31,6 +32,8 @@ export interface SessionIdentity {
   permissionMode: string | undefined;
   /** The session's `sandbox.mode` option, when it set one. */
   sandboxMode?: string | undefined;
+  /** v1.3: the session's human name (`SessionOptions.label`). */
+  label?: string;
 }
 
 /**
@@ -70,6 +73,7 @@ export function renderCurrentDetails(options: { identity: SessionIdentity; view:
       ? `**Idle.** ${view.completedTurns} turn(s) completed.`
       : `**Running turn** ${inlineCode(view.runningTurnId)}${view.queuedTurns > 0 ? `; ${view.queuedTurns} turn(s) queued` : ''}.`;
   const lines = [
+    ...(identity.label === undefined ? [] : [`**${escapeMarkdown(sessionLabelText(identity.label))}**`, '']),
     `Session ${inlineCode(identity.sessionId)} · cwd ${identity.cwd === undefined ? "the worker's directory" : inlineCode(identity.cwd)} · mode ${inlineCode(identity.permissionMode ?? 'default')}`,
     '',
     state,

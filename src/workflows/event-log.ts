@@ -49,7 +49,24 @@ export class EventLog {
     return this.#appendedThisRun;
   }
 
+  /**
+   * The retained events for the next run, without what only a live UI draws from (a result's `display` and `preview`,
+   * progress output): the carried input stays the size it was before those fields existed.
+   */
   carry(): { events: SessionEvent[]; next: number } {
-    return { events: [...this.#retained()], next: this.#next };
+    return { events: this.#retained().map(lightened), next: this.#next };
   }
+}
+
+/** An event without its UI-only fields (v1.3), as continue-as-new carries it. */
+function lightened(event: SessionEvent): SessionEvent {
+  if (event.type === 'ToolCallResult' && (event.display !== undefined || event.preview !== undefined)) {
+    const { display: _display, preview: _preview, previewTruncated: _cut, ...rest } = event;
+    return rest;
+  }
+  if (event.type === 'ToolCallProgress' && (event.output !== undefined || event.message !== undefined)) {
+    const { output: _output, message: _message, ...rest } = event;
+    return rest;
+  }
+  return event;
 }

@@ -34,5 +34,34 @@ export async function afterLocalActivities<T>(run: () => Promise<T>): Promise<T>
     runGlobals[IN_FLIGHT] = inFlight() - 1;
     // Not cancellable: an interrupt must not swap a result that has arrived for a cancellation.
     if (inFlight() > 0) await CancellationScope.nonCancellable(() => condition(() => inFlight() === 0));
+    await CancellationScope.nonCancellable(afterOtherJobs);
+  }
+}
+
+/**
+ * Resolves two rounds of condition checks later, so a local activity's result is acted on after the other jobs of
+ * its activation.
+ *
+ * A local activity that outlives its workflow task (the worker heartbeats the task at 80 % of its timeout; a loaded
+ * machine got there) resolves, live, in an activation of a later task, after an update that task brought has run and
+ * answered. On replay the SDK resolves it in the same activation as that update (its marker is in the same task), and
+ * the two raced by the length of their promise chains: the result's reaction (the next call's activity, the
+ * search-attribute upsert of an approval) could go first, so the commands came in another order than history
+ * recorded (`[TMPRL1100] Nondeterminism error: Update machine does not handle this event:
+ * UpsertWorkflowSearchAttributes`, or `Activity machine does not handle this event: WorkflowExecutionUpdateCompleted`).
+ * test/faults/replay-race.test.ts arranges it (scripts/replay-race.ts); the histories that failed are fixtures.
+ *
+ * Not behind a patch: live, a result that arrives alone in its activation is acted on in the same order with or
+ * without the wait, and histories of the race only replay with it (the old code cannot replay them either).
+ * The SDK runs an activation's microtasks, then unblocks conditions in
+ * the order they were made, then runs microtasks again, until nothing moves: whatever the activation's other jobs
+ * (an update's handler and its answer, a signal, a timer) do in their promise chains and first waits happens first,
+ * live and on replay alike.
+ */
+async function afterOtherJobs(): Promise<void> {
+  for (let round = 0; round < 2; round += 1) {
+    let asked = false;
+    // False when first asked (at once), true at the next check: one round of the SDK's loop.
+    await condition(() => asked || !(asked = true));
   }
 }

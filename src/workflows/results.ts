@@ -1,6 +1,7 @@
 import { proxySinks } from '@temporalio/workflow';
 import { utf8Length } from '../contracts/utf8-length.js';
 import type { ToolCallTelemetryEndRecord, SwitchyardSinks } from '../contracts/sinks.js';
+import { eventDisplay, resultPreview } from '../contracts/event-display.js';
 import { texts } from '../contracts/texts.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ContentBlock, ToolResult, ToolResultStatus } from '../contracts/tool-result.js';
@@ -64,6 +65,10 @@ export function finishResult(options: {
       truncated: full.budget?.truncated === true,
       ...(full.budget === undefined ? {} : { policy: full.budget.policy }),
       ...(full.budget?.artifact === undefined ? {} : { artifact: full.budget.artifact }),
+      // v1.3: what a UI draws the row from, without the result (events live in workflow state, not in history).
+      ...(full.display === undefined ? {} : { display: eventDisplay(full.display) }),
+      queuedMs: full.timings.queuedMs,
+      ...resultPreview(full.modelContent),
     });
   } else {
     const errorCode = full.errorCode === undefined ? {} : { errorCode: full.errorCode };
@@ -90,6 +95,8 @@ export function finishResult(options: {
     outputBytes: full.budget?.originalBytes ?? utf8Length(full.modelContent),
     truncated: full.budget?.truncated === true,
     durationMs: totalMs,
+    permissionWaitMs: full.timings.permissionWaitMs,
+    ...(full.sandboxed === undefined ? {} : { sandboxed: full.sandboxed }),
   });
   return full;
 }

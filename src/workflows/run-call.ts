@@ -15,6 +15,7 @@ import { callPermissionInput, decidePermission, ruleMatchesCall } from '../contr
 import type { PermissionInput } from '../contracts/decide-permission.js';
 import { runsLocally } from '../contracts/local-calls.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
+import { recordCallInDoubt } from './calls-in-doubt.js';
 import type { CallClock, CallCompletion, UntimedResult } from './results.js';
 import { finishResult } from './results.js';
 import type { SessionState } from './session-state.js';
@@ -404,8 +405,17 @@ async function executeActivity(run: CallRun, ran: CallOutcome | undefined): Prom
       // Only a missed heartbeat means the worker was lost; the backstop is a plain timeout.
       if (error.cause.timeoutType !== 'HEARTBEAT')
         return failedOutcome('error', texts.timedOut(plan.timeoutMs ?? 0), errorCodes.timeout);
-      if (!plan.flags.idempotent)
+      if (!plan.flags.idempotent) {
+        recordCallInDoubt(state, {
+          callId: plan.callId,
+          turnId: run.turn.turnId,
+          toolName: plan.toolName,
+          input: plan.input,
+          inputDigest: plan.inputDigest,
+          startedAt: run.clock.startedAt ?? Date.now(),
+        });
         return failedOutcome('error', texts.interruptedMayHavePartlyRun(plan.toolName), errorCodes.interrupted);
+      }
     }
     return failedOutcome('error', projectErrorMessage(error), errorCodes.handlerError);
   } finally {

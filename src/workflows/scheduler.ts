@@ -18,6 +18,7 @@ import type { ToolCall } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { pipelineActivities } from './activity-routing.js';
+import { hooksOffPath, regularPlanCalls, regularPrepareCalls } from './prepare-off-path.js';
 import { applyAggregateBudget } from './aggregate-budget.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import type { CallCompletion } from './results.js';
@@ -133,7 +134,9 @@ export class Scheduler {
       streaming: turn.kind === 'streaming',
     });
     if (turn.kind === 'whole') {
-      await this.#plan({ turn, added: turn.calls, prepareFirstGroup: true });
+      // A settled call in doubt reported as `ran` is complete before the turn starts: nothing to plan.
+      const added = turn.calls.filter((entry) => entry.completion === undefined);
+      await this.#plan({ turn, added, prepareFirstGroup: true });
       this.#emitWholeGrouping(turn);
     }
     const maxConcurrency = (): number => turn.maxConcurrency ?? 10;
@@ -310,6 +313,7 @@ export class Scheduler {
       const input: PlanCallsInput = { session: state.context(), calls: added.map((entry) => entry.call) };
       if (options.prepareFirstGroup) {
         input.prepareFirstGroup = maxConcurrency === undefined ? {} : { maxConcurrency };
+        if (hooksOffPath(state.options)) input.prepareFirstGroup.hooksOffPath = true;
         // The first group may run in the same round trip when it needs no decision of the workflow's own: its calls
         // are counted by no limit, and run on this worker.
         if (state.options.toolTaskQueue === undefined && state.policy.limits.length === 0) {
@@ -320,7 +324,13 @@ export class Scheduler {
         }
       }
       const since = Date.now();
-      const planned = await pipelineActivities(state.options).planCalls(input);
+      let planned = await pipelineActivities(state.options).planCalls(input);
+      if (planned.firstGroup?.hooksDeferred === true && input.prepareFirstGroup !== undefined) {
+        // PreToolUse hooks match the first group: planned again as a regular activity, which runs them off the
+        // workflow's path (prepare-off-path.ts).
+        const { hooksOffPath: _asked, ...prepareFirstGroup } = input.prepareFirstGroup;
+        planned = await regularPlanCalls(state.options)({ ...input, prepareFirstGroup });
+      }
       this.#onPlanned(planned);
       turn.maxConcurrency ??= maxConcurrency ?? planned.defaultMaxConcurrency;
       added.forEach((entry, offset) => {
@@ -340,11 +350,13 @@ export class Scheduler {
   /** `ToolCallScheduled` for every call of a whole turn, the grouping on the first (once per turn). */
   #emitWholeGrouping(turn: Turn): void {
     const groups = groupCalls(
-      turn.calls.map((entry) => ({
-        id: entry.call.id,
-        concurrentSafe: entry.planned?.kind === 'planned' && entry.planned.concurrentSafe,
-        bytes: entry.inputBytes ?? 0,
-      })),
+      turn.calls
+        .filter((entry) => entry.completion === undefined)
+        .map((entry) => ({
+          id: entry.call.id,
+          concurrentSafe: entry.planned?.kind === 'planned' && entry.planned.concurrentSafe,
+          bytes: entry.inputBytes ?? 0,
+        })),
       turn.maxConcurrency ?? 10,
     );
     const byId = new Map(turn.calls.map((entry) => [entry.call.id, entry]));
@@ -483,17 +495,27 @@ export class Scheduler {
       first !== undefined &&
       first.plans.length === calls.length &&
       first.plans.every((plan, index) => plan.callId === calls[index]?.call.id);
-    const prepared = reuse
-      ? first
-      : await pipelineActivities(this.#state.options).prepareCalls({
-          session: this.#state.context(),
-          calls: calls.map((entry) => entry.call),
-        });
+    const prepared = reuse ? first : await this.#prepareCalls(calls, first?.hooksDeferred === true);
     return {
       ...prepared,
       plans: prepared.plans.map((plan, index) => expandPlan(plan, calls[index]?.call ?? { input: undefined })),
       ...(reuse && ran !== undefined ? { ran } : {}),
     };
+  }
+
+  /**
+   * Prepare for calls whose group is about to run: a local activity, which leaves PreToolUse hooks to a regular one
+   * (`prepare-off-path.ts`); `deferred` when Plan already found that a hook matches them.
+   */
+  async #prepareCalls(calls: readonly TurnCall[], deferred: boolean): Promise<PreparedCalls> {
+    const options = this.#state.options;
+    const request = { session: this.#state.context(), calls: calls.map((entry) => entry.call) };
+    if (!hooksOffPath(options)) return pipelineActivities(options).prepareCalls(request);
+    const local = deferred
+      ? undefined
+      : await pipelineActivities(options).prepareCalls({ ...request, hooksOffPath: true });
+    if (local !== undefined && local.hooksDeferred !== true) return local;
+    return regularPrepareCalls(options)(request);
   }
 
   #clock(turn: Turn, entry: TurnCall): { sessionId: string; turnId: string; startedAt: number | undefined } {

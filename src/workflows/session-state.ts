@@ -13,6 +13,8 @@ import type { TurnResult } from '../contracts/tool-result.js';
 import type { BackgroundTaskView } from '../contracts/background-tasks.js';
 import { ClientCallBoard } from './client-calls.js';
 import { BackgroundTaskLedger } from './background-task-ledger.js';
+import { CallsInDoubtLedger } from './calls-in-doubt.js';
+import type { CarriedCallsInDoubt } from './calls-in-doubt.js';
 import { EventLog } from './event-log.js';
 import { PolicyState } from './session-policy.js';
 import type { CarriedPolicy } from './session-policy.js';
@@ -81,6 +83,8 @@ export interface CarriedSessionState {
   approvalDecisionCounts?: { ignored: number; acceptedDropped: number };
   /** The session's policy when `setPolicy` changed it, and its session-wide limit counts. */
   policy?: CarriedPolicy;
+  /** v1.3: calls in doubt not yet settled, and settled ones the next turn reports (absent: none). */
+  callsInDoubt?: CarriedCallsInDoubt;
 }
 
 /** What one finished call asks the session to change (its context modifier). */
@@ -113,6 +117,8 @@ export class SessionState {
   readonly replacedResults: Set<string>;
   readonly reportedUntrustedSettings: Set<string>;
   readonly backgroundTasks: BackgroundTaskLedger;
+  /** Calls in doubt until a person settles them (`src/workflows/calls-in-doubt.ts`). */
+  readonly callsInDoubt: CallsInDoubtLedger;
   /** Accepted decisions, oldest first (bounded only by `ACCEPTED_DECISIONS_RETAINED`). */
   readonly #acceptedDecisions: ApprovalDecisionRecord[];
   /** The newest ignored signals, oldest first (`IGNORED_DECISIONS_RETAINED`). */
@@ -138,6 +144,7 @@ export class SessionState {
     this.replacedResults = new Set(carried?.replacedResults ?? []);
     this.reportedUntrustedSettings = new Set(carried?.reportedUntrustedSettings ?? []);
     this.backgroundTasks = new BackgroundTaskLedger(carried?.backgroundTasks);
+    this.callsInDoubt = new CallsInDoubtLedger(carried?.callsInDoubt);
     // Entries carried from a run older than signed approvals lack the audit fields: unverified, the first policy.
     // Older runs also lack `inputSummary` and `source`, and carried no counts: they are listed as they were.
     const carriedDecisions = (carried?.approvalDecisions ?? []).map((record) => ({
@@ -327,6 +334,7 @@ export class SessionState {
         acceptedDropped: this.#acceptedDropped + this.#acceptedDecisions.length - accepted.length,
       },
       ...(Object.keys(this.policy.carry()).length === 0 ? {} : { policy: this.policy.carry() }),
+      ...(this.callsInDoubt.carry() === undefined ? {} : { callsInDoubt: this.callsInDoubt.carry() }),
     };
     const room =
       targetBytes === Number.POSITIVE_INFINITY

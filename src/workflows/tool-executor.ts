@@ -1,5 +1,6 @@
 import { setHandler } from '@temporalio/workflow';
 import { clipSignalFields } from '../contracts/clip-fields.js';
+import { ProgressLedger } from './call-progress.js';
 import {
   activeTurnQuery,
   approvalDecisionCountsQuery,
@@ -8,6 +9,7 @@ import {
   backgroundTasksQuery,
   eventsQuery,
   interruptSignal,
+  toolCallProgressSignal,
   pendingApprovalsQuery,
   pendingClientCallsQuery,
   sessionStateQuery,
@@ -20,6 +22,7 @@ import { formatZodError } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { ActiveTurnView, TurnResult } from '../contracts/tool-result.js';
 import { ApprovalBroker } from './approval-broker.js';
+import { withSettledCalls } from './calls-in-doubt.js';
 import { SessionDetails } from './details.js';
 import { Scheduler } from './scheduler.js';
 import { SessionState } from './session-state.js';
@@ -46,6 +49,7 @@ export class ToolExecutor {
       cwd: options.cwd,
       permissionMode: options.permissionMode,
       sandboxMode: options.sandbox?.mode,
+      ...(options.label === undefined ? {} : { label: options.label }),
     });
     this.broker = new ApprovalBroker({ state: this.state, onChange: () => this.refresh() });
     this.queue = new TurnQueue({ state: this.state, onChange: () => this.refresh() });
@@ -78,7 +82,8 @@ export class ToolExecutor {
     const attached = this.queue.attach(turnId);
     if (attached !== undefined) return attached;
     const turn = this.scheduler.createTurn({ turnId, kind: 'whole' });
-    this.scheduler.addCalls({ turn, calls, done: true });
+    // Calls in doubt a person settled since the last turn come first (docs/SEMANTICS.md, Calls in doubt).
+    this.scheduler.addCalls({ turn, calls: withSettledCalls(this.state, turn, calls), done: true });
     return this.queue.enqueue(turnId, (current) => this.scheduler.run(turn, current));
   }
 }
@@ -99,6 +104,16 @@ export function installExecutorHandlers(options: {
     executor().broker.onSignal(clipSignalFields(signal), executor().queue.current?.turnId),
   );
   setHandler(interruptSignal, (signal) => executor().queue.interrupt(clipSignalFields(signal)?.reason));
+  // v1.3: live output of running calls, from their own activities (bounded per call; see call-progress.ts).
+  const progress = new ProgressLedger();
+  setHandler(toolCallProgressSignal, (signal) => {
+    const { queue, scheduler, state } = executor();
+    const event = progress.accept(signal, {
+      turnId: queue.current?.turnId,
+      executing: (callId) => scheduler.executing.has(callId),
+    });
+    if (event !== undefined) state.emit(event);
+  });
   setHandler(eventsQuery, (query) => executor().state.events.read(query?.since ?? 0));
   setHandler(pendingApprovalsQuery, () => executor().broker.pendingRequests());
   setHandler(pendingClientCallsQuery, () => executor().state.clientCalls.pending());

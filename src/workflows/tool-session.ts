@@ -21,11 +21,12 @@ import { invalidRule, policyDecider, policySchemas } from '../contracts/policy.j
 import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { formatZodError, oversizeRequestReason, toolCallSchemas } from '../contracts/tool-call.js';
-import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest } from '../contracts/tool-call.js';
+import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest, ToolCall } from '../contracts/tool-call.js';
 import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { utf8Length } from '../contracts/utf8-length.js';
 import { admitSession, stopBackgroundTasksActivity } from './activity-routing.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
+import { installCallsInDoubtHandlers, withSettledCalls } from './calls-in-doubt.js';
 import { judgePolicyChangeWithoutSignature, verifyPolicyChange } from './policy-authority.js';
 import type { PolicyAuthority } from './policy-authority.js';
 import { inReleasedScope } from './released-scope.js';
@@ -187,8 +188,11 @@ function installHandlers(executor: ToolExecutor, admission: Admission): void {
 
   function addCalls(request: AddCallsRequest): AddCallsResult {
     let turn = streaming.get(request.turnId);
+    let calls: readonly ToolCall[] = request.calls;
     if (turn === undefined) {
       const created = scheduler.createTurn({ turnId: request.turnId, kind: 'streaming' });
+      // Calls in doubt a person settled since the last turn come first (docs/SEMANTICS.md, Calls in doubt).
+      calls = withSettledCalls(state, created, calls);
       turn = created;
       streaming.set(request.turnId, created);
       queue
@@ -198,7 +202,7 @@ function installHandlers(executor: ToolExecutor, admission: Admission): void {
         )
         .finally(() => streaming.delete(request.turnId));
     }
-    scheduler.addCalls({ turn, calls: request.calls, done: request.done === true });
+    scheduler.addCalls({ turn, calls, done: request.done === true });
     return { turnId: turn.turnId, total: turn.calls.length, done: turn.done };
   }
 
@@ -320,4 +324,5 @@ function installHandlers(executor: ToolExecutor, admission: Admission): void {
   );
 
   installExecutorHandlers({ executor: () => executor, isStreaming: (turnId) => streaming.has(turnId) });
+  installCallsInDoubtHandlers({ state: () => state, turnId: () => queue.current?.turnId ?? '' });
 }

@@ -23,6 +23,8 @@ import { BackgroundTaskStore } from '../../src/tools/background/background-task-
 import type { DevServer } from '../../src/server/dev-server.js';
 import { scratchDir } from '../support/scratch.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
+import { formatReplayReport, replayAllHistories } from '../support/replay-all.js';
+import { inject } from 'vitest';
 import { freePort } from '../support/free-port.js';
 
 /** Where a failing run's history is kept (ignored by git). */
@@ -68,6 +70,9 @@ export interface FaultRunReport {
   approvalsDenied: number;
   interruptedCalls: number;
   runs: number;
+  /** Every run of the scenario's server replayed against the workflow bundle at the end: histories, events. */
+  replayedHistories: number;
+  replayedEvents: number;
   durationMs: number;
   violations: string[];
 }
@@ -169,6 +174,8 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     approvalsDenied: 0,
     interruptedCalls: 0,
     runs: 0,
+    replayedHistories: 0,
+    replayedEvents: 0,
     durationMs: 0,
     violations,
   };
@@ -535,6 +542,17 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
         }
       }
     }
+    // Every history the scenario made (all sessions, all runs) replays against the workflow bundle: a
+    // nondeterminism that only shows on replay (a worker that picks a session up after a kill) is a violation.
+    const replayed = await replayAllHistories({
+      address: server.address,
+      namespace: server.namespace,
+      bundles: (type) => (type === 'toolSession' ? inject('workflowBundlePath') : undefined),
+    });
+    report.replayedHistories = replayed.histories;
+    report.replayedEvents = replayed.events;
+    for (const failure of replayed.failures) violate(`history does not replay: ${failure}`);
+    log(formatReplayReport(replayed, `faults seed ${options.seed}`));
   } finally {
     faultsDone = true;
     loopsSettled = true;
@@ -552,7 +570,7 @@ export function formatReport(report: FaultRunReport): string {
     `seed ${report.seed}: ${report.kills} worker kills, ${report.serverRestarts} server restarts, ${report.turns} turns ` +
     `(${report.streamingTurns} streaming), ${report.calls} calls, ${report.ledgerAppends} ledger appends, ${report.backgroundTasks} background tasks, ` +
     `${report.approvalsGranted} approvals granted / ${report.approvalsDenied} denied, ${report.interruptedCalls} calls interrupted by a lost worker, ` +
-    `${report.runs} workflow runs, ${(report.durationMs / 1000).toFixed(0)} s, ${report.violations.length} violations; ` +
+    `${report.runs} workflow runs (${report.replayedHistories} histories, ${report.replayedEvents} events replayed), ${(report.durationMs / 1000).toFixed(0)} s, ${report.violations.length} violations; ` +
     `succeeded/calls by kind: ${Object.entries(report.byKind)
       .map(([kind, tally]) => `${kind} ${tally.succeeded}/${tally.calls}`)
       .join(', ')}`

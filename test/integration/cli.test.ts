@@ -484,6 +484,7 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
       'interrupt',
       'events',
       'tasks',
+      'doubt',
       'artifact',
       'artifacts',
       'console',

@@ -144,7 +144,9 @@ describe('telemetry of a real turn', () => {
       history = historyText(await harness.client.session(sessionId).workflow.fetchHistory());
     });
     afterAll(() => uninstallTraceContext());
-    const toolSpans = () => spans.filter((span) => span.attributes['switchyard.turn.id'] === turnId);
+    // The workflow's whole-call spans (`tool.call …`); the activity's `execute_tool …` spans carry the same ids.
+    const toolSpans = () =>
+      spans.filter((span) => span.name.startsWith('tool.call ') && span.attributes['switchyard.turn.id'] === turnId);
     const activitySpans = () => spans.filter((span) => span.name === 'RunActivity:executeCall');
     const updateSpan = () => spans.find((span) => span.name === 'StartWorkflowUpdate:executeTurn');
 

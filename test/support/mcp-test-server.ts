@@ -48,6 +48,9 @@ function notesServer(): McpServer {
       return text(`set note ${id}`);
     },
   );
+  server.registerTool('echo_meta', { description: 'Returns the request _meta it got, as JSON' }, (extra) =>
+    text(JSON.stringify(extra._meta ?? null)),
+  );
   server.registerTool('fail', { description: 'Always fails' }, () => ({
     content: [{ type: 'text', text: 'the note store is on fire' }],
     isError: true,

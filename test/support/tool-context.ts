@@ -10,6 +10,7 @@ export function toolContext(overrides: Partial<ToolExecutionContext> & { cwd: st
     reportProgress() {},
     sessionState: {},
     attempt: 1,
+    idempotencyKey: 's:c:1',
     deadline: { remainingMs: () => undefined, activeMs: 0, queuedMs: 0 },
     admit: (_gate, work) => work(),
     artifacts: undefined,

@@ -120,6 +120,7 @@ describe('MCP tools over stdio (a real server process)', SLOW, () => {
       [
         'crash',
         'delete_note',
+        'echo_meta',
         'fail',
         'huge',
         'idempotent_set',

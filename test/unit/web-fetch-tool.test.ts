@@ -337,6 +337,15 @@ describe('WebFetch', () => {
       content: `URL: ${base}/missing\nStatus: 404\nContent-Type: text/plain\n\nnothing here`,
       isError: true,
       errorCode: 'http_status',
+      // v1.3: the display a UI draws the call from.
+      display: {
+        type: 'web_fetch',
+        url: `${base}/missing`,
+        host: new URL(base).host,
+        status: 404,
+        bytes: 12,
+        contentType: 'text/plain',
+      },
     });
   });
 

@@ -2,10 +2,11 @@ import { appendFile, rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { BACKGROUND_TASK_DEFAULTS } from '../../contracts/background-tasks.js';
 import type { BackgroundTaskRecord } from '../../contracts/background-tasks.js';
-import { RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
+import { DISPLAY_LIMITS, RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
 import { BackgroundTaskStore } from './background-task-store.js';
 import type { BackgroundTaskState } from './background-task-store.js';
 import { ToolUseError, defineTool } from '../define-tool.js';
+import { backgroundTaskDisplay } from '../support/displays.js';
 import type { ToolExecutionContext, ToolOutputObject } from '../define-tool.js';
 
 /** One store per data directory, so per-task locks hold across calls of this worker. */
@@ -84,7 +85,16 @@ export async function startBackgroundCommand(options: {
     startedAt: record.startedAt,
   };
   if (record.description !== undefined) report.description = record.description;
-  return { content: backgroundStartedText(record.taskId), backgroundTask: report };
+  return {
+    content: backgroundStartedText(record.taskId),
+    backgroundTask: report,
+    display: backgroundTaskDisplay({
+      phase: 'started',
+      taskId: record.taskId,
+      command: record.command,
+      status: 'running',
+    }),
+  };
 }
 
 async function findTask(
@@ -187,6 +197,15 @@ export const taskOutputTool = defineTool({
     const separator = body.endsWith('\n') ? '' : '\n';
     const result: ToolOutputObject = {
       content: `${body}${separator}${status}`,
+      // What a UI draws (v1.3): the task, whether it still runs, and the tail of what it wrote since the last read.
+      display: backgroundTaskDisplay({
+        phase: state.status === 'running' ? 'output' : 'finished',
+        taskId: record.taskId,
+        command: record.command,
+        status: state.status,
+        ...(state.exitCode === undefined ? {} : { exitCode: state.exitCode }),
+        tail: output.text.slice(-DISPLAY_LIMITS.backgroundTailChars),
+      }),
       backgroundTask: {
         kind: 'observed',
         taskId: record.taskId,
@@ -233,6 +252,13 @@ export const taskStopTool = defineTool({
       });
       return {
         content: `${status} Nothing to stop.`,
+        display: backgroundTaskDisplay({
+          phase: 'finished',
+          taskId: record.taskId,
+          command: record.command,
+          status: before.status,
+          ...(before.exitCode === undefined ? {} : { exitCode: before.exitCode }),
+        }),
         backgroundTask: {
           kind: 'observed',
           taskId: record.taskId,
@@ -244,6 +270,13 @@ export const taskStopTool = defineTool({
     const after = await store.stop(record);
     return {
       content: backgroundStatusText({ taskId: record.taskId, state: after, stopRequested: true }),
+      display: backgroundTaskDisplay({
+        phase: after.status === 'running' ? 'output' : 'finished',
+        taskId: record.taskId,
+        command: record.command,
+        status: after.status,
+        ...(after.exitCode === undefined ? {} : { exitCode: after.exitCode }),
+      }),
       isError: after.status === 'running',
       ...(after.status === 'running' ? { errorCode: 'background_task_still_running' } : {}),
       backgroundTask: {

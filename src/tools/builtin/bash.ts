@@ -224,6 +224,7 @@ export const bashTool = defineTool({
         env: {
           ...childEnvironment(),
           SWITCHYARD_SESSION_ID: context.sessionId,
+          SWITCHYARD_IDEMPOTENCY_KEY: context.idempotencyKey,
           ...(launch.sandboxed ? launch.env : {}),
         },
         maxOutputBytes,
@@ -253,7 +254,12 @@ export const bashTool = defineTool({
       reject: false,
       // Only what the environment policy lets through: worker secrets stay out of `env` and /proc/self/environ.
       extendEnv: false,
-      env: { ...childEnvironment(), SWITCHYARD_SESSION_ID: context.sessionId, ...(launch.sandboxed ? launch.env : {}) },
+      env: {
+        ...childEnvironment(),
+        SWITCHYARD_SESSION_ID: context.sessionId,
+        SWITCHYARD_IDEMPOTENCY_KEY: context.idempotencyKey,
+        ...(launch.sandboxed ? launch.env : {}),
+      },
     });
     let killTimer: NodeJS.Timeout | undefined;
     const terminate = (): void => {

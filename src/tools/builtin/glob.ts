@@ -38,6 +38,8 @@ import { checkToolPath, isInside, realPathFacts, rememberRealPaths, resolveToolP
 import type { RealPath } from '../paths.js';
 import { createReadDenyFilter } from '../support/read-deny.js';
 import type { ReadDenyFilter } from '../support/read-deny.js';
+import { relativeToCwd, searchDisplay } from '../support/displays.js';
+import { DISPLAY_LIMITS } from '../../contracts/defaults.js';
 
 /** Largest number of paths Glob returns. */
 export const MAX_GLOB_RESULTS = 1_000;
@@ -300,7 +302,15 @@ export const globTool = defineTool({
       allowRules: context.allowRules ?? [],
     });
     const info = await stat(root).catch(() => undefined);
-    if (info?.isDirectory() !== true) return 'No files found';
+    const display = (files: string[], count: number) =>
+      searchDisplay({
+        tool: 'Glob',
+        pattern: input.pattern,
+        files: count,
+        results: files.slice(0, DISPLAY_LIMITS.searchFirstMatches).map((file) => relativeToCwd(context.cwd, file)),
+        truncated: count > DISPLAY_LIMITS.searchFirstMatches,
+      });
+    if (info?.isDirectory() !== true) return { content: 'No files found', display: display([], 0) };
     const matcher = compileGlob(pattern);
     const readDeny = await createReadDenyFilter({ cwd: context.cwd, denyRules: context.denyRules });
     const matches: Array<{ path: string; mtimeMs: number }> = [];
@@ -315,10 +325,10 @@ export const globTool = defineTool({
       const fileInfo = await stat(file.absolutePath).catch(() => undefined);
       if (fileInfo !== undefined) matches.push({ path: file.absolutePath, mtimeMs: fileInfo.mtimeMs });
     }
-    if (matches.length === 0) return 'No files found';
+    if (matches.length === 0) return { content: 'No files found', display: display([], 0) };
     matches.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const lines = matches.slice(0, MAX_GLOB_RESULTS).map((match) => match.path);
     if (matches.length > MAX_GLOB_RESULTS) lines.push(GLOB_TRUNCATED_NOTE);
-    return lines.join('\n');
+    return { content: lines.join('\n'), display: display(lines, matches.length) };
   },
 });

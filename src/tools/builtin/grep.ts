@@ -44,6 +44,8 @@ import type { OpenFileProblem } from '../paths.js';
 import { createReadDenyFilter } from '../support/read-deny.js';
 import type { ReadDenyFilter } from '../support/read-deny.js';
 import { NotARegularFileError, detachString, openRegularFileWithStats, scanTextLines } from '../support/text-lines.js';
+import { relativeToCwd, searchDisplay } from '../support/displays.js';
+import { DISPLAY_LIMITS } from '../../contracts/defaults.js';
 
 /** Largest number of result lines before the search stops. */
 export const MAX_GREP_RESULT_LINES = 10_000;
@@ -297,6 +299,8 @@ export const grepTool = defineTool({
     const matchedFiles: string[] = [];
     let truncated = false;
     let skippedLines = 0;
+    let filesWithMatch = 0;
+    let matchCount = 0;
     for await (const file of filesToSearch({
       target,
       isDirectory: info.isDirectory(),
@@ -329,6 +333,10 @@ export const grepTool = defineTool({
         },
       });
       skippedLines += scan.skippedLines;
+      if (scan.matches > 0) {
+        filesWithMatch += 1;
+        matchCount += scan.matches;
+      }
       if (scan.matches > 0 && mode === 'count') lines.push(`${file.absolutePath}:${scan.matches}`);
       if (scan.matches > 0 && mode === 'files_with_matches') matchedFiles.push(file.absolutePath);
       if (lines.length + matchedFiles.length > MAX_GREP_RESULT_LINES) {
@@ -349,7 +357,16 @@ export const grepTool = defineTool({
       ...(truncated ? [GREP_TRUNCATED_NOTE] : []),
       ...(skippedLines > 0 ? [skippedLinesNote(skippedLines, maxLineChars)] : []),
     ];
-    if (lines.length === 0) return ['No matches found', ...notes].join('\n');
-    return [...lines, ...notes].join('\n');
+    // What a UI draws (v1.3): the pattern, the counts and the first results (paths relative to cwd).
+    const display = searchDisplay({
+      tool: 'Grep',
+      pattern: input.pattern,
+      files: filesWithMatch,
+      ...(mode === 'files_with_matches' ? {} : { matches: matchCount }),
+      results: lines.slice(0, DISPLAY_LIMITS.searchFirstMatches).map((line) => relativeToCwd(context.cwd, line)),
+      truncated: truncated || lines.length > DISPLAY_LIMITS.searchFirstMatches,
+    });
+    if (lines.length === 0) return { content: ['No matches found', ...notes].join('\n'), display };
+    return { content: [...lines, ...notes].join('\n'), display };
   },
 });

@@ -24,6 +24,7 @@ import {
   isDeniedHostClass,
   resolvedAddressRefusal,
 } from './url-host.js';
+import { webFetchDisplay } from '../support/displays.js';
 
 /** Largest response body read; the rest is not downloaded. */
 export const WEB_FETCH_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -569,8 +570,15 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
         );
       }
       const content = `${header.join('\n')}\n\n${body.text}`;
-      if (page.status < 200 || page.status > 299) return { content, isError: true, errorCode: 'http_status' };
-      return { content };
+      // What a UI draws (v1.3): where it went, the answer's status and the body's size.
+      const display = webFetchDisplay({
+        url: page.url,
+        status: page.status,
+        bytes: page.bytes,
+        ...(page.contentType === '' ? {} : { contentType: page.contentType }),
+      });
+      if (page.status < 200 || page.status > 299) return { content, isError: true, errorCode: 'http_status', display };
+      return { content, display };
     },
   });
 }

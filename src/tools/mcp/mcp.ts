@@ -32,6 +32,7 @@ import { defineTool } from '../define-tool.js';
 import { BoundedReadBuffer } from './mcp-read-buffer.js';
 import type { Tool, ToolOutput, ToolOutputImage, ValidationOutcome } from '../define-tool.js';
 import { detectImageMediaType } from '../support/image-media-type.js';
+import { mcpToolDisplay } from '../support/displays.js';
 
 /** How to reach one MCP server. `timeoutMs` is the deadline of each call (default 30000). */
 export type McpServerConfig =
@@ -151,11 +152,13 @@ export class McpConnection {
     name: string,
     args: unknown,
     signal?: AbortSignal,
-    options: { timeoutMs?: number } = {},
+    options: { timeoutMs?: number; idempotencyKey?: string } = {},
   ): Promise<McpCallResult> {
     const timeout = options.timeoutMs ?? this.config.timeoutMs ?? TOOL_TIMEOUTS.mcp.defaultMs;
+    // The execution's idempotency key travels in `_meta` (docs/SEMANTICS.md, Calls in doubt).
+    const meta = options.idempotencyKey === undefined ? {} : { _meta: { idempotencyKey: options.idempotencyKey } };
     const result = await this.#request(`call to "${name}"`, signal, (client) =>
-      client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
+      client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown>, ...meta }, undefined, {
         timeout,
         ...(signal === undefined ? {} : { signal }),
       }),
@@ -589,17 +592,22 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): McpTool {
       // Leave the executor's deadline to fire first, with its own timeout message.
       const remainingMs = context.deadline.remainingMs();
       const timeoutMs = remainingMs === undefined ? undefined : Math.max(1, remainingMs) + SDK_TIMEOUT_SLACK_MS;
-      const result = await connection.callTool(
-        info.name,
-        input,
-        context.signal,
-        timeoutMs === undefined ? {} : { timeoutMs },
-      );
+      const result = await connection.callTool(info.name, input, context.signal, {
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        idempotencyKey: context.idempotencyKey,
+      });
       const output = formatMcpResult(result);
+      // What a UI draws (v1.3): the server, the tool and the kinds of blocks it answered with.
+      const display = mcpToolDisplay({
+        server: connection.serverName,
+        tool: info.name,
+        content: result.content,
+        isError: result.isError === true,
+      });
       // PostToolUse hooks get the MCP result's content blocks, as in Claude Code.
       return typeof output === 'string'
-        ? { content: output, hookResponse: result.content }
-        : { ...output, hookResponse: result.content };
+        ? { content: output, hookResponse: result.content, display }
+        : { ...output, hookResponse: result.content, display };
     },
     outputFromHook: outputFromUpdatedMcpOutput,
   });
