@@ -154,6 +154,7 @@ export async function executeCall(options: {
     turnId: request.turnId,
     callId: plan.callId,
     toolName: plan.toolName,
+    ...(request.permissionWaitMs === undefined ? {} : { permissionWaitMs: request.permissionWaitMs }),
   });
   const abort = new AbortController();
   let settle: (end: HandlerEnd) => void = () => {};

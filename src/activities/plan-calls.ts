@@ -65,6 +65,7 @@ export function createPlanCalls(options: {
         session: input.session,
         calls,
         ...(input.prepareFirstGroup.hooksOffPath === true ? { hooksOffPath: true } : {}),
+        ...(input.prepareFirstGroup.postHooksOffPath === true ? { postHooksOffPath: true } : {}),
       });
       // A group whose PreToolUse hooks are left to a regular Prepare (`hooksOffPath`) has nothing prepared to run.
       if (input.runFirstGroup !== undefined && localCalls !== false && planned.firstGroup.hooksDeferred !== true) {

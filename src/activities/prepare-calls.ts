@@ -37,7 +37,7 @@ export function createPrepareCalls(options: {
   const { warn } = options;
   const cwdOf = (cwd: string | undefined): string =>
     cwd === undefined ? options.defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir());
-  return async ({ session, calls, hooksOffPath }) => {
+  return async ({ session, calls, hooksOffPath, postHooksOffPath }) => {
     const cwd = cwdOf(session.cwd);
     const context: ToolPrepareContext = {
       sessionId: session.sessionId,
@@ -91,6 +91,12 @@ export function createPrepareCalls(options: {
       calls.map((call) => prepareCall({ registry, call, context, onHookError, hooks, signal })),
     ).finally(stopHeartbeats);
     const { untrustedSettingsFiles } = await looking;
+    // A call with post hooks runs as a regular activity: as a local one its hooks would hold the workflow task open.
+    if (postHooksOffPath === true) {
+      const seen = await hooks;
+      for (const plan of prepared)
+        if (plan.kind === 'ready' && postToolUseHookMatches(seen, plan.toolName)) plan.postToolUseHooks = true;
+    }
     await failOnToolMismatch({ identity: options.workerIdentity, plans: prepared, warn });
     const plans = withinPreparedBudget(
       prepared.map((plan, index) =>
@@ -116,6 +122,16 @@ function preToolUseHookMatches(
     const tool = registry.lookup(call.name);
     return tool !== undefined && preToolUse.some((hook) => hookMatches(hook.matcher, tool.name));
   });
+}
+
+/**
+ * Whether a PostToolUse or PostToolUseFailure command hook matches the tool (by its own name, as the hooks see it). A
+ * command hook may take up to its own timeout; in-process hooks given to the worker are its operator's own code and
+ * run where the call runs (a local call's post hook bound still applies to them).
+ */
+function postToolUseHookMatches(hooks: SwitchyardHooks | undefined, toolName: string): boolean {
+  const post = [...(hooks?.postToolUse ?? []), ...(hooks?.postToolUseFailure ?? [])];
+  return post.some((hook) => hook.commandHook === true && hookMatches(hook.matcher, toolName));
 }
 
 /**

@@ -69,6 +69,8 @@ export async function runFirstGroup(options: {
           cwd: prepared.cwd,
           plan: executionPlan(plan),
           ...(policy.budgetMs === undefined ? {} : { localBudgetMs: policy.budgetMs }),
+          // Allowed without asking: no approval wait.
+          permissionWaitMs: 0,
         })
         // A call that failed here runs again on its own, where a failure becomes its result.
         .catch(() => undefined),

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -11,10 +12,13 @@ import { diagnoseTlsFailure, isPermissionDenied, permissionDeniedMessage } from 
 import { SwitchyardClient } from '../client/switchyard-client.js';
 
 /**
- * How to run this CLI again: in a clone (the sources, through tsx) `npx switchyard` is the clone's own bin; anywhere
- * else it would fetch an unrelated npm package of that name, so the package's own name.
+ * How to run this CLI again: in a clone (its sources beside it, whether this runs them or the built dist/)
+ * `npx switchyard` is the clone's own bin; anywhere else it would fetch an unrelated npm package of that name, so the
+ * package's own name.
  */
-export const npxCommand = import.meta.url.endsWith('.ts') ? 'npx switchyard' : 'npx temporal-switchyard';
+export const npxCommand = existsSync(new URL('../../src/cli/main.ts', import.meta.url))
+  ? 'npx switchyard'
+  : 'npx temporal-switchyard';
 
 /**
  * What a `switchyard` command's exit code says. Documented in README "CLI"; scripts may rely on it.

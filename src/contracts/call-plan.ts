@@ -61,6 +61,13 @@ export interface ReadyCallPlan {
   permission?: PermissionFacts;
   /** A client tool's call: once allowed, it parks until the client answers (`submitToolResult`) instead of running. */
   clientTool?: true;
+  /**
+   * Some PostToolUse or PostToolUseFailure command hook matches this tool (set only when the workflow asked,
+   * `postHooksOffPath`):
+   * the call never runs as a local activity, whose workflow task would stay open (holding every query and signal)
+   * while the hook runs.
+   */
+  postToolUseHooks?: true;
 }
 
 /**

@@ -3,13 +3,14 @@ import type { LocalCallsPolicy } from './pipeline.js';
 
 /**
  * Whether a call runs as a local activity: read-only, idempotent (a replayed workflow task may run it again),
- * concurrency-safe, with a deadline short enough to hold a workflow task open (the SDK heartbeats the task meanwhile).
+ * concurrency-safe, with a deadline short enough to hold a workflow task open (the SDK heartbeats the task meanwhile),
+ * and no PostToolUse hook to run (a hook may take seconds, and no query is answered while the task is open).
  */
 export function runsLocally(
-  plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>,
+  plan: Pick<ReadyCallPlan, 'flags' | 'timeoutMs' | 'postToolUseHooks'>,
   policy: LocalCallsPolicy | undefined,
 ): boolean {
-  if (policy === undefined) return false;
+  if (policy === undefined || plan.postToolUseHooks === true) return false;
   const { readOnly, idempotent, concurrentSafe } = plan.flags;
   return (
     readOnly && idempotent && concurrentSafe && plan.timeoutMs !== undefined && plan.timeoutMs <= policy.maxTimeoutMs
@@ -23,7 +24,7 @@ export function runsLocally(
  * wait behind the local ones.
  */
 export function batchLocalCalls(
-  plans: ReadonlyArray<Pick<ReadyCallPlan, 'flags' | 'timeoutMs'>>,
+  plans: ReadonlyArray<Pick<ReadyCallPlan, 'flags' | 'timeoutMs' | 'postToolUseHooks'>>,
   policy: LocalCallsPolicy | undefined,
 ): LocalCallsPolicy | undefined {
   if (policy === undefined) return undefined;

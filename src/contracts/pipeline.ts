@@ -56,7 +56,7 @@ export interface PlanCallsInput {
    * Prepare the turn's first group in the same round trip (whole turns): nothing runs before it, so this is still
    * "just before it runs". The group is computed with `groupCalls` and this cap, as the workflow does.
    */
-  prepareFirstGroup?: { maxConcurrency?: number; hooksOffPath?: true };
+  prepareFirstGroup?: { maxConcurrency?: number; hooksOffPath?: true; postHooksOffPath?: true };
   /**
    * With `prepareFirstGroup`: also run that group when every call of it runs locally (`batchLocalCalls`) and the
    * permission chain allows each one without asking under `rules` (the operator's rules are the worker's own). The
@@ -102,6 +102,11 @@ export interface PrepareCallsInput {
    * holds its workflow task open, and no query or signal is answered until it ends; hooks may take minutes.
    */
   hooksOffPath?: true;
+  /**
+   * Mark each ready call that a PostToolUse (or PostToolUseFailure) command hook matches (`ReadyCallPlan.postToolUseHooks`), so
+   * it runs as a regular activity: a local one holds the workflow task open while its post hooks run.
+   */
+  postHooksOffPath?: true;
 }
 
 export interface PreparedCalls {
@@ -143,6 +148,11 @@ export interface ExecuteCallInput {
    * runs the call as a regular activity (see `DEFAULT_LOCAL_CALL_BUDGET_MS`).
    */
   localBudgetMs?: number;
+  /**
+   * How long the call waited for its approval (the workflow's `timings.permissionWaitMs`; 0 when allowed without
+   * asking), for the execution's span (`switchyard.approval.wait_ms`). Absent in inputs recorded before it existed.
+   */
+  permissionWaitMs?: number;
 }
 
 /**

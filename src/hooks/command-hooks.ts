@@ -186,6 +186,7 @@ export function commandHooks(
   const postToolUse = each('PostToolUse', (hook, matcher): PostToolUseHook =>
     withMatcher(matcher, {
       name: hook.command,
+      commandHook: true,
       async run(input: PostToolUseHookInput, run?: HookRunContext): Promise<PostToolUseHookResult | undefined> {
         const stdin = {
           ...baseStdin('PostToolUse', input),
@@ -203,6 +204,7 @@ export function commandHooks(
   const postToolUseFailure = each('PostToolUseFailure', (hook, matcher): PostToolUseFailureHook =>
     withMatcher(matcher, {
       name: hook.command,
+      commandHook: true,
       async run(input: PostToolUseFailureHookInput, run?: HookRunContext): Promise<PostToolUseHookResult | undefined> {
         const stdin = {
           ...baseStdin('PostToolUseFailure', input),

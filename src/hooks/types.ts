@@ -92,6 +92,12 @@ export interface PostToolUseHook {
   matcher?: string;
   /** Names the hook in the text that reports its failure (command hooks: the command). */
   name?: string;
+  /**
+   * A command hook (a process from settings or the session's options), which may take up to its own timeout: a call it
+   * matches runs as a regular activity, never a local one (src/activities/prepare-calls.ts). In-process hooks given to
+   * the worker run where the call runs.
+   */
+  commandHook?: true;
   /** `context.signal` fires when the call is cancelled or the post hooks run past the call's bound. */
   run(
     input: PostToolUseHookInput,
@@ -103,6 +109,8 @@ export interface PostToolUseFailureHook {
   matcher?: string;
   /** Names the hook in the text that reports its failure (command hooks: the command). */
   name?: string;
+  /** A command hook: see `PostToolUseHook.commandHook`. */
+  commandHook?: true;
   run(
     input: PostToolUseFailureHookInput,
     context?: HookRunContext,

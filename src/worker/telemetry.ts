@@ -254,7 +254,14 @@ export interface ExecuteToolSpanEnd {
  */
 export function startExecuteToolSpan(
   tracer: Tracer | undefined,
-  call: { sessionId: string; turnId: string; callId: string; toolName: string },
+  call: {
+    sessionId: string;
+    turnId: string;
+    callId: string;
+    toolName: string;
+    /** How long the call waited for its approval (`switchyard.approval.wait_ms`), when the workflow said. */
+    permissionWaitMs?: number;
+  },
 ): { end(end: ExecuteToolSpanEnd): void } {
   if (tracer === undefined) return { end: () => {} };
   const span = tracer.startSpan(`execute_tool ${call.toolName}`, {
@@ -266,6 +273,7 @@ export function startExecuteToolSpan(
       'gen_ai.tool.type': call.toolName.startsWith('mcp__') ? 'extension' : 'function',
       'switchyard.session.id': call.sessionId,
       'switchyard.turn.id': call.turnId,
+      ...(call.permissionWaitMs === undefined ? {} : { 'switchyard.approval.wait_ms': call.permissionWaitMs }),
     },
   });
   let ended = false;

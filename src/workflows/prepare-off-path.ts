@@ -13,6 +13,20 @@ import type { SessionOptions } from '../contracts/session.js';
  */
 export const HOOKS_OFF_PATH_PATCH = 'prepare-hooks-off-path';
 
+/**
+ * PostToolUse hooks off the workflow's path too. A read-only call runs as a local activity, and its PostToolUse hooks
+ * ran inside it, holding the workflow task (and every query) open for as long as they took. Prepare now marks a call
+ * that such a command hook matches (`postHooksOffPath`, `ReadyCallPlan.postToolUseHooks`), and a marked call runs as
+ * a regular activity (`runsLocally`), never inside a local one or a Plan's first group. Histories recorded before this
+ * patch replay as they ran: their Prepare answers carry no mark.
+ */
+export const POST_HOOKS_OFF_PATH_PATCH = 'post-hooks-off-path';
+
+/** Whether this session's Prepare marks the calls that PostToolUse hooks match, so they run as regular activities. */
+export function postHooksOffPath(options: Pick<SessionOptions, 'toolTaskQueue'>): boolean {
+  return options.toolTaskQueue === undefined && patched(POST_HOOKS_OFF_PATH_PATCH);
+}
+
 /** A lost worker is noticed within this long, unless the session sets `heartbeatTimeoutMs` (as for other hooks). */
 const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
 

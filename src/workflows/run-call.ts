@@ -295,7 +295,10 @@ async function executeAuthorized(options: {
     startedAt: clock.startedAt ?? Date.now(),
   });
   const ran = authorization.permission === 'none_needed' ? run.ran : undefined;
-  const outcome = plan.clientTool === true ? await parkForClient(run) : await executeActivity(run, ran);
+  const outcome =
+    plan.clientTool === true
+      ? await parkForClient(run)
+      : await executeActivity(run, ran, authorization.permissionWaitMs);
   const turnControl = turnControlOf({
     toolName: plan.toolName,
     current: outcome.turnControl,
@@ -356,7 +359,11 @@ function failedOutcome(status: CallOutcome['status'], modelContent: string, erro
 }
 
 /** Runs the call's activity; infrastructure failures become results, never a failed workflow task. */
-async function executeActivity(run: CallRun, ran: CallOutcome | undefined): Promise<CallOutcome> {
+async function executeActivity(
+  run: CallRun,
+  ran: CallOutcome | undefined,
+  permissionWaitMs: number,
+): Promise<CallOutcome> {
   const { state, plan, siblings } = run;
   const request: ExecuteCallInput = {
     session: state.context(),
@@ -364,6 +371,8 @@ async function executeActivity(run: CallRun, ran: CallOutcome | undefined): Prom
     cwd: run.cwd,
     plan: executionPlan(plan),
     ...(plan.readsSessionState ? { sessionState: { ...state.toolState } } : {}),
+    // For the execution's span only: activity inputs are not compared on replay.
+    permissionWaitMs,
   };
   const regular = (): Promise<CallOutcome> => executeCallActivity(plan, state.options)(request);
   const policy = run.localCalls;

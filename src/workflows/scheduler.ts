@@ -10,6 +10,7 @@ import type {
   LocalCallsPolicy,
   PlanCallsInput,
   PlannedCalls,
+  PrepareCallsInput,
   PreparedCalls,
 } from '../contracts/pipeline.js';
 import { texts } from '../contracts/texts.js';
@@ -18,7 +19,7 @@ import type { ToolCall } from '../contracts/tool-call.js';
 import { errorCodes } from '../contracts/tool-result.js';
 import type { ToolResult, TurnResult } from '../contracts/tool-result.js';
 import { pipelineActivities } from './activity-routing.js';
-import { hooksOffPath, regularPlanCalls, regularPrepareCalls } from './prepare-off-path.js';
+import { hooksOffPath, postHooksOffPath, regularPlanCalls, regularPrepareCalls } from './prepare-off-path.js';
 import { applyAggregateBudget } from './aggregate-budget.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import type { CallCompletion } from './results.js';
@@ -314,6 +315,7 @@ export class Scheduler {
       if (options.prepareFirstGroup) {
         input.prepareFirstGroup = maxConcurrency === undefined ? {} : { maxConcurrency };
         if (hooksOffPath(state.options)) input.prepareFirstGroup.hooksOffPath = true;
+        if (postHooksOffPath(state.options)) input.prepareFirstGroup.postHooksOffPath = true;
         // The first group may run in the same round trip when it needs no decision of the workflow's own: its calls
         // are counted by no limit, and run on this worker.
         if (state.options.toolTaskQueue === undefined && state.policy.limits.length === 0) {
@@ -509,7 +511,8 @@ export class Scheduler {
    */
   async #prepareCalls(calls: readonly TurnCall[], deferred: boolean): Promise<PreparedCalls> {
     const options = this.#state.options;
-    const request = { session: this.#state.context(), calls: calls.map((entry) => entry.call) };
+    const request: PrepareCallsInput = { session: this.#state.context(), calls: calls.map((entry) => entry.call) };
+    if (postHooksOffPath(options)) request.postHooksOffPath = true;
     if (!hooksOffPath(options)) return pipelineActivities(options).prepareCalls(request);
     const local = deferred
       ? undefined

@@ -92,10 +92,12 @@ describe('environment variables of a worker (worker processes, real server)', { 
       const session = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
       const result = await session.executeTurn({
         turnId: 't',
+        // Commands that write, so each runs alone (a bare `sleep` is read-only and would join a group whose first
+        // failure cancels the others).
         calls: [
-          { id: 'default', name: 'Bash', input: { command: 'sleep 100' } },
-          { id: 'too-long', name: 'Bash', input: { command: 'sleep 100', timeout: 600_000 } },
-          { id: 'shorter', name: 'Bash', input: { command: 'sleep 100', timeout: 1_000 } },
+          { id: 'default', name: 'Bash', input: { command: 'sleep 100 && touch slept' } },
+          { id: 'too-long', name: 'Bash', input: { command: 'sleep 100 && touch slept', timeout: 600_000 } },
+          { id: 'shorter', name: 'Bash', input: { command: 'sleep 100 && touch slept', timeout: 1_000 } },
         ],
       });
       expect(result.results.map((r) => [r.callId, r.status, r.errorCode, r.modelContent])).toEqual([

@@ -10,6 +10,23 @@ import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
 
 // Scale-out: one workflow-only worker on the sessions' queue, two tool workers each owning one workspace on a queue
 // of its own; a session's `toolTaskQueue` sends all of its activities to its workspace's workers.
+
+/**
+ * A workspace's own files: without the empty, read-only `.git`, `.claude` and `.switchyard` folders the OS sandbox
+ * pins in a cwd that has none (SECURITY.md, "Protected paths"), which a sandboxed Bash call leaves behind.
+ */
+async function workspaceFiles(workspace: string): Promise<string[]> {
+  const pinned = new Set(['.git', '.claude', '.switchyard']);
+  const entries = await readdir(workspace, { withFileTypes: true });
+  const kept: string[] = [];
+  for (const entry of entries) {
+    if (pinned.has(entry.name) && entry.isDirectory() && (await readdir(path.join(workspace, entry.name))).length === 0)
+      continue;
+    kept.push(entry.name);
+  }
+  return kept.sort();
+}
+
 describe('tool workers pinned to their workspace (toolTaskQueue, worker roles)', () => {
   let harness: Harness;
   let workspaceA: string;
@@ -60,8 +77,8 @@ describe('tool workers pinned to their workspace (toolTaskQueue, worker roles)',
       ).toEqual(['success', 'success']);
       expect(a1.results[1]?.modelContent).toContain(workspaceA);
       expect(b1.results[1]?.modelContent).toContain(workspaceB);
-      expect((await readdir(workspaceA)).sort()).toEqual(['a.txt']);
-      expect((await readdir(workspaceB)).sort()).toEqual(['b.txt']);
+      expect(await workspaceFiles(workspaceA)).toEqual(['a.txt']);
+      expect(await workspaceFiles(workspaceB)).toEqual(['b.txt']);
 
       // Tool worker A goes away: A's next turn waits, B's goes on.
       await killProcess(workerA);
@@ -71,7 +88,7 @@ describe('tool workers pinned to their workspace (toolTaskQueue, worker roles)',
       expect(b2.results.map((r) => r.status)).toEqual(['success', 'success']);
       await sleep(3_000);
       expect(a2Result, "session A's turn must wait for its workspace's worker").toBeUndefined();
-      expect(await readdir(workspaceA)).toEqual(['a.txt']);
+      expect(await workspaceFiles(workspaceA)).toEqual(['a.txt']);
 
       // It comes back: A's turn completes, in A's workspace.
       workerA = await toolWorker(queueA, workspaceA);
@@ -79,7 +96,7 @@ describe('tool workers pinned to their workspace (toolTaskQueue, worker roles)',
       await a2;
       expect(a2Result?.results.map((r) => r.status)).toEqual(['success', 'success']);
       expect(await readFile(path.join(workspaceA, 'a2.txt'), 'utf8')).toBe('a2\n');
-      expect((await readdir(workspaceB)).sort()).toEqual(['b.txt', 'b2.txt']);
+      expect(await workspaceFiles(workspaceB)).toEqual(['b.txt', 'b2.txt']);
     },
   );
 });

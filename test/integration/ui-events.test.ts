@@ -16,6 +16,7 @@ import type { McpTool } from '../../src/tools/mcp/mcp.js';
 import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { launchTestBrowser } from '../support/test-browser.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** A 16×16 red PNG (a real image: Read detects it by its bytes). */
 const RED_PNG = Buffer.from(
@@ -222,6 +223,37 @@ describe('events a UI can draw from (real tools, real Temporal server)', () => {
     expect(typeof whole?.attributes['switchyard.sandboxed']).toBe('boolean');
     // One span per execution: a call that ran once has one.
     expect(spans.filter((span) => span.attributes['gen_ai.tool.call.id'] === 'loop')).toHaveLength(1);
+    // Allowed without asking (bypassPermissions): the execution's span says it waited for no approval.
+    expect(byCall.get('loop')?.attributes['switchyard.approval.wait_ms']).toBe(0);
+  });
+
+  it("carries the call's approval wait on the execute_tool span of an approved call", async () => {
+    const asking = await harness.client.startSession(uniqueName('ui-events-approval'), { cwd });
+    const turn = asking.executeTurn({
+      turnId: 'ask',
+      calls: [{ id: 'approved', name: 'Bash', input: { command: 'echo approved > approved.txt' } }],
+    });
+    const [request] = await waitFor(
+      () => asking.pendingApprovals(),
+      (list) => list.length === 1,
+      { what: 'the approval request' },
+    );
+    if (request === undefined) throw new Error('no approval request');
+    await asking.approve({ requestId: request.requestId, decision: 'allow', inputDigest: request.inputDigest });
+    const result = await turn;
+    expect(result.results[0]?.status).toBe('success');
+    await provider.forceFlush();
+    const span = exporter
+      .getFinishedSpans()
+      .find((entry) => entry.name === 'execute_tool Bash' && entry.attributes['gen_ai.tool.call.id'] === 'approved');
+    const waitMs = span?.attributes['switchyard.approval.wait_ms'];
+    expect(typeof waitMs).toBe('number');
+    expect(waitMs as number).toBeGreaterThan(0);
+    // The same wait the workflow measured for the call's whole span.
+    const whole = exporter
+      .getFinishedSpans()
+      .find((entry) => entry.name === 'tool.call Bash' && entry.attributes['gen_ai.tool.call.id'] === 'approved');
+    expect(waitMs).toBe(whole?.attributes['switchyard.approval.wait_ms']);
   });
 
   it('shows the label in `sessions`, in the Web UI summary and in the current details', async () => {

@@ -28,7 +28,12 @@ export async function replayAllHistories(options: {
   concurrency?: number;
 }): Promise<ReplayAllReport> {
   const started = Date.now();
-  const connection = await Connection.connect({ address: options.address });
+  // A history page can hold payloads up to Temporal's limits (the payload tests make some of several MB): past
+  // gRPC's default 4 MB a page would not arrive at all.
+  const connection = await Connection.connect({
+    address: options.address,
+    channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 },
+  });
   const report: Omit<ReplayAllReport, 'ms'> = { histories: 0, events: 0, failures: [], skipped: {} };
   try {
     const client = new Client({ connection, namespace: options.namespace });

@@ -149,7 +149,13 @@ describe('the execute_tool span (GenAI semantic conventions)', () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const tracer = provider.getTracer('test');
-    startExecuteToolSpan(tracer, { sessionId: 's', turnId: 't', callId: 'c1', toolName: 'Bash' }).end({
+    startExecuteToolSpan(tracer, {
+      sessionId: 's',
+      turnId: 't',
+      callId: 'c1',
+      toolName: 'Bash',
+      permissionWaitMs: 1_250,
+    }).end({
       status: 'error',
       errorCode: 'timeout',
       sandboxed: true,
@@ -173,10 +179,13 @@ describe('the execute_tool span (GenAI semantic conventions)', () => {
       'switchyard.tool.status': 'error',
       'switchyard.error.code': 'timeout',
       'switchyard.sandboxed': true,
+      'switchyard.approval.wait_ms': 1_250,
     });
     expect(bash?.status.code).toBe(SpanStatusCode.ERROR);
     expect(mcp?.attributes).toMatchObject({ 'gen_ai.tool.type': 'extension', 'switchyard.execution.local': true });
     expect(mcp?.status.code).toBe(SpanStatusCode.UNSET);
+    // No wait given (an input recorded before the field existed): no attribute rather than a made-up 0.
+    expect(mcp?.attributes['switchyard.approval.wait_ms']).toBeUndefined();
   });
 
   it('does nothing without a tracer', () => {
