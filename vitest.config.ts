@@ -28,6 +28,10 @@ const packageAliases = [
   { find: /^temporal-switchyard\/dev-server$/, replacement: source('./src/server/dev-server.ts') },
 ];
 
+// The CLI processes the tests start run the sources (bin/switchyard.js would run dist/ where it is newer): the package
+// test's `npm pack` rebuilds dist/, removing it first, while other test files start workers and commands.
+process.env.SWITCHYARD_USE_SOURCES ??= '1';
+
 export default defineConfig({
   resolve: { alias: packageAliases },
   test: {

@@ -12,6 +12,10 @@ if (process.env.SWITCHYARD_TEST_RUN_TMP === undefined) {
   process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 }
 
+// The CLI processes the tests start run the sources (bin/switchyard.js would run dist/ where it is newer): the package
+// test's `npm pack` rebuilds dist/, removing it first, while other test files start workers and commands.
+process.env.SWITCHYARD_USE_SOURCES ??= '1';
+
 export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts', 'test/load/**/*.test.ts', 'test/cluster/**/*.test.ts'],

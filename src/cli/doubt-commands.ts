@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { userNameFromEnv } from '../config/environment.js';
 import { inDoubtOutcomes } from '../contracts/calls-in-doubt.js';
 import type { CallInDoubt, InDoubtOutcome, ResolveInDoubtRequest } from '../contracts/calls-in-doubt.js';
 import type { SwitchyardClient } from '../client/switchyard-client.js';
-import { DEFAULT_SIGNED_GRANT_MS } from './approver-commands.js';
+import { signingFromFlags } from './signing-flags.js';
 import {
   CliError,
   ExitCode,
@@ -108,30 +107,6 @@ async function outputOf(values: { output?: string; 'output-file'?: string }): Pr
   }
 }
 
-/** `--key FILE` signs the resolution; `by` defaults to the key file's name without `.key`, the expiry to 10 minutes. */
-async function signingOf(values: {
-  key?: string;
-  by?: string;
-  'expires-at'?: string;
-}): Promise<{ privateKeyPem: string; by: string; expiresAt: string } | undefined> {
-  const keyFile = values.key;
-  if (keyFile === undefined) {
-    if (values['expires-at'] !== undefined)
-      throw new UsageError('--expires-at needs --key (only a signed resolution carries an expiry)', 'doubt');
-    return undefined;
-  }
-  const expiresAt = values['expires-at'] ?? new Date(Date.now() + DEFAULT_SIGNED_GRANT_MS).toISOString();
-  if (Number.isNaN(Date.parse(expiresAt)) || !/^\d{4}-\d\d-\d\dT/.test(expiresAt))
-    throw new UsageError(`--expires-at must be an ISO time such as 2026-01-31T12:00:00Z; got "${expiresAt}"`, 'doubt');
-  let privateKeyPem: string;
-  try {
-    privateKeyPem = await readFile(keyFile, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--key ${keyFile}: ${(error as Error).message}`, 'doubt');
-  }
-  return { privateKeyPem, by: values.by ?? path.basename(keyFile).replace(/\.key$/, ''), expiresAt };
-}
-
 /** The session holding `callId`: the one given, else the one running session that lists it. */
 async function sessionOf(client: SwitchyardClient, callId: string, given: string | undefined): Promise<string> {
   if (given !== undefined) return given;
@@ -163,7 +138,7 @@ async function doubtResolve(args: string[]): Promise<number> {
   const output = await outputOf(values);
   if (output !== undefined && outcome !== 'ran')
     throw new UsageError('--output and --output-file go only with --outcome ran', 'doubt');
-  const signing = await signingOf(values);
+  const signing = await signingFromFlags(values, { command: 'doubt', what: 'resolution' });
   const request: ResolveInDoubtRequest = {
     callId,
     outcome: outcome as InDoubtOutcome,

@@ -1,13 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import path from 'node:path';
 import { userNameFromEnv } from '../config/environment.js';
 import { permissionModes } from '../contracts/session.js';
 import type { PermissionMode, PermissionRules } from '../contracts/session.js';
 import type { SessionEvent } from '../contracts/events.js';
 import type { SetPolicyRequest } from '../contracts/policy.js';
 import { invalidRule } from '../contracts/policy.js';
-import { DEFAULT_SIGNED_GRANT_MS } from './approver-commands.js';
+import { signingFromFlags } from './signing-flags.js';
 import { ExitCode, UsageError, parseCommand, withClient, writeJson } from './common.js';
 import { COMMAND_HELP } from './help.js';
 
@@ -41,33 +39,6 @@ function isKeyError(error: unknown): boolean {
   return /Ed25519|DECODER|PEM|private key|asn1/i.test(message);
 }
 
-/**
- * `--key FILE` signs the change (what a session with approvers requires, docs/APPROVALS.md): `by` defaults to the key
- * file's name without `.key` (what `switchyard keys new NAME` writes), `expiresAt` to ten minutes from now.
- */
-async function signingOf(values: {
-  key?: string;
-  by?: string;
-  'expires-at'?: string;
-}): Promise<{ privateKeyPem: string; by: string; expiresAt: string } | undefined> {
-  const keyFile = values.key;
-  if (keyFile === undefined) {
-    if (values['expires-at'] !== undefined)
-      throw new UsageError('--expires-at needs --key (only a signed change carries an expiry)', 'policy');
-    return undefined;
-  }
-  const expiresAt = values['expires-at'] ?? new Date(Date.now() + DEFAULT_SIGNED_GRANT_MS).toISOString();
-  if (Number.isNaN(Date.parse(expiresAt)) || !/^\d{4}-\d\d-\d\dT/.test(expiresAt))
-    throw new UsageError(`--expires-at must be an ISO time such as 2026-01-31T12:00:00Z; got "${expiresAt}"`, 'policy');
-  let privateKeyPem: string;
-  try {
-    privateKeyPem = await readFile(keyFile, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--key ${keyFile}: ${(error as Error).message}`, 'policy');
-  }
-  return { privateKeyPem, by: values.by ?? path.basename(keyFile).replace(/\.key$/, ''), expiresAt };
-}
-
 async function policySet(args: string[]): Promise<number> {
   const parsed = parseCommand('policy', args, SET_OPTIONS, COMMAND_HELP.policy ?? '');
   if (parsed === undefined) return ExitCode.ok;
@@ -85,7 +56,7 @@ async function policySet(args: string[]): Promise<number> {
   }
   if (Object.keys(rules).length === 0 && values.mode === undefined)
     throw new UsageError('policy set needs a rule (--allow, --ask, --deny) or --mode', 'policy');
-  const signing = await signingOf(values);
+  const signing = await signingFromFlags(values, { command: 'policy', what: 'change' });
   const request: SetPolicyRequest = {
     ...(Object.keys(rules).length === 0 ? {} : { rules }),
     ...(values.mode === undefined ? {} : { permissionMode: values.mode as PermissionMode }),
