@@ -1,4 +1,3 @@
-import { envValue, processEnvironment } from '../config/environment.js';
 import type { AdmitSessionInput, SessionAdmission } from '../contracts/pipeline.js';
 import { sandboxModes } from '../contracts/session.js';
 import type { SandboxMode } from '../contracts/session.js';
@@ -22,17 +21,14 @@ export function sandboxFloorRefusal(options: {
 
 /**
  * The `admitSession` activity: the workflow asks its own worker, at the start of each run, whether the worker's
- * settings admit the session's options (workflow code cannot read the worker's environment). Reads the environment on
- * each use, as `effectiveSandboxMode` does for each call.
+ * settings admit the session's options (workflow code cannot read the worker's environment). `workerMode` is the
+ * worker's `SWITCHYARD_SANDBOX` as its factory read it at start.
  */
 export function createAdmitSession(
-  env: () => NodeJS.ProcessEnv = processEnvironment,
+  workerMode: string | undefined,
 ): (input: AdmitSessionInput) => Promise<SessionAdmission> {
   return async (input) => {
-    const reason = sandboxFloorRefusal({
-      sessionMode: input.sandboxMode,
-      workerMode: envValue('SWITCHYARD_SANDBOX', env()),
-    });
+    const reason = sandboxFloorRefusal({ sessionMode: input.sandboxMode, workerMode });
     return reason === undefined ? { admitted: true } : { admitted: false, reason };
   };
 }

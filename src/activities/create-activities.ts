@@ -75,7 +75,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     verifyApproval: createVerifyApproval(
       dependencies.approversFile === undefined ? {} : { approversFile: dependencies.approversFile },
     ),
-    admitSession: createAdmitSession(),
+    admitSession: createAdmitSession(dependencies.workerSandboxMode),
     executeCall,
     budgetClientResult: createBudgetClientResult({ artifacts: dependencies.artifacts, warn }),
   } satisfies Activities;

@@ -51,6 +51,8 @@ export interface ActivityDependencies {
   approversFile?: string;
   /** OpenTelemetry tracer: an `execute_tool` span per tool execution (src/worker/telemetry.ts). */
   tracer?: Tracer;
+  /** The worker's sandbox mode (`SWITCHYARD_SANDBOX`, read by the worker factory): `required` is a floor no session lowers. */
+  workerSandboxMode?: string;
 }
 
 /** Reports a worker-side problem (a failed hook, a skipped settings file) to `onWarning`, if any. */

@@ -368,6 +368,7 @@ export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Pr
       options.artifacts ??
       new FileArtifactStore(dataDir, { quota: sessionDiskQuota({ dataDir, limitBytes: sessionDiskBytesFromEnv() }) }),
     dataDir,
+    workerSandboxMode: security.sandboxMode,
     ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
     ...(options.approversFile === undefined ? {} : { approversFile: options.approversFile }),
     ...(logger === undefined
@@ -409,7 +410,7 @@ export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Pr
             verifyApproval: createVerifyApproval(
               options.approversFile === undefined ? {} : { approversFile: options.approversFile },
             ),
-            admitSession: createAdmitSession(),
+            admitSession: createAdmitSession(security.sandboxMode),
           },
         }
       : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),

@@ -74,11 +74,8 @@ async function createLane(): Promise<{ harness: Harness; arrange: (session: Sess
     const turn = session.streamTurn('t');
     const first = await harness.startWorker();
     try {
-      await turn.add({
-        id: 'write',
-        name: 'Write',
-        input: { file_path: path.join(cwd, 'never.txt'), content: 'no\n' },
-      });
+      const never = { file_path: path.join(cwd, 'never.txt'), content: 'no\n' };
+      await turn.add({ id: 'write', name: 'Write', input: never });
       await turn.add({ id: 'w1', name: 'Wait', input: { ms: 20 } });
       await waitFor(
         () => session.pendingApprovals(),

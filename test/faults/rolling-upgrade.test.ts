@@ -88,15 +88,10 @@ describe(`rolling upgrade from ${from} to HEAD on one task queue`, () => {
     );
     // 2. A background task running.
     const background = await harness.startSession({ cwd, permissionMode: 'bypassPermissions' });
+    const backgroundJob = { command: append('background', 10), run_in_background: true, description: 'upgrade job' };
     const started = await background.executeTurn({
       turnId: 't1',
-      calls: [
-        {
-          id: 'bg',
-          name: 'Bash',
-          input: { command: append('background', 10), run_in_background: true, description: 'upgrade job' },
-        },
-      ],
+      calls: [{ id: 'bg', name: 'Bash', input: backgroundJob }],
     });
     const taskId = started.results[0]?.backgroundTask?.taskId ?? '';
     expect(taskId).not.toBe('');

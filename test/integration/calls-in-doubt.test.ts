@@ -289,15 +289,10 @@ describe('calls in doubt: a person settles a call whose worker died (real server
 
   it('gives a background Bash task the idempotency key in its environment too', async () => {
     const { session, cwd } = entry('retry');
+    const writeKey = { command: 'printf %s "$SWITCHYARD_IDEMPOTENCY_KEY" > bgkey', run_in_background: true };
     const started = await session.executeTurn({
       turnId: 'bg',
-      calls: [
-        {
-          id: 'bg1',
-          name: 'Bash',
-          input: { command: 'printf %s "$SWITCHYARD_IDEMPOTENCY_KEY" > bgkey', run_in_background: true },
-        },
-      ],
+      calls: [{ id: 'bg1', name: 'Bash', input: writeKey }],
     });
     expect(started.results[0]).toMatchObject({ status: 'success' });
     await waitFor(
