@@ -2,7 +2,6 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
 import { consoleTokenFromEnv, dataDirFromEnv } from '../config/environment.js';
@@ -27,12 +26,13 @@ import {
   toolSessionWorkflowType,
   turnResultsQuery,
 } from '../contracts/messages.js';
-import type { ExecutionHeartbeat } from '../contracts/pipeline.js';
 import type { ActiveTurnView } from '../contracts/tool-result.js';
-import { SafeHtml, escapeHtml } from './html.js';
+import { escapeHtml } from './html.js';
+import { HttpError, SECURITY_HEADERS, readJson, sendJson, sendPage, stringify } from './http-helpers.js';
+import { liveCalls } from './live-calls.js';
 import { describeDecision, homeBody, homeSections, page, sessionBody, sessionSections } from './render.js';
 import { SessionWatches } from './session-watch.js';
-import type { LiveCall, PageContext, PendingEntry, SessionPageData, SessionRow, Viewer } from './render.js';
+import type { PageContext, PendingEntry, SessionPageData, SessionRow, Viewer } from './render.js';
 import { sessionLabelOf } from '../cli/session-listing.js';
 import { detectImageMediaType } from '../tools/support/image-media-type.js';
 import { ConsoleSecurity, hostAllowed, randomToken } from './security.js';
@@ -46,7 +46,6 @@ const QUERY_TIMEOUT_MS = 5_000;
 const DECISION_CONFIRM_TIMEOUT_MS = 10_000;
 /** Sessions listed (pending and running). */
 const LIST_LIMIT = 100;
-const MAX_BODY_BYTES = 16 * 1024;
 /** How long a decision the console signs counts (its `expiresAt`): long enough for the signal to arrive. */
 const SIGNED_DECISION_VALID_MS = 5 * 60_000;
 /** Default `streamCheckMs`. */
@@ -114,15 +113,6 @@ const interruptRequestSchema = z.strictObject({
   sessionId: z.string().min(1).max(1_000),
   reason: z.string().max(2_000).optional(),
 });
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 function positiveMs(value: number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -660,96 +650,4 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       await Promise.allSettled([...inFlight, watches.close()]);
     },
   };
-}
-
-const SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-};
-
-function sendPage(response: ServerResponse, context: PageContext, body: string): void {
-  response.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': `default-src 'none'; script-src 'nonce-${context.nonce}'; style-src 'nonce-${context.nonce}'; style-src-attr 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
-  });
-  response.end(body);
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(body));
-}
-
-function stringify(sections: Record<string, SafeHtml>): Record<string, string> {
-  return Object.fromEntries(Object.entries(sections).map(([id, markup]) => [id, markup.html]));
-}
-
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'Request too large.');
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    throw new HttpError(400, 'The body is not JSON.');
-  }
-}
-
-interface RawPendingActivity {
-  activityId?: string | null;
-  activityType?: { name?: string | null } | null;
-  attempt?: number | null;
-  state?: number | string | null;
-  lastHeartbeatTime?: { seconds?: unknown; nanos?: number | null } | null;
-  heartbeatDetails?: { payloads?: unknown[] | null } | null;
-}
-
-const ACTIVITY_STATES: Record<number, string> = {
-  1: 'scheduled',
-  2: 'started',
-  3: 'cancel requested',
-  4: 'paused',
-  5: 'pause requested',
-};
-
-/** Running calls from the workflow's pending activities: their last heartbeat holds the output tail. */
-function liveCalls(pendingActivities: readonly RawPendingActivity[], active: ActiveTurnView | null): LiveCall[] {
-  const executing = pendingActivities.filter((activity) => activity.activityType?.name === 'executeCall');
-  return executing.map((activity) => {
-    const call: LiveCall = {
-      activityId: activity.activityId ?? '',
-      attempt: activity.attempt ?? 1,
-      state:
-        typeof activity.state === 'number'
-          ? (ACTIVITY_STATES[activity.state] ?? `state ${activity.state}`)
-          : String(activity.state ?? ''),
-    };
-    // With one call executing, the activity is that call's.
-    if (executing.length === 1 && active?.executing.length === 1) call.callId = active.executing[0];
-    const seconds = Number(activity.lastHeartbeatTime?.seconds ?? 0);
-    if (seconds > 0) call.lastHeartbeatAt = new Date(seconds * 1000).toISOString();
-    const payload = activity.heartbeatDetails?.payloads?.[0];
-    if (payload !== undefined && payload !== null) {
-      try {
-        const details = defaultPayloadConverter.fromPayload<ExecutionHeartbeat>(
-          payload as Parameters<typeof defaultPayloadConverter.fromPayload>[0],
-        );
-        call.activeMs = details.activeMs;
-        // The heartbeat names its call (several calls may run at once); its tail is the output, else the message.
-        if (details.callId !== undefined) call.callId = details.callId;
-        const shown = details.progress?.outputTail ?? details.progress?.message;
-        if (shown !== undefined) call.progress = shown;
-      } catch {
-        // details in another shape: no tail
-      }
-    }
-    return call;
-  });
 }
