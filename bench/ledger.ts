@@ -38,7 +38,17 @@ export function ledgerEntry(
     report.latency.find(
       (row) => row.calls === calls && row.contender === 'Switchyard' && /per turn$/.test(row.scenario),
     )?.p50 ?? null;
-  const throughputAt = (sessions: number) => report.throughput.find((row) => row.sessions === sessions);
+  const throughputAt = (sessions: number) =>
+    report.throughput.find((row) => row.sessions === sessions && row.contender === 'Switchyard');
+  const pairedAt = (against: string, calls: number): number | null =>
+    report.pairs.find(
+      (row) =>
+        row.contender === 'Switchyard' &&
+        row.against === against &&
+        row.calls === calls &&
+        /per turn$/.test(row.scenario),
+    )?.median ?? null;
+  const loadRatioAt = (sessions: number) => report.throughputRatios.find((row) => row.sessions === sessions);
   const at8 = throughputAt(8);
   return {
     date: report.date,
@@ -54,10 +64,28 @@ export function ledgerEntry(
       '64': throughputAt(64)?.callsPerSecond ?? null,
     },
     // benchCpuPercent is CPU seconds / wall seconds × 100 (bench/run.ts `throughput`), so CPU ms = % × seconds × 10.
-    benchCpuMsPerCallAt8Sessions:
-      at8 === undefined || at8.calls === 0 ? null : round((at8.benchCpuPercent * at8.seconds * 10) / at8.calls, 2),
+    benchCpuMsPerCallAt8Sessions: at8 === undefined || at8.calls === 0 ? null : round(at8.benchCpuMsPerCall, 2),
     waitingSessions: report.memory?.sessions ?? null,
     rssMiBPerWaitingSession: report.memory?.rssMiBPerSession ?? null,
+    pairedToRaw: {
+      '1': pairedAt('raw Temporal', 1),
+      '4': pairedAt('raw Temporal', 4),
+      '16': pairedAt('raw Temporal', 16),
+    },
+    pairedToRawLocal: {
+      '1': pairedAt('raw Temporal, local activities', 1),
+      '4': pairedAt('raw Temporal, local activities', 4),
+      '16': pairedAt('raw Temporal, local activities', 16),
+    },
+    throughputToRawLocal: {
+      '1': loadRatioAt(1)?.callsPerSecond.median ?? null,
+      '8': loadRatioAt(8)?.callsPerSecond.median ?? null,
+      '64': loadRatioAt(64)?.callsPerSecond.median ?? null,
+    },
+    cpuPerCallToRawLocalAt8: loadRatioAt(8)?.cpuPerCall.median ?? null,
+    historyBytesPerCallTenReads:
+      report.history.find((row) => row.contender === 'Switchyard' && row.scenario === 'ten Reads')?.bytesPerCall ??
+      null,
   };
 }
 

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Stats } from './stats.js';
+import { formatPaired } from './stats.js';
+import type { PairedRatio, Stats } from './stats.js';
 
 /** One full run's headline figures, as bench/ledger.ts records them in bench/results/runs.json; a figure the run did
  * not produce is null. */
@@ -23,6 +24,33 @@ export interface LedgerEntry {
   waitingSessions: number | null;
   /** Bench-process rss growth per session waiting for an approval, in MiB. */
   rssMiBPerWaitingSession: number | null;
+  /**
+   * Median of same-round ratios, Switchyard (as shipped) over each hand-written session, by Reads per turn (runs from
+   * 2026-12-07 13:00 on; absent before).
+   */
+  pairedToRaw?: { '1': number | null; '4': number | null; '16': number | null };
+  pairedToRawLocal?: { '1': number | null; '4': number | null; '16': number | null };
+  /** Calls per second, Switchyard over the hand-written local-activity session, median of alternating windows. */
+  throughputToRawLocal?: { '1': number | null; '8': number | null; '64': number | null };
+  /** Bench-process CPU per call at 8 sessions, Switchyard over the local-activity session, likewise. */
+  cpuPerCallToRawLocalAt8?: number | null;
+  /** Switchyard's history bytes per call in a turn of ten Reads. */
+  historyBytesPerCallTenReads?: number | null;
+}
+
+/** Same-round ratios of one contender over another in one scenario. */
+export interface PairRow extends PairedRatio {
+  scenario: string;
+  calls: number;
+  contender: string;
+  against: string;
+}
+
+/** Switchyard over the hand-written local-activity session under the same load, window by window. */
+export interface ThroughputRatioRow {
+  sessions: number;
+  callsPerSecond: PairedRatio;
+  cpuPerCall: PairedRatio;
 }
 
 export interface ContenderRow extends Stats {
@@ -30,6 +58,13 @@ export interface ContenderRow extends Stats {
   calls: number;
   contender: string;
 }
+
+/**
+ * The history scenario whose Read results are 15 bytes each (a one-line file): its bytes per call are what the pipeline
+ * adds, the figure the 2,048-byte target applies to. The `ten Reads` row reads the 2,000-byte file of the latency
+ * scenarios.
+ */
+export const TEN_READS_ONE_LINE = 'ten Reads of a one-line file';
 
 export interface HistoryRow {
   contender: string;
@@ -49,6 +84,7 @@ export interface HistoryBreakdownRow {
 }
 
 export interface ThroughputRow {
+  contender: string;
   sessions: number;
   turns: number;
   calls: number;
@@ -59,6 +95,8 @@ export interface ThroughputRow {
   p95: number;
   /** CPU of the benchmark process (client and workers), as a percentage of one core over the window. */
   benchCpuPercent: number;
+  /** The same, in ms per call. */
+  benchCpuMsPerCall: number;
   /** CPU of the dev server process, likewise (absent for an external server). */
   serverCpuPercent?: number;
 }
@@ -100,6 +138,11 @@ export interface BenchReport {
   /** The model text of that turn's ten results: a result is recorded at least twice (activity result, update outcome). */
   tenReadsModelTextBytes: number;
   throughput: ThroughputRow[];
+  throughputRatios: ThroughputRatioRow[];
+  /** Write and Bash turns, eager activity dispatch on and off. */
+  mutating: ContenderRow[];
+  /** Every scenario's same-round ratios. */
+  pairs: PairRow[];
   /** Absent when the scenario did not run. */
   memory?: WaitingMemory;
   durationSeconds: number;
@@ -280,7 +323,7 @@ function runsPanel(options: {
   return parts;
 }
 
-/** Two line charts over the last runs: bench CPU per call at 8 sessions, and Switchyard's p50 at 4 calls per turn. */
+/** Two line charts over the last runs: same-run ratios to the hand-written local-activity session (none before they were recorded). */
 export function runsSvg(entries: readonly LedgerEntry[]): string {
   const shown = entries.slice(-RUNS_SHOWN);
   const width = 800;
@@ -290,18 +333,18 @@ export function runsSvg(entries: readonly LedgerEntry[]): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
     ...runsPanel({
-      title: 'Bench-process CPU per call at 8 sessions, ms (by run, oldest left)',
-      colour: '#b45309',
+      title: 'Switchyard / hand-written local-activity session at 16 Reads, median of pairs (by run, oldest left)',
+      colour: '#f59e0b',
       entries: shown,
-      value: (entry) => entry.benchCpuMsPerCallAt8Sessions,
+      value: (entry) => entry.pairedToRawLocal?.['16'] ?? null,
       y0: 0,
       width,
     }),
     ...runsPanel({
-      title: 'Switchyard p50 turn latency at 4 calls per turn, ms (by run, oldest left)',
-      colour: '#f59e0b',
+      title: 'CPU per call at 8 sessions, Switchyard / hand-written local-activity session (by run, oldest left)',
+      colour: '#b45309',
       entries: shown,
-      value: (entry) => entry.switchyardP50Ms['4'],
+      value: (entry) => entry.cpuPerCallToRawLocalAt8 ?? null,
       y0: panelHeight,
       width,
     }),
@@ -321,6 +364,18 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly (string |
 
 const figures = (values: ReadonlyArray<number | null>): string =>
   values.map((value) => (value === null ? '–' : String(value))).join(' / ');
+
+/** Switchyard's bytes per call at ten Reads of the one-line file (the target's figure); '–' without the row. */
+function tenReadsOneLine(report: BenchReport): string {
+  const row = report.history.find((entry) => entry.contender === 'Switchyard' && entry.scenario === TEN_READS_ONE_LINE);
+  return row === undefined ? '–' : String(row.bytesPerCall);
+}
+
+/** Switchyard's ten-Reads history bytes per call beyond its results' model text recorded twice; '–' without the row. */
+function tenReadsOverhead(report: BenchReport): string {
+  const row = report.history.find((entry) => entry.contender === 'Switchyard' && entry.scenario === 'ten Reads');
+  return row === undefined ? '–' : String(Math.round((row.bytes - 2 * report.tenReadsModelTextBytes) / row.calls));
+}
 
 /** The waiting-sessions memory scenario (bench/run.ts `waitingMemory`). */
 function memorySection(memory: WaitingMemory | undefined): string[] {
@@ -368,7 +423,7 @@ export function runsSection(entries: readonly LedgerEntry[]): string[] {
   return [
     '## Runs over time',
     '',
-    `Every full \`npm run bench\` (\`BENCH_ROUNDS\` of 10 or more) appends its headline figures to bench/results/runs.json; here are the last ${RUNS_SHOWN}, oldest first, labelled by short commit (starred when src/workflows or src/activities had uncommitted changes). A run is due after every change to src/workflows or src/activities, so that its cost shows beside the runs before it. *CPU ms per call*: the bench process's CPU (client and workers) over the 8-session throughput window, per call.`,
+    `Every full \`npm run bench\` (\`BENCH_ROUNDS\` of 10 or more) appends its headline figures to bench/results/runs.json; here are the last ${RUNS_SHOWN}, oldest first, labelled by short commit (starred when src/workflows or src/activities had uncommitted changes). A run is due after every change to src/workflows or src/activities, so that its cost shows beside the runs before it. Runs before the same-round ratios were recorded show '–' for them, and their regular-session figure is the ratio of the two p50s. *CPU per call*: the bench process's CPU (client and workers) per call over the 8-session windows.`,
     '',
     '![bench CPU per call and p50 latency by run](bench/results/runs.svg)',
     '',
@@ -378,21 +433,28 @@ export function runsSection(entries: readonly LedgerEntry[]): string[] {
           [
             'date (UTC)',
             'commit',
-            'Switchyard / raw p50 at 1 / 4 / 16 calls',
-            'Switchyard p50 at 1 / 4 / 16 calls, ms',
-            'calls/s at 1 / 8 / 64 sessions',
-            'CPU ms per call at 8 sessions',
+            'Switchyard / hand-written local at 1 / 4 / 16 Reads (median of pairs)',
+            'Switchyard / hand-written regular at 1 / 4 / 16 Reads (median of pairs; before: of p50s)',
+            'calls/s, Switchyard / hand-written local at 1 / 8 / 64 sessions',
+            'CPU per call at 8 sessions, Switchyard / hand-written local',
+            'history bytes per call, ten Reads',
             'rss MiB per waiting session',
           ],
-          shown.map((entry) => [
-            entry.date.slice(0, 16).replace('T', ' '),
-            runLabel(entry),
-            figures([entry.ratioToRaw['1'], entry.ratioToRaw['4'], entry.ratioToRaw['16']]),
-            figures([entry.switchyardP50Ms['1'], entry.switchyardP50Ms['4'], entry.switchyardP50Ms['16']]),
-            figures([entry.callsPerSecond['1'], entry.callsPerSecond['8'], entry.callsPerSecond['64']]),
-            figures([entry.benchCpuMsPerCallAt8Sessions]),
-            figures([entry.rssMiBPerWaitingSession]),
-          ]),
+          shown.map((entry) => {
+            const local = entry.pairedToRawLocal;
+            const regular = entry.pairedToRaw ?? entry.ratioToRaw;
+            const load = entry.throughputToRawLocal;
+            return [
+              entry.date.slice(0, 16).replace('T', ' '),
+              runLabel(entry),
+              figures(local === undefined ? [null] : [local['1'], local['4'], local['16']]),
+              figures([regular['1'], regular['4'], regular['16']]),
+              figures(load === undefined ? [null] : [load['1'], load['8'], load['64']]),
+              figures([entry.cpuPerCallToRawLocalAt8 ?? null]),
+              figures([entry.historyBytesPerCallTenReads ?? null]),
+              figures([entry.rssMiBPerWaitingSession]),
+            ];
+          }),
         ),
     '',
   ];
@@ -409,7 +471,19 @@ async function profileSection(): Promise<string[]> {
   return [
     '## Where the CPU goes',
     '',
-    "A CPU profile of one worker (as shipped) under 8 sessions of 4-Read turns (`npm run bench:profile`: bench/profile.ts under `node --cpu-prof`, folded by bench/profile-summary.ts): self time by place, per thread. The client runs in a child process, so the CPU per call is the worker's alone. The workflow thread runs every session's workflow code; the main thread runs activities and the SDK's bridge to its Rust core. The profiler samples wall time on a thread, so a thread blocked inside a native call (`runInContext` starts and joins the watchdog thread of the isolate timeout, now once per activation) or waiting for a core on a busy machine shows as busy; the CPU per call comes from `process.cpuUsage`.",
+    "CPU profiles of both contenders in one run (`npm run bench:profile`: bench/profile.ts under `node --cpu-prof`, folded by bench/profile-summary.ts): 8 sessions of 16-Read turns, Switchyard's worker (as shipped) and the hand-written local-activity session's worker in one process, the client in a child process, the two taking turns in windows; self time by place, per thread — the main thread per contender's windows, and each worker's own workflow thread. The CPU per call is the workers' alone. The workflow thread runs every session's workflow code; the main thread runs activities and the SDK's bridge to its Rust core. The profiler samples wall time on a thread, so a thread blocked inside a native call (`runInContext` starts and joins the watchdog thread of the isolate timeout, now once per activation) or waiting for a core on a busy machine shows as busy; the CPU per call comes from `process.cpuUsage`.",
+    '',
+    '### Against the hand-written local-activity session, 2026-12-07',
+    '',
+    "Profiled as above (tables below; 8 sessions of 16-Read turns, two alternating windows of 10 s each; the machine's load average was about 18 from other work, so every absolute figure here is slow and only the pairs mean anything). Per call, the two workers cost the same: 1.83 and 1.86 ms of worker CPU for Switchyard against 1.95 and 1.92 ms for the hand-written session (0.94 and 0.97 pair by pair; 1.06 and 0.92 in a profile of the code before this round's changes, so those changes do not show outside the spread), at 1.15 and 1.10 × its calls per second. The threads differ. **Workflow thread**: the hand-written session's is the busier one (17.8 against 12.1 s over the same windows and warm-up), because a worker made with `Worker.create` keeps the SDK's promise hook, which records a stack trace for every promise (`init`, `formatCallsiteName`, `getActivator`, `get stack`, the source-map lookups: about a quarter of that thread), and Switchyard's workflow threads run without it (src/worker/workflow-threads.ts). **Main thread** (wall time per call in the profile): Switchyard spends about 0.34 ms more, almost all of it `stat` (0.15 ms; the hook-settings look, one `stat` per settings file, done by Plan, by each later group's Prepare and by the calls of that group, and Read's validation, which the hand-written `readFile` does not do) and the larger messages to the workflow thread (`postMessage`, 0.09 against 0.04 ms: Plan's result carries the prepared plans beside the outcomes); the hand-written session spends more in garbage collection, rxjs and the SDK's JavaScript JSON coder, which Switchyard's payload converter replaces. Switchyard's own per-call code is small: src/activities/execute-call.ts 43 µs and prepare-call.ts 8 µs of self time per call, out of about 3.5 ms of main-thread time.",
+    '',
+    "So the time Switchyard loses at 16 Reads is not CPU, it is a round trip. A turn runs in groups of at most 10 concurrent calls (Claude Code's limit). Plan prepares the first group and, when every call of it may run locally without asking, runs it inside its own local activity (src/activities/run-first-group.ts); the second group then costs a Prepare local activity, an activation to decide its calls, six local activities of their own and their activation: one more hand-off between the Rust core, the main thread and the workflow thread than the hand-written session, whose update starts its six local activities as soon as the first ten end. Measured directly with bench/group-split.ts (two sets of 40 alternating rounds of 16 Reads): Switchyard with its default groups of 10 took 0.95 (0.55–1.31) and 0.89 (0.77–1.18) of the hand-written local-activity session, the same Switchyard with `maxConcurrency: 16` (one group, all of it inside Plan) 0.60 (0.43–0.76) and 0.63 (0.48–0.93). The change that closes the gap is in workflow code and Plan (made, behind `patched('plan-runs-following-groups')`): Plan runs every following group whose calls all qualify, one group after the other inside the same local activity, as it runs the first, and hands the workflow each group's outcomes (a `ranGroups` list beside `ranFirstGroup`, which the workflow takes after deciding each call's permission again, as it does for the first group; behind `patched()`, since the commands change). Calls still run at most 10 at a time, and each group is still prepared just before it runs.",
+    '',
+    "Changed in this round (src/activities/execute-call.ts, src/activities/prepare-call.ts): `executeCall` (182 lines) is split into the tool lookup, the handler's machinery (deadline, cancellation, relocation, heartbeats, progress signals) and the tool's context, and `prepareCall` (162 lines) into the whole-tool deny, one `validateAndResolve` used before and after a PreToolUse hook's rewrite, the rewrite and the ready plan; every function there is under 80 lines. A local attempt no longer starts a heartbeat timer (it never sent a heartbeat). The bench now reports only same-round ratios against both hand-written sessions, the mutating calls with eager dispatch on and off, and the history's bytes beyond the results' model text.",
+    '',
+    "History at ten Reads: 5,833 bytes per call (bench/history-anatomy.ts prints what each event carries). Each Read's result is 2,174 bytes of model text, 2,225 as JSON, and it is recorded twice, in Plan's marker and in the update's outcome, so 4,450 bytes per call is the floor for this file and the 2,048-byte target cannot be met by trimming: the pipeline's own bytes are the rest, about 1,400 to 1,500 per call. Of those, Plan's marker carries the prepared plan of each call (about 750 bytes each: `flags` 126, the keys 293, `inputDigest` 66, `input` 55 — the update's request already holds it —, `summary` 47, `rememberRule` 47, `ruleContent` 41 — the path again —, defaults such as `interruptBehavior: \"cancel\"`, `ruleKind: \"text\"` and the `false` flags) and a second `plans` list (64 each); the update's outcome carries `timeline` (three ISO times, 117 bytes a call), `timings` (44) and its keys (83). Proposed (src/contracts/compact-plan.ts, src/workflows): a plan that ran inside Plan goes into its marker as its call id and the outcome only (the workflow re-derives the permission input from the turn's calls, as `expandPlan` already does for `input`); otherwise leave out every field at its default and the `input` the request holds; and let the outcome's `timeline` carry one start time and two offsets in ms. Expected: about 800 bytes less per call, 5,000 at ten Reads with this file. Below the floor only a result recorded once gets (a payload codec that compresses would, but it would end the promise that any SDK with the default converter reads a session).",
+    '',
+    "Eager activity dispatch: `switchyard dev` already starts its server with `system.enableActivityEagerExecution=true` (src/server/dev-server.ts), and the bench's main server is that server. In two runs on 2026-12-07 (20 alternating rounds each, a second server without it), Switchyard's Write took 1.05 (0.81–1.45) and 0.79 (0.64–1.12) of the same turn with eager dispatch off and its allowed Bash 1.04 (0.84–1.17) and 0.98 (0.67–1.28); the hand-written regular-activity session's took 0.90 (0.76–1.40) and 0.84 (0.66–1.30), and 0.92 (0.67–1.10) and 0.78 (0.66–0.93): a tenth to a fifth off the hand-written session's single activity, and for Switchyard, whose mutating turn also runs Plan as a local activity first, nothing the spread can tell from no change. It costs nothing and helps any activity a workflow schedules on a queue its own worker polls, so `switchyard dev` should keep it on; a cluster enables it with the same dynamic-config key.",
     '',
     '### What changed, and what is left',
     '',
@@ -478,7 +552,7 @@ export async function writeReport(options: {
   const common = { date: report.date, machine: report.machine, versions: report.versions, rounds: report.rounds };
   await writeFile(
     path.join(resultsDir, 'latency.json'),
-    `${JSON.stringify({ ...common, rows: report.latency, ratios: ratios(report.latency) }, null, 2)}\n`,
+    `${JSON.stringify({ ...common, rows: report.latency, ratios: ratios(report.latency), pairs: report.pairs }, null, 2)}\n`,
   );
   await writeFile(
     path.join(resultsDir, 'switchyard-only.json'),
@@ -490,7 +564,11 @@ export async function writeReport(options: {
   );
   await writeFile(
     path.join(resultsDir, 'throughput.json'),
-    `${JSON.stringify({ ...common, rows: report.throughput }, null, 2)}\n`,
+    `${JSON.stringify({ ...common, rows: report.throughput, ratios: report.throughputRatios }, null, 2)}\n`,
+  );
+  await writeFile(
+    path.join(resultsDir, 'mutating.json'),
+    `${JSON.stringify({ ...common, rows: report.mutating, pairs: report.pairs.filter((row) => report.mutating.some((entry) => entry.scenario === row.scenario)) }, null, 2)}\n`,
   );
   if (report.memory !== undefined)
     await writeFile(
@@ -503,38 +581,96 @@ export async function writeReport(options: {
   const markdown = [
     '# Benchmarks',
     '',
-    `Written by \`npm run bench\` (bench/run.ts) on ${report.date}, in ${report.durationSeconds} s. Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}. Temporal TypeScript SDK ${report.versions.temporalSdk}; ${report.versions.server}. Client, workers and server share the machine. Each scenario runs one warm-up, then ${report.rounds} rounds; within a round the contenders take turns (alternating), against the same server. Times in milliseconds. Nothing here is asserted by a test.`,
+    `Written by \`npm run bench\` (bench/run.ts) on ${report.date.slice(0, 10)} (${report.date}). Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}. Temporal TypeScript SDK ${report.versions.temporalSdk}; ${report.versions.server}. Client, workers and server share the machine. Each scenario runs one warm-up, then ${report.rounds} rounds (the ten 200 ms calls ${Math.min(report.rounds, 20)}); within a round the contenders take turns (alternating), against the same server. Nothing here is asserted by a test, and nothing here is an absolute target.`,
     '',
-    '## Turn latency: Switchyard beside what a user would hand-write',
+    '## Switchyard against the hand-written sessions: same-round ratios',
     '',
-    'Each call reads the same 2,000-byte file. *in-process Promise.all*: the read function called directly, no Temporal. *raw Temporal*: a minimal hand-written session (bench/raw/) whose update runs the reads as plain activities, `Promise.all` per group of 10. *raw Temporal, local activities*: the same session with local activities, the design Switchyard uses for short reads (a reference: the ratios below stay against *raw Temporal*). *Switchyard*: `executeTurn` with `Read` calls through the whole pipeline (validation, hooks, permission rules, deadline, result budget, events), with the default worker options, which run short read-only calls as local activities. *Switchyard, regular activities*: the same with `localReadOnlyCalls: false`, as when tool workers are separate (`toolTaskQueue`).',
-    '',
-    '![turn latency by contender](bench/results/latency.svg)',
+    "Only ratios count here: on a shared machine the same commit's absolute times move by a factor of two within an hour, while two contenders measured in the same round move together. Each cell is the **median of the rounds' ratios** (contender's time in round i / the hand-written session's time in round i), with the interquartile range of those ratios in brackets; below 1.00 Switchyard is faster. *hand-written, regular*: a minimal session written with plain Temporal (bench/raw/workflows.ts `rawSession`) whose update runs the calls as activities, `Promise.all` per group of 10; *hand-written, local*: the same session with local activities (`rawLocalSession`), none of the pipeline. *Switchyard*: `executeTurn` through the whole pipeline (validation, hooks, permission rules, deadline, result budget, events), default worker options (short read-only calls as local activities); *Switchyard, regular activities*: `localReadOnlyCalls: false`, as when tool workers are separate.",
     '',
     table(
-      ['scenario', 'contender', 'p50', 'p95', 'mean', 'min', 'n'],
-      report.latency.map((row) => [row.scenario, row.contender, row.p50, row.p95, row.mean, row.min, row.n]),
+      [
+        'scenario',
+        'pairs',
+        'Switchyard / hand-written, local',
+        'Switchyard / hand-written, regular',
+        'Switchyard (regular activities) / hand-written, local',
+        'Switchyard (regular activities) / hand-written, regular',
+      ],
+      [
+        ...new Set(
+          report.pairs
+            .filter((row) => row.contender === 'Switchyard' || row.contender === 'Switchyard, regular activities')
+            .map((row) => row.scenario),
+        ),
+      ]
+        .filter((scenario) =>
+          report.pairs.some((row) => row.scenario === scenario && row.against === 'raw Temporal, local activities'),
+        )
+        .map((scenario) => {
+          const cell = (contender: string, against: string) =>
+            report.pairs.find(
+              (row) => row.scenario === scenario && row.contender === contender && row.against === against,
+            );
+          return [
+            scenario,
+            cell('Switchyard', 'raw Temporal, local activities')?.pairs ?? '–',
+            formatPaired(cell('Switchyard', 'raw Temporal, local activities')),
+            formatPaired(cell('Switchyard', 'raw Temporal')),
+            formatPaired(cell('Switchyard, regular activities', 'raw Temporal, local activities')),
+            formatPaired(cell('Switchyard, regular activities', 'raw Temporal')),
+          ];
+        }),
     ),
     '',
-    'Switchyard / raw Temporal (p50):',
+    `Under load (N sessions of 4-Read turns back to back, ${report.throughputRatios.length === 0 ? 'not run' : 'Switchyard and the hand-written local-activity session taking turns in windows of the same length, in the same process, against the same server'}): calls per second and CPU per call of this process (client and workers), Switchyard / hand-written local, median of the windows' ratios (interquartile range). Above 1.00 Switchyard serves more calls per second; below 1.00 it spends less CPU per call.`,
     '',
     table(
-      ['scenario', 'Switchyard (as shipped)', 'Switchyard, regular activities', 'raw Temporal, local activities'],
-      ratios(report.latency).map((row) => [row.scenario, row.ratio, row.regularRatio ?? '–', row.rawLocalRatio ?? '–']),
+      [
+        'sessions',
+        'windows',
+        'calls per second, Switchyard / hand-written local',
+        'CPU per call, Switchyard / hand-written local',
+      ],
+      report.throughputRatios.map((row) => [
+        row.sessions,
+        row.callsPerSecond.pairs,
+        formatPaired(row.callsPerSecond),
+        formatPaired(row.cpuPerCall),
+      ]),
     ),
     '',
-    '## Switchyard-only scenarios',
+    '## Mutating calls, and eager activity dispatch',
+    '',
+    "A `Write` of a new file (`acceptEdits`) and a `Bash` `touch` that a session rule allows (sandbox off: its cost is the last section's), which run as regular activities, against the hand-written regular-activity session doing the same, on the bench's server (eager activity dispatch on, `system.enableActivityEagerExecution=true`, as `switchyard dev` starts its server) and on a second server without it (as `temporal server start-dev` runs by default); the four contenders take turns within each round. With eager dispatch, the server hands a new activity task back in its answer to the workflow task that scheduled it, when the same worker polls that queue, instead of through a poll.",
     '',
     table(
-      ['scenario', 'p50', 'p95', 'mean', 'min', 'n'],
-      report.switchyardOnly.map((row) => [row.scenario, row.p50, row.p95, row.mean, row.min, row.n]),
+      [
+        'scenario',
+        'pairs',
+        'Switchyard / hand-written, eager on',
+        'Switchyard / hand-written, eager off',
+        'Switchyard: eager on / off',
+        'hand-written: eager on / off',
+      ],
+      [...new Set(report.mutating.map((row) => row.scenario))].map((scenario) => {
+        const cell = (contender: string, against: string) =>
+          report.pairs.find(
+            (row) => row.scenario === scenario && row.contender === contender && row.against === against,
+          );
+        return [
+          scenario,
+          cell('Switchyard, eager on', 'raw Temporal, eager on')?.pairs ?? '–',
+          formatPaired(cell('Switchyard, eager on', 'raw Temporal, eager on')),
+          formatPaired(cell('Switchyard, eager off', 'raw Temporal, eager off')),
+          formatPaired(cell('Switchyard, eager on', 'Switchyard, eager off')),
+          formatPaired(cell('raw Temporal, eager on', 'raw Temporal, eager off')),
+        ];
+      }),
     ),
-    '',
-    "While a PreToolUse hook runs, queries and interrupts answer at once (src/workflows/prepare-off-path.ts). Prepare used to run its calls' PreToolUse hooks inside a local activity, which holds the workflow task open, and the server answers no query and delivers no signal while a task is open: with a hook that waits for a file the test creates only after the query answers (test/integration/queries-during-hooks.test.ts), the `activeTurn` query had not answered when the test gave up after 120 s, and an interrupt ended the turn 8.1 s after its signal (the SDK's workflow task heartbeat, at 80 % of the 10 s task timeout). Now the local Prepare runs no hook when one matches a call and says so at once, and a regular activity prepares those calls (a whole turn's first group: a regular Plan that prepares and runs it): on 2026-12-07 the same test's query answered in 20 to 39 ms over three runs, and the interrupt ended the turn 27 to 90 ms after its signal (the hook is killed when the cancellation reaches its activity with a heartbeat's answer). A turn whose calls match no PreToolUse hook runs as before, with one local activity; one that matches pays a short local activity and one regular activity task for its Prepare.",
     '',
     '## History per turn',
     '',
-    'Events and bytes (protobuf, as the server stores them) that one turn adds to the session history, measured after a warm-up turn, in `default` mode (the Bash case in `bypassPermissions`, as its command would ask).',
+    `Events and bytes (protobuf, as the server stores them) that one turn adds to the session history, measured after a warm-up turn, in \`default\` mode (the Bash case in \`bypassPermissions\`, as its command would ask). The target, at most 2,048 bytes per call at ten Reads (Switchyard as shipped), applies to the *${TEN_READS_ONE_LINE}* row: each of its results is 15 bytes of model text, so its bytes are what the pipeline adds — ${tenReadsOneLine(report)} per call here. The *ten Reads* rows read the 2,000-byte file of the latency scenarios, for context: each of Switchyard's results is recorded twice (Plan's marker and the update's outcome), so twice the model text, ${2 * Math.round(report.tenReadsModelTextBytes / 10)} bytes per call, is that row's floor.`,
     '',
     table(
       ['contender', 'turn', 'calls', 'events', 'bytes', 'events per call', 'bytes per call'],
@@ -549,19 +685,46 @@ export async function writeReport(options: {
       ]),
     ),
     '',
-    `Where Switchyard's ten-Reads turn puts its bytes (its ten results hold ${report.tenReadsModelTextBytes} bytes of model text; each is recorded twice by design, once as the call's activity result and once in the update's outcome that the caller receives, so ${2 * report.tenReadsModelTextBytes} bytes, ${Math.round((2 * report.tenReadsModelTextBytes) / 10)} per call, is the floor for this file):`,
+    `Where Switchyard's ten-Reads turn puts its bytes. Its ten results hold ${report.tenReadsModelTextBytes} bytes of model text, ${Math.round(report.tenReadsModelTextBytes / 10)} per call, and each is recorded twice, as the call's activity result (the local-activity marker) and in the update's outcome that the caller receives: with this 2,000-byte file that alone is over 2,048 bytes per call, so the bytes beyond it are the figure the pipeline controls — ${tenReadsOverhead(report)} per call here.`,
     '',
     table(
       ['event type', 'events', 'bytes'],
       report.historyBreakdown.map((row) => [row.eventType, row.events, row.bytes]),
     ),
     '',
-    '## Sustained throughput',
+    '## Absolute times (context only)',
     '',
-    `N sessions each run turns of four Reads back to back for a fixed time, all against one worker (as shipped) and the dev server. CPU columns: share of one core over the window (the machine has ${machine.cpus}); *bench* is the process that holds the client and the workers.`,
+    `Written by \`npm run bench\` (bench/run.ts) on ${report.date}, in ${report.durationSeconds} s, on the machine above. Each scenario runs one warm-up, then its rounds; within a round the contenders take turns. Times in milliseconds. These move with the machine's load; the ratios above are what to compare.`,
+    '',
+    '![turn latency by contender](bench/results/latency.svg)',
+    '',
+    table(
+      ['scenario', 'contender', 'p50', 'p95', 'mean', 'min', 'n'],
+      [...report.latency, ...report.mutating].map((row) => [
+        row.scenario,
+        row.contender,
+        row.p50,
+        row.p95,
+        row.mean,
+        row.min,
+        row.n,
+      ]),
+    ),
+    '',
+    'Switchyard-only scenarios (no hand-written counterpart):',
+    '',
+    table(
+      ['scenario', 'p50', 'p95', 'mean', 'min', 'n'],
+      report.switchyardOnly.map((row) => [row.scenario, row.p50, row.p95, row.mean, row.min, row.n]),
+    ),
+    '',
+    "While a PreToolUse hook runs, queries and interrupts answer at once (src/workflows/prepare-off-path.ts). Prepare used to run its calls' PreToolUse hooks inside a local activity, which holds the workflow task open, and the server answers no query and delivers no signal while a task is open: with a hook that waits for a file the test creates only after the query answers (test/integration/queries-during-hooks.test.ts), the `activeTurn` query had not answered when the test gave up after 120 s, and an interrupt ended the turn 8.1 s after its signal (the SDK's workflow task heartbeat, at 80 % of the 10 s task timeout). Now the local Prepare runs no hook when one matches a call and says so at once, and a regular activity prepares those calls (a whole turn's first group: a regular Plan that prepares and runs it). A turn whose calls match no PreToolUse hook runs as before, with one local activity; one that matches pays a short local activity and one regular activity task for its Prepare.",
+    '',
+    `Sustained load, all windows of each contender together. CPU columns: share of one core over the windows (the machine has ${machine.cpus}); *bench* is the process that holds the client and the workers.`,
     '',
     table(
       [
+        'contender',
         'sessions',
         'turns',
         'calls',
@@ -571,9 +734,11 @@ export async function writeReport(options: {
         'turn p50',
         'turn p95',
         'bench CPU %',
+        'bench CPU ms per call',
         'server CPU %',
       ],
       report.throughput.map((row) => [
+        row.contender,
         row.sessions,
         row.turns,
         row.calls,
@@ -583,6 +748,7 @@ export async function writeReport(options: {
         row.p50,
         row.p95,
         row.benchCpuPercent,
+        row.benchCpuMsPerCall,
         row.serverCpuPercent ?? '–',
       ]),
     ),

@@ -1,7 +1,10 @@
-// `npm run bench`: Switchyard side by side with a hand-written Temporal session and with plain `Promise.all`, on one
-// dev server. Writes bench/results/<scenario>.json, bench/results/latency.svg and BENCHMARKS.md.
-// Not a test: nothing here asserts a timing. `BENCH_ROUNDS` (default 30) and `BENCH_THROUGHPUT_SECONDS` (default 15)
-// size the run. Switchyard runs twice: as shipped (short read-only calls as local activities) and with
+// `npm run bench`: Switchyard side by side with two hand-written Temporal sessions (regular activities, local
+// activities) and with plain `Promise.all`, on one dev server (a second one, without eager activity dispatch, for the
+// mutating calls). Writes bench/results/<scenario>.json, bench/results/latency.svg and BENCHMARKS.md. Only same-run
+// ratios count: within a round the contenders alternate, and every figure that matters is the median, with its
+// interquartile range, of the rounds' ratios (bench/stats.ts `pairedRatio`); absolute times are context.
+// Not a test: nothing here asserts a timing. `BENCH_ROUNDS` (default 30), `BENCH_THROUGHPUT_SECONDS` (default 4, one
+// window) and `BENCH_THROUGHPUT_PAIRS` (default 3 alternating windows per contender and size) size the run. Switchyard runs twice: as shipped (short read-only calls as local activities) and with
 // `localReadOnlyCalls: false` (every call a regular activity, as when tool workers are separate), so the lever shows.
 // `BENCH_WAITING_SESSIONS` (default 200) sizes the memory scenario. A run of 10 rounds or more is appended to the
 // ledger bench/results/runs.json (bench/ledger.ts); a smaller one is a trial and is not.
@@ -20,6 +23,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { serverSentEvents } from '../src/client/model-formats/server-sent-events.js';
 import { SwitchyardClient } from '../src/client/switchyard-client.js';
 import type { SessionHandle } from '../src/client/switchyard-client.js';
+import type { SessionOptions } from '../src/contracts/session.js';
 import { switchyardDataConverter } from '../src/config/data-converter.js';
 import { startConsole } from '../src/console/console-server.js';
 import { grpcCompressionFor } from '../src/config/grpc-compression.js';
@@ -29,20 +33,24 @@ import { installTemporalRuntime } from '../src/worker/runtime.js';
 import { gitState, recordRun } from './ledger.js';
 import { rawActivities } from './raw/activities.js';
 import { runCallsUpdate, stopSignal } from './raw/messages.js';
-import { writeReport } from './report.js';
+import { TEN_READS_ONE_LINE, writeReport } from './report.js';
 import type {
   BenchReport,
   ContenderRow,
   HistoryBreakdownRow,
   HistoryRow,
+  PairRow,
+  ThroughputRatioRow,
   ThroughputRow,
   WaitingMemory,
 } from './report.js';
-import { round, stats } from './stats.js';
+import { startServerWithoutEagerDispatch } from './servers.js';
+import { pairedRatio, round, stats } from './stats.js';
 import { benchWorker, slowReadTool, stampStarts, stampTool } from './tools.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
-const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 15);
+const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 4);
+const THROUGHPUT_PAIRS = Number(process.env.BENCH_THROUGHPUT_PAIRS ?? 3);
 const WAITING_SESSIONS = Number(process.env.BENCH_WAITING_SESSIONS ?? 200);
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The code this run loads: the commit, and whether src/workflows or src/activities differ from it (for the ledger).
@@ -58,12 +66,18 @@ const address = process.env.TEMPORAL_ADDRESS ?? server?.address ?? 'localhost:72
 const cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-'));
 const filePath = path.join(cwd, 'file.txt');
 await writeFile(filePath, `${'x'.repeat(79)}\n`.repeat(25)); // 2,000 bytes, 25 lines
+// The history scenario's one-line file: its Read results are 15 bytes, so its turn's bytes are what the pipeline adds.
+await writeFile(path.join(cwd, 'line.txt'), 'one line\n');
 const suffix = Date.now().toString(36);
 const taskQueue = `bench-switchyard-${suffix}`;
 const regularTaskQueue = `bench-switchyard-regular-${suffix}`;
 const rawTaskQueue = `bench-raw-${suffix}`;
 const nativeConnection = await NativeConnection.connect({ address, ...grpcCompressionFor(address) });
-const switchyardWorker = async (options: { taskQueue: string; localReadOnlyCalls: boolean }): Promise<Worker> =>
+const switchyardWorker = async (options: {
+  taskQueue: string;
+  localReadOnlyCalls: boolean;
+  connection?: NativeConnection;
+}): Promise<Worker> =>
   await benchWorker({ connection: nativeConnection, ...options, cwd, extraTools: [slowReadTool, stampTool] });
 // As shipped: the default worker options (local read-only calls on).
 const worker = await switchyardWorker({ taskQueue, localReadOnlyCalls: true });
@@ -83,7 +97,21 @@ const client = new SwitchyardClient({ client: switchyardClient, taskQueue });
 const regularClient = new SwitchyardClient({ client: switchyardClient, taskQueue: regularTaskQueue });
 const workersDone = Promise.all([worker.run(), regularWorker.run(), rawWorker.run()]);
 const REGULAR = 'Switchyard, regular activities';
+const RAW = 'raw Temporal';
 const RAW_LOCAL = 'raw Temporal, local activities';
+/** Every scenario's same-round ratios (`pairedRatio`), as the scenarios add them. */
+const pairs: PairRow[] = [];
+
+/** Each Switchyard contender over each hand-written one, round by round. */
+function addPairs(scenario: string, calls: number, samples: Record<string, number[]>): void {
+  for (const contender of ['Switchyard', REGULAR])
+    for (const against of [RAW, RAW_LOCAL]) {
+      const top = samples[contender];
+      const bottom = samples[against];
+      if (top !== undefined && bottom !== undefined)
+        pairs.push({ scenario, calls, contender, against, ...pairedRatio(top, bottom) });
+    }
+}
 
 /** Runs `body` once to warm up, then `ROUNDS` times, each contender in turn within a round (alternating). */
 async function alternate(
@@ -102,8 +130,8 @@ async function alternate(
   return samples;
 }
 
-const reads = (count: number): Array<{ id: string; name: string; input: { file_path: string } }> =>
-  Array.from({ length: count }, (_, index) => ({ id: `r${index}`, name: 'Read', input: { file_path: 'file.txt' } }));
+const reads = (count: number, file = 'file.txt'): Array<{ id: string; name: string; input: { file_path: string } }> =>
+  Array.from({ length: count }, (_, index) => ({ id: `r${index}`, name: 'Read', input: { file_path: file } }));
 
 /** Events and protobuf bytes of a workflow's history, as the server stores them. */
 async function historySize(handle: WorkflowHandle): Promise<{ events: number; bytes: number }> {
@@ -151,8 +179,10 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
         await rawUpdate(rawLocal, calls);
       },
     });
+    const scenario = `${calls} call${calls === 1 ? '' : 's'} per turn`;
     for (const [contender, values] of Object.entries(samples))
-      rows.push({ scenario: `${calls} call${calls === 1 ? '' : 's'} per turn`, calls, contender, ...stats(values) });
+      rows.push({ scenario, calls, contender, ...stats(values) });
+    addPairs(scenario, calls, samples);
   }
   await Promise.all([raw.signal(stopSignal), rawLocal.signal(stopSignal)]);
   return rows;
@@ -162,20 +192,29 @@ async function slowReads(): Promise<ContenderRow[]> {
   progress('ten 200 ms read-only calls in one turn');
   const session = await client.startSession(`bench-slow-${suffix}`, { cwd });
   const regularSession = await regularClient.startSession(`bench-slow-regular-${suffix}`, { cwd });
+  const raw = await temporalClient.workflow.start('rawSession', {
+    taskQueue: rawTaskQueue,
+    workflowId: `bench-raw-slow-${suffix}`,
+  });
+  const rawLocal = await temporalClient.workflow.start('rawLocalSession', {
+    taskQueue: rawTaskQueue,
+    workflowId: `bench-raw-local-slow-${suffix}`,
+  });
   const calls = Array.from({ length: 10 }, (_, index) => ({ id: `s${index}`, name: 'SlowRead', input: { ms: 200 } }));
+  const rawCalls = Array.from({ length: 10 }, (_, index) => ({ id: `s${index}`, waitMs: 200 }));
   const samples = await alternate(
     {
+      [RAW]: async () => void (await raw.executeUpdate(runCallsUpdate, { args: [{ calls: rawCalls }] })),
       Switchyard: async (index) => void (await session.executeTurn({ turnId: `slow-${index}`, calls })),
       [REGULAR]: async (index) => void (await regularSession.executeTurn({ turnId: `slow-${index}`, calls })),
+      [RAW_LOCAL]: async () => void (await rawLocal.executeUpdate(runCallsUpdate, { args: [{ calls: rawCalls }] })),
     },
-    Math.min(ROUNDS, 15),
+    Math.min(ROUNDS, 20),
   );
-  return Object.entries(samples).map(([contender, values]) => ({
-    scenario: 'ten 200 ms read-only calls',
-    calls: 10,
-    contender,
-    ...stats(values),
-  }));
+  await Promise.all([raw.signal(stopSignal), rawLocal.signal(stopSignal)]);
+  const scenario = 'ten 200 ms read-only calls';
+  addPairs(scenario, 10, samples);
+  return Object.entries(samples).map(([contender, values]) => ({ scenario, calls: 10, contender, ...stats(values) }));
 }
 
 async function switchyardOnly(): Promise<ContenderRow[]> {
@@ -308,6 +347,99 @@ async function consoleUpdates(): Promise<ContenderRow> {
   return { scenario: 'console: event → session page update', calls: 1, contender: 'Switchyard', ...stats(latencies) };
 }
 
+/**
+ * Mutating calls, which always run as regular activities: a `Write` of a new file, and a `Bash` that a session rule
+ * allows (`touch`, unsandboxed: the sandbox's own cost is bench/sandbox-overhead.ts's), against the hand-written
+ * regular-activity session doing the same (bench/raw/), each on the bench's server (eager activity dispatch on, as
+ * `switchyard dev` runs it) and on a second one without it (as `temporal server start-dev` runs by default). The four
+ * contenders alternate within each round.
+ */
+async function mutatingCalls(): Promise<ContenderRow[]> {
+  progress('mutating calls: a Write turn and an allowed Bash turn, eager activity dispatch on and off');
+  const offServer = await startServerWithoutEagerDispatch();
+  const offNative = await NativeConnection.connect({ address: offServer.address });
+  const offQueue = `bench-switchyard-off-${suffix}`;
+  const offRawQueue = `bench-raw-off-${suffix}`;
+  const offWorker = await switchyardWorker({ taskQueue: offQueue, localReadOnlyCalls: true, connection: offNative });
+  const offRawWorker = await Worker.create({
+    connection: offNative,
+    taskQueue: offRawQueue,
+    workflowsPath: fileURLToPath(new URL('./raw/workflows.ts', import.meta.url)),
+    activities: rawActivities,
+  });
+  const offRunning = Promise.all([offWorker.run(), offRawWorker.run()]);
+  const offConnection = await Connection.connect({ address: offServer.address });
+  const rows: ContenderRow[] = [];
+  try {
+    const offSwitchyard = new SwitchyardClient({
+      client: new Client({ connection: offConnection, dataConverter: switchyardDataConverter }),
+      taskQueue: offQueue,
+    });
+    const offTemporal = new Client({ connection: offConnection });
+    const sessionOptions: SessionOptions = {
+      cwd,
+      permissionMode: 'acceptEdits',
+      rules: { allow: ['Bash(touch:*)'] },
+      sandbox: { mode: 'off' },
+    };
+    const sides = [
+      { eager: 'on', switchyard: client, temporal: temporalClient, rawQueue: rawTaskQueue },
+      { eager: 'off', switchyard: offSwitchyard, temporal: offTemporal, rawQueue: offRawQueue },
+    ] as const;
+    const scenarios = [
+      {
+        scenario: 'one Write (new file)',
+        call: (name: string) => ({ id: 'w', name: 'Write', input: { file_path: `${name}.txt`, content: 'written\n' } }),
+        raw: (name: string) => ({ id: 'w', write: { path: path.join(cwd, `${name}.txt`), content: 'written\n' } }),
+      },
+      {
+        scenario: 'one allowed Bash (touch)',
+        call: (name: string) => ({ id: 'b', name: 'Bash', input: { command: `touch ${name}.stamp` } }),
+        raw: (name: string) => ({ id: 'b', command: `touch ${name}.stamp`, cwd }),
+      },
+    ];
+    for (const entry of scenarios) {
+      const contenders: Record<string, (round: number) => Promise<void>> = {};
+      for (const side of sides) {
+        const tag = `${entry.scenario.split(' ')[1]}-${side.eager}-${suffix}`;
+        const session = await side.switchyard.startSession(`bench-mutating-${tag}`, sessionOptions);
+        const raw = await side.temporal.workflow.start('rawSession', {
+          taskQueue: side.rawQueue,
+          workflowId: `bench-raw-mutating-${tag}`,
+        });
+        contenders[`raw Temporal, eager ${side.eager}`] = async (index) => {
+          await raw.executeUpdate(runCallsUpdate, { args: [{ calls: [entry.raw(`raw-${tag}-${index}`)] }] });
+        };
+        contenders[`Switchyard, eager ${side.eager}`] = async (index) => {
+          const turn = await session.executeTurn({ turnId: `m-${index}`, calls: [entry.call(`sy-${tag}-${index}`)] });
+          if (turn.results[0]?.isError === true) throw new Error(`${entry.scenario}: ${turn.results[0].modelContent}`);
+        };
+      }
+      const samples = await alternate(contenders, Math.min(ROUNDS, 20));
+      for (const [contender, values] of Object.entries(samples))
+        rows.push({ scenario: entry.scenario, calls: 1, contender, ...stats(values) });
+      const ratio = (contender: string, against: string): void => {
+        const top = samples[contender];
+        const bottom = samples[against];
+        if (top !== undefined && bottom !== undefined)
+          pairs.push({ scenario: entry.scenario, calls: 1, contender, against, ...pairedRatio(top, bottom) });
+      };
+      ratio('Switchyard, eager on', 'raw Temporal, eager on');
+      ratio('Switchyard, eager off', 'raw Temporal, eager off');
+      ratio('Switchyard, eager on', 'Switchyard, eager off');
+      ratio('raw Temporal, eager on', 'raw Temporal, eager off');
+    }
+  } finally {
+    offWorker.shutdown();
+    offRawWorker.shutdown();
+    await offRunning;
+    await offConnection.close();
+    await offNative.close();
+    await offServer.stop();
+  }
+  return rows;
+}
+
 /** Bytes by event type that the events after `from` take, largest first. */
 function breakdown(
   events: NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>,
@@ -339,6 +471,8 @@ async function historyCost(): Promise<{
   const cases: Array<{ scenario: string; calls: Array<{ id: string; name: string; input: unknown }> }> = [
     { scenario: 'one Read', calls: reads(1) },
     { scenario: 'ten Reads', calls: reads(10) },
+    // What the pipeline adds: each result is 15 bytes, so the 2,048-byte target is about Switchyard's own bytes.
+    { scenario: TEN_READS_ONE_LINE, calls: reads(10, 'line.txt') },
     { scenario: 'one Bash with 5 MB of output', calls: [{ id: 'b', name: 'Bash', input: { command: bigOutput } }] },
   ];
   for (const [contender, sessions] of [
@@ -425,57 +559,144 @@ async function processCpuSeconds(pid: number | undefined): Promise<number | unde
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function throughput(): Promise<ThroughputRow[]> {
+/** One window of `sessions` running `turn` back to back: turn latencies, errors, CPU of this process and the server. */
+async function loadWindow(options: {
+  seconds: number;
+  turns: Array<(turn: number) => Promise<void>>;
+  pid: number | undefined;
+}): Promise<{
+  latencies: number[];
+  errors: number;
+  elapsedSeconds: number;
+  ownCpuSeconds: number;
+  serverCpuSeconds?: number;
+}> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + options.seconds * 1_000;
+  const ownCpuBefore = process.cpuUsage();
+  const serverCpuBefore = await processCpuSeconds(options.pid);
+  await Promise.all(
+    options.turns.map(async (runTurn) => {
+      for (let turn = 0; performance.now() < deadline; turn++) {
+        const turnStarted = performance.now();
+        try {
+          await runTurn(turn);
+          latencies.push(performance.now() - turnStarted);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsedSeconds = (performance.now() - started) / 1_000;
+  const ownCpu = process.cpuUsage(ownCpuBefore);
+  const serverCpuAfter = await processCpuSeconds(options.pid);
+  return {
+    latencies,
+    errors,
+    elapsedSeconds,
+    ownCpuSeconds: (ownCpu.user + ownCpu.system) / 1e6,
+    ...(serverCpuBefore === undefined || serverCpuAfter === undefined
+      ? {}
+      : { serverCpuSeconds: serverCpuAfter - serverCpuBefore }),
+  };
+}
+
+/**
+ * N sessions of 4-Read turns back to back, Switchyard (as shipped) and the hand-written local-activity session taking
+ * turns in windows of THROUGHPUT_SECONDS (after a one-second warm-up of each), THROUGHPUT_PAIRS pairs per N: calls
+ * per second and this process's CPU per call (client and workers) of each window, and their ratios pair by pair.
+ */
+async function throughput(): Promise<{ rows: ThroughputRow[]; ratios: ThroughputRatioRow[] }> {
   const rows: ThroughputRow[] = [];
+  const ratioRows: ThroughputRatioRow[] = [];
   const pid = await serverPid();
   for (const sessions of [1, 8, 64]) {
-    progress(`throughput: ${sessions} session(s) running 4-Read turns back to back for ${THROUGHPUT_SECONDS} s`);
+    progress(
+      `throughput: ${sessions} session(s) running 4-Read turns back to back, ${THROUGHPUT_PAIRS} × ${THROUGHPUT_SECONDS} s windows each for Switchyard and the local-activity session`,
+    );
     const handles = await Promise.all(
       Array.from({ length: sessions }, (_, index) =>
         client.startSession(`bench-load-${sessions}-${index}-${suffix}`, { cwd }),
       ),
     );
-    const latencies: number[] = [];
-    let errors = 0;
-    const deadline = performance.now() + THROUGHPUT_SECONDS * 1_000;
-    const started = performance.now();
-    const ownCpuBefore = process.cpuUsage();
-    const serverCpuBefore = await processCpuSeconds(pid);
-    await Promise.all(
-      handles.map(async (session, sessionIndex) => {
-        for (let turn = 0; performance.now() < deadline; turn++) {
-          const turnStarted = performance.now();
-          try {
-            await session.executeTurn({ turnId: `load-${sessionIndex}-${turn}`, calls: reads(4) });
-            latencies.push(performance.now() - turnStarted);
-          } catch {
-            errors++;
-          }
-        }
-      }),
+    const rawHandles = await Promise.all(
+      Array.from({ length: sessions }, (_, index) =>
+        temporalClient.workflow.start('rawLocalSession', {
+          taskQueue: rawTaskQueue,
+          workflowId: `bench-raw-load-${sessions}-${index}-${suffix}`,
+        }),
+      ),
     );
-    const elapsedSeconds = (performance.now() - started) / 1_000;
-    const ownCpu = process.cpuUsage(ownCpuBefore);
-    const serverCpuAfter = await processCpuSeconds(pid);
-    const turnStats = stats(latencies);
-    // Share of one core over the window: the client and both workers (this process), and the dev server.
-    const percent = (cpuSeconds: number): number => Math.round((100 * cpuSeconds) / elapsedSeconds);
-    rows.push({
+    const rawCalls = Array.from({ length: 4 }, (_, index) => ({ id: `r${index}`, path: filePath }));
+    const contenders = {
+      Switchyard: handles.map(
+        (session, sessionIndex) => async (turn: number) =>
+          void (await session.executeTurn({
+            turnId: `load-${sessionIndex}-${turn}-${performance.now()}`,
+            calls: reads(4),
+          })),
+      ),
+      [RAW_LOCAL]: rawHandles.map(
+        (handle) => async () => void (await handle.executeUpdate(runCallsUpdate, { args: [{ calls: rawCalls }] })),
+      ),
+    };
+    for (const turns of Object.values(contenders)) await loadWindow({ seconds: 1, turns, pid: undefined });
+    const windows: Record<string, Array<Awaited<ReturnType<typeof loadWindow>>>> = { Switchyard: [], [RAW_LOCAL]: [] };
+    for (let pair = 0; pair < THROUGHPUT_PAIRS; pair++)
+      for (const [name, turns] of Object.entries(contenders))
+        windows[name]?.push(await loadWindow({ seconds: THROUGHPUT_SECONDS, turns, pid }));
+    await Promise.all(rawHandles.map((handle) => handle.signal(stopSignal)));
+    const perWindow = (name: string) =>
+      (windows[name] ?? []).map((window) => {
+        const calls = window.latencies.length * 4;
+        return {
+          callsPerSecond: calls / window.elapsedSeconds,
+          cpuMsPerCall: calls === 0 ? Number.NaN : (1_000 * window.ownCpuSeconds) / calls,
+        };
+      });
+    for (const [contender, list] of Object.entries(windows)) {
+      const latencies = list.flatMap((window) => window.latencies);
+      const seconds = list.reduce((sum, window) => sum + window.elapsedSeconds, 0);
+      const ownCpu = list.reduce((sum, window) => sum + window.ownCpuSeconds, 0);
+      const serverCpu = list.every((window) => window.serverCpuSeconds !== undefined)
+        ? list.reduce((sum, window) => sum + (window.serverCpuSeconds ?? 0), 0)
+        : undefined;
+      const turnStats = stats(latencies);
+      // Share of one core over the windows: the client and the workers (this process), and the dev server.
+      const percent = (cpuSeconds: number): number => Math.round((100 * cpuSeconds) / seconds);
+      rows.push({
+        contender,
+        sessions,
+        turns: latencies.length,
+        calls: latencies.length * 4,
+        errors: list.reduce((sum, window) => sum + window.errors, 0),
+        seconds: round(seconds),
+        callsPerSecond: round((latencies.length * 4) / seconds),
+        p50: turnStats.p50,
+        p95: turnStats.p95,
+        benchCpuPercent: percent(ownCpu),
+        benchCpuMsPerCall: latencies.length === 0 ? 0 : Math.round((100_000 * ownCpu) / (latencies.length * 4)) / 100,
+        ...(serverCpu === undefined ? {} : { serverCpuPercent: percent(serverCpu) }),
+      });
+    }
+    const switchyard = perWindow('Switchyard');
+    const rawLocal = perWindow(RAW_LOCAL);
+    ratioRows.push({
       sessions,
-      turns: latencies.length,
-      calls: latencies.length * 4,
-      errors,
-      seconds: round(elapsedSeconds),
-      callsPerSecond: round((latencies.length * 4) / elapsedSeconds),
-      p50: turnStats.p50,
-      p95: turnStats.p95,
-      benchCpuPercent: percent((ownCpu.user + ownCpu.system) / 1e6),
-      ...(serverCpuBefore === undefined || serverCpuAfter === undefined
-        ? {}
-        : { serverCpuPercent: percent(serverCpuAfter - serverCpuBefore) }),
+      callsPerSecond: pairedRatio(
+        switchyard.map((window) => window.callsPerSecond),
+        rawLocal.map((window) => window.callsPerSecond),
+      ),
+      cpuPerCall: pairedRatio(
+        switchyard.map((window) => window.cpuMsPerCall),
+        rawLocal.map((window) => window.cpuMsPerCall),
+      ),
     });
   }
-  return rows;
+  return { rows, ratios: ratioRows };
 }
 
 /**
@@ -530,6 +751,9 @@ const report: BenchReport = {
   historyBreakdown: [],
   tenReadsModelTextBytes: 0,
   throughput: [],
+  throughputRatios: [],
+  mutating: [],
+  pairs: [],
   durationSeconds: 0,
 };
 try {
@@ -537,12 +761,16 @@ try {
   report.memory = await waitingMemory();
   report.latency = await latencyByCalls();
   report.latency.push(...(await slowReads()));
+  report.mutating = await mutatingCalls();
   report.switchyardOnly = await switchyardOnly();
   const history = await historyCost();
   report.history = history.rows;
   report.historyBreakdown = history.breakdown;
   report.tenReadsModelTextBytes = history.modelTextBytes;
-  report.throughput = await throughput();
+  const load = await throughput();
+  report.throughput = load.rows;
+  report.throughputRatios = load.ratios;
+  report.pairs = pairs;
 } finally {
   worker.shutdown();
   regularWorker.shutdown();

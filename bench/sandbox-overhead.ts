@@ -12,12 +12,16 @@ import { prepareSandboxLaunch } from '../src/tools/sandbox/sandboxed-launch.js';
 import type { SandboxOptions } from '../src/contracts/session.js';
 import { bashTool } from '../src/tools/builtin/bash.js';
 import type { ToolExecutionContext } from '../src/tools/define-tool.js';
+import { useToolSettings } from '../src/tools/tool-settings.js';
+import { toolSettingsFromEnvironment } from '../src/config/settings.js';
 import { stats } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const roundsArgument = process.argv.indexOf('--rounds');
 const rounds = roundsArgument > 0 ? Number(process.argv[roundsArgument + 1]) : 60;
 
+// The tools run here outside any worker: hand them this process's settings, as a worker's factory does.
+useToolSettings(toolSettingsFromEnvironment(process.env));
 const availability = await bubblewrapAvailability();
 if (!availability.available) throw new Error(`the sandbox benchmark needs bubblewrap: ${availability.reason}`);
 

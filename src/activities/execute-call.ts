@@ -32,7 +32,7 @@ import { resolveLimit } from '../tools/limits.js';
 import { boundedDisplay, imageDisplay } from '../tools/support/displays.js';
 import { ToolDeadline } from './tool-deadline.js';
 import { startProgressSignals } from './progress-signal.js';
-import { startExecuteToolSpan } from '../worker/telemetry.js';
+import { startExecuteToolSpan } from './execute-tool-span.js';
 import type { Tracer } from '@opentelemetry/api';
 
 const HEARTBEAT_INTERVAL_MS = 1_000;
@@ -55,7 +55,7 @@ export interface ExecuteCallDependencies {
   onWarning?: (message: string, details: Record<string, unknown>) => void;
   /** This worker's identity with its tool fingerprint (see tool-mismatch.ts). */
   workerIdentity?: string;
-  /** OpenTelemetry tracer: an `execute_tool` span per execution (src/worker/telemetry.ts). */
+  /** OpenTelemetry tracer: an `execute_tool` span per execution (src/activities/execute-tool-span.ts). */
   tracer?: Tracer;
 }
 
@@ -123,45 +123,48 @@ function failure(
   };
 }
 
-/** Runs one allowed call: the handler under its pausable deadline, heartbeating, then serialisation of its output. */
-export async function executeCall(options: {
-  dependencies: ExecuteCallDependencies;
-  request: ExecuteCallInput;
-}): Promise<CallOutcome> {
-  const { dependencies, request } = options;
-  const { plan } = request;
-  const activity = Context.current();
-  const attempt = activity.info.attempt;
-  // When this attempt began, for a local attempt's bound (its start-to-close timeout is the only one it has).
-  const attemptStartedAt = Math.min(Date.now(), activity.info.currentAttemptScheduledTimestampMs || Date.now());
-  const tool: Tool | undefined = dependencies.registry.lookup(plan.toolName);
-  if (tool === undefined) {
-    // Plan found the tool, so another worker on this queue has it: a mismatch, retried where the tool may be.
-    if (dependencies.workerIdentity !== undefined)
-      throw toolNotOnWorker({ toolNames: [plan.toolName], identity: dependencies.workerIdentity, others: [] });
-    return {
-      status: 'error',
-      modelContent: texts.toolNotFound(plan.toolName),
-      isError: true,
-      errorCode: errorCodes.toolNotFound,
-      activeMs: 0,
-      queuedMs: 0,
-    };
-  }
+/** A call whose tool this worker does not have. */
+function toolNotFound(plan: ExecutionPlan, dependencies: ExecuteCallDependencies): CallOutcome {
+  // Plan found the tool, so another worker on this queue has it: a mismatch, retried where the tool may be.
+  if (dependencies.workerIdentity !== undefined)
+    throw toolNotOnWorker({ toolNames: [plan.toolName], identity: dependencies.workerIdentity, others: [] });
+  return {
+    status: 'error',
+    modelContent: texts.toolNotFound(plan.toolName),
+    isError: true,
+    errorCode: errorCodes.toolNotFound,
+    activeMs: 0,
+    queuedMs: 0,
+  };
+}
 
-  const span = startExecuteToolSpan(dependencies.tracer, {
-    sessionId: request.session.sessionId,
-    turnId: request.turnId,
-    callId: plan.callId,
-    toolName: plan.toolName,
-    ...(request.permissionWaitMs === undefined ? {} : { permissionWaitMs: request.permissionWaitMs }),
-  });
+/** One running handler: how it ends, its deadline and signal, and what to stop once the call has finished. */
+interface RunningHandler {
+  ended: Promise<HandlerEnd>;
+  settle: (end: HandlerEnd) => void;
+  abort: AbortController;
+  deadline: ToolDeadline;
+  /** The tool's latest progress report, as `reportProgress` set it. */
+  setProgress: (report: ProgressHeartbeat) => void;
+  /** Once the handler has ended: its deadline, the relocation timer and the cancellation listener. */
+  stopWaiting: () => void;
+  /** Once the call has finished (output stored, post hooks run): heartbeats and progress signals. */
+  stopReporting: () => void;
+}
+
+/**
+ * The machinery around one handler: its pausable deadline (a retry resumes from the last heartbeat's budget), the
+ * activity's cancellation, a local attempt's move to a regular activity past its budget, and for a regular activity
+ * heartbeats and progress signals. A local activity (a short read-only call on the workflow's worker) has no
+ * heartbeats, progress signals or heartbeat timer: the server does not know it, and cancellation reaches it in-process.
+ */
+function startHandlerMachinery(activity: Context, request: ExecuteCallInput): RunningHandler {
+  const { plan } = request;
   const abort = new AbortController();
   let settle: (end: HandlerEnd) => void = () => {};
   const ended = new Promise<HandlerEnd>((resolve) => {
     settle = resolve;
   });
-  // A retry resumes from the last heartbeat: the remaining budget is conserved, not renewed.
   const resumed = activity.info.heartbeatDetails as ExecutionHeartbeat | undefined;
   const deadline = new ToolDeadline({
     budgetMs: plan.timeoutMs,
@@ -173,33 +176,33 @@ export async function executeCall(options: {
     },
   });
   let progress: ProgressHeartbeat | undefined;
-  // A local activity (a short read-only call on the workflow's worker) has no heartbeats: the server does not know it,
-  // and cancellation reaches it in-process.
-  const heartbeat = (): void => {
-    if (activity.info.isLocal) return;
-    const details: ExecutionHeartbeat = {
-      activeMs: deadline.activeMs,
-      queuedMs: deadline.queuedMs,
-      callId: plan.callId,
-      toolName: plan.toolName,
-      turnId: request.turnId,
-      at: new Date().toISOString(),
-    };
-    if (progress !== undefined) details.progress = progress;
-    activity.heartbeat(details);
-  };
-  heartbeat();
-  const heartbeatTimer = setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
-  // v1.3: the same progress, as `ToolCallProgress` events in the session (progress-signal.ts: coalesced and bounded).
-  const progressSignals = activity.info.isLocal
-    ? undefined
-    : startProgressSignals({
-        activity,
-        turnId: request.turnId,
+  const { isLocal } = activity.info;
+  let heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  let progressSignals: { stop(): void } | undefined;
+  if (!isLocal) {
+    const heartbeat = (): void => {
+      const details: ExecutionHeartbeat = {
+        activeMs: deadline.activeMs,
+        queuedMs: deadline.queuedMs,
         callId: plan.callId,
         toolName: plan.toolName,
-        latest: () => progress,
-      });
+        turnId: request.turnId,
+        at: new Date().toISOString(),
+      };
+      if (progress !== undefined) details.progress = progress;
+      activity.heartbeat(details);
+    };
+    heartbeat();
+    heartbeatTimer = setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
+    // v1.3: the same progress, as `ToolCallProgress` events in the session (progress-signal.ts: coalesced and bounded).
+    progressSignals = startProgressSignals({
+      activity,
+      turnId: request.turnId,
+      callId: plan.callId,
+      toolName: plan.toolName,
+      latest: () => progress,
+    });
+  }
   const onCancel = (): void => {
     settle({ kind: 'cancelled' });
     abort.abort(new Error('cancelled'));
@@ -208,29 +211,56 @@ export async function executeCall(options: {
   if (activity.cancellationSignal.aborted) onCancel();
   // A local attempt holds its workflow task open: past its budget it makes way for a regular activity.
   const relocateTimer =
-    activity.info.isLocal && request.localBudgetMs !== undefined
+    isLocal && request.localBudgetMs !== undefined
       ? setTimeout(() => {
           settle({ kind: 'relocate' });
           abort.abort(new Error('moved to a regular activity'));
         }, request.localBudgetMs)
       : undefined;
+  return {
+    ended,
+    settle,
+    abort,
+    deadline,
+    setProgress: (report) => {
+      progress = report;
+    },
+    stopWaiting: () => {
+      clearTimeout(relocateTimer);
+      deadline.dispose();
+      activity.cancellationSignal.removeEventListener('abort', onCancel);
+    },
+    stopReporting: () => {
+      clearInterval(heartbeatTimer);
+      progressSignals?.stop();
+    },
+  };
+}
 
-  const context: ToolExecutionContext = {
-    sessionId: request.session.sessionId,
+/** What the tool sees of its call: the session's facts, its signal, deadline and progress, and the admission gates. */
+function toolContext(options: {
+  request: ExecuteCallInput;
+  dependencies: ExecuteCallDependencies;
+  handler: RunningHandler;
+  attempt: number;
+}): ToolExecutionContext {
+  const { request, dependencies, handler, attempt } = options;
+  const { plan, session } = request;
+  const { abort, deadline } = handler;
+  return {
+    sessionId: session.sessionId,
     cwd: request.cwd,
     callId: plan.callId,
     turnId: request.turnId,
     signal: abort.signal,
-    reportProgress: (report) => {
-      progress = progressHeartbeat(report, new Date());
-    },
+    reportProgress: (report) => handler.setProgress(progressHeartbeat(report, new Date())),
     sessionState: request.sessionState ?? {},
-    denyRules: request.session.denyRules ?? [],
-    allowRules: request.session.allowRules ?? [],
-    ...(request.session.readBeforeEdit === true ? { readBeforeEdit: true } : {}),
-    ...(request.session.sandbox === undefined ? {} : { sandbox: request.session.sandbox }),
+    denyRules: session.denyRules ?? [],
+    allowRules: session.allowRules ?? [],
+    ...(session.readBeforeEdit === true ? { readBeforeEdit: true } : {}),
+    ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
     attempt,
-    idempotencyKey: idempotencyKeyOf(request.session.sessionId, plan.callId, attempt),
+    idempotencyKey: idempotencyKeyOf(session.sessionId, plan.callId, attempt),
     deadline,
     artifacts: dependencies.artifacts,
     ...(dependencies.dataDir === undefined ? {} : { dataDir: dependencies.dataDir }),
@@ -254,8 +284,33 @@ export async function executeCall(options: {
       }
     },
   };
+}
+
+/** Runs one allowed call: the handler under its pausable deadline, heartbeating, then serialisation of its output. */
+export async function executeCall(options: {
+  dependencies: ExecuteCallDependencies;
+  request: ExecuteCallInput;
+}): Promise<CallOutcome> {
+  const { dependencies, request } = options;
+  const { plan } = request;
+  const activity = Context.current();
+  const { attempt, isLocal } = activity.info;
+  // When this attempt began, for a local attempt's bound (its start-to-close timeout is the only one it has).
+  const attemptStartedAt = Math.min(Date.now(), activity.info.currentAttemptScheduledTimestampMs || Date.now());
+  const tool: Tool | undefined = dependencies.registry.lookup(plan.toolName);
+  if (tool === undefined) return toolNotFound(plan, dependencies);
+
+  const span = startExecuteToolSpan(dependencies.tracer, {
+    sessionId: request.session.sessionId,
+    turnId: request.turnId,
+    callId: plan.callId,
+    toolName: plan.toolName,
+    ...(request.permissionWaitMs === undefined ? {} : { permissionWaitMs: request.permissionWaitMs }),
+  });
+  const handler = startHandlerMachinery(activity, request);
+  const { abort, deadline, settle } = handler;
   if (!abort.signal.aborted) {
-    tool.execute(plan.input, context).then(
+    tool.execute(plan.input, toolContext({ request, dependencies, handler, attempt })).then(
       (output) => settle({ kind: 'output', output: typeof output === 'string' ? { content: output } : output }),
       (error: unknown) =>
         settle({ kind: abort.signal.aborted && !deadline.expired ? 'cancelled' : 'error', error } as HandlerEnd),
@@ -264,11 +319,9 @@ export async function executeCall(options: {
 
   let end: HandlerEnd;
   try {
-    end = await ended;
+    end = await handler.ended;
   } finally {
-    clearTimeout(relocateTimer);
-    deadline.dispose();
-    activity.cancellationSignal.removeEventListener('abort', onCancel);
+    handler.stopWaiting();
   }
   // Heartbeats go on while the output is stored and PostToolUse hooks run (a hook may take its whole timeout): a call
   // that already ran must not be timed out by the server, and then reported as lost or run again.
@@ -283,9 +336,7 @@ export async function executeCall(options: {
       attempt,
       postHooks: {
         signal: activity.cancellationSignal,
-        ...(activity.info.isLocal
-          ? { boundMs: localPostHookBoundMs(attemptStartedAt, activity.info.startToCloseTimeoutMs) }
-          : {}),
+        ...(isLocal ? { boundMs: localPostHookBoundMs(attemptStartedAt, activity.info.startToCloseTimeoutMs) } : {}),
       },
     });
     // A local attempt that made way for a regular activity is not an execution: that activity records its own span.
@@ -294,16 +345,15 @@ export async function executeCall(options: {
         status: outcome.status,
         ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
         ...(outcome.sandboxed === undefined ? {} : { sandboxed: outcome.sandboxed }),
-        local: activity.info.isLocal,
+        local: isLocal,
         attempt,
       });
     return outcome;
   } catch (error) {
-    span.end({ status: 'error', errorCode: errorCodes.handlerError, local: activity.info.isLocal, attempt });
+    span.end({ status: 'error', errorCode: errorCodes.handlerError, local: isLocal, attempt });
     throw error;
   } finally {
-    clearInterval(heartbeatTimer);
-    progressSignals?.stop();
+    handler.stopReporting();
   }
 }
 

@@ -31,6 +31,81 @@ function summarize(tool: Tool, input: unknown): string {
   return line.length > SUMMARY_MAX_CHARS ? `${line.slice(0, SUMMARY_MAX_CHARS - 1)}…` : line;
 }
 
+/** A call a deny rule names as a whole: denied by the workflow whatever its input, so nothing reads the input. */
+function deniedWholePlan(call: ToolCall, tool: Tool, input: unknown): ReadyCallPlan {
+  return {
+    kind: 'ready',
+    callId: call.id,
+    toolName: tool.name,
+    input,
+    inputDigest: inputDigest(input),
+    flags: computeFlags(tool, input),
+    summary: tool.name,
+    interruptBehavior: tool.interruptBehavior ?? 'cancel',
+    alwaysAsk: tool.alwaysAsk === true,
+    stopTurnOnSuccess: false,
+    cancelSiblingsOnError: false,
+    ruleKind: tool.ruleKind ?? 'text',
+    rememberRule: tool.name,
+    editsInsideCwd: false,
+    hasPermissionRequestHooks: false,
+    readsSessionState: false,
+  };
+}
+
+/** The tool's `validateInput` then `resolveInput` on an input: the resolved input, or the call's rejection. */
+async function validateAndResolve(
+  tool: Tool,
+  call: ToolCall,
+  input: unknown,
+  context: ToolPrepareContext,
+): Promise<{ ok: true; input: unknown } | { ok: false; plan: RejectedCallPlan }> {
+  const rejectedBy = (errorCode: string, message: string) => ({
+    ok: false as const,
+    plan: { ...rejected(call, 'validation', errorCode, texts.toolUseError(message)), toolName: tool.name },
+  });
+  try {
+    const validation = (await tool.validateInput?.(input, context)) ?? { ok: true };
+    if (!validation.ok) return rejectedBy(validation.errorCode ?? errorCodes.businessFailure, validation.message);
+    return { ok: true, input: (await tool.resolveInput?.(input, context)) ?? input };
+  } catch (error) {
+    return rejectedBy(errorCodes.businessFailure, projectErrorMessage(error));
+  }
+}
+
+/**
+ * An input a PreToolUse hook rewrote: parsed by the tool's schema, then validated and resolved again (with `checks`,
+ * which resolve every path afresh). The new input, or the call's rejection with the hooks' context.
+ */
+async function rewrittenInput(options: {
+  tool: Tool;
+  call: ToolCall;
+  updated: unknown;
+  checks: ToolPrepareContext;
+  hookOutcome: PreToolUseOutcome | undefined;
+}): Promise<{ ok: true; input: unknown } | { ok: false; plan: RejectedCallPlan }> {
+  const { tool, call, hookOutcome } = options;
+  const reparsed = tool.inputSchema.safeParse(options.updated);
+  if (!reparsed.success) {
+    return {
+      ok: false,
+      plan: withPreHookContext(hookOutcome, {
+        ...rejected(
+          call,
+          'validation',
+          errorCodes.inputValidation,
+          texts.inputValidationError(
+            `input rewritten by a PreToolUse hook is invalid: ${formatZodError(reparsed.error)}`,
+          ),
+        ),
+        toolName: tool.name,
+      }),
+    };
+  }
+  const resolved = await validateAndResolve(tool, call, reparsed.data, options.checks);
+  return resolved.ok ? resolved : { ok: false, plan: withPreHookContext(hookOutcome, resolved.plan) };
+}
+
 /**
  * Prepare, the front half of the pipeline for one call, run just before its group (docs/SEMANTICS.md, Plan and
  * Prepare; up to the permission decision): lookup and schema parse again (cheap, and the plan carries no input),
@@ -54,49 +129,12 @@ export async function prepareCall(options: {
   const parsed = lookupAndParse({ registry, call });
   if (parsed.kind === 'rejected') return parsed;
   const { tool } = parsed;
-  let input: unknown = parsed.input;
   // A deny rule naming the whole tool decides before anything reads the input: the call is denied by the workflow
   // whatever its input, so neither the tool's checks (an MCP schema's patterns…) nor the PreToolUse hooks run.
-  if (deniedAsAWhole(context.denyRules, tool.name)) {
-    return {
-      kind: 'ready',
-      callId: call.id,
-      toolName: tool.name,
-      input,
-      inputDigest: inputDigest(input),
-      flags: computeFlags(tool, input),
-      summary: tool.name,
-      interruptBehavior: tool.interruptBehavior ?? 'cancel',
-      alwaysAsk: tool.alwaysAsk === true,
-      stopTurnOnSuccess: false,
-      cancelSiblingsOnError: false,
-      ruleKind: tool.ruleKind ?? 'text',
-      rememberRule: tool.name,
-      editsInsideCwd: false,
-      hasPermissionRequestHooks: false,
-      readsSessionState: false,
-    };
-  }
-  try {
-    const validation = (await tool.validateInput?.(input, context)) ?? { ok: true };
-    if (!validation.ok) {
-      return {
-        ...rejected(
-          call,
-          'validation',
-          validation.errorCode ?? errorCodes.businessFailure,
-          texts.toolUseError(validation.message),
-        ),
-        toolName: tool.name,
-      };
-    }
-    input = (await tool.resolveInput?.(input, context)) ?? input;
-  } catch (error) {
-    return {
-      ...rejected(call, 'validation', errorCodes.businessFailure, texts.toolUseError(projectErrorMessage(error))),
-      toolName: tool.name,
-    };
-  }
+  if (deniedAsAWhole(context.denyRules, tool.name)) return deniedWholePlan(call, tool, parsed.input);
+  const resolved = await validateAndResolve(tool, call, parsed.input, context);
+  if (!resolved.ok) return resolved.plan;
+  let { input } = resolved;
 
   const hooks = await options.hooks;
   // A PreToolUse hook may change where a path leads: from here on, this call resolves every path again instead of
@@ -110,50 +148,36 @@ export async function prepareCall(options: {
     signal: options.signal ?? new AbortController().signal,
   });
   if (hookOutcome.updatedInput !== undefined) {
-    const reparsed = tool.inputSchema.safeParse(hookOutcome.updatedInput.value);
-    if (!reparsed.success) {
-      return withPreHookContext(hookOutcome.outcome, {
-        ...rejected(
-          call,
-          'validation',
-          errorCodes.inputValidation,
-          texts.inputValidationError(
-            `input rewritten by a PreToolUse hook is invalid: ${formatZodError(reparsed.error)}`,
-          ),
-        ),
-        toolName: tool.name,
-      });
-    }
-    input = reparsed.data;
-    try {
-      const validation = (await tool.validateInput?.(input, checks)) ?? { ok: true };
-      if (!validation.ok) {
-        return withPreHookContext(hookOutcome.outcome, {
-          ...rejected(
-            call,
-            'validation',
-            validation.errorCode ?? errorCodes.businessFailure,
-            texts.toolUseError(validation.message),
-          ),
-          toolName: tool.name,
-        });
-      }
-      input = (await tool.resolveInput?.(input, checks)) ?? input;
-    } catch (error) {
-      return withPreHookContext(hookOutcome.outcome, {
-        ...rejected(call, 'validation', errorCodes.businessFailure, texts.toolUseError(projectErrorMessage(error))),
-        toolName: tool.name,
-      });
-    }
+    const rewritten = await rewrittenInput({
+      tool,
+      call,
+      updated: hookOutcome.updatedInput.value,
+      checks,
+      hookOutcome: hookOutcome.outcome,
+    });
+    if (!rewritten.ok) return rewritten.plan;
+    input = rewritten.input;
   }
+  return await readyPlan({ tool, call, input, context, checks, hooks, hookOutcome: hookOutcome.outcome });
+}
 
+/** The plan of a call whose final input is known: its flags, rules, permission facts, deadline and approval preview. */
+async function readyPlan(options: {
+  tool: Tool;
+  call: ToolCall;
+  input: unknown;
+  context: ToolPrepareContext;
+  checks: ToolPrepareContext;
+  hooks: SwitchyardHooks | undefined;
+  hookOutcome: PreToolUseOutcome | undefined;
+}): Promise<ReadyCallPlan> {
+  const { tool, call, input, context, checks } = options;
   let ruleContent: string | undefined;
   try {
     ruleContent = tool.ruleContent?.(input);
   } catch {
     // No rule content: only whole-tool rules match this call.
   }
-  const ruleKind = tool.ruleKind ?? 'text';
   const plan: ReadyCallPlan = {
     kind: 'ready',
     callId: call.id,
@@ -166,10 +190,10 @@ export async function prepareCall(options: {
     alwaysAsk: tool.alwaysAsk === true,
     stopTurnOnSuccess: tool.stopTurnOnSuccess === true,
     cancelSiblingsOnError: tool.cancelSiblingsOnError === true,
-    ruleKind,
+    ruleKind: tool.ruleKind ?? 'text',
     rememberRule: rememberRuleFor(tool, input, ruleContent),
     editsInsideCwd: tool.editsFiles === true && ruleContent !== undefined && isInside(context.cwd, ruleContent),
-    hasPermissionRequestHooks: hasPermissionRequestHooks(hooks, tool.name),
+    hasPermissionRequestHooks: hasPermissionRequestHooks(options.hooks, tool.name),
     readsSessionState: tool.readsSessionState === true,
   };
   if (ruleContent !== undefined) plan.ruleContent = ruleContent;
@@ -185,7 +209,7 @@ export async function prepareCall(options: {
   }
   const timeoutMs = resolveTimeoutMs(tool, input);
   if (timeoutMs !== undefined) plan.timeoutMs = timeoutMs;
-  if (hookOutcome.outcome !== undefined) plan.hook = hookOutcome.outcome;
+  if (options.hookOutcome !== undefined) plan.hook = options.hookOutcome;
   if (!plan.flags.readOnly && tool.prepareApproval !== undefined) {
     try {
       const approval = await tool.prepareApproval(input, checks);

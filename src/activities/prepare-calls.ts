@@ -37,7 +37,7 @@ export function createPrepareCalls(options: {
   const { warn } = options;
   const cwdOf = (cwd: string | undefined): string =>
     cwd === undefined ? options.defaultCwd : cwd.replace(/^~(?=$|\/)/, os.homedir());
-  return async ({ session, calls, hooksOffPath, postHooksOffPath }) => {
+  return async ({ session, calls, hooksOffPath, postHooksOffPath, compactPlans }) => {
     const cwd = cwdOf(session.cwd);
     const context: ToolPrepareContext = {
       sessionId: session.sessionId,
@@ -100,7 +100,10 @@ export function createPrepareCalls(options: {
     await failOnToolMismatch({ identity: options.workerIdentity, plans: prepared, warn });
     const plans = withinPreparedBudget(
       prepared.map((plan, index) =>
-        compactPlan(plan, { sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]) }),
+        compactPlan(plan, {
+          sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]),
+          leaveOutDefaults: compactPlans === true,
+        }),
       ),
     );
     const result: PreparedCalls =

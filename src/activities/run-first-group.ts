@@ -21,6 +21,18 @@ import { utf8Length } from '../contracts/utf8-length.js';
  */
 export const RAN_FIRST_GROUP_BYTES = 384 * 1024;
 
+/** A group Plan ran: the outcomes kept, by call id, and whether the workflow may go on to the group after it. */
+export interface RanGroupOutcomes {
+  outcomes: Record<string, CallOutcome>;
+  /** UTF-8 bytes of the outcomes kept. */
+  bytes: number;
+  /**
+   * Every call's outcome is kept and none changes what the next group may do: none failed, moved to a regular
+   * activity, started a background task or stops the turn (its own answer, or a PreToolUse hook's).
+   */
+  mayContinue: boolean;
+}
+
 /**
  * Plan's shortcut for a whole turn's first group (`PlanCallsInput.runFirstGroup`): when every call of the prepared
  * group would run as a local activity and the permission chain allows each one without asking, the calls run here,
@@ -29,7 +41,11 @@ export const RAN_FIRST_GROUP_BYTES = 384 * 1024;
  * (a policy change that arrived meanwhile) changes nothing. Returns the outcomes by call id, or undefined when the
  * group does not qualify.
  */
-export async function runFirstGroup(options: {
+export async function runFirstGroup(options: RunGroupOptions): Promise<Record<string, CallOutcome> | undefined> {
+  return (await runGroup(options))?.outcomes;
+}
+
+type RunGroupOptions = {
   session: SessionContext;
   calls: readonly ToolCall[];
   prepared: PreparedCalls;
@@ -37,8 +53,17 @@ export async function runFirstGroup(options: {
   rules: CallRules;
   localCalls: LocalCallsPolicy;
   executeCall: Activities['executeCall'];
-}): Promise<Record<string, CallOutcome> | undefined> {
+  /** Bytes of outcomes this group may still return (`RAN_FIRST_GROUP_BYTES` less what earlier groups returned). */
+  maxBytes?: number;
+};
+
+/**
+ * Runs a prepared group inside Plan under the first group's conditions (see `runFirstGroup`), the first or a
+ * following one (`PlanCallsInput.runFollowingGroups`); undefined when the group does not qualify.
+ */
+export async function runGroup(options: RunGroupOptions): Promise<RanGroupOutcomes | undefined> {
   const { prepared, calls, localCalls } = options;
+  const maxBytes = options.maxBytes ?? RAN_FIRST_GROUP_BYTES;
   if (prepared.plans.length === 0 || prepared.plans.length !== calls.length) return undefined;
   const plans: ReadyCallPlan[] = [];
   for (const [index, wire] of prepared.plans.entries()) {
@@ -78,12 +103,27 @@ export async function runFirstGroup(options: {
   );
   const ran: Record<string, CallOutcome> = {};
   let bytes = 0;
+  let mayContinue = true;
   for (const [index, outcome] of outcomes.entries()) {
     const plan = plans[index];
-    if (outcome === undefined || plan === undefined) continue;
-    bytes += utf8Length(JSON.stringify(outcome));
-    if (bytes > RAN_FIRST_GROUP_BYTES) break;
+    if (outcome === undefined || plan === undefined) {
+      mayContinue = false;
+      continue;
+    }
+    if (
+      outcome.turnControl?.stopTurn === true ||
+      plan.hook?.stopTurn !== undefined ||
+      outcome.relocate === true ||
+      outcome.backgroundTask !== undefined
+    )
+      mayContinue = false;
+    const size = utf8Length(JSON.stringify(outcome));
+    if (bytes + size > maxBytes) {
+      mayContinue = false;
+      break;
+    }
+    bytes += size;
     ran[plan.callId] = outcome;
   }
-  return ran;
+  return { outcomes: ran, bytes, mayContinue };
 }

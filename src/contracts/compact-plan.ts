@@ -4,8 +4,14 @@
  * is a slice of one of the input's text fields (a Bash command's rule content, its simple commands, the rule an
  * `allow_always` remembers…) replaced by a reference to that slice. The workflow puts both back before it uses the
  * plan, so nothing downstream sees the difference. Pure and deterministic: safe in workflow code.
+ *
+ * A ready plan also leaves out what the workflow can put back by itself (`leaveOutDefaults`): fields at their
+ * defaults (`false`, `interruptBehavior: 'cancel'`, `ruleKind: 'text'`), a summary and a remembered rule that are the
+ * tool's name with the rule content, a rule content that is one of the input's fields; its flags travel as a few
+ * letters. Plans recorded before carry every field, and expand to themselves.
  */
-import type { CallPlan, ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
+import type { CallFlags, CallPlan, ReadyCallPlan, RejectedCallPlan, SideEffectScope } from './call-plan.js';
+import type { CallOutcome, PlannedCall } from './pipeline.js';
 import type { ToolCall } from './tool-call.js';
 
 /**
@@ -21,14 +27,33 @@ export interface PlanStringRef {
   after?: string;
 }
 
+/** Fields of a ready plan left out when they hold these values. */
+const DEFAULTS = {
+  interruptBehavior: 'cancel',
+  ruleKind: 'text',
+  alwaysAsk: false,
+  stopTurnOnSuccess: false,
+  cancelSiblingsOnError: false,
+  editsInsideCwd: false,
+  hasPermissionRequestHooks: false,
+  readsSessionState: false,
+} as const satisfies Partial<ReadyCallPlan>;
+
+type DefaultedKey = keyof typeof DEFAULTS;
+
 /** A ready plan as Prepare sends it: see the module comment. */
-export type CompactReadyPlan = Omit<ReadyCallPlan, 'input'> & {
-  /** Absent when `inputFromCall`. */
-  input?: unknown;
-  /** The resolved input is the call's own input (the same canonical JSON, so the same digest). */
-  inputFromCall?: true;
-  refs?: PlanStringRef[];
-};
+export type CompactReadyPlan = Omit<ReadyCallPlan, 'input' | 'flags' | 'summary' | 'rememberRule' | DefaultedKey> &
+  Partial<Pick<ReadyCallPlan, 'summary' | 'rememberRule' | DefaultedKey>> & {
+    /** Absent when `inputFromCall`. */
+    input?: unknown;
+    /** The resolved input is the call's own input (the same canonical JSON, so the same digest). */
+    inputFromCall?: true;
+    refs?: PlanStringRef[];
+    /** The flags as recorded before (an object), or as letters (`flagLetters`). */
+    flags: CallFlags | string;
+    /** The rule content is this field of the (resolved) input. */
+    ruleContentField?: string;
+  };
 
 export type WireCallPlan = CompactReadyPlan | RejectedCallPlan;
 
@@ -59,8 +84,13 @@ const OWN_KEYS = new Set(['kind', 'callId', 'toolName', 'input', 'inputDigest', 
  * The plan as Prepare sends it. `sameAsCall`: the resolved input has the digest of the call's own input (the caller
  * checks with its digest function, which the workflow cannot import).
  */
-export function compactPlan(plan: CallPlan, options: { sameAsCall: boolean }): WireCallPlan {
-  if (plan.kind === 'rejected') return plan;
+export function compactPlan(
+  full: CallPlan,
+  options: { sameAsCall: boolean; leaveOutDefaults?: boolean },
+): WireCallPlan {
+  if (full.kind === 'rejected') return full;
+  // Without `leaveOutDefaults` (a workflow that did not ask for `compactPlans`), every field travels as before.
+  const plan: CompactReadyPlan = options.leaveOutDefaults === true ? leaveOutDefaults(full) : full;
   const sources = textFields(plan.input);
   const refs: PlanStringRef[] = [];
   const visit = (value: unknown, path: Array<string | number>): unknown => {
@@ -144,19 +174,142 @@ function sharedRegion(
 export function expandPlan(wire: WireCallPlan, call: Pick<ToolCall, 'input'>): CallPlan {
   if (wire.kind === 'rejected') return wire;
   const { inputFromCall, refs, ...rest } = wire;
-  const plan = { ...rest, input: inputFromCall === true ? callInputValue(call) : rest.input } as ReadyCallPlan;
-  if (refs === undefined || refs.length === 0) return plan;
-  const fields = plan.input as Record<string, unknown>;
-  for (const ref of refs) {
-    const source = fields[ref.field];
-    if (typeof source !== 'string') continue;
-    setAt(
-      plan as unknown as Record<string, unknown>,
-      ref.path,
-      `${ref.before ?? ''}${source.slice(ref.start, ref.end)}${ref.after ?? ''}`,
-    );
+  const plan = { ...rest, input: inputFromCall === true ? callInputValue(call) : rest.input } as CompactReadyPlan;
+  if (refs !== undefined && refs.length > 0) {
+    const fields = plan.input as Record<string, unknown>;
+    for (const ref of refs) {
+      const source = fields[ref.field];
+      if (typeof source !== 'string') continue;
+      setAt(
+        plan as unknown as Record<string, unknown>,
+        ref.path,
+        `${ref.before ?? ''}${source.slice(ref.start, ref.end)}${ref.after ?? ''}`,
+      );
+    }
   }
-  return plan;
+  return putBackDefaults(plan);
+}
+
+const FLAG_LETTERS: ReadonlyArray<[letter: string, flag: Exclude<keyof CallFlags, 'sideEffectScope'>]> = [
+  ['c', 'concurrentSafe'],
+  ['r', 'readOnly'],
+  ['d', 'destructive'],
+  ['i', 'idempotent'],
+  ['o', 'declaredReadOnly'],
+];
+
+/** `crio`: the flags that are true, then `:<scope>` unless the side-effect scope is `none`. */
+function flagLetters(flags: CallFlags): string {
+  const letters = FLAG_LETTERS.filter(([, flag]) => flags[flag]).map(([letter]) => letter);
+  return `${letters.join('')}${flags.sideEffectScope === 'none' ? '' : `:${flags.sideEffectScope}`}`;
+}
+
+function flagsFromLetters(code: string): CallFlags {
+  const [letters = '', scope] = code.split(':');
+  const flags: Partial<CallFlags> = {};
+  for (const [letter, flag] of FLAG_LETTERS) flags[flag] = letters.includes(letter);
+  return {
+    concurrentSafe: flags.concurrentSafe === true,
+    readOnly: flags.readOnly === true,
+    destructive: flags.destructive === true,
+    sideEffectScope: (scope ?? 'none') as SideEffectScope,
+    idempotent: flags.idempotent === true,
+    declaredReadOnly: flags.declaredReadOnly === true,
+  };
+}
+
+/** What the workflow can put back without being told (see the module comment). */
+function leaveOutDefaults(plan: ReadyCallPlan): CompactReadyPlan {
+  const compact: CompactReadyPlan = { ...plan, flags: flagLetters(plan.flags) };
+  for (const [key, value] of Object.entries(DEFAULTS) as Array<[DefaultedKey, unknown]>)
+    if (compact[key] === value) delete compact[key];
+  const { ruleContent, toolName } = plan;
+  if (ruleContent !== undefined) {
+    if (plan.summary === `${toolName}: ${ruleContent}`) delete compact.summary;
+    if (plan.rememberRule === `${toolName}(${ruleContent})`) delete compact.rememberRule;
+    const input = plan.input;
+    if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+      const field = Object.entries(input as Record<string, unknown>).find(([, value]) => value === ruleContent)?.[0];
+      if (field !== undefined) {
+        delete compact.ruleContent;
+        compact.ruleContentField = field;
+      }
+    }
+  }
+  return compact;
+}
+
+/**
+ * The plan with what `leaveOutDefaults` left out put back, in the order Prepare makes a plan's fields; a plan recorded
+ * with every field comes back as it was.
+ */
+function putBackDefaults(wire: CompactReadyPlan): ReadyCallPlan {
+  if (typeof wire.flags !== 'string' && wire.ruleContentField === undefined && wire.summary !== undefined) {
+    // Recorded before defaults were left out: as it was (the fields `DEFAULTS` names were always there).
+    return wire as ReadyCallPlan;
+  }
+  const { ruleContentField, ...rest } = wire;
+  const ruleContent =
+    ruleContentField === undefined ? rest.ruleContent : (rest.input as Record<string, unknown>)[ruleContentField];
+  const plan: Record<string, unknown> = {
+    kind: rest.kind,
+    callId: rest.callId,
+    toolName: rest.toolName,
+    input: rest.input,
+    inputDigest: rest.inputDigest,
+    flags: typeof rest.flags === 'string' ? flagsFromLetters(rest.flags) : rest.flags,
+    summary: rest.summary ?? `${rest.toolName}: ${String(ruleContent)}`,
+    interruptBehavior: rest.interruptBehavior ?? DEFAULTS.interruptBehavior,
+    alwaysAsk: rest.alwaysAsk ?? DEFAULTS.alwaysAsk,
+    stopTurnOnSuccess: rest.stopTurnOnSuccess ?? DEFAULTS.stopTurnOnSuccess,
+    cancelSiblingsOnError: rest.cancelSiblingsOnError ?? DEFAULTS.cancelSiblingsOnError,
+    ruleKind: rest.ruleKind ?? DEFAULTS.ruleKind,
+    rememberRule: rest.rememberRule ?? `${rest.toolName}(${String(ruleContent)})`,
+    editsInsideCwd: rest.editsInsideCwd ?? DEFAULTS.editsInsideCwd,
+    hasPermissionRequestHooks: rest.hasPermissionRequestHooks ?? DEFAULTS.hasPermissionRequestHooks,
+    readsSessionState: rest.readsSessionState ?? DEFAULTS.readsSessionState,
+  };
+  if (ruleContent !== undefined) plan.ruleContent = ruleContent;
+  // The optional fields, as they came.
+  for (const [key, value] of Object.entries(rest)) if (!(key in plan) && value !== undefined) plan[key] = value;
+  return plan as unknown as ReadyCallPlan;
+}
+
+/**
+ * A call of Plan's list as Plan sends it: a planned call without its kind, and without its tool name when it is the
+ * call's own; `safe` for a concurrency-safe call. Rejected calls travel whole; lists recorded before hold full entries.
+ */
+export type WirePlannedCall = PlannedCall | { callId: string; toolName?: string; safe?: true };
+
+/** Plan's list without repeats of the calls it is for (`calls`: the request's, in the same order). */
+export function compactPlannedCalls(
+  plans: readonly PlannedCall[],
+  calls: ReadonlyArray<Pick<ToolCall, 'id' | 'name'>>,
+): WirePlannedCall[] {
+  return plans.map((plan, index) => {
+    if (plan.kind !== 'planned') return plan;
+    const call = calls[index];
+    const wire: { callId: string; toolName?: string; safe?: true } = { callId: plan.callId };
+    if (plan.toolName !== call?.name) wire.toolName = plan.toolName;
+    if (plan.concurrentSafe) wire.safe = true;
+    return wire;
+  });
+}
+
+/** Plan's list as the workflow uses it, from what Plan sent and the calls it was for. */
+export function expandPlannedCalls(
+  wire: readonly WirePlannedCall[],
+  calls: ReadonlyArray<Pick<ToolCall, 'id' | 'name'>>,
+): PlannedCall[] {
+  return wire.map((plan, index) => {
+    if ('kind' in plan) return plan;
+    return {
+      kind: 'planned',
+      callId: plan.callId,
+      toolName: plan.toolName ?? calls[index]?.name ?? '',
+      concurrentSafe: plan.safe === true,
+    };
+  });
 }
 
 /** Sets `value` at `path`, copying each container on the way so no shared object is changed. */
@@ -172,4 +325,32 @@ function setAt(root: Record<string, unknown>, path: ReadonlyArray<string | numbe
   }
   const last = path.at(-1);
   if (last !== undefined) container[last] = value;
+}
+
+/** An outcome of a call Plan ran, as Plan sends it: `isError: false` and `queuedMs: 0` left out. */
+export type WireCallOutcome = Omit<CallOutcome, 'isError' | 'queuedMs'> &
+  Partial<Pick<CallOutcome, 'isError' | 'queuedMs'>>;
+
+/** The outcomes of the calls Plan ran, by call id, without the fields at their defaults. */
+export function compactOutcomes(outcomes: Record<string, CallOutcome>): Record<string, WireCallOutcome> {
+  return Object.fromEntries(
+    Object.entries(outcomes).map(([callId, outcome]) => {
+      const wire: WireCallOutcome = { ...outcome };
+      if (wire.isError === false) delete wire.isError;
+      if (wire.queuedMs === 0) delete wire.queuedMs;
+      return [callId, wire];
+    }),
+  );
+}
+
+/** The outcomes as the workflow uses them (outcomes recorded whole come back as they were). */
+export function expandOutcomes(outcomes: Record<string, WireCallOutcome>): Record<string, CallOutcome> {
+  return Object.fromEntries(
+    Object.entries(outcomes).map(([callId, wire]) => [
+      callId,
+      wire.isError !== undefined && wire.queuedMs !== undefined
+        ? (wire as CallOutcome)
+        : { ...wire, isError: wire.isError ?? false, queuedMs: wire.queuedMs ?? 0 },
+    ]),
+  );
 }

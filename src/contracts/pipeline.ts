@@ -12,7 +12,7 @@
  */
 import type { InDoubtSigningPayload } from './calls-in-doubt.js';
 import type { ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
-import type { WireCallPlan } from './compact-plan.js';
+import type { WireCallOutcome, WireCallPlan, WirePlannedCall } from './compact-plan.js';
 import type { ApprovalSigningPayload, ApprovalVerdict } from './approval.js';
 import type { BackgroundTaskReport, StoppedBackgroundTasks } from './background-tasks.js';
 import type { PermissionRequestHookInput, PermissionRequestHookResult } from './hook-decisions.js';
@@ -58,15 +58,41 @@ export interface PlanCallsInput {
    */
   prepareFirstGroup?: { maxConcurrency?: number; hooksOffPath?: true; postHooksOffPath?: true };
   /**
+   * Answer in the compact shape (plans without their defaults, flags as letters, Plan's list without repeats,
+   * outcomes without defaults: src/contracts/compact-plan.ts). Only workflow code that expands that shape asks for
+   * it, so an activity of a newer worker never sends it to a session whose code predates it (a rolling deploy).
+   */
+  compactPlans?: true;
+  /**
    * With `prepareFirstGroup`: also run that group when every call of it runs locally (`batchLocalCalls`) and the
    * permission chain allows each one without asking under `rules` (the operator's rules are the worker's own). The
    * outcomes come back in `ranFirstGroup`: the turn's calls then need no activity round trip of their own.
    */
   runFirstGroup?: { turnId: string; rules: CallRules };
+  /**
+   * With `runFirstGroup` and a local Prepare that runs no PreToolUse hook (`prepareFirstGroup.hooksOffPath`): once
+   * the first group ran whole, prepare and run each following group too, one after another in model order, while each
+   * qualifies as the first did. Plan stops after a group one of whose calls failed, did not fit, moved to a regular
+   * activity, started a background task or stops the turn, so no later group runs where it would not have.
+   */
+  runFollowingGroups?: true;
+}
+
+/** A group after the first that Plan prepared and ran (`PlanCallsInput.runFollowingGroups`). */
+export interface RanFollowingGroup {
+  prepared: PreparedCalls;
+  /** What each call produced, by call id (every call of the group), as sent (`compactOutcomes`). */
+  outcomes: Record<string, WireCallOutcome>;
+  /** When the group's Prepare began, in milliseconds after Plan began. */
+  startedAfterMs: number;
 }
 
 export interface PlannedCalls {
-  plans: PlannedCall[];
+  /**
+   * As sent: without repeats of the calls' ids and names (`compactPlannedCalls`); the workflow expands them
+   * (`expandPlannedCalls`).
+   */
+  plans: WirePlannedCall[];
   /** The worker's default group size, recorded in history so replay sees the same grouping. */
   defaultMaxConcurrency: number;
   /** Whether the workflow may upsert the `SwitchyardPendingApprovals` search attribute. */
@@ -76,9 +102,15 @@ export interface PlannedCalls {
   /**
    * What each call of the first group produced, by call id, when `runFirstGroup` asked and the group qualified. The
    * workflow decides permission again with the policy as it stands when this answer arrives, and uses an outcome only
-   * for a call that is still allowed without asking and still runs locally; any other call runs as usual.
+   * for a call that is still allowed without asking and still runs locally; any other call runs as usual. As sent
+   * (`compactOutcomes`); the workflow expands them (`expandOutcomes`).
    */
-  ranFirstGroup?: Record<string, CallOutcome>;
+  ranFirstGroup?: Record<string, WireCallOutcome>;
+  /**
+   * The groups after the first that Plan ran too, in order (`runFollowingGroups`), each taken like `ranFirstGroup`:
+   * permission decided again, an outcome used only for a call still allowed without asking that still runs locally.
+   */
+  ranGroups?: RanFollowingGroup[];
   /**
    * The worker that runs this session's workflow also runs its tools: read-only, idempotent, concurrency-safe calls
    * whose deadline is at most `maxTimeoutMs` run as local activities on it (no activity task round trip). Absent:
@@ -96,6 +128,12 @@ export interface LocalCallsPolicy {
 export interface PrepareCallsInput {
   session: SessionContext;
   calls: ToolCall[];
+  /**
+   * Answer in the compact shape (plans without their defaults, flags as letters, Plan's list without repeats,
+   * outcomes without defaults: src/contracts/compact-plan.ts). Only workflow code that expands that shape asks for
+   * it, so an activity of a newer worker never sends it to a session whose code predates it (a rolling deploy).
+   */
+  compactPlans?: true;
   /**
    * Asked of a Prepare that runs as a local activity: when a PreToolUse hook matches one of the calls, run no hook and
    * answer `hooksDeferred` at once, so the workflow runs this Prepare again as a regular activity. A local activity

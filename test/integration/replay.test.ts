@@ -14,7 +14,7 @@ import type { Harness } from '../support/harness.js';
 import { testTools } from '../support/test-tools.js';
 import { ruleBasedEvaluator } from '../../examples/evaluators/rule-based.js';
 import { waitFor } from '../support/wait-for.js';
-import { generateApproverKeyPair, signApproval, signPolicyChange } from '../../src/activities/approval-signature.js';
+import { generateApproverKeyPair, signApproval, signPolicyChange } from '../../src/approvals/approval-signature.js';
 import { approvalSigningPayload } from '../../src/contracts/approval.js';
 import type { ClientToolSpec } from '../../src/contracts/client-tools.js';
 import { builtinTools } from '../../src/tools/builtin.js';
@@ -106,6 +106,21 @@ describe('replay of recorded session histories', () => {
         });
       },
     },
+    // Plan runs the second group of a twelve-Read turn too (groups of ten), after the first.
+    'plan-runs-following-groups': {
+      options: {},
+      run: async (session) => {
+        await writeFile(path.join(cwd, 'a.txt'), 'alpha\n');
+        await session.executeTurn({
+          turnId: 't1',
+          calls: Array.from({ length: 12 }, (_, index) => ({
+            id: `r${index}`,
+            name: 'Read',
+            input: { file_path: 'a.txt', offset: 1 + (index % 2) },
+          })),
+        });
+      },
+    },
     'grouping-stop-and-errors': {
       options: { rules: { allow: ['FakeShell'] } },
       run: async (session) => {
@@ -115,7 +130,7 @@ describe('replay of recorded session histories', () => {
             { id: 'a', name: 'Sleep', input: { ms: 1 } },
             { id: 'b', name: 'Nope', input: {} },
             { id: 'c', name: 'FakeShell', input: { command: 'fail' } },
-            { id: 'd', name: 'submit_result', input: { result: 1 } },
+            { id: 'd', name: 'FakeSubmit', input: { result: 1 } },
             { id: 'e', name: 'Sleep', input: { ms: 1 } },
           ],
         });

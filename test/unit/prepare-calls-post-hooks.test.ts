@@ -5,6 +5,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createPrepareCalls } from '../../src/activities/prepare-calls.js';
+import { expandPlan } from '../../src/contracts/compact-plan.js';
 import type { WireCallPlan } from '../../src/contracts/compact-plan.js';
 import { runsLocally } from '../../src/contracts/local-calls.js';
 import type { PreparedCalls } from '../../src/contracts/pipeline.js';
@@ -53,7 +54,7 @@ describe('prepareCalls marks the calls PostToolUse command hooks match', () => {
         ['read', true],
         ['glob', false],
       ]);
-      const [read, glob] = prepared.plans;
+      const [read, glob] = prepared.plans.map((plan) => expandPlan(plan, { input: undefined }));
       const policy = { maxTimeoutMs: 30_000, budgetMs: 1_000 };
       if (read?.kind !== 'ready' || glob?.kind !== 'ready') throw new Error('not ready');
       expect(runsLocally(read, policy)).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RAN_FIRST_GROUP_BYTES, runFirstGroup } from '../../src/activities/run-first-group.js';
+import { RAN_FIRST_GROUP_BYTES, runFirstGroup, runGroup } from '../../src/activities/run-first-group.js';
 import type { ReadyCallPlan } from '../../src/contracts/call-plan.js';
 import { compactPlan } from '../../src/contracts/compact-plan.js';
 import type { CallRules } from '../../src/contracts/decide-permission.js';
@@ -119,5 +119,58 @@ describe('runFirstGroup (Plan runs an allowed read-only first group)', () => {
     });
     // Each outcome is a little over half the budget: a fits; with b the total is over it, so b and c are left out.
     expect(Object.keys(ran ?? {})).toEqual(['a']);
+  });
+});
+
+describe('runGroup (whether Plan may go on to the next group)', () => {
+  async function mayContinue(
+    plans: ReadyCallPlan[],
+    answer: (input: ExecuteCallInput) => Promise<CallOutcome>,
+    maxBytes?: number,
+  ): Promise<boolean | undefined> {
+    const ran = await runGroup({
+      session: { sessionId: 's' },
+      calls: plans.map((each) => ({ id: each.callId, name: each.toolName, input: each.input })),
+      prepared: { plans: plans.map((each) => compactPlan(each, { sameAsCall: true })), cwd },
+      turnId: 't',
+      rules: defaultRules,
+      localCalls: policy,
+      executeCall: answer,
+      ...(maxBytes === undefined ? {} : { maxBytes }),
+    });
+    return ran?.mayContinue;
+  }
+  const plain = async (input: ExecuteCallInput): Promise<CallOutcome> => outcome(`ran ${input.plan.callId}`);
+  const onB =
+    (changed: Partial<CallOutcome>) =>
+    async (input: ExecuteCallInput): Promise<CallOutcome> => ({
+      ...(await plain(input)),
+      ...(input.plan.callId === 'b' ? changed : {}),
+    });
+
+  it('goes on after a group whose every call ran to an ordinary result, errors included', async () => {
+    expect(await mayContinue([plan('a'), plan('b')], plain)).toBe(true);
+    expect(await mayContinue([plan('a'), plan('b')], onB({ status: 'error', isError: true }))).toBe(true);
+  });
+
+  it.each([
+    ['stops the turn', { turnControl: { stopTurn: true, reason: 'enough' } }],
+    ['moved to a regular activity', { relocate: true as const }],
+    [
+      'started a background task',
+      { backgroundTask: { kind: 'started', taskId: 'x' } as CallOutcome['backgroundTask'] },
+    ],
+  ])('stops after a group one of whose calls %s', async (_what, changed) => {
+    expect(await mayContinue([plan('a'), plan('b')], onB(changed))).toBe(false);
+  });
+
+  it('stops after a group whose PreToolUse hook stops the turn, a failed call, or outcomes past its bytes', async () => {
+    expect(await mayContinue([plan('a'), plan('b', { hook: { stopTurn: { reason: 'hook' } } })], plain)).toBe(false);
+    const failing = async (input: ExecuteCallInput): Promise<CallOutcome> => {
+      if (input.plan.callId === 'b') throw new Error('worker trouble');
+      return plain(input);
+    };
+    expect(await mayContinue([plan('a'), plan('b')], failing)).toBe(false);
+    expect(await mayContinue([plan('a'), plan('b')], plain, 10)).toBe(false);
   });
 });
