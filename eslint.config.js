@@ -24,6 +24,19 @@ const deepImports = {
   message: "No deep imports into another package's lib/: use its public entry point.",
 };
 
+/**
+ * The environment module is read only at the edge: the CLI, the settings (src/config) and the worker factory resolve
+ * the settings once and pass them down; nothing below them reads the environment on its own.
+ */
+const environmentModule = {
+  group: ['**/config/environment', '**/config/environment.js'],
+  message:
+    'Only the edge (src/cli, src/config, src/worker/create-worker.ts) reads the environment: take the settings passed down (src/config/settings.ts).',
+};
+
+/** Files that may import the environment module. */
+const edgeFiles = ['src/cli/**', 'src/config/**', 'src/worker/create-worker.ts'];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**'] },
   {
@@ -42,6 +55,11 @@ export default tseslint.config(
   },
   { files: ['vitest.config.ts', 'vitest.long.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
   {
+    files: ['src/**/*.ts'],
+    ignores: edgeFiles,
+    rules: { 'no-restricted-imports': ['error', { patterns: [deepImports, environmentModule] }] },
+  },
+  {
     // Workflow code and the contracts it imports must stay deterministic and sandbox-safe.
     files: ['src/workflows/**/*.ts', 'src/contracts/**/*.ts'],
     rules: {
@@ -51,6 +69,7 @@ export default tseslint.config(
           paths: workflowForbidden,
           patterns: [
             deepImports,
+            environmentModule,
             {
               group: ['**/activities/*', '**/hooks/*'],
               message:
@@ -81,6 +100,7 @@ export default tseslint.config(
         {
           patterns: [
             deepImports,
+            environmentModule,
             {
               group: ['**/activities/*', '**/workflows/*'],
               message:

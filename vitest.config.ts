@@ -36,6 +36,8 @@ export default defineConfig({
   resolve: { alias: packageAliases },
   test: {
     reporters: ['default', new SummaryReporter()],
+    // The tools take their settings from the process that runs them; in tests, from the test process's environment.
+    setupFiles: ['test/support/tool-settings-setup.ts'],
     projects: [
       {
         extends: true,

@@ -5,7 +5,8 @@
 export { SessionHandle, StreamingTurn, SwitchyardClient, validateSessionOptions } from './client/switchyard-client.js';
 export type { SwitchyardClientOptions } from './client/switchyard-client.js';
 export { payloadConverterPath, switchyardDataConverter } from './config/data-converter.js';
-export { temporalConnectConfigFromEnv } from './config/environment.js';
+export { dataDirFromEnv, settingsFromEnvironment, temporalConnectConfigFromEnv } from './config/settings.js';
+export type { SwitchyardSettings } from './config/settings.js';
 export { TemporalConfigError, describeConnectionSecurity } from './config/temporal-connection.js';
 export type {
   TemporalConnectConfig,
@@ -97,7 +98,7 @@ export {
 export type { OpenAIResponsesStreamEvent } from './client/model-formats/openai-responses-stream.js';
 export { serverSentEvents } from './client/model-formats/server-sent-events.js';
 export type { ServerSentEvent } from './client/model-formats/server-sent-events.js';
-export { clientToolsForModel } from './client/model-formats/client-tools.js';
+export { clientToolsForModel } from './client/model-formats/client-tools-for-model.js';
 export { clientToolSpecSchema, submitToolResultRequestSchema } from './contracts/schemas.js';
 export type {
   ClientToolSpec,
@@ -106,7 +107,7 @@ export type {
   SubmitToolResultResult,
 } from './contracts/client-tools.js';
 
-export { FileArtifactStore, dataDirFromEnv } from './artifacts/file-artifact-store.js';
+export { FileArtifactStore } from './artifacts/file-artifact-store.js';
 export type { PruneReport } from './artifacts/file-artifact-store.js';
 export { ARTIFACT_URI_SCHEME } from './contracts/artifact-store.js';
 export type { ArtifactPutOptions, ArtifactStore, StoredArtifact } from './contracts/artifact-store.js';
@@ -116,7 +117,7 @@ export { approvalSignalSchema } from './contracts/schemas.js';
 export type { ApprovalDecision, ApprovalRequest, ApprovalSignal } from './contracts/approval.js';
 export { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './contracts/defaults.js';
 export type { EventsPage, SessionEvent, SessionEventType } from './contracts/events.js';
-export type { CommandHookConfig, HookEventName, HookMatcherGroup, HookSettings } from './hooks/settings.js';
+export type { CommandHookConfig, HookEventName, HookMatcherGroup, HookSettings } from './contracts/hook-settings.js';
 export {
   activeTurnQuery,
   addCallsUpdate,

@@ -1,10 +1,9 @@
-import { dataDirFromEnv } from '../artifacts/file-artifact-store.js';
-import { maxConcurrencyFromEnv } from '../config/environment.js';
+import { DEFAULT_MAX_CONCURRENCY } from '../contracts/defaults.js';
 import type { Activities } from '../contracts/pipeline.js';
 import { firstLookOnly, sessionHooks } from '../hooks/session-hooks.js';
 import { AdmissionGate, DEFAULT_ADMISSION_GATES } from './admission-gate.js';
 import { createAdmitSession } from './admit-session.js';
-import { createRunApprovalEvaluator } from './approval-evaluator.js';
+import { createRunApprovalEvaluator } from './run-approval-evaluator.js';
 import type { ActivityDependencies, Warn } from './dependencies.js';
 import { createBudgetClientResult } from './budget-client-result.js';
 import { createExecuteCall } from './execute-call.js';
@@ -23,6 +22,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   const hooksOf = sessionHooks({
     ...(dependencies.hooks === undefined ? {} : { hooks: dependencies.hooks }),
     ...(dependencies.userSettingsDir === undefined ? {} : { userSettingsDir: dependencies.userSettingsDir }),
+    ...(dependencies.trustedWorkspaces === undefined ? {} : { trustedWorkspaces: dependencies.trustedWorkspaces }),
     warn,
   });
   const gates = new Map(
@@ -31,7 +31,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       new AdmissionGate(name, permits),
     ]),
   );
-  const dataDir = dependencies.dataDir ?? dataDirFromEnv();
+  const { dataDir } = dependencies;
   const prepareOptions = {
     registry,
     defaultCwd: dependencies.defaultCwd ?? process.cwd(),
@@ -52,7 +52,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   const executeCall = createExecuteCall({ dependencies: executeDependencies, hooksOf });
   const planCalls = createPlanCalls({
     registry,
-    defaultMaxConcurrency: dependencies.defaultMaxConcurrency ?? maxConcurrencyFromEnv(),
+    defaultMaxConcurrency: dependencies.defaultMaxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     localCalls: dependencies.localCalls ?? false,
     pendingApprovalsSearchAttribute: dependencies.pendingApprovalsSearchAttribute ?? false,
     workerIdentity,

@@ -11,8 +11,10 @@ export interface ActivityDependencies {
   registry: ToolRegistry;
   /** Working directory of sessions that name none. Default: the worker's. */
   defaultCwd?: string;
-  /** Group size for sessions that name none. Default `SWITCHYARD_MAX_TOOL_CONCURRENCY` or 10. */
+  /** Group size for sessions that name none (the worker's `SWITCHYARD_MAX_TOOL_CONCURRENCY`). Default 10. */
   defaultMaxConcurrency?: number;
+  /** Workspaces whose hook settings files are trusted (the worker's `SWITCHYARD_TRUSTED_WORKSPACES`). Default: none. */
+  trustedWorkspaces?: readonly string[];
   /** Hooks given as functions; they run before command hooks from settings. */
   hooks?: SwitchyardHooks;
   /**
@@ -25,10 +27,10 @@ export interface ActivityDependencies {
   /** Where full outputs go; without a store, over-budget outputs are truncated. */
   artifacts?: ArtifactStore;
   /**
-   * The worker's data directory: background tasks live under `<dataDir>/background`. Default
-   * `SWITCHYARD_DATA_DIR` / `~/.local/share/switchyard` (`dataDirFromEnv`).
+   * The worker's data directory (its settings' `SWITCHYARD_DATA_DIR`): background tasks live under
+   * `<dataDir>/background`.
    */
-  dataDir?: string;
+  dataDir: string;
   /** Admission gates by name, with their permits. Default `{ model: 4, network: 16 }`. */
   admissionGates?: Readonly<Record<string, number>>;
   /** Where hook failures and other worker-side problems are reported. */

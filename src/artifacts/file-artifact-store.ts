@@ -8,7 +8,6 @@ import { pathSegment } from './path-segment.js';
 import { diskQuotaText } from './session-disk.js';
 import type { SessionDiskQuota } from './session-disk.js';
 
-export { dataDirFromEnv } from '../config/environment.js';
 export { pathSegment } from './path-segment.js';
 
 const SAFE_SEGMENT = /^[A-Za-z0-9._~%-]+$/;

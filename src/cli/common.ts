@@ -7,7 +7,7 @@ import { envValue, processEnvironment, temporalConnectConfigFromEnv } from '../c
 import type { Environment } from '../config/environment.js';
 import { describeConnectionSecurity } from '../config/temporal-connection.js';
 import type { TemporalConnectConfig, TemporalConnectionFlags } from '../config/temporal-connection.js';
-import { DEFAULT_TASK_QUEUE } from '../contracts/defaults.js';
+import { resolveTaskQueue } from '../config/project-file.js';
 import { diagnoseTlsFailure, isPermissionDenied, permissionDeniedMessage } from './connection-diagnosis.js';
 import { SwitchyardClient } from '../client/switchyard-client.js';
 
@@ -21,7 +21,7 @@ export const npxCommand = existsSync(new URL('../../src/cli/main.ts', import.met
   : 'npx temporal-switchyard';
 
 /**
- * What a `switchyard` command's exit code says. Documented in README "CLI"; scripts may rely on it.
+ * What a `switchyard` command's exit code says. Documented in docs/CLI.md, "Exit codes"; scripts may rely on it.
  */
 export const ExitCode = {
   /** Done, and every call of a turn succeeded. */
@@ -74,7 +74,7 @@ export type CommandValues<O extends Options> = {
 } & { help?: boolean; json?: boolean };
 
 /**
- * The `temporal` CLI's connection flags, which every command takes (README "An existing Temporal cluster"); each
+ * The `temporal` CLI's connection flags, which every command takes (docs/CONFIGURATION.md, "An existing Temporal cluster"); each
  * wins over its `TEMPORAL_*` variable and the `temporal.toml` profile.
  */
 export const CONNECTION_OPTIONS = {
@@ -86,10 +86,15 @@ export const CONNECTION_OPTIONS = {
   'tls-ca-path': { type: 'string' },
   'tls-server-name': { type: 'string' },
   profile: { type: 'string' },
+  // Not a temporal CLI flag, but every command takes it too: the task queue of the sessions it works on.
+  'task-queue': { type: 'string' },
 } as const;
 
 /** The connection flags of this run's command (one command per process), set by `parseCommand`. */
 let commandConnectionFlags: TemporalConnectionFlags = {};
+
+/** `--task-queue` of this run's command, set by `parseCommand`. */
+let commandTaskQueue: string | undefined;
 
 /** The connection flags given to this run's command. */
 export function givenConnectionFlags(): TemporalConnectionFlags {
@@ -141,6 +146,7 @@ export function parseCommand<const O extends Options>(
     throw new UsageError((error as Error).message, command);
   }
   commandConnectionFlags = connectionFlags(parsed.values);
+  commandTaskQueue = typeof parsed.values['task-queue'] === 'string' ? parsed.values['task-queue'] : undefined;
   const values = Object.fromEntries(
     Object.entries(parsed.values).filter(([name]) => !(name in CONNECTION_OPTIONS) || name in options),
   );
@@ -162,6 +168,23 @@ export function temporalConnection(
   }
 }
 
+/**
+ * The task queue this command works on: `--task-queue`, else `taskQueue` of `switchyard.json` in the current folder,
+ * else `SWITCHYARD_TASK_QUEUE`, else `switchyard` (src/config/project-file.ts). A `switchyard.json` that cannot be read
+ * or holds a bad value is a usage error naming the file: nothing connects.
+ */
+export function commandTaskQueueOf(env: Environment = processEnvironment()): { taskQueue: string; source: string } {
+  try {
+    return resolveTaskQueue({
+      flag: commandTaskQueue,
+      folder: process.cwd(),
+      fromEnvironment: envValue('SWITCHYARD_TASK_QUEUE', env),
+    });
+  } catch (error) {
+    throw new CliError((error as Error).message, ExitCode.usage);
+  }
+}
+
 /** Where the CLI's client connects, as a person should read it. */
 export function serverAddress(env: Environment = processEnvironment()): {
   address: string;
@@ -170,7 +193,7 @@ export function serverAddress(env: Environment = processEnvironment()): {
   source: string;
 } {
   const { connectionOptions, namespace, addressSource } = temporalConnection(commandConnectionFlags, env);
-  const taskQueue = envValue('SWITCHYARD_TASK_QUEUE', env) ?? DEFAULT_TASK_QUEUE;
+  const { taskQueue } = commandTaskQueueOf(env);
   return { address: connectionOptions.address, namespace, taskQueue, source: addressSource };
 }
 

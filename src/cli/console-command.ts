@@ -11,6 +11,7 @@ import {
   userNameFromEnv,
 } from '../config/environment.js';
 import type { Environment } from '../config/environment.js';
+import { clientSecurityLine, settingsFromEnvironment } from '../config/settings.js';
 import {
   CONNECTION_OPTIONS,
   CONNECT_TIMEOUT_MS,
@@ -87,6 +88,12 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
   const port = values.port === undefined ? DEFAULT_CONSOLE_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new ConsoleUsageError(`--port must be a port number, got "${values.port ?? ''}"`);
+  // Every setting checked at start (a bad one stops the console, naming it), as every entry point does.
+  try {
+    await settingsFromEnvironment(processEnvironment(), connectionFlags(values));
+  } catch (error) {
+    throw new ConsoleUsageError((error as Error).message);
+  }
   const usersFile = values.users ?? consoleUsersFileFromEnv();
   let users: ConsoleUser[] | undefined;
   try {
@@ -117,6 +124,17 @@ export async function runConsoleCommand(args: string[]): Promise<number> {
     throw error;
   }
   process.stderr.write(`${connectionLine(temporal)}\n`);
+  const security = clientSecurityLine(temporal, {
+    'console users file': usersFile === undefined ? null : `${usersFile} (${users?.length ?? 0} users)`,
+    'user header': userHeader ?? null,
+    token:
+      users !== undefined
+        ? 'per user'
+        : processEnvironment().SWITCHYARD_CONSOLE_TOKEN
+          ? 'SWITCHYARD_CONSOLE_TOKEN'
+          : 'random',
+  });
+  process.stderr.write(`${security.message}\n`);
   let running: RunningConsole | undefined;
   try {
     running = await startConsole({

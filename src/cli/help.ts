@@ -2,8 +2,8 @@ import { ARTIFACT_RETENTION, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js
 import { formatDuration } from './common.js';
 
 const CONNECTION = `Connects to TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default"), task
-queue SWITCHYARD_TASK_QUEUE (default ${DEFAULT_TASK_QUEUE}); TLS, API key and profile as the temporal CLI takes them
-(switchyard help: Connection).`;
+queue --task-queue, else switchyard.json's taskQueue, else SWITCHYARD_TASK_QUEUE (default ${DEFAULT_TASK_QUEUE}); TLS, API
+key and profile as the temporal CLI takes them (switchyard help: Connection).`;
 
 export const EXIT_CODES = `Exit codes:
   0    done (and every call of a turn succeeded)
@@ -57,13 +57,15 @@ Connection (every command, as the temporal CLI; each flag wins over its variable
   --profile NAME             TEMPORAL_PROFILE: a profile of temporal.toml (TEMPORAL_CONFIG_FILE, default
                              ~/.config/temporalio/temporal.toml)
   A TLS or config file that cannot be read stops the command (exit 2), naming it.
+  --task-queue NAME          the sessions' task queue: else "taskQueue" of switchyard.json in the current folder
+                             ({"taskQueue":"my-agent"}), else SWITCHYARD_TASK_QUEUE, else ${DEFAULT_TASK_QUEUE}
 
 Environment:
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     an existing cluster (dev starts its own server unless --existing-server)
   SWITCHYARD_TASK_QUEUE                    task queue of workers and sessions (default ${DEFAULT_TASK_QUEUE})
   SWITCHYARD_DATA_DIR                      stored full outputs and background tasks (default ~/.local/share/switchyard)
   SWITCHYARD_LOG_LEVEL, SWITCHYARD_LOG_FORMAT  worker logs: pino level (default info); json or pretty
-  (the README's Configuration table lists the rest)
+  (docs/CONFIGURATION.md lists the rest)
 
 ${EXIT_CODES}`;
 
@@ -96,7 +98,7 @@ state and the background tasks are kept, and it says which.
                       (default localhost:7233); --port, --ui-port, --db-file and --headless do not apply
 ${WORKER_OPTIONS}
 `,
-  worker: `Usage: switchyard worker [--cwd DIR] [--tools MODULE] [--mcp-config FILE]
+  worker: `Usage: switchyard worker [--cwd DIR] [--tools MODULE] [--mcp-config FILE] [--evaluator MODULE] [--json]
 
 Runs a worker against an existing Temporal server until Ctrl-C (SIGINT) or SIGTERM. ${CONNECTION}
 ${WORKER_OPTIONS}
@@ -303,7 +305,7 @@ ${CONNECTION}
   'temporal-path': `Usage: switchyard temporal-path [--json]
 
 Finds the temporal CLI and prints its path: TEMPORAL_CLI_PATH, then \`temporal\` on PATH, then the cache
-(~/.cache/switchyard, or SWITCHYARD_CACHE_DIR), else builds it there with Go, else the Temporal SDK's download.
+(~/.cache/switchyard, or SWITCHYARD_CACHE_DIR), else the Temporal SDK's download into that cache, else a Go build there.
   --json   { path, source }
 `,
 };

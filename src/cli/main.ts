@@ -67,7 +67,7 @@ async function help(topic: string | undefined): Promise<number> {
   return run(['--help']);
 }
 
-/** Entry point of the `switchyard` command; returns the exit code (`ExitCode`, README "CLI"). */
+/** Entry point of the `switchyard` command; returns the exit code (`ExitCode`, docs/CLI.md). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   stopQuietlyWhenOutputCloses();

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { mcpTokenFromEnv } from '../config/environment.js';
+import { mcpTokenFromEnv, processEnvironment } from '../config/environment.js';
+import { clientSecurityLine, settingsFromEnvironment } from '../config/settings.js';
 import { sessionOptionsSchema } from '../contracts/schemas.js';
 import { permissionModes } from '../contracts/session.js';
 import type { PermissionMode, SessionOptions } from '../contracts/session.js';
@@ -15,6 +16,7 @@ import { validateSessionOptions } from '../client/switchyard-client.js';
 import {
   ExitCode,
   UsageError,
+  givenConnectionFlags,
   connectClient,
   connectionLine,
   onStopSignal,
@@ -151,9 +153,21 @@ export async function mcpCommand(args: string[]): Promise<number> {
     if (!Number.isInteger(batchWindowMs) || batchWindowMs < 0 || batchWindowMs > 10_000)
       throw new UsageError(`--batch-window must be 0-10000 ms; got "${values['batch-window']}"`, 'mcp');
   }
+  // Every setting checked at start (a bad one stops the gateway, naming it), as every entry point does.
+  try {
+    await settingsFromEnvironment(processEnvironment(), givenConnectionFlags());
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'mcp');
+  }
   const listing = await gatewayTools(values);
   const switchyard = await connectClient();
-  process.stderr.write(`switchyard mcp: ${connectionLine(temporalConnection())}\n`);
+  const temporal = temporalConnection();
+  process.stderr.write(`switchyard mcp: ${connectionLine(temporal)}\n`);
+  const security = clientSecurityLine(temporal, {
+    transport: httpPort === undefined ? 'stdio' : 'http',
+    ...(httpPort === undefined ? {} : { token: mcpTokenFromEnv() === undefined ? 'random' : 'SWITCHYARD_MCP_TOKEN' }),
+  });
+  process.stderr.write(`switchyard mcp: ${security.message}\n`);
   const gateway = new SwitchyardGateway({
     switchyard,
     sessionId,

@@ -9,13 +9,13 @@ import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../contracts/defaults.js'
 import { toolSessionWorkflowType } from '../contracts/messages.js';
 import { startDevConsole } from './console-command.js';
 import type { DevServer, PortInUseError } from '../server/dev-server.js';
-import { runningTasksStartedHere } from '../tools/background/background-tasks.js';
+import { runningTasksStartedHere } from '../tools/background/background-task-tools.js';
 import { builtinTools } from '../tools/builtin.js';
 import type { Tool } from '../tools/define-tool.js';
 import { connectMcpTools, mcpServersFromConfig } from '../tools/mcp/mcp.js';
 import { envValue, processEnvironment } from '../config/environment.js';
-import { workerSecuritySettingsFromEnvironment } from '../config/settings.js';
-import type { WorkerSecuritySettings } from '../config/settings.js';
+import { settingsFromEnvironment } from '../config/settings.js';
+import type { SwitchyardSettings } from '../config/settings.js';
 import type { TemporalConnectConfig } from '../config/temporal-connection.js';
 import { NativeConnection, createSwitchyardWorker } from '../worker/create-worker.js';
 import { createLogger } from '../worker/logger.js';
@@ -110,8 +110,8 @@ interface WorkerSetup {
   mcpConfig?: { file: string; config: unknown };
   /** `--evaluator` modules (approval evaluators). */
   evaluatorModules: string[];
-  /** `SWITCHYARD_APPROVERS_FILE`, `SWITCHYARD_POLICY_FILE` and `SWITCHYARD_SANDBOX`, checked before anything starts. */
-  security: WorkerSecuritySettings;
+  /** Every setting (`settingsFromEnvironment`), checked before anything starts, and handed to the worker factory. */
+  settings: SwitchyardSettings;
 }
 
 /** Checks every argument before anything starts: a bad one is a usage error (exit 2) and nothing runs. */
@@ -129,10 +129,10 @@ async function workerSetup(
   const evaluatorModules = (values.evaluator ?? []).map((file) => path.resolve(file));
   for (const file of evaluatorModules)
     if (!existsSync(file)) throw new UsageError(`--evaluator ${file} does not exist`, command);
-  // The security settings, read as createSwitchyardWorker reads what its caller leaves out (one function).
-  let security: WorkerSecuritySettings;
+  // Every setting, resolved once by the function createSwitchyardWorker calls for what its caller leaves out.
+  let settings: SwitchyardSettings;
   try {
-    security = await workerSecuritySettingsFromEnvironment(processEnvironment());
+    settings = await settingsFromEnvironment(processEnvironment(), givenConnectionFlags());
   } catch (error) {
     throw new UsageError((error as Error).message, command);
   }
@@ -159,7 +159,7 @@ async function workerSetup(
     toolModules,
     evaluatorModules,
     ...(mcpConfig === undefined ? {} : { mcpConfig }),
-    security,
+    settings,
   };
 }
 
@@ -219,7 +219,7 @@ async function runWorker(options: {
     throw error;
   }
   logger.info({ address, namespace: setup.namespace, ...temporal.security }, connectionLine(temporal));
-  const tracing = createTracingFromEnv();
+  const tracing = createTracingFromEnv(setup.settings.environment);
   let mcp: Awaited<ReturnType<typeof connectMcpTools>> | undefined;
   try {
     if (setup.mcpConfig !== undefined) {
@@ -249,8 +249,9 @@ async function runWorker(options: {
           defaultCwd: setup.cwd,
           logger,
           tools,
-          // No approversFile or operatorRules: the factory takes them from SWITCHYARD_APPROVERS_FILE and
-          // SWITCHYARD_POLICY_FILE, as for every worker (checked above, before anything started).
+          // No approversFile or operatorRules: the factory takes them from the settings (SWITCHYARD_APPROVERS_FILE and
+          // SWITCHYARD_POLICY_FILE), as for every worker (checked above, before anything started).
+          settings: { ...setup.settings, temporal },
           ...(tracing.tracer === undefined ? {} : { tracer: tracing.tracer }),
           ...(evaluators.length === 0 ? {} : { evaluators }),
         }),
@@ -389,9 +390,9 @@ export async function workerCommand(command: 'worker' | 'dev', args: string[]): 
   const port = parsePort(values.port, '--port') ?? 7233;
   const uiPort = parsePort(values['ui-port'], '--ui-port') ?? port + 1000;
   const consolePort = parsePort(values['console-port'], '--console-port') ?? uiPort + 1;
-  const logger = createLogger(
-    values.json === true ? { env: { ...processEnvironment(), SWITCHYARD_LOG_FORMAT: 'json' } } : {},
-  );
+  const logger = createLogger({
+    logs: values.json === true ? { ...setup.settings.logs, format: 'json' } : setup.settings.logs,
+  });
   installTemporalRuntime(logger);
   // A signal before the worker runs stops the start; once it runs, the Runtime's own handler shuts it down cleanly.
   // A second signal exits at once.
@@ -562,6 +563,7 @@ async function dev(options: {
         ui: !options.headless,
         uiPort,
         namespace: setup.namespace,
+        env: setup.settings.environment,
         ...(options.dbFile === undefined ? {} : { dbFilename: options.dbFile }),
         // Out of the terminal's process group: Ctrl-C reaches dev alone, which stops the worker before the server.
         ownSession: true,

@@ -4,18 +4,17 @@ import type { ConnectionOptions } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
-import { signInDoubtResolution, signPolicyChange } from '../activities/approval-signature.js';
+import { signInDoubtResolution, signPolicyChange } from '../approvals/approval-signature.js';
 import type { CallInDoubt, ResolveInDoubtRequest, ResolveInDoubtResult } from '../contracts/calls-in-doubt.js';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
 import { switchyardDataConverter } from '../config/data-converter.js';
+import { environmentSettings } from '../config/settings.js';
 import {
-  DEFAULT_ADDRESS,
-  dataDirFromEnv,
-  taskQueueFromEnv,
-  temporalConnectConfigFromEnv,
-} from '../config/environment.js';
+  DEFAULT_TEMPORAL_ADDRESS as DEFAULT_ADDRESS,
+  loadTemporalConnectConfig,
+} from '../config/temporal-connection.js';
 import { grpcCompressionFor } from '../config/grpc-compression.js';
-import { hookSettingsSchema } from '../hooks/settings.js';
+import { hookSettingsSchema } from '../contracts/hook-settings.js';
 import type { ArtifactStore } from '../contracts/artifact-store.js';
 import type { ApprovalRequest, ApprovalSignal } from '../contracts/approval.js';
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
@@ -86,7 +85,8 @@ export class SwitchyardClient {
   constructor(options: SwitchyardClientOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
-    this.artifacts = options.artifacts ?? new FileArtifactStore(dataDirFromEnv());
+    // Left out: the data directory the settings function resolves (src/config/settings.ts), as `switchyard` does.
+    this.artifacts = options.artifacts ?? new FileArtifactStore(environmentSettings().worker.dataDir);
   }
 
   /** The full output behind a result's `budget.artifact` URI (`switchyard-artifact://<session>/<id>`). */
@@ -105,7 +105,7 @@ export class SwitchyardClient {
    *
    * `native: true` connects through the Temporal SDK's native connection (`NativeConnection`, the Rust client
    * workers use) instead of its JavaScript gRPC client: the same calls for about a third less of the client's CPU
-   * per turn (README, "Client connection"). It loads `@temporalio/worker`'s native core, whose runtime starts with
+   * per turn (docs/CONCEPTS.md, "Client connection"). It loads `@temporalio/worker`'s native core, whose runtime starts with
    * the first native connection: in a process that also calls `installTemporalRuntime`, call that first.
    */
   static async connect(
@@ -118,10 +118,12 @@ export class SwitchyardClient {
       native?: boolean;
     } = {},
   ): Promise<SwitchyardClient> {
-    const taskQueue = options.taskQueue ?? taskQueueFromEnv();
+    // What the caller left out comes from the settings function every entry point uses (src/config/settings.ts).
+    const settings = environmentSettings();
+    const taskQueue = options.taskQueue ?? settings.taskQueue;
     const resolved =
       options.connectionOptions === undefined
-        ? temporalConnectConfigFromEnv({ address: options.address, namespace: options.namespace })
+        ? loadTemporalConnectConfig({ address: options.address, namespace: options.namespace }, settings.environment)
         : undefined;
     const connectionOptions: ConnectionOptions = {
       ...(resolved?.connectionOptions ?? options.connectionOptions),

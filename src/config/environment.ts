@@ -1,8 +1,9 @@
-// The one module that reads Switchyard's environment variables. Everything else takes typed options: the CLI, the
-// `switchyard worker` / `dev` commands, `createSwitchyardWorker` and `SwitchyardClient.connect` fill the options
-// their caller did not give from here (each documents which), and pass them down. An empty value means the same as
-// an unset one, for every variable. `configurationVariables` is the catalogue the README's Configuration table is
-// checked against (test/unit/configuration.test.ts).
+// The one module that reads Switchyard's environment variables, imported only at the edge (an ESLint rule keeps it
+// out of every file but src/cli, src/config and the worker factory). Entry points resolve the settings once through
+// `settingsFromEnvironment` (src/config/settings.ts), which checks every variable against its schema
+// (src/config/settings-schema.ts), and pass them down. An empty value means the same as an unset one, for every
+// variable. `configurationVariables` is the catalogue docs/CONFIGURATION.md's table is checked against
+// (test/unit/configuration.test.ts, test/unit/settings-validation.test.ts).
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -14,6 +15,9 @@ import {
 } from '../contracts/defaults.js';
 import { DEFAULT_TEMPORAL_ADDRESS, loadTemporalConnectConfig } from './temporal-connection.js';
 import type { TemporalConnectConfig, TemporalConnectionFlags } from './temporal-connection.js';
+import { LIMIT_ENV_VARIABLES } from '../tools/limits.js';
+import { DEFAULT_SESSION_DISK_BYTES } from '../tools/tool-settings.js';
+import type { LimitName } from '../tools/tool-settings.js';
 
 /** A set of environment variables: the process's own unless a caller passes another (tests, child processes). */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -35,7 +39,7 @@ export interface ConfigurationVariable {
   aliases?: readonly string[];
 }
 
-/** Every variable Switchyard reads, as the README's Configuration table lists them. */
+/** Every variable Switchyard reads, as docs/CONFIGURATION.md's table lists them. */
 export const configurationVariables: readonly ConfigurationVariable[] = [
   { name: 'TEMPORAL_ADDRESS' },
   { name: 'TEMPORAL_NAMESPACE' },
@@ -179,7 +183,7 @@ export function dataDirFromEnv(env: Environment = process.env): string {
   return path.join(xdg !== undefined ? path.resolve(xdg) : path.join(os.homedir(), '.local', 'share'), 'switchyard');
 }
 
-/** `SWITCHYARD_USER_SETTINGS_DIR`: where the worker reads user-level hook settings instead of `~/.claude` and `~/.switchyard`. */
+/** `SWITCHYARD_USER_SETTINGS_DIR`: where the worker reads user-level hook settings (`settings.json`) instead of `~/.switchyard`. */
 export function userSettingsDirFromEnv(env: Environment = process.env): string | undefined {
   return envValue('SWITCHYARD_USER_SETTINGS_DIR', env);
 }
@@ -217,18 +221,8 @@ export function trustedWorkspacesFromEnv(env: Environment = process.env): string
 
 // ---- Tools ----
 
-export type LimitName = keyof typeof LIMITS;
-
-/** The environment variable that overrides each limit (documented beside the limit in `LIMITS`). */
-export const LIMIT_ENV_VARIABLES: Readonly<Record<LimitName, string>> = {
-  readMaxFileBytes: 'SWITCHYARD_READ_MAX_FILE_BYTES',
-  imageMaxBytes: 'SWITCHYARD_IMAGE_MAX_BYTES',
-  grepMaxLineChars: 'SWITCHYARD_GREP_MAX_LINE_CHARS',
-  grepLineWork: 'SWITCHYARD_GREP_LINE_WORK',
-  grepMaxPatternChars: 'SWITCHYARD_GREP_MAX_PATTERN_CHARS',
-  todoMaxItems: 'SWITCHYARD_TODO_MAX_ITEMS',
-  todoMaxChars: 'SWITCHYARD_TODO_MAX_CHARS',
-};
+export { LIMIT_ENV_VARIABLES };
+export type { LimitName };
 
 /** A limit: its variable when set, else the default in `LIMITS`; a bad value is an error naming the variable. */
 export function limitFromEnv(name: LimitName, env: Environment = process.env): number {
@@ -267,8 +261,7 @@ export function bashSpoolBytesFromEnv(env: Environment = process.env): number {
   return value;
 }
 
-/** The default disk quota of one session (stored outputs and background output together): 1 GiB. */
-export const DEFAULT_SESSION_DISK_BYTES = 1024 * 1024 * 1024;
+export { DEFAULT_SESSION_DISK_BYTES };
 
 /** `SWITCHYARD_SESSION_DISK_BYTES`, else 1 GiB; `0` turns the quota off. */
 export function sessionDiskBytesFromEnv(env: Environment = process.env): number {

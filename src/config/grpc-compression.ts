@@ -5,7 +5,7 @@
  * CPU on both sides for every turn. Over a network that buys bandwidth; to a server on the same machine it buys
  * nothing, so a loopback address gets no compression and any other address keeps the SDK's gzip. (Measured with
  * Node's zlib at the default level: about 0.4 ms to compress and 0.14 ms to decompress 21 KB of source text, the size
- * of a four-Read turn's results; README, "Transport compression".)
+ * of a four-Read turn's results; docs/CONCEPTS.md, "Transport compression".)
  */
 import net from 'node:net';
 

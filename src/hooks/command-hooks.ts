@@ -17,7 +17,7 @@
  *   log and count as no decision. A failing command hook never allows anything.
  * - An interrupted turn (the hook run's `signal`) kills the hook's process group, as a timeout does.
  */
-import type { CommandHookConfig, HookEventName, HookSettings } from './settings.js';
+import type { CommandHookConfig, HookEventName, HookSettings } from '../contracts/hook-settings.js';
 import { clip, runForEvent } from './command-runner.js';
 import type { CommandHookRun, HookOutput } from './command-runner.js';
 import type { PermissionRequestBehavior } from '../contracts/hook-decisions.js';

@@ -5,7 +5,7 @@
  */
 import { execa } from 'execa';
 import { z } from 'zod';
-import type { CommandHookConfig, HookEventName } from './settings.js';
+import type { CommandHookConfig, HookEventName } from '../contracts/hook-settings.js';
 import { childEnvironment } from '../tools/support/environment-policy.js';
 import { signalProcessGroup } from '../tools/support/signal-process-group.js';
 

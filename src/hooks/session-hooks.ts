@@ -1,6 +1,8 @@
 import { commandHooks } from './command-hooks.js';
-import { HookSettingsCache, hookSettingsSchema, loadHookSettings, mergeHookSettings } from './settings.js';
-import type { HookSettings, LoadedHookSettings, SessionStartSettings } from './settings.js';
+import { hookSettingsSchema } from '../contracts/hook-settings.js';
+import type { HookSettings } from '../contracts/hook-settings.js';
+import { HookSettingsCache, loadHookSettings, mergeHookSettings } from './hook-settings-file.js';
+import type { LoadedHookSettings, SessionStartSettings } from './hook-settings-file.js';
 import type { SwitchyardHooks } from './types.js';
 
 export interface SessionHooksOptions {
@@ -11,6 +13,8 @@ export interface SessionHooksOptions {
    * files at all (project `<cwd>/.switchyard/settings.json` included).
    */
   userSettingsDir?: string | false;
+  /** Workspaces whose settings files are trusted (the worker's `SWITCHYARD_TRUSTED_WORKSPACES`). Default: none. */
+  trustedWorkspaces?: readonly string[];
   warn: (message: string, details?: Record<string, unknown>) => void;
   /** The workspace settings each session trusted at its first look (default: the process's, shared by its workers). */
   sessionStarts?: SessionStartSettings;
@@ -64,6 +68,7 @@ export function sessionHooks(options: SessionHooksOptions): SessionHooksOf {
       cwd,
       ...(typeof options.userSettingsDir === 'string' ? { userDir: options.userSettingsDir } : {}),
       trustWorkspaceSettings: trusted,
+      ...(options.trustedWorkspaces === undefined ? {} : { trustedWorkspaces: options.trustedWorkspaces }),
       onWarning: (message) => warn(message, { sessionId }),
       cache,
       session: { id: sessionId, ...(options.sessionStarts === undefined ? {} : { starts: options.sessionStarts }) },

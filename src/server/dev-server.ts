@@ -3,7 +3,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { processEnvironment } from '../config/environment.js';
+import { environmentSettings } from '../config/settings.js';
+import type { Environment } from '../config/settings.js';
 import { DEFAULT_NAMESPACE } from '../contracts/defaults.js';
 import { pendingApprovalsSearchAttributeKey } from '../contracts/messages.js';
 import { findOnPath, findTemporalBinary } from './temporal-binary.js';
@@ -21,7 +22,8 @@ export interface DevServerOptions {
   namespace?: string;
   /** Host to bind; default 127.0.0.1. */
   ip?: string;
-  env?: NodeJS.ProcessEnv;
+  /** The environment the server's binary is looked up in (`TEMPORAL_CLI_PATH`, `PATH`, the cache). Default: the process's. */
+  env?: Environment;
   onProgress?: (message: string) => void;
   /**
    * Run the server in a session of its own (Linux, with util-linux's `setsid`), out of the terminal's process group:
@@ -75,13 +77,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (options.port !== undefined) await assertPortFree(options.port, bindIp, 'gRPC');
   if (options.ui === true && (options.uiPort !== undefined || options.port !== undefined))
     await assertPortFree(options.uiPort ?? (options.port ?? 0) + 1000, bindIp, 'Web UI');
-  const found = await findTemporalBinary({ env: options.env, onProgress: options.onProgress });
+  // Without `env`, the process's, through the settings function every entry point uses (src/config/settings.ts).
+  const env = environmentSettings(options.env).environment;
+  const found = await findTemporalBinary({ env, onProgress: options.onProgress });
   if (found === undefined) {
     throw new Error(
       'No Temporal CLI: none on PATH or in TEMPORAL_CLI_PATH, the download failed and there is no Go toolchain to build one; install the Temporal CLI (https://docs.temporal.io/cli) or Go',
     );
   }
-  const wrapper = options.ownSession === true ? await ownSessionWrapper(found.path) : undefined;
+  const wrapper = options.ownSession === true ? await ownSessionWrapper(found.path, env) : undefined;
   const executable = { type: 'existing-path', path: wrapper?.path ?? found.path } as const;
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const ip = options.ip ?? '127.0.0.1';
@@ -154,11 +158,12 @@ async function createWithRetries(
  * group leader, so `setsid` makes a new session in place and execs the server under the same pid — the SDK's stop
  * still reaches the server itself. Undefined (run the binary directly) where there is no `setsid`.
  */
-async function ownSessionWrapper(binary: string): Promise<{ path: string; remove: () => Promise<void> } | undefined> {
+async function ownSessionWrapper(
+  binary: string,
+  env: Environment,
+): Promise<{ path: string; remove: () => Promise<void> } | undefined> {
   const setsid =
-    process.platform === 'linux'
-      ? await findOnPath('setsid', { PATH: `/usr/bin:/bin:${processEnvironment().PATH ?? ''}` })
-      : undefined;
+    process.platform === 'linux' ? await findOnPath('setsid', { PATH: `/usr/bin:/bin:${env.PATH ?? ''}` }) : undefined;
   if (setsid === undefined) return undefined;
   const directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-dev-server-'));
   const script = path.join(directory, 'temporal');

@@ -4,7 +4,8 @@ import { access, chmod, mkdir, rename, rm, stat, mkdtemp, writeFile } from 'node
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { cacheDirFromEnv, processEnvironment, temporalCliPathFromEnv } from '../config/environment.js';
+import { environmentSettings } from '../config/settings.js';
+import type { Environment } from '../config/settings.js';
 
 /** The Temporal CLI version Switchyard builds: the newest tag whose go.mod lets `go install` accept it. */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -21,7 +22,8 @@ export interface TemporalBinary {
 }
 
 export interface FindTemporalBinaryOptions {
-  env?: NodeJS.ProcessEnv;
+  /** The environment to look in (`TEMPORAL_CLI_PATH`, `PATH`, the cache folder). Default: the process's. */
+  env?: Environment;
   /** Called with one line of progress (the build takes minutes). */
   onProgress?: (message: string) => void;
   /** Download, else build with Go, when nothing else is found. Default true; false only looks. */
@@ -47,7 +49,7 @@ async function isExecutable(file: string): Promise<boolean> {
 }
 
 /** The first executable file named `command` in `env.PATH`'s directories. */
-export async function findOnPath(command: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+export async function findOnPath(command: string, env: Environment): Promise<string | undefined> {
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (dir === '') continue;
     const candidate = path.join(dir, command);
@@ -57,11 +59,11 @@ export async function findOnPath(command: string, env: NodeJS.ProcessEnv): Promi
 }
 
 /** `~/.cache/switchyard` (or `$XDG_CACHE_HOME/switchyard`, or `SWITCHYARD_CACHE_DIR`): outside any checkout. */
-export function switchyardCacheDir(env: NodeJS.ProcessEnv = processEnvironment()): string {
-  return cacheDirFromEnv(env);
+export function switchyardCacheDir(env?: Environment): string {
+  return environmentSettings(env).devServer.cacheDir;
 }
 
-export function cachedBinaryPath(env: NodeJS.ProcessEnv = processEnvironment()): string {
+export function cachedBinaryPath(env?: Environment): string {
   return path.join(switchyardCacheDir(env), `temporal-cli-${TEMPORAL_CLI_VERSION}`, 'temporal');
 }
 
@@ -71,8 +73,10 @@ export function cachedBinaryPath(env: NodeJS.ProcessEnv = processEnvironment()):
  * (minutes). Returns undefined when none applies.
  */
 export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}): Promise<TemporalBinary | undefined> {
-  const env = options.env ?? processEnvironment();
-  const configured = temporalCliPathFromEnv(env);
+  // Without `env`, the process's, through the settings function every entry point uses (src/config/settings.ts).
+  const settings = environmentSettings(options.env);
+  const env = settings.environment;
+  const configured = settings.devServer.temporalCliPath;
   if (configured !== undefined) {
     const explicit = path.resolve(configured);
     if (!(await isExecutable(explicit))) {
@@ -93,6 +97,7 @@ export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}
       install: (staging) =>
         downloadCli({
           staging,
+          env,
           baseUrl: options.downloadUrl ?? TEMPORAL_DOWNLOAD_URL,
           timeoutMs: options.downloadTimeoutMs ?? 8_000,
           onProgress,
@@ -181,6 +186,8 @@ interface DownloadInfo {
  */
 async function downloadCli(options: {
   staging: string;
+  /** The environment the downloaded binary's `--version` check runs with. */
+  env: Environment;
   baseUrl: string;
   timeoutMs: number;
   onProgress: (message: string) => void;
@@ -213,7 +220,7 @@ async function downloadCli(options: {
   const file = path.join(staging, 'temporal');
   await writeFile(file, binary);
   await chmod(file, 0o755);
-  await run(file, ['--version'], { env: processEnvironment(), stdout: 'ignore', timeoutMs: 30_000 });
+  await run(file, ['--version'], { env: options.env, stdout: 'ignore', timeoutMs: 30_000 });
   onProgress(
     `Downloaded the Temporal CLI (${Math.round(archive.length / 1024 / 1024)} MiB) in ${Math.round((Date.now() - started) / 1000)} s`,
   );
@@ -300,7 +307,7 @@ async function acquireLock(lock: string, onProgress: (message: string) => void):
 function run(
   command: string,
   args: string[],
-  options: { env: NodeJS.ProcessEnv; stdout: 'inherit' | 'ignore'; timeoutMs?: number },
+  options: { env: Environment; stdout: 'inherit' | 'ignore'; timeoutMs?: number },
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {

@@ -1,13 +1,20 @@
-import { limitFromEnv } from '../config/environment.js';
-import type { LimitName } from '../config/environment.js';
+import { toolSettings } from './tool-settings.js';
+import type { LimitName } from './tool-settings.js';
 
-export { LIMIT_ENV_VARIABLES } from '../config/environment.js';
 export type { LimitName };
 
-/**
- * The value of a limit: its environment variable when set, else the default in `LIMITS`. Read at each call, so a
- * misconfigured worker fails the calls that use the limit with a message naming the variable.
- */
+/** The environment variable that overrides each limit (documented beside the limit in `LIMITS`). */
+export const LIMIT_ENV_VARIABLES: Readonly<Record<LimitName, string>> = {
+  readMaxFileBytes: 'SWITCHYARD_READ_MAX_FILE_BYTES',
+  imageMaxBytes: 'SWITCHYARD_IMAGE_MAX_BYTES',
+  grepMaxLineChars: 'SWITCHYARD_GREP_MAX_LINE_CHARS',
+  grepLineWork: 'SWITCHYARD_GREP_LINE_WORK',
+  grepMaxPatternChars: 'SWITCHYARD_GREP_MAX_PATTERN_CHARS',
+  todoMaxItems: 'SWITCHYARD_TODO_MAX_ITEMS',
+  todoMaxChars: 'SWITCHYARD_TODO_MAX_CHARS',
+};
+
+/** The value of a limit on this worker: its variable as the worker's settings resolved it, else the default in `LIMITS`. */
 export function resolveLimit(name: LimitName): number {
-  return limitFromEnv(name);
+  return toolSettings().limits[name];
 }

@@ -12,22 +12,16 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks } from '@temporalio/worker';
 import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
-import {
-  dataDirFromEnv,
-  optInFromEnv,
-  processEnvironment,
-  resolveConnection,
-  sessionDiskBytesFromEnv,
-  switchFromEnv,
-  userSettingsDirFromEnv,
-  workerRoleFromEnv,
-} from '../config/environment.js';
+import { processEnvironment } from '../config/environment.js';
 import { sessionDiskQuota } from '../artifacts/session-disk.js';
-import { securitySettingsLine, workerSecuritySettingsFromEnvironment } from '../config/settings.js';
-import type { WorkerSecuritySettings } from '../config/settings.js';
+import { securitySettingsLine, settingsFromEnvironment } from '../config/settings.js';
+import type { SwitchyardSettings, WorkerSecuritySettings } from '../config/settings.js';
 import { switchyardDataConverter } from '../config/data-converter.js';
 import type { WorkerRole } from '../config/environment.js';
+import { bubblewrapBinary } from '../tools/sandbox/bubblewrap-availability.js';
 import { probeSandboxStartupLine } from '../tools/sandbox/sandbox-report.js';
+import { runWithToolSettings, sessionDiskBytes } from '../tools/tool-settings.js';
+import type { ToolSettingsSource } from '../tools/tool-settings.js';
 import { createToolCallTelemetry, errorCategoryOf, recordApprovalDecision, stageOf } from './telemetry.js';
 import type { ToolCallRecorder } from './telemetry.js';
 import type { SwitchyardSinks } from '../contracts/sinks.js';
@@ -40,7 +34,7 @@ import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { workerIdentity } from '../activities/tool-mismatch.js';
 import type { ApprovalEvaluator, PermissionRules } from '../contracts/policy.js';
-import { loadApproversFile } from '../activities/approval-signature.js';
+import { loadApproversFile } from '../approvals/approval-signature.js';
 import { createVerifyApproval } from '../activities/verify-approval.js';
 import { createAdmitSession } from '../activities/admit-session.js';
 import { stackTracingBundlerOptions, workflowBundlerOptions } from './workflow-bundle-options.js';
@@ -65,8 +59,8 @@ export const prebuiltWorkflowBundlePath: string | undefined = (() => {
   return existsSync(file) ? file : undefined;
 })();
 
-function workflowStackTraces(options: Pick<SwitchyardWorkerOptions, 'workflowStackTraces'>): boolean {
-  return options.workflowStackTraces ?? optInFromEnv('SWITCHYARD_WORKFLOW_STACK_TRACES');
+function workflowStackTraces(options: Pick<SwitchyardWorkerOptions, 'workflowStackTraces' | 'settings'>): boolean {
+  return options.workflowStackTraces ?? options.settings?.worker.workflowStackTraces ?? false;
 }
 
 type WorkflowCode = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'>;
@@ -86,6 +80,20 @@ function workflowCode(options: SwitchyardWorkerOptions): WorkflowCode {
 }
 
 export interface SwitchyardWorkerOptions {
+  /**
+   * The settings the options below default to: what `settingsFromEnvironment()` resolved (src/config/settings.ts).
+   * Default: `settingsFromEnvironment()` called here, once, at start — the same function `switchyard worker` calls, so
+   * a setting in the environment holds whichever way the worker starts; an option given wins over its setting. The
+   * worker reads no environment of its own beyond that call.
+   */
+  settings?: SwitchyardSettings;
+  /**
+   * The settings this worker's tools run with (limits, sandbox, which variables child processes inherit, and the
+   * environment they inherit from), for its activities only: another worker in the same process keeps its own.
+   * Default: `settings.tools`. A function is called each time a tool needs them (a test that changes its process's
+   * environment between calls passes one that resolves it again).
+   */
+  toolSettings?: ToolSettingsSource;
   /**
    * The operator's rules, a tier above every session's rules: their deny and ask hold whatever a session's rules,
    * mode or `setPolicy` say. Default: the rules of the file `SWITCHYARD_POLICY_FILE` names.
@@ -186,7 +194,7 @@ export interface SwitchyardWorkerOptions {
   /**
    * Temporal worker tuning, passed to `Worker.create` as given: `workflowThreadPoolSize`, `maxCachedWorkflows`,
    * `maxConcurrentWorkflowTaskExecutions`, `maxConcurrentActivityTaskExecutions`, `maxConcurrentLocalActivityExecutions`,
-   * `stickyQueueScheduleToStartTimeout`, poller counts. Default: the SDK's defaults (README "Worker tuning").
+   * `stickyQueueScheduleToStartTimeout`, poller counts. Default: the SDK's defaults (docs/CONCEPTS.md, "Worker tuning").
    */
   tuning?: WorkerTuning;
 }
@@ -285,16 +293,25 @@ function telemetrySinks(options: { tracer?: Tracer; logger?: PinoLogger }): Inje
 }
 
 /**
- * The security settings a worker enforces: the caller's `approversFile` and `operatorRules`, and for each one left
- * out what `SWITCHYARD_APPROVERS_FILE` and `SWITCHYARD_POLICY_FILE` name — read by the same function as
- * `switchyard worker` reads them, so a setting in the environment holds whichever way the worker starts.
+ * The worker's settings: the caller's `settings`, else `settingsFromEnvironment()` — the function `switchyard worker`
+ * calls — with the files the caller's `approversFile` and `operatorRules` replace left unread.
  */
-async function workerSecurity(options: SwitchyardWorkerOptions): Promise<WorkerSecuritySettings> {
-  // What the caller gave wins; only what it left out is read from the environment.
+async function workerSettings(options: SwitchyardWorkerOptions): Promise<SwitchyardSettings> {
+  if (options.settings !== undefined) return options.settings;
   const env = { ...processEnvironment() };
   if (options.approversFile !== undefined) delete env.SWITCHYARD_APPROVERS_FILE;
   if (options.operatorRules !== undefined) delete env.SWITCHYARD_POLICY_FILE;
-  const settings = await workerSecuritySettingsFromEnvironment(env);
+  return settingsFromEnvironment(env);
+}
+
+/**
+ * The security settings a worker enforces: the caller's `approversFile` and `operatorRules`, and for each one left
+ * out what its settings say (`SWITCHYARD_APPROVERS_FILE`, `SWITCHYARD_POLICY_FILE`).
+ */
+async function workerSecurity(
+  options: SwitchyardWorkerOptions,
+  settings: SwitchyardSettings,
+): Promise<WorkerSecuritySettings> {
   const givenApprovers =
     options.approversFile === undefined
       ? undefined
@@ -303,7 +320,9 @@ async function workerSecurity(options: SwitchyardWorkerOptions): Promise<WorkerS
           count: Object.keys((await loadApproversFile(options.approversFile)).approvers).length,
         };
   return {
-    ...settings,
+    sandboxMode: settings.sandboxMode,
+    ...(settings.approvers === undefined ? {} : { approvers: settings.approvers }),
+    ...(settings.operatorPolicy === undefined ? {} : { operatorPolicy: settings.operatorPolicy }),
     ...(givenApprovers === undefined ? {} : { approvers: givenApprovers }),
     ...(options.operatorRules === undefined
       ? {}
@@ -312,25 +331,36 @@ async function workerSecurity(options: SwitchyardWorkerOptions): Promise<WorkerS
 }
 
 /**
- * Creates a worker that runs `toolSession` workflows and the tool activities. The security options left out
- * (`approversFile`, `operatorRules`) come from `SWITCHYARD_APPROVERS_FILE` and `SWITCHYARD_POLICY_FILE`, as for
- * `switchyard worker` (`settingsFromEnvironment`); a file that cannot be read stops it, naming the file. With a
+ * Creates a worker that runs `toolSession` workflows and the tool activities. Every option left out comes from its
+ * `settings` (default `settingsFromEnvironment()`, called once, here: the function `switchyard worker` calls), so the
+ * same environment gives the same policy, approvers and sandbox either way; a setting that cannot be used stops it,
+ * naming the variable or the file. The tools it runs get their settings from it: each activity it registers runs with
+ * them (`runWithToolSettings`), so workers built in one process with different settings keep them apart. With a
  * `logger`, it logs the security settings in force at start.
  */
 export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Promise<Worker> {
-  const security = await workerSecurity(given);
+  const settings = await workerSettings(given);
+  const security = await workerSecurity(given, settings);
   const options: SwitchyardWorkerOptions = {
     ...given,
+    settings,
     ...(security.approvers === undefined ? {} : { approversFile: security.approvers.file }),
     ...(security.operatorPolicy === undefined ? {} : { operatorRules: security.operatorPolicy.rules }),
   };
-  const securityLine = securitySettingsLine(security);
+  const tools = options.toolSettings ?? settings.tools;
+  const role = options.role ?? settings.worker.role;
+  const sandboxBinary = role === 'workflows' ? undefined : runWithToolSettings(tools, sandboxBinaryName);
+  const securityLine = securitySettingsLine({
+    ...security,
+    temporal: settings.temporal,
+    ...(sandboxBinary === undefined ? {} : { sandboxBinary }),
+  });
   options.logger?.info(securityLine.fields, securityLine.message);
   const registry = new ToolRegistry(options.tools ?? builtinTools());
-  // Options not given come from the environment, resolved as `SwitchyardClient.connect` resolves them.
-  const { namespace, taskQueue } = resolveConnection({ namespace: options.namespace, taskQueue: options.taskQueue });
+  const namespace = options.namespace ?? settings.temporal.namespace;
+  const taskQueue = options.taskQueue ?? settings.taskQueue;
   const registered = await hasPendingApprovalsSearchAttribute(options.connection, namespace);
-  const required = options.requireSearchAttribute ?? switchFromEnv('SWITCHYARD_REQUIRE_SEARCH_ATTRIBUTE');
+  const required = options.requireSearchAttribute ?? settings.worker.requireSearchAttribute;
   // A namespace without the attribute would have sessions that never show up in the pending-approvals query: refuse
   // to start unless told to run without it. When the server will not say, start and let sessions skip the upsert.
   if (registered === false && required) throw new Error(missingSearchAttributeMessage(namespace));
@@ -350,14 +380,14 @@ export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Pr
       'approvers file loaded',
     );
   }
-  if (logger !== undefined && (options.role ?? workerRoleFromEnv()) !== 'workflows') {
+  if (logger !== undefined && role !== 'workflows') {
     // Loud where the worker cannot sandbox the processes its tools start (see SECURITY.md, the second wall).
-    const line = await probeSandboxStartupLine();
+    const line = await runWithToolSettings(tools, () => probeSandboxStartupLine());
     if (line.level === 'warn') logger.warn(line.message);
     else logger.info(line.message);
   }
-  const dataDir = options.dataDir ?? dataDirFromEnv();
-  const userSettings = userSettingsDirFromEnv();
+  const dataDir = options.dataDir ?? settings.worker.dataDir;
+  const userSettings = settings.worker.userSettingsDir;
   const identity = workerIdentity(registry);
   const activityDependencies: Parameters<typeof createActivities>[0] = {
     registry,
@@ -366,9 +396,13 @@ export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Pr
     // The default store checks each session's disk quota (SWITCHYARD_SESSION_DISK_BYTES) before it writes.
     artifacts:
       options.artifacts ??
-      new FileArtifactStore(dataDir, { quota: sessionDiskQuota({ dataDir, limitBytes: sessionDiskBytesFromEnv() }) }),
+      new FileArtifactStore(dataDir, {
+        quota: sessionDiskQuota({ dataDir, limitBytes: runWithToolSettings(tools, sessionDiskBytes) }),
+      }),
     dataDir,
     workerSandboxMode: security.sandboxMode,
+    defaultMaxConcurrency: options.defaultMaxConcurrency ?? settings.worker.defaultMaxConcurrency,
+    trustedWorkspaces: settings.worker.trustedWorkspaces,
     ...(options.admissionGates === undefined ? {} : { admissionGates: options.admissionGates }),
     ...(options.approversFile === undefined ? {} : { approversFile: options.approversFile }),
     ...(logger === undefined
@@ -385,9 +419,7 @@ export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Pr
         : { userSettingsDir: userSettings }),
   };
   if (options.defaultCwd !== undefined) activityDependencies.defaultCwd = options.defaultCwd;
-  if (options.defaultMaxConcurrency !== undefined)
-    activityDependencies.defaultMaxConcurrency = options.defaultMaxConcurrency;
-  const localReadOnlyCalls = options.localReadOnlyCalls ?? switchFromEnv('SWITCHYARD_LOCAL_READ_ONLY_CALLS');
+  const localReadOnlyCalls = options.localReadOnlyCalls ?? settings.worker.localReadOnlyCalls;
   if (localReadOnlyCalls !== false) {
     const limits = localReadOnlyCalls === true ? {} : localReadOnlyCalls;
     activityDependencies.localCalls = {
@@ -395,7 +427,6 @@ export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Pr
       budgetMs: limits.budgetMs ?? DEFAULT_LOCAL_CALL_BUDGET_MS,
     };
   }
-  const role = options.role ?? workerRoleFromEnv();
   // Without stack traces the SDK's per-promise stack records are dead weight: the workflow threads go without them.
   const sdkWorker = workflowStackTraces(options) ? Worker : HooklessWorkflowThreadsWorker;
   return sdkWorker.create({
@@ -406,14 +437,16 @@ export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Pr
     // A workflows-only worker runs no tool code, but checks approval signatures itself (a local activity of the session).
     ...(role === 'workflows'
       ? {
-          activities: {
+          activities: withToolSettings(tools, {
             verifyApproval: createVerifyApproval(
               options.approversFile === undefined ? {} : { approversFile: options.approversFile },
             ),
             admitSession: createAdmitSession(security.sandboxMode),
-          },
+          }),
         }
-      : { activities: { ...options.activities, ...createActivities(activityDependencies) } }),
+      : {
+          activities: withToolSettings(tools, { ...options.activities, ...createActivities(activityDependencies) }),
+        }),
     maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1_000,
     // Payloads as the SDK's default converter writes them, with a native UTF-8 coder (in the bundle too).
     dataConverter: switchyardDataConverter,
@@ -437,6 +470,32 @@ export async function createSwitchyardWorker(given: SwitchyardWorkerOptions): Pr
     ...(role === 'tools' ? {} : workflowCode(options)),
     ...options.tuning,
   });
+}
+
+/**
+ * `activities`, each run with `tools` as its tools' settings. The SDK runs a local activity from the same object as a
+ * regular one, so both paths hold; so does everything an activity leaves running (a Bash call's child process events,
+ * a background task started from it), which keeps the context it was started in.
+ */
+function withToolSettings<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  tools: ToolSettingsSource,
+  activities: T,
+): T {
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, activity]) => [
+      name,
+      (...args: never[]) => runWithToolSettings(tools, () => activity(...args)),
+    ]),
+  ) as T;
+}
+
+/** The bubblewrap binary this worker would sandbox with, for the start-up line (`none` where there is none). */
+function sandboxBinaryName(): string {
+  try {
+    return bubblewrapBinary() ?? 'none';
+  } catch {
+    return 'unusable SWITCHYARD_BWRAP';
+  }
 }
 
 export { NativeConnection };

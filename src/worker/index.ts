@@ -12,9 +12,17 @@ export {
 } from './create-worker.js';
 export type { SwitchyardWorkerOptions } from './create-worker.js';
 export { payloadConverterPath, switchyardDataConverter } from '../config/data-converter.js';
-export { temporalConnectConfigFromEnv } from '../config/environment.js';
-export { securitySettingsLine, settingsFromEnvironment } from '../config/settings.js';
-export type { SwitchyardSettings, WorkerSecuritySettings } from '../config/settings.js';
+export {
+  dataDirFromEnv,
+  environmentSettings,
+  securitySettingsLine,
+  settingsFromEnvironment,
+  temporalConnectConfigFromEnv,
+  toolSettingsFromEnvironment,
+} from '../config/settings.js';
+export { DEFAULT_TOOL_SETTINGS, useToolSettings } from '../tools/tool-settings.js';
+export type { ToolSettings, ToolSettingsSource } from '../tools/tool-settings.js';
+export type { EnvironmentSettings, SwitchyardSettings, WorkerSecuritySettings } from '../config/settings.js';
 export { SettingsError } from '../config/settings-error.js';
 export { TemporalConfigError, describeConnectionSecurity } from '../config/temporal-connection.js';
 export type { TemporalConnectConfig, TemporalConnectionFlags } from '../config/temporal-connection.js';
@@ -59,5 +67,5 @@ export type {
   PreToolUseHookResult,
   SwitchyardHooks,
 } from '../hooks/types.js';
-export { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+export { FileArtifactStore } from '../artifacts/file-artifact-store.js';
 export type { ArtifactStore } from '../contracts/artifact-store.js';

@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
-import { logSettingsFromEnv, processEnvironment } from '../config/environment.js';
+import { environmentSettings } from '../config/settings.js';
+import type { Environment } from '../config/settings.js';
 
 /**
  * pino-pretty is an optional dependency, loaded only when pretty logs are asked for: undefined when it is not
@@ -20,12 +21,20 @@ function loadPretty(): ((options: PrettyOptions) => PrettyStream) | undefined {
 
 /**
  * The process logger: JSON lines by default, pretty when stdout is a terminal (or `SWITCHYARD_LOG_FORMAT=pretty`).
- * Level from `SWITCHYARD_LOG_LEVEL` (default `info`). Without the optional pino-pretty, always JSON.
+ * Level from `SWITCHYARD_LOG_LEVEL` (default `info`). Without the optional pino-pretty, always JSON. `logs` as an
+ * entry point resolved them; else from `env` (default the process's) through the settings function
+ * (src/config/settings.ts), which stops at a bad value, naming the variable.
  */
 export function createLogger(
-  options: { env?: NodeJS.ProcessEnv; destination?: NodeJS.WritableStream } = {},
+  options: {
+    env?: Environment;
+    logs?: { level: string; format?: 'json' | 'pretty' | undefined };
+    destination?: NodeJS.WritableStream;
+  } = {},
 ): PinoLogger {
-  const { level, format } = logSettingsFromEnv(options.env ?? processEnvironment());
+  const logs = options.logs ?? environmentSettings(options.env).logs;
+  const level = logs.level;
+  const format = logs.format ?? (process.stdout.isTTY === true ? 'pretty' : 'json');
   const base = { name: 'switchyard', level };
   const pretty = format === 'pretty' ? loadPretty() : undefined;
   if (pretty !== undefined) {

@@ -15,7 +15,7 @@ import { freePort } from '../support/free-port.js';
 import { waitFor } from '../support/wait-for.js';
 import { texts } from '../../src/contracts/texts.js';
 
-// README "CLI": each command run as the real binary (`node bin/switchyard.js`, what `npx switchyard` runs) against
+// docs/CLI.md: each command run as the real binary (`node bin/switchyard.js`, what `npx switchyard` runs) against
 // the test's dev server. Every process gets an empty user settings dir and a private HOME and data dir.
 
 /** Pids of every process below `pid`, from /proc. */
@@ -127,6 +127,27 @@ describe('the switchyard CLI against a real server', { timeout: 300_000 }, () =>
         status: 'cancelled',
         modelContent: texts.rejectMessage,
       });
+    });
+
+    it('`sessions` names the label a session was started with (`SessionOptions.label`), in its text and with --json', async () => {
+      const sessionId = uniqueName('cli-label');
+      const label = 'Fix the login bug · take 2';
+      await harness.client.startSession(sessionId, { cwd, label });
+      // From visibility (eventually consistent): wait for the session to be listed at all.
+      const listedJson = await waitFor(
+        async () =>
+          JSON.parse((await runCli(['sessions', '--json'], baseEnv)).stdout) as Array<{
+            sessionId: string;
+            label?: string;
+          }>,
+        (list) => list.some((entry) => entry.sessionId === sessionId),
+        { what: 'the labelled session in `sessions --json`', timeoutMs: 60_000 },
+      );
+      expect(listedJson.find((entry) => entry.sessionId === sessionId)?.label).toBe(label);
+      const listed = await runCli(['sessions'], baseEnv);
+      const row = listed.stdout.split('\n').find((line) => line.startsWith(`${sessionId} `));
+      // The label closes the session's row, after its start time.
+      expect(row).toMatch(new RegExp(`^${sessionId}\\s+running\\s+0\\s+\\S+  ${label}$`));
     });
 
     it("`--tools MODULE` adds the module's defineTool tools to the worker", async () => {

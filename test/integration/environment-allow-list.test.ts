@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { taskOutputTool } from '../../src/tools/background/background-tasks.js';
+import { taskOutputTool } from '../../src/tools/background/background-task-tools.js';
 import { bashTool } from '../../src/tools/builtin/bash.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';

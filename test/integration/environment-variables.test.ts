@@ -12,8 +12,9 @@ import { createHarness, scratchDir, uniqueName } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
 
-// README "Configuration": variables a worker reads from its environment, each checked on a worker process started
-// with it (they are read at worker start, or per call inside the worker, never in the test process).
+// docs/CONFIGURATION.md, "Environment variables": variables a worker reads from its environment, each checked on a
+// worker process started with it (they are read at worker start, or per call inside the worker, never in the test
+// process).
 
 /** A user settings file whose PreToolUse hook blocks every call of `matcher`, saying so on stderr (exit 2). */
 async function blockingSettingsDir(dir: string, matcher: string, reason: string): Promise<string> {

@@ -9,7 +9,7 @@ import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import { bubblewrapAvailability } from '../../src/tools/sandbox/bubblewrap-availability.js';
 import { BackgroundTaskStore } from '../../src/tools/background/background-task-store.js';
 import { bashTool } from '../../src/tools/builtin/bash.js';
-import { taskOutputTool, taskStopTool } from '../../src/tools/background/background-tasks.js';
+import { taskOutputTool, taskStopTool } from '../../src/tools/background/background-task-tools.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApproverKeyPair, signApproval } from '../../src/activities/approval-signature.js';
+import { generateApproverKeyPair, signApproval } from '../../src/approvals/approval-signature.js';
 import { SwitchyardClient } from '../../src/client/switchyard-client.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import { approvalSigningPayload } from '../../src/contracts/approval.js';
@@ -14,7 +14,7 @@ import type { Harness } from '../support/harness.js';
 import { killProcess, spawnWorkerProcess } from '../support/spawn-worker.js';
 import { waitFor } from '../support/wait-for.js';
 
-// The same environment, two ways to start a worker: the README's `createSwitchyardWorker` (test/support/
+// The same environment, two ways to start a worker: docs/CONFIGURATION.md's `createSwitchyardWorker` (test/support/
 // worker-process.ts passes it no approversFile and no operatorRules) and `switchyard worker`. Both must enforce the
 // operator's deny rule from SWITCHYARD_POLICY_FILE and check signatures against SWITCHYARD_APPROVERS_FILE; a worker
 // that silently dropped either would fail open.

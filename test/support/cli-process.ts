@@ -14,8 +14,13 @@ const BIN = path.resolve('bin/switchyard.js');
 export async function runCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
+  options: { cwd?: string } = {},
 ): Promise<{ stdout: string; stderr: string }> {
-  return promisify(execFile)(process.execPath, [BIN, ...args], { env, maxBuffer: 16 * 1024 * 1024 });
+  return promisify(execFile)(process.execPath, [BIN, ...args], {
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  });
 }
 
 /** A long-running `switchyard` process (dev, worker, a turn that waits): its output so far and its exit. */
@@ -46,13 +51,14 @@ export interface CliProcess {
 export function startCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  options: { viaShell?: boolean; ownGroup?: boolean } = {},
+  options: { viaShell?: boolean; ownGroup?: boolean; cwd?: string } = {},
 ): CliProcess {
   const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
   const spawnOptions = {
     env,
     stdio: ['ignore', 'pipe', 'pipe'] as Array<'ignore' | 'pipe'>,
     detached: options.ownGroup === true,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   };
   const child =
     options.viaShell === true

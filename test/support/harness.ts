@@ -10,6 +10,17 @@ import type { Tool } from '../../src/tools/define-tool.js';
 import type { SwitchyardHooks } from '../../src/hooks/types.js';
 import type { ArtifactStore } from '../../src/contracts/artifact-store.js';
 import { createSwitchyardWorker } from '../../src/worker/create-worker.js';
+import { liveToolSettings } from './tool-settings-setup.js';
+
+/**
+ * `createSwitchyardWorker` whose tools follow this process's environment: the tests change it between calls of one
+ * worker (by default a worker's tools run with what its factory resolved at start).
+ */
+async function startSwitchyardWorker(
+  options: Parameters<typeof createSwitchyardWorker>[0],
+): ReturnType<typeof createSwitchyardWorker> {
+  return createSwitchyardWorker({ toolSettings: liveToolSettings, ...options });
+}
 import type { SwitchyardWorkerOptions } from '../../src/worker/create-worker.js';
 import { createLogger } from '../../src/worker/logger.js';
 import { installTemporalRuntime } from '../../src/worker/runtime.js';
@@ -90,7 +101,7 @@ export async function createHarness(options: WorkerOverrides = {}): Promise<Harn
   const startWorker: Harness['startWorker'] = async (workerOptions = {}) => {
     const nativeConnection = await NativeConnection.connect({ address });
     nativeConnections.push(nativeConnection);
-    const worker = await createSwitchyardWorker({
+    const worker = await startSwitchyardWorker({
       connection: nativeConnection,
       namespace,
       taskQueue,

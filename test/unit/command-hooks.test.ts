@@ -3,9 +3,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { commandHooks } from '../../src/hooks/command-hooks.js';
 import { runCommandHook } from '../../src/hooks/command-runner.js';
-import { loadHookSettings, trustedWorkspacesFromEnv } from '../../src/hooks/settings.js';
-import { hookSettingsSchema, mergeHookSettings } from '../../src/hooks/settings.js';
-import type { HookEventName, HookSettings } from '../../src/hooks/settings.js';
+import { loadHookSettings, mergeHookSettings } from '../../src/hooks/hook-settings-file.js';
+import { trustedWorkspacesFromEnv } from '../../src/config/environment.js';
+import { environmentSettings } from '../../src/config/settings.js';
+import { hookSettingsSchema } from '../../src/contracts/hook-settings.js';
+import type { HookEventName, HookSettings } from '../../src/contracts/hook-settings.js';
 import { hookMatches } from '../../src/hooks/matcher.js';
 import type { PreToolUseHookInput } from '../../src/hooks/types.js';
 import { scratchDir } from '../support/scratch.js';
@@ -788,14 +790,15 @@ describe('workspace settings need trust', () => {
     expect((await loadHookSettings({ cwd: link, userDir, trustedWorkspaces: ['/nowhere'] })).untrusted).toHaveLength(3);
   });
 
-  it('reads SWITCHYARD_TRUSTED_WORKSPACES from the worker environment by default', async () => {
+  it("takes SWITCHYARD_TRUSTED_WORKSPACES from the worker's settings, passed down, and reads no environment itself", async () => {
     const { cwd, userDir } = await workspaceWithSettings();
     const saved = process.env.SWITCHYARD_TRUSTED_WORKSPACES;
     try {
-      delete process.env.SWITCHYARD_TRUSTED_WORKSPACES;
-      expect((await loadHookSettings({ cwd, userDir })).untrusted).toHaveLength(3);
+      // Set in the environment but not passed down: not trusted (the library never falls back to the environment).
       process.env.SWITCHYARD_TRUSTED_WORKSPACES = cwd;
-      expect((await loadHookSettings({ cwd, userDir })).untrusted).toEqual([]);
+      expect((await loadHookSettings({ cwd, userDir })).untrusted).toHaveLength(3);
+      const { trustedWorkspaces } = environmentSettings({ SWITCHYARD_TRUSTED_WORKSPACES: cwd }).worker;
+      expect((await loadHookSettings({ cwd, userDir, trustedWorkspaces })).untrusted).toEqual([]);
     } finally {
       if (saved === undefined) delete process.env.SWITCHYARD_TRUSTED_WORKSPACES;
       else process.env.SWITCHYARD_TRUSTED_WORKSPACES = saved;

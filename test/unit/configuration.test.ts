@@ -14,12 +14,12 @@ import {
 
 const catalogue = new Set(configurationVariables.flatMap((variable) => [variable.name, ...(variable.aliases ?? [])]));
 
-/** The variable names in the first column of README's Configuration table. */
+/** The variable names in the first column of docs/CONFIGURATION.md's table of environment variables. */
 async function readmeTableVariables(): Promise<Set<string>> {
-  const readme = await readFile('README.md', 'utf8');
-  const section = readme.slice(
-    readme.indexOf('\n## Configuration\n'),
-    readme.indexOf('\n## ', readme.indexOf('\n## Configuration\n') + 1),
+  const doc = await readFile('docs/CONFIGURATION.md', 'utf8');
+  const section = doc.slice(
+    doc.indexOf('\n## Environment variables\n'),
+    doc.indexOf('\n## ', doc.indexOf('\n## Environment variables\n') + 1),
   );
   const names = new Set<string>();
   for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
@@ -42,7 +42,7 @@ async function sourceFiles(dir = 'src'): Promise<string[]> {
   return nested.flat();
 }
 
-describe('the configuration module and the README Configuration table', () => {
+describe('the configuration module and the table of docs/CONFIGURATION.md', () => {
   it('lists the same variables: every variable of the module is in the table, and every row is a variable of the module', async () => {
     const table = await readmeTableVariables();
     expect([...table].sort()).toEqual([...catalogue].sort());

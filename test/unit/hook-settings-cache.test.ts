@@ -7,8 +7,8 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { firstLookOnly, sessionHooks } from '../../src/hooks/session-hooks.js';
 import type { SessionHooksOf } from '../../src/hooks/session-hooks.js';
-import { HookSettingsCache, SessionStartSettings, loadHookSettings } from '../../src/hooks/settings.js';
-import type { LoadedHookSettings } from '../../src/hooks/settings.js';
+import { HookSettingsCache, SessionStartSettings, loadHookSettings } from '../../src/hooks/hook-settings-file.js';
+import type { LoadedHookSettings } from '../../src/hooks/hook-settings-file.js';
 import { scratchDir } from '../support/scratch.js';
 
 const settingsWith = (command: string): string =>

@@ -6,8 +6,8 @@ import {
   policySigningPayload,
   signPolicyChange,
   verifyApprovalSignature,
-} from '../../src/activities/approval-signature.js';
-import { sandboxFloorRefusal } from '../../src/activities/admit-session.js';
+} from '../../src/approvals/approval-signature.js';
+import { sandboxFloorRefusal } from '../../src/tools/sandbox/sandbox-floor.js';
 import { policyChangeOf, policyDecider } from '../../src/contracts/policy.js';
 import type { ApproversFile } from '../../src/contracts/approvers-file.js';
 import { PolicyState } from '../../src/workflows/session-policy.js';

@@ -4,14 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BackgroundTaskRecord } from '../../src/contracts/background-tasks.js';
-import { backgroundWrapperBinaries, BackgroundTaskStore } from '../../src/tools/background/background-task-store.js';
+import { BackgroundTaskStore } from '../../src/tools/background/background-task-store.js';
+import { backgroundWrapperBinaries } from '../../src/tools/background/background-task-wrapper.js';
 import { ToolUseError } from '../../src/tools/define-tool.js';
 import {
   bubblewrapAvailability,
   bubblewrapBinary,
   SandboxSettingError,
 } from '../../src/tools/sandbox/bubblewrap-availability.js';
-import { prepareSandboxLaunch, sandboxFloorRefusal } from '../../src/tools/sandbox/sandboxed-launch.js';
+import { prepareSandboxLaunch } from '../../src/tools/sandbox/sandboxed-launch.js';
+import { sandboxFloorRefusal } from '../../src/tools/sandbox/sandbox-floor.js';
 import type { SandboxLaunch, SandboxLaunchContext } from '../../src/tools/sandbox/sandboxed-launch.js';
 import { probeSandboxStartupLine } from '../../src/tools/sandbox/sandbox-report.js';
 import { TRUSTED_DIRECTORIES, trustedBinary, trustedProgram } from '../../src/tools/sandbox/trusted-binaries.js';
@@ -211,7 +213,7 @@ describe('TMPDIR outside /tmp is hidden from the sandbox', () => {
 describe("the worker's SWITCHYARD_SANDBOX=required is a floor at every call", () => {
   it.each(['off', 'auto'] as const)('refuses a session that asked for "%s", naming both settings', async (mode) => {
     const env = { SWITCHYARD_SANDBOX: 'required' };
-    expect(sandboxFloorRefusal({ mode }, env)).toMatch(
+    expect(sandboxFloorRefusal({ sessionMode: mode, workerMode: env.SWITCHYARD_SANDBOX })).toMatch(
       new RegExp(`requires the OS sandbox \\(SWITCHYARD_SANDBOX=required\\).*sandbox.mode "${mode}" was refused`),
     );
     await refusedWith(launch({ sandbox: { mode } }, env), /SWITCHYARD_SANDBOX=required/);
@@ -222,7 +224,7 @@ describe("the worker's SWITCHYARD_SANDBOX=required is a floor at every call", ()
     const env = { SWITCHYARD_SANDBOX: 'required' };
     expect((await launch({ sandbox: { mode: 'required' } }, env)).sandboxed).toBe(true);
     expect((await launch({ sandbox: {} }, env)).sandboxed).toBe(true);
-    expect(sandboxFloorRefusal({ mode: 'off' }, { SWITCHYARD_SANDBOX: 'auto' })).toBeUndefined();
+    expect(sandboxFloorRefusal({ sessionMode: 'off', workerMode: 'auto' })).toBeUndefined();
     expect((await launch({ sandbox: { mode: 'off' } }, { SWITCHYARD_SANDBOX: 'auto' })).sandboxed).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import { sessionDiskQuota } from '../../src/artifacts/session-disk.js';
 import { sessionDiskBytesFromEnv } from '../../src/config/environment.js';
 import type { BackgroundTaskRecord } from '../../src/contracts/background-tasks.js';
 import { BackgroundTaskStore } from '../../src/tools/background/background-task-store.js';
-import { taskOutputTool } from '../../src/tools/background/background-tasks.js';
+import { taskOutputTool } from '../../src/tools/background/background-task-tools.js';
 import { bashTool } from '../../src/tools/builtin/bash.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { ToolUseError } from '../../src/tools/define-tool.js';

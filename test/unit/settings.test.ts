@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateApproverKeyPair } from '../../src/activities/approval-signature.js';
+import { generateApproverKeyPair } from '../../src/approvals/approval-signature.js';
 import {
   securitySettingsLine,
   settingsFromEnvironment,

@@ -145,10 +145,10 @@ describe('loadTemporalConnectConfig: where a process connects, as the temporal C
     );
   });
 
-  it('README: the self-hosted profile and the Cloud API-key line resolve as printed', async () => {
-    const readme = await readFile('README.md', 'utf8');
-    const section = readme.slice(readme.indexOf('\n## An existing Temporal cluster\n'));
-    const toml = /```toml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  it('docs/CONFIGURATION.md: the self-hosted profile and the Cloud API-key line resolve as printed', async () => {
+    const doc = await readFile('docs/CONFIGURATION.md', 'utf8');
+    const section = doc.slice(doc.indexOf('\n## An existing Temporal cluster\n'));
+    const toml = /```toml(?: no-run)?\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     // The printed paths, pointed at this test's certificates under the same names.
     const dir = await scratchDir('switchyard-readme-certs-');
     await copyFile(certificates.clientCert, path.join(dir, 'client.pem'));
@@ -162,7 +162,8 @@ describe('loadTemporalConnectConfig: where a process connects, as the temporal C
     expect(profile.security).toEqual({ tls: 'mutual', apiKey: false, profile: 'prod' });
 
     const cloudLine =
-      /```sh\n(TEMPORAL_ADDRESS=\S+ TEMPORAL_NAMESPACE=\S+ TEMPORAL_API_KEY=[^\n]+)/.exec(section)?.[1] ?? '';
+      /```sh(?: no-run)?\n(TEMPORAL_ADDRESS=\S+ TEMPORAL_NAMESPACE=\S+ TEMPORAL_API_KEY=[^\n]+)/.exec(section)?.[1] ??
+      '';
     const assignments = Object.fromEntries(
       [...cloudLine.matchAll(/(TEMPORAL_[A-Z_]+)=(<[^>]+>|\S+)/g)].map(([, name = '', value = '']) => [name, value]),
     );

@@ -1,6 +1,7 @@
-import { processEnvironment } from '../../config/environment.js';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { toolSettings } from '../tool-settings.js';
+import type { ToolEnvironment } from '../tool-settings.js';
 import { TRUSTED_DIRECTORIES, trustedBinary } from './trusted-binaries.js';
 
 /** Whether this worker can sandbox, and if not, why (for the start-up line, results and the Web UI details). */
@@ -15,9 +16,10 @@ export class SandboxSettingError extends Error {
  * The bubblewrap binary, as an absolute path: `SWITCHYARD_BWRAP`, which must be absolute (a bare name or a relative
  * path would be looked up through `PATH` or the cwd, both of which a sandboxed command can plant a program in), else
  * `bwrap` in a system folder (see trusted-binaries.ts), else undefined (not installed there). Never read from `PATH`.
+ * `env` (a test's) stands in for the worker's settings (`toolSettings().sandbox.bwrap`).
  */
-export function bubblewrapBinary(env: NodeJS.ProcessEnv = processEnvironment()): string | undefined {
-  const configured = env.SWITCHYARD_BWRAP;
+export function bubblewrapBinary(env?: ToolEnvironment): string | undefined {
+  const configured = env === undefined ? toolSettings().sandbox.bwrap : env.SWITCHYARD_BWRAP;
   if (configured === undefined || configured === '') return trustedBinary('bwrap');
   if (!path.isAbsolute(configured))
     throw new SandboxSettingError(
@@ -77,7 +79,7 @@ function probe(binary: string): Promise<SandboxAvailability> {
  * systems are not supported: there `auto` runs unsandboxed, loudly. Rejects with a `SandboxSettingError` when
  * `SWITCHYARD_BWRAP` is not an absolute path.
  */
-export function bubblewrapAvailability(env: NodeJS.ProcessEnv = processEnvironment()): Promise<SandboxAvailability> {
+export function bubblewrapAvailability(env?: ToolEnvironment): Promise<SandboxAvailability> {
   if (process.platform !== 'linux') {
     return Promise.resolve({
       available: false,

@@ -1,20 +1,9 @@
-import { processEnvironment } from '../../config/environment.js';
 import { BASH_LIMITS } from '../../contracts/defaults.js';
+import { SANDBOX_LIMIT_DEFAULTS } from '../tool-settings.js';
+import type { ToolEnvironment } from '../tool-settings.js';
 import type { SandboxLimits } from './bubblewrap-arguments.js';
 
-/**
- * Default resource limits of a sandboxed command, each overridden by a worker environment variable (read per call).
- * - memory: 4 GiB of address space per process: room for node, a compiler or a test run; `sort /dev/zero` ends with
- *   "memory exhausted" instead of taking the machine's memory;
- * - processes: 512 at once in one sandbox: a build's parallel jobs fit, a fork bomb stops there;
- * - file size: the Bash spool limit (`SWITCHYARD_BASH_MAX_SPOOL_BYTES`), unless set on its own;
- * - CPU time: one hour per process, so a background dev server still runs a working day at low load.
- */
-export const SANDBOX_LIMIT_DEFAULTS = {
-  memoryBytes: 4 * 1024 * 1024 * 1024,
-  processes: 512,
-  cpuSeconds: 3_600,
-} as const;
+export { SANDBOX_LIMIT_DEFAULTS } from '../tool-settings.js';
 
 export const SANDBOX_LIMIT_ENV_VARIABLES = {
   memoryBytes: 'SWITCHYARD_SANDBOX_MEMORY_BYTES',
@@ -23,7 +12,7 @@ export const SANDBOX_LIMIT_ENV_VARIABLES = {
   cpuSeconds: 'SWITCHYARD_SANDBOX_CPU_SECONDS',
 } as const satisfies Record<keyof SandboxLimits, string>;
 
-function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function positiveInteger(env: ToolEnvironment, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -31,8 +20,12 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return value;
 }
 
-/** The limits from the worker's environment; a malformed value throws an error naming its variable. */
-export function sandboxLimitsFromEnv(env: NodeJS.ProcessEnv = processEnvironment()): SandboxLimits {
+/**
+ * The sandbox's resource limits from a worker's variables (`SANDBOX_LIMIT_ENV_VARIABLES`, defaults in
+ * `SANDBOX_LIMIT_DEFAULTS`); a malformed value throws an error naming its variable. The worker's settings resolve them
+ * once (src/config/settings.ts); the tools read them from `toolSettings()`.
+ */
+export function sandboxLimitsFromEnv(env: ToolEnvironment): SandboxLimits {
   const spool = positiveInteger(env, 'SWITCHYARD_BASH_MAX_SPOOL_BYTES', BASH_LIMITS.spoolBytes);
   return {
     memoryBytes: positiveInteger(env, SANDBOX_LIMIT_ENV_VARIABLES.memoryBytes, SANDBOX_LIMIT_DEFAULTS.memoryBytes),

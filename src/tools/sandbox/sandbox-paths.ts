@@ -27,7 +27,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { processEnvironment } from '../../config/environment.js';
+import { toolSettings } from '../tool-settings.js';
 import { GlobSyntaxError, compileGlob, isGlobPattern } from '../../contracts/glob-match.js';
 import { parseRule } from '../../contracts/permission-rules.js';
 import type { SandboxOptions } from '../../contracts/session.js';
@@ -121,7 +121,7 @@ export interface SandboxPathsInput {
    * The worker process, for what stays readable (its node installation: the proxy bridge runs `node` inside; the
    * folders of its `PATH`) and what is hidden (files its environment names). Default: this process.
    */
-  worker?: { execPath: string; pathDirectories: readonly string[]; env: NodeJS.ProcessEnv };
+  worker?: { execPath: string; pathDirectories: readonly string[]; env: Readonly<Record<string, string | undefined>> };
 }
 
 export interface SandboxPaths extends Omit<BubblewrapPlan, 'network' | 'pinned' | 'placeholders'> {
@@ -425,10 +425,11 @@ export async function sandboxPaths(input: SandboxPathsInput): Promise<SandboxPat
     }),
     ...(input.options.denyRead ?? []),
   ];
+  const workerEnvironment = toolSettings().environment;
   const worker = input.worker ?? {
     execPath: process.execPath,
-    pathDirectories: (processEnvironment().PATH ?? '').split(path.delimiter),
-    env: processEnvironment(),
+    pathDirectories: (workerEnvironment.PATH ?? '').split(path.delimiter),
+    env: workerEnvironment,
   };
   patterns.push(...HIDDEN_SYSTEM_PATHS, ...(await keyFilesNamedBy(worker.env)));
   // What must stay readable inside hidden homes: the workspace, the worker's data directory (masked on its own) and
@@ -546,7 +547,7 @@ const HIDDEN_AROUND_DEPTH = 12;
  * Files the worker's environment names in a key, certificate or TLS variable (an absolute path; CA bundles are
  * public and stay), and the console's users file with the signing keys it names (relative to it).
  */
-async function keyFilesNamedBy(env: NodeJS.ProcessEnv): Promise<string[]> {
+async function keyFilesNamedBy(env: Readonly<Record<string, string | undefined>>): Promise<string[]> {
   const files: string[] = [];
   const bundles = new Set(
     Object.entries(env).flatMap(([name, value]) =>

@@ -1,8 +1,9 @@
-import { processEnvironment } from '../../config/environment.js';
 import type { SandboxAvailability } from './bubblewrap-availability.js';
 import { bubblewrapAvailability } from './bubblewrap-availability.js';
 import { pidsCgroupAvailable } from './process-cgroup.js';
-import { backgroundWrapperBinaries } from '../background/background-task-store.js';
+import { backgroundWrapperBinaries } from '../background/background-task-wrapper.js';
+import { toolSettings } from '../tool-settings.js';
+import type { ToolEnvironment } from '../tool-settings.js';
 
 export interface SandboxStartupFacts {
   availability: SandboxAvailability;
@@ -63,10 +64,11 @@ function sandboxStartupWords(facts: SandboxStartupFacts): { level: 'info' | 'war
 
 /**
  * Probes this worker and returns its start-up line, which names the programs resolved for confining and wrapping
- * commands. Throws (the worker does not start) when `SWITCHYARD_BWRAP` is not an absolute path.
+ * commands. Throws (the worker does not start) when `SWITCHYARD_BWRAP` is not an absolute path. `env` (a test's)
+ * stands in for the worker's settings (`toolSettings()`).
  */
 export async function probeSandboxStartupLine(
-  env: NodeJS.ProcessEnv = processEnvironment(),
+  env?: ToolEnvironment,
 ): Promise<{ level: 'info' | 'warn'; message: string }> {
   const availability = await bubblewrapAvailability(env);
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -80,5 +82,6 @@ export async function probeSandboxStartupLine(
     wc: wrapper.capping?.wc,
     mv: wrapper.mv,
   };
-  return sandboxStartupLine({ availability, workerMode: env.SWITCHYARD_SANDBOX, root, pidsCgroup, binaries });
+  const workerMode = env === undefined ? toolSettings().sandbox.workerMode : env.SWITCHYARD_SANDBOX;
+  return sandboxStartupLine({ availability, workerMode, root, pidsCgroup, binaries });
 }

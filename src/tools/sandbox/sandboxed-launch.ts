@@ -2,7 +2,6 @@
  * How a tool starts a process on a model's behalf: inside the OS sandbox when the session's mode and the worker allow
  * it, else as before, loudly. One function for foreground Bash and background tasks, so both get the same wall.
  */
-import { processEnvironment } from '../../config/environment.js';
 import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import type { SandboxMode, SandboxOptions } from '../../contracts/session.js';
@@ -15,11 +14,18 @@ import { BRIDGE_SCRIPT, SANDBOX_PROXY_PORT, domainProxy } from './domain-proxy.j
 import { createCallCgroup } from './process-cgroup.js';
 import { sandboxLimitsFromEnv } from './sandbox-limits.js';
 import { sandboxPaths } from './sandbox-paths.js';
+import { sandboxFloorRefusal } from './sandbox-floor.js';
+import { toolSettings } from '../tool-settings.js';
+import type { ToolEnvironment } from '../tool-settings.js';
 
 export const SANDBOX_UNAVAILABLE = 'sandbox_unavailable';
 
-/** The worker's `SWITCHYARD_SANDBOX`, or undefined when unset; a value that is not a mode throws, naming it. */
-function workerSandboxMode(env: NodeJS.ProcessEnv): SandboxMode | undefined {
+/**
+ * The worker's sandbox mode: `env`'s `SWITCHYARD_SANDBOX` when a test passes one (a value that is not a mode throws,
+ * naming it), else the worker's settings (`toolSettings()`, checked when they were resolved); undefined when unset.
+ */
+function workerSandboxMode(env: ToolEnvironment | undefined): SandboxMode | undefined {
+  if (env === undefined) return toolSettings().sandbox.workerMode;
   const raw = env.SWITCHYARD_SANDBOX;
   if (raw === undefined || raw === '') return undefined;
   if (!(sandboxModes as readonly string[]).includes(raw))
@@ -30,12 +36,10 @@ function workerSandboxMode(env: NodeJS.ProcessEnv): SandboxMode | undefined {
 /**
  * The mode a call runs under: the session's option, else the worker's `SWITCHYARD_SANDBOX`, else `auto`. A worker's
  * `required` is a floor no session option lowers: such a worker answers `required` whatever the session asked (a
- * session that asked for `off` or `auto` has its calls refused, see `sandboxFloorRefusal`).
+ * session that asked for `off` or `auto` has its calls refused, see `sandboxFloorRefusal`). `env` (a test's) stands in
+ * for the worker's settings.
  */
-export function effectiveSandboxMode(
-  options: SandboxOptions | undefined,
-  env: NodeJS.ProcessEnv = processEnvironment(),
-): SandboxMode {
+export function effectiveSandboxMode(options: SandboxOptions | undefined, env?: ToolEnvironment): SandboxMode {
   const worker = workerSandboxMode(env);
   if (worker === 'required') return 'required';
   const mode = options?.mode ?? worker ?? 'auto';
@@ -43,18 +47,10 @@ export function effectiveSandboxMode(
   return mode === 'auto' && options?.autoAllowBash === true ? 'required' : mode;
 }
 
-/**
- * Why a call of this session may not start a process on this worker, or undefined: the worker requires the sandbox
- * (`SWITCHYARD_SANDBOX=required`) and the session asked for less (`off` or `auto`). Refused, never lowered nor raised
- * silently: the session's author learns that the mode they chose does not hold here.
- */
-export function sandboxFloorRefusal(
-  options: SandboxOptions | undefined,
-  env: NodeJS.ProcessEnv = processEnvironment(),
-): string | undefined {
-  const asked = options?.mode;
-  if (workerSandboxMode(env) !== 'required' || asked === undefined || asked === 'required') return undefined;
-  return `This worker requires the OS sandbox (SWITCHYARD_SANDBOX=required), so the session's sandbox.mode "${asked}" was refused. The command did not run.`;
+/** Why this worker refuses to start a process for a session with these options (`sandboxFloorRefusal`), or undefined. */
+function floorRefusal(options: SandboxOptions | undefined, env: ToolEnvironment | undefined): string | undefined {
+  const refusal = sandboxFloorRefusal({ sessionMode: options?.mode, workerMode: workerSandboxMode(env) });
+  return refusal === undefined ? undefined : `${refusal}. The command did not run.`;
 }
 
 /**
@@ -63,11 +59,11 @@ export function sandboxFloorRefusal(
  */
 export async function sandboxAllowsWithoutAsking(
   options: SandboxOptions | undefined,
-  env: NodeJS.ProcessEnv = processEnvironment(),
+  env?: ToolEnvironment,
 ): Promise<boolean> {
   if (options?.autoAllowBash !== true || options.mode === 'off' || effectiveSandboxMode(options, env) === 'off')
     return false;
-  if (sandboxFloorRefusal(options, env) !== undefined) return false;
+  if (floorRefusal(options, env) !== undefined) return false;
   // A misconfigured SWITCHYARD_BWRAP allows nothing unasked; the call itself then fails, naming the setting.
   return bubblewrapAvailability(env).then(
     (availability) => availability.available,
@@ -128,11 +124,11 @@ export interface SandboxLaunchContext {
  */
 export async function prepareSandboxLaunch(options: {
   context: SandboxLaunchContext;
-  env?: NodeJS.ProcessEnv;
+  /** A test's worker variables, standing in for the worker's settings (`toolSettings()`). */
+  env?: ToolEnvironment;
 }): Promise<SandboxLaunch> {
-  const { context } = options;
-  const env = options.env ?? processEnvironment();
-  const refusal = sandboxFloorRefusal(context.sandbox, env);
+  const { context, env } = options;
+  const refusal = floorRefusal(context.sandbox, env);
   if (refusal !== undefined) throw new ToolUseError(refusal, SANDBOX_UNAVAILABLE);
   const mode = effectiveSandboxMode(context.sandbox, env);
   if (mode === 'off') return { sandboxed: false };
@@ -150,7 +146,7 @@ export async function prepareSandboxLaunch(options: {
     }
     return { sandboxed: false, reason: availability.reason };
   }
-  const limits = sandboxLimitsFromEnv(env);
+  const limits = env === undefined ? toolSettings().sandbox.limits : sandboxLimitsFromEnv(env);
   const paths = await sandboxPaths({
     cwd: context.cwd,
     home: os.homedir(),

@@ -8,7 +8,7 @@
  * `Bearer`/`Basic` credential, a JWT, a token with a well-known prefix such as `ghp_`, `sk-`, `xox…-`, `AKIA`, or a URL
  * with a password), whatever its name.
  *
- * Configured per worker through its environment:
+ * Configured per worker through its environment (resolved with the worker's settings, handed down by `toolSettings()`):
  * - `SWITCHYARD_ENV_INCLUDE`: comma-separated name globs passed besides the defaults (e.g. `NODE_ENV,JAVA_HOME,MY_*`;
  *   `*` passes every name). A name that looks like a secret (`SECRET_NAME_PATTERNS`) passes only when an include
  *   names it; a value that looks like one never passes.
@@ -18,8 +18,8 @@
  * Globs match the whole name, case-insensitively; `*` is any run of characters, `?` one character.
  */
 
-import { environmentGlobsFromEnv, processEnvironment } from '../../config/environment.js';
-import type { Environment } from '../../config/environment.js';
+import { toolSettings } from '../tool-settings.js';
+import type { ToolEnvironment } from '../tool-settings.js';
 
 /** What a shell and the usual tools need to run: passed unless excluded (and unless the value looks like a secret). */
 export const DEFAULT_ALLOWED_NAMES: readonly string[] = [
@@ -109,9 +109,14 @@ function globPattern(glob: string): RegExp {
   return new RegExp(`^${source}$`, 'i');
 }
 
-/** The policy from `SWITCHYARD_ENV_INCLUDE` and `SWITCHYARD_ENV_EXCLUDE` (comma-separated globs). */
-export function environmentPolicyFromEnv(env: Environment = processEnvironment()): EnvironmentPolicy {
-  return environmentGlobsFromEnv(env);
+/** The policy from a worker's `SWITCHYARD_ENV_INCLUDE` and `SWITCHYARD_ENV_EXCLUDE` (comma-separated globs). */
+export function environmentPolicyFromEnv(env: ToolEnvironment): EnvironmentPolicy {
+  const globs = (name: string): string[] =>
+    (env[name] ?? '')
+      .split(',')
+      .map((glob) => glob.trim())
+      .filter((glob) => glob !== '');
+  return { include: globs('SWITCHYARD_ENV_INCLUDE'), exclude: globs('SWITCHYARD_ENV_EXCLUDE') };
 }
 
 const matchesAny = (name: string, globs: readonly string[]): boolean =>
@@ -134,14 +139,16 @@ export function isVariableAllowed(options: { name: string; policy: EnvironmentPo
 }
 
 /**
- * The environment a child process starts with: what `policy` (default from the worker's env) allows of `env`
- * (default the worker's). Spawn with `extendEnv: false`, or the dropped variables come back.
+ * The environment a child process starts with: what `policy` allows of `env`. Without `env`, the worker's environment
+ * and policy as its settings hold them (`toolSettings()`); with `env` and no `policy`, the policy `env` sets. Spawn with
+ * `extendEnv: false`, or the dropped variables come back.
  */
 export function childEnvironment(
-  options: { env?: NodeJS.ProcessEnv; policy?: EnvironmentPolicy } = {},
+  options: { env?: ToolEnvironment; policy?: EnvironmentPolicy } = {},
 ): Record<string, string> {
-  const env = options.env ?? processEnvironment();
-  const policy = options.policy ?? environmentPolicyFromEnv(env);
+  const settings = options.env === undefined ? toolSettings() : undefined;
+  const env = options.env ?? settings?.environment ?? {};
+  const policy = options.policy ?? settings?.environmentPolicy ?? environmentPolicyFromEnv(env);
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && isVariableAllowed({ name, policy, value })) kept[name] = value;

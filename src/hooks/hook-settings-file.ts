@@ -1,7 +1,7 @@
 /**
- * Hook settings: Claude Code's `settings.json` shape for command hooks (the schema, which the client also uses to
- * check a session's `hooks` option before starting it), and where a worker reads them from: the user's file, and the
- * workspace's files only when the workspace is trusted.
+ * Hook settings files (their shape: src/contracts/hook-settings.ts): where a worker reads them from — the user's file,
+ * and the workspace's files only when the workspace is trusted (`SWITCHYARD_TRUSTED_WORKSPACES`, resolved with the
+ * worker's settings and passed in as `trustedWorkspaces`).
  *
  * Trust in a workspace's files is decided when the session starts, not on every call: the model can write the
  * workspace, so a settings file it creates or changes during a session would otherwise run its hooks on the worker,
@@ -17,87 +17,8 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { trustedWorkspacesFromEnv } from '../config/environment.js';
-
-export type HookEventName = 'PreToolUse' | 'PermissionRequest' | 'PostToolUse' | 'PostToolUseFailure';
-
-export const HOOK_EVENT_NAMES: readonly HookEventName[] = [
-  'PreToolUse',
-  'PermissionRequest',
-  'PostToolUse',
-  'PostToolUseFailure',
-];
-
-export interface CommandHookConfig {
-  type: 'command';
-  command: string;
-  /** Seconds, like Claude Code; default 60. */
-  timeout?: number;
-}
-
-export interface HookMatcherGroup {
-  /** Regular expression on the tool name (`Bash|Write`, `mcp__.*`); empty, `*` or missing: every tool. */
-  matcher?: string;
-  hooks: CommandHookConfig[];
-}
-
-/** Claude Code's settings shape: `{ hooks: { PreToolUse: [ { matcher: 'Bash', hooks: [ { type: 'command', command: '...' } ] } ] } }`. */
-export interface HookSettings {
-  hooks?: Partial<Record<HookEventName, HookMatcherGroup[]>>;
-}
-
-const commandHookSchema = z.object({
-  type: z.literal('command'),
-  command: z.string().min(1),
-  timeout: z.number().positive().optional(),
-});
-
-/** Hooks of other types (Claude Code's `prompt`, `agent`) are dropped here and reported by `loadHookSettings`. */
-const hookEntrySchema = z
-  .looseObject({ type: z.string() })
-  .transform((entry, context): CommandHookConfig | undefined => {
-    if (entry.type !== 'command') return undefined;
-    const parsed = commandHookSchema.safeParse(entry);
-    if (parsed.success)
-      return parsed.data.timeout === undefined ? { type: 'command', command: parsed.data.command } : parsed.data;
-    for (const issue of parsed.error.issues)
-      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    return z.NEVER;
-  });
-
-const matcherGroupSchema = z
-  .object({ matcher: z.string().optional(), hooks: z.array(hookEntrySchema) })
-  .transform((group): HookMatcherGroup => {
-    const hooks = group.hooks.filter((hook): hook is CommandHookConfig => hook !== undefined);
-    return group.matcher === undefined ? { hooks } : { matcher: group.matcher, hooks };
-  });
-
-const eventGroupsSchema = z
-  .array(matcherGroupSchema)
-  .optional()
-  .transform((groups) => groups?.filter((group) => group.hooks.length > 0));
-
-/** zod's objects drop unknown keys: other events (`Stop`, `SessionStart`…) and other settings are ignored. */
-export const hookSettingsSchema: z.ZodType<HookSettings> = z
-  .object({
-    hooks: z
-      .object({
-        PreToolUse: eventGroupsSchema,
-        PermissionRequest: eventGroupsSchema,
-        PostToolUse: eventGroupsSchema,
-        PostToolUseFailure: eventGroupsSchema,
-      })
-      .optional(),
-  })
-  .transform((settings): HookSettings => {
-    if (settings.hooks === undefined) return {};
-    const hooks: Partial<Record<HookEventName, HookMatcherGroup[]>> = {};
-    for (const event of HOOK_EVENT_NAMES) {
-      const groups = settings.hooks[event];
-      if (groups !== undefined && groups.length > 0) hooks[event] = groups;
-    }
-    return { hooks };
-  });
+import { HOOK_EVENT_NAMES, hookSettingsSchema } from '../contracts/hook-settings.js';
+import type { HookEventName, HookMatcherGroup, HookSettings } from '../contracts/hook-settings.js';
 
 /** Merges several settings (user, project, session): each event's groups concatenate in that order. */
 export function mergeHookSettings(...settings: Array<HookSettings | undefined>): HookSettings {
@@ -193,8 +114,6 @@ export function workspaceSettingsFiles(cwd: string): string[] {
     path.resolve(cwd, '.switchyard', 'settings.json'),
   ];
 }
-
-export { trustedWorkspacesFromEnv } from '../config/environment.js';
 
 async function realPathOf(file: string): Promise<string | undefined> {
   return realpath(file).catch(() => undefined);
@@ -435,7 +354,7 @@ export async function loadHookSettings(options: {
 }): Promise<LoadedHookSettings> {
   const userFile = path.resolve(options.userDir ?? path.join(os.homedir(), '.switchyard'), 'settings.json');
   const candidates = workspaceSettingsFiles(options.cwd).filter((file) => file !== userFile);
-  const trustedWorkspaces = options.trustedWorkspaces ?? trustedWorkspacesFromEnv();
+  const trustedWorkspaces = options.trustedWorkspaces ?? [];
   const [trusted, userLook, ...candidateLooks] = await Promise.all([
     options.trustWorkspaceSettings === true ||
       (trustedWorkspaces.length > 0 && isTrustedWorkspace({ cwd: options.cwd, trustedWorkspaces })),
