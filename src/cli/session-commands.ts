@@ -199,7 +199,7 @@ export async function decideCommand(command: 'approve' | 'deny', args: string[])
       const where =
         values.session === undefined ? `any session of task queue ${client.taskQueue}` : `session ${values.session}`;
       throw new CliError(
-        `no pending approval ${requestId} in ${where} (already decided? see \`switchyard pending\`)`,
+        `no pending approval ${requestId === '' ? '' : `${requestId} `}in ${where} (already decided? see \`switchyard pending\`)`,
         ExitCode.notFound,
       );
     }

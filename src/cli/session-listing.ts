@@ -4,8 +4,7 @@ import {
   toolSessionWorkflowType,
 } from '../contracts/messages.js';
 import type { SwitchyardClient } from '../client/switchyard-client.js';
-import { SESSION_LABEL_MEMO } from '../client/session-metadata.js';
-import { sessionLabelText } from '../contracts/session-label.js';
+import { sessionLabelOf } from '../client/session-metadata.js';
 
 /** A session as visibility lists it. */
 export interface SessionListing {
@@ -42,10 +41,4 @@ export async function listSessions(
     if (sessions.length >= options.limit) break;
   }
   return sessions.sort((a, b) => b.startTime.localeCompare(a.startTime));
-}
-
-/** A listed session's label, one line within its limit; none when the memo has no string label. */
-export function sessionLabelOf(memo: Record<string, unknown> | undefined): { label?: string } {
-  const label = memo?.[SESSION_LABEL_MEMO];
-  return typeof label === 'string' && label.trim() !== '' ? { label: sessionLabelText(label) } : {};
 }

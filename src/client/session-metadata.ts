@@ -1,8 +1,15 @@
 import { approvalSignal, pendingApprovalsSearchAttribute } from '../contracts/messages.js';
 import type { SessionOptions } from '../contracts/session.js';
+import { sessionLabelText } from '../contracts/session-label.js';
 
 /** The memo field that holds a session's label (v1.3). */
 export const SESSION_LABEL_MEMO = 'switchyardLabel';
+
+/** A listed session's label, one line within its limit; none when the memo has no string label. */
+export function sessionLabelOf(memo: Record<string, unknown> | undefined): { label?: string } {
+  const label = memo?.[SESSION_LABEL_MEMO];
+  return typeof label === 'string' && label.trim() !== '' ? { label: sessionLabelText(label) } : {};
+}
 
 /** Rules listed per kind in the static details; more are counted. */
 const LISTED_RULES = 10;
@@ -19,7 +26,7 @@ function code(text: string): string {
 /**
  * What the Temporal Web UI shows at the top of a session's page, fixed at start (the workflow start options
  * `staticSummary` and `staticDetails`): the session id, its cwd and permission mode, its rules, and how to approve
- * from that page. Any client starting a `toolSession` can set the same (README "Temporal Web UI").
+ * from that page. Any client starting a `toolSession` can set the same (docs/CONCEPTS.md, "Temporal Web UI").
  */
 export function sessionStartMetadata(
   sessionId: string,

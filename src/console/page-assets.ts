@@ -20,6 +20,9 @@ pre { background:#f0f1f4; border:1px solid var(--line); border-radius:6px; paddi
 .request:focus-within, .request:focus { box-shadow:0 0 0 2px #4a90e2aa; }
 .request header { display:flex; flex-wrap:wrap; gap:8px; align-items:baseline; }
 .tool { font-weight:700; font-size:15px; } .meta { color:var(--muted); }
+.request p.origin { margin:4px 0 6px; } .origin-label { font-size:14.5px; } .origin time { font-variant-numeric:tabular-nums; }
+.reach { color:#14532d; }
+.digest code { font-size:11px; word-break:break-all; }
 .request p { margin:6px 0; }
 pre.command { background:#14181f; color:#e8eaf0; border-color:#14181f; font-size:13.5px; }
 pre.command .prompt { color:#7fd88f; }

@@ -7,6 +7,7 @@ import { SafeHtml, clip, formatWait, html } from './html.js';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './page-assets.js';
 import { buildTurnTimeline, turnIdsOf } from './timeline.js';
 import { callRowsBlock, callRowsOf } from './call-rows.js';
+import { ruleReach } from './rule-reach.js';
 import type { TimelineCall, TurnTimeline } from './timeline.js';
 
 /** Characters of one tool output shown on a session page (the full output is behind its artifact link). */
@@ -17,6 +18,10 @@ const INPUT_SHOWN_CHARS = 6_000;
 export interface PendingEntry {
   sessionId: string;
   request: ApprovalRequest;
+  /** v1.3: the session's label (`SessionOptions.label`), when it has one. */
+  label?: string;
+  /** The agent the session works for: the task queue its worker serves. */
+  agent?: string;
 }
 
 export interface SessionRow {
@@ -55,6 +60,8 @@ export interface SessionPageData {
   turnId?: string;
   /** v1.3: the session's label (`SessionOptions.label`), from the memo its client set at start. */
   label?: string;
+  /** The task queue the session runs on: the agent its approval cards name. */
+  taskQueue?: string;
   /** v1.3: calls whose worker died while they ran (query `callsInDoubt`); absent when the session cannot say. */
   callsInDoubt?: CallInDoubt[];
 }
@@ -146,20 +153,35 @@ export function requestCard(
     approvers === undefined ||
     isSessionApprover({ name: options.viewer.name, sessionApprovers: approvers, groups: options.viewer.groups });
   const waited = now - Date.parse(request.requestedAt);
+  // The folder is said once, in the origin line, for every tool.
+  const { cwd, ...shown } = request;
   return html`<article class="request" tabindex="0" data-key="${sessionId}/${request.requestId}" data-session="${sessionId}" data-request="${request.requestId}" data-digest="${request.inputDigest}">
 <header><span class="tool">${request.toolName}</span>${options.showSession ? html` <a class="session" href="${sessionHref(sessionId)}">${sessionId}</a>` : ''}
 <span class="meta">call <code>${request.callId}</code> · turn <code>${request.turnId}</code> · waiting <span class="ago" data-since="${request.requestedAt}">${formatWait(waited)}</span></span></header>
-${renderInput(request)}
+${originLine(entry, cwd)}
+${renderInput(shown)}
 <p class="why"><b>Why it asks:</b> ${request.reason ?? 'the session’s rules ask for this call'}</p>
-<p class="rule"><b>“Always allow” remembers:</b> ${request.rememberRule === undefined ? html`<span class="muted">nothing (this call can only be allowed once)</span>` : html`<code>${request.rememberRule}</code>`}</p>
+<p class="rule"><b>“Always allow” adds:</b> ${request.rememberRule === undefined ? html`<span class="muted">nothing: this call can only be allowed once</span>` : html`<code>${request.rememberRule}</code> — <span class="reach">${ruleReach(request.rememberRule)}</span>, without asking again`}</p>
 ${approvers === undefined ? '' : html`<p class="approvers"><b>Approvers:</b> ${approvers.length === 0 ? 'nobody' : approvers.join(', ')}</p>`}
 ${
   mayDecide
-    ? html`<div class="actions"><button class="approve" data-decision="allow">Approve <kbd>a</kbd></button><button class="always" data-decision="allow_always">Always allow <kbd>A</kbd></button><input class="reason" name="reason" maxlength="2000" placeholder="reason for a deny (optional)" aria-label="reason"><button class="deny" data-decision="deny">Deny <kbd>d</kbd></button></div>`
+    ? html`<div class="actions"><button class="approve" data-decision="allow">Approve — run this call once <kbd>a</kbd></button><button class="always" data-decision="allow_always">Always allow <kbd>A</kbd></button><input class="reason" name="reason" maxlength="2000" placeholder="reason for a deny (optional)" aria-label="reason"><button class="deny" data-decision="deny">Deny <kbd>d</kbd></button></div>`
     : html`<p class="not-approver muted">You (${options.viewer.name}) are not one of this request's approvers.</p>`
 }
 <p class="feedback" role="status"></p>
 </article>`;
+}
+
+/** Who asks, from where, since when: the session's label and agent, the working folder, the request time. */
+function originLine(entry: PendingEntry, cwd: string | undefined): SafeHtml {
+  const asked = entry.request.requestedAt;
+  const shownTime = Number.isNaN(Date.parse(asked))
+    ? asked
+    : new Date(asked)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC');
+  return html`<p class="origin">${entry.label === undefined ? html`<span class="muted">no label</span>` : html`<b class="origin-label">${entry.label}</b>`}${entry.agent === undefined ? '' : html` · agent <code class="origin-agent">${entry.agent}</code>`}${cwd === undefined || cwd === '' ? '' : html` · in <code class="origin-cwd">${cwd}</code>`} · asked <time datetime="${asked}">${shownTime}</time></p>`;
 }
 
 function field(input: unknown, name: string): unknown {
@@ -264,13 +286,20 @@ ${data.problem === undefined ? '' : html`<p class="problem">${data.problem}</p>`
     pending:
       data.pending.length === 0
         ? html`<p class="empty" data-key="empty">Nothing waiting for approval.</p>`
-        : html`${data.pending.map((request) => requestCard({ sessionId: data.sessionId, request }, context.now, { showSession: false, viewer: context.viewer }))}`,
+        : html`${data.pending.map((request) => requestCard({ sessionId: data.sessionId, request, ...labelAndAgent(data) }, context.now, { showSession: false, viewer: context.viewer }))}`,
     timeline: html`<h2>Timeline</h2>${turnPicker(data.sessionId, turnIds, turnId)}${timeline === undefined ? html`<p class="empty">No turn yet.</p>` : timelineBlock(timeline, context.now)}`,
     live: liveBlock(data.live),
     calls: turnId === undefined ? callRowsBlock([]) : callRowsBlock(callRowsOf(data.events, turnId)),
     results: resultsBlock(data.turns.find((turn) => turn.turnId === turnId)),
     decisions: decisionLog(data.decisions),
     doubt: inDoubtBlock(data.sessionId, data.callsInDoubt ?? []),
+  };
+}
+
+function labelAndAgent(data: SessionPageData): Pick<PendingEntry, 'label' | 'agent'> {
+  return {
+    ...(data.label === undefined ? {} : { label: data.label }),
+    ...(data.taskQueue === undefined ? {} : { agent: data.taskQueue }),
   };
 }
 
@@ -404,9 +433,9 @@ function decisionLog(decisions: ApprovalDecisionRecord[]): SafeHtml {
   return html`<h2>Decision log</h2>${
     rows.length === 0
       ? html`<p class="empty">No approval signal received yet.</p>`
-      : html`<table class="decisions"><thead><tr><th>When</th><th>Request</th><th>Call</th><th>Decision</th><th>By</th><th>Outcome</th><th>Reason</th></tr></thead><tbody>${rows.map(
+      : html`<table class="decisions"><thead><tr><th>When</th><th>Request</th><th>Call</th><th>Input</th><th>Decision</th><th>By</th><th>Outcome</th><th>Reason</th></tr></thead><tbody>${rows.map(
           (record) =>
-            html`<tr class="${record.outcome}"><td>${record.at}</td><td><code>${record.requestId}</code></td><td>${record.toolName ?? ''} ${record.callId === undefined ? '' : html`<code>${record.callId}</code>`}</td><td>${record.decision ?? ''}</td><td>${record.by ?? ''}</td><td>${describeDecision(record)}</td><td>${record.reason ?? ''}</td></tr>`,
+            html`<tr class="${record.outcome}"><td>${record.at}</td><td><code>${record.requestId}</code></td><td>${record.toolName ?? ''} ${record.callId === undefined ? '' : html`<code>${record.callId}</code>`}</td><td>${record.inputSummary === undefined ? '' : html`<code class="input-summary">${record.inputSummary}</code>`}${record.inputDigest === undefined ? '' : html`<br><span class="digest muted" title="SHA-256 of the input">sha256 <code>${record.inputDigest}</code></span>`}</td><td>${record.decision ?? ''}</td><td>${record.by ?? ''}</td><td>${describeDecision(record)}</td><td>${record.reason ?? ''}</td></tr>`,
         )}</tbody></table>`
   }`;
 }

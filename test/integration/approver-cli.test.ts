@@ -10,8 +10,8 @@ import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait-for.js';
 
-// README "Approvers": `keys new`, `approve|deny --key` and `audit`, run as the real binary against the test's server,
-// with a `switchyard worker` that reads SWITCHYARD_APPROVERS_FILE.
+// README "Approve as a named person" and docs/CLI.md: `keys new`, `approve|deny --key` and `audit`, run as the real
+// binary against the test's server, with a `switchyard worker` that reads SWITCHYARD_APPROVERS_FILE.
 
 interface AuditLine {
   sessionId: string;

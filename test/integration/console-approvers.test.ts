@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApproverKeyPair } from '../../src/activities/approval-signature.js';
+import { generateApproverKeyPair } from '../../src/approvals/approval-signature.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { ApprovalRequest } from '../../src/contracts/approval.js';
 import { approvalDecisionsQuery } from '../../src/contracts/messages.js';

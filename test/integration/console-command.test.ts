@@ -8,8 +8,8 @@ import type { Harness } from '../support/harness.js';
 import { waitForPendingApprovals } from '../support/session-probes.js';
 import { waitFor } from '../support/wait-for.js';
 
-// `switchyard console` run as the real binary (bin/switchyard.js) against the test's server: README "Approval
-// console" (every request needs the printed token) and src/cli/console-command.ts (serves until SIGINT or
+// `switchyard console` run as the real binary (bin/switchyard.js) against the test's server: docs/CLI.md
+// "switchyard console" (every request needs the printed token) and src/cli/console-command.ts (serves until SIGINT or
 // SIGTERM, then closes and returns 0). test/integration/console.test.ts covers the pages themselves, in a browser.
 
 /** What the console prints on stderr once it serves: `Approval console: http://127.0.0.1:PORT/?token=…`. */

@@ -79,7 +79,7 @@ describe('approval console in a real browser', () => {
   const decisionsOf = (session: SessionHandle) => session.workflow.query(approvalDecisionsQuery);
 
   it('lists a waiting Bash call with its command, and approving it by clicking completes the turn', async () => {
-    const session = await startSession();
+    const session = await startSession({ label: 'Write the click demo file' });
     const clickCommand = {
       command: "printf 'approved by click\\n' > clicked.txt && cat clicked.txt",
       description: 'Write a file',
@@ -91,7 +91,7 @@ describe('approval console in a real browser', () => {
       }),
     );
     // Two more waiting sessions, so the list shows a diff and a fetch too.
-    const editSession = await startSession();
+    const editSession = await startSession({ label: 'Polish the notes' });
     await writeFile(path.join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
     const notesEdit = { file_path: 'notes.txt', old_string: 'beta', new_string: 'BETA (edited)' };
     const editTurn = running(
@@ -100,7 +100,7 @@ describe('approval console in a real browser', () => {
         calls: [{ id: 'e1', name: 'Edit', input: notesEdit }],
       }),
     );
-    const fetchSession = await startSession();
+    const fetchSession = await startSession({ label: 'Read the guide' });
     const guideFetch = { url: 'https://docs.example.com/guide?q=1', prompt: 'Summarise the guide' };
     const fetchTurn = running(
       fetchSession.executeTurn({
@@ -118,6 +118,26 @@ describe('approval console in a real browser', () => {
     expect(await card.locator('.why').textContent()).toMatch(/Why it asks/);
     expect(await card.locator('.rule').textContent()).toContain('Always allow');
     expect(await card.locator('.ago').textContent()).toMatch(/\d+ s/);
+    // Who asks, where, since when: the session's label and agent (its task queue), the working folder, the time.
+    const [request] = await session.pendingApprovals();
+    const origin = (await card.locator('.origin').textContent())?.replace(/\s+/g, ' ') ?? '';
+    expect(origin).toContain('Write the click demo file');
+    expect(origin).toContain(`agent ${harness.taskQueue}`);
+    expect(origin).toContain(`in ${cwd}`);
+    expect(origin).toContain(`asked ${request?.requestedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}`);
+    // What each button does: Approve runs this one call; Always allow adds the card's rule, for this session.
+    expect(await card.locator('button[data-decision="allow"]').textContent()).toContain('Approve — run this call once');
+    const rule = (await card.locator('.rule').textContent())?.replace(/\s+/g, ' ') ?? '';
+    expect(rule).toContain(request?.rememberRule ?? 'no rule');
+    expect(rule).toMatch(/every Bash .+ in this session/);
+    // The same, as the JSON the page reads live.
+    const fragment = await fetch(new URL('/fragment/home', console_.url), {
+      headers: { accept: 'application/json', authorization: 'Bearer test-token-0123456789abcdef' },
+    });
+    const pendingMarkup = ((await fragment.json()) as Record<string, string>).pending ?? '';
+    expect(pendingMarkup).toContain('Write the click demo file');
+    expect(pendingMarkup).toContain(`datetime="${request?.requestedAt}"`);
+    expect(pendingMarkup).toContain('run this call once');
     const editCard = cardOf(page, editSession);
     await editCard.waitFor({ timeout: 30_000 });
     expect((await editCard.locator('pre.diff .add').allTextContents()).map((line) => line.trim())).toContain(
@@ -127,6 +147,9 @@ describe('approval console in a real browser', () => {
     const fetchCard = cardOf(page, fetchSession);
     await fetchCard.waitFor({ timeout: 30_000 });
     expect(await fetchCard.locator('.host').textContent()).toBe('docs.example.com');
+    expect(await fetchCard.locator('.rule').textContent()).toContain(
+      'every WebFetch of docs.example.com and its subdomains in this session',
+    );
     if (screenshotDir !== undefined) {
       await mkdir(screenshotDir, { recursive: true });
       await page.screenshot({ path: path.join(screenshotDir, 'console-pending.png'), fullPage: true });
@@ -202,6 +225,10 @@ describe('approval console in a real browser', () => {
     await page.goto(new URL(`/session/${encodeURIComponent(session.sessionId)}`, console_.url).href);
     await expect.poll(() => page.locator('table.decisions tbody tr').count()).toBe(2);
     expect(await page.locator('table.decisions').textContent()).toContain('use the staging box, not this one');
+    // The audit view: the tool and what it would have run, next to the digest the decision carried.
+    const accepted = page.locator('table.decisions tbody tr.accepted');
+    expect(await accepted.locator('.input-summary').textContent()).toBe('touch should-not-exist.txt');
+    expect(await accepted.textContent()).toContain(digest ?? 'no digest');
     await page.close();
   });
 
@@ -385,7 +412,7 @@ describe('approval console in a real browser', () => {
   it('draws a turn with a read group and an exclusive call as two lanes, the approval wait shaded', async () => {
     await writeFile(path.join(cwd, 'a.txt'), 'first file\n');
     await writeFile(path.join(cwd, 'b.txt'), 'second file\n');
-    const session = await startSession();
+    const session = await startSession({ label: 'Join the two notes' });
     const turn = running(
       session.executeTurn({
         turnId: 't1',
@@ -399,6 +426,8 @@ describe('approval console in a real browser', () => {
     const page = await openConsole(`/session/${encodeURIComponent(session.sessionId)}`);
     const card = page.locator('article.request');
     await card.waitFor({ timeout: 30_000 });
+    // The session page's card names who asks too.
+    expect(await card.locator('.origin').textContent()).toContain(`Join the two notes · agent ${harness.taskQueue}`);
     await page.waitForTimeout(1_500);
     await card.locator('button[data-decision="allow"]').click();
     const result = await turn;
@@ -411,6 +440,7 @@ describe('approval console in a real browser', () => {
     expect(await lanes.nth(1).locator('.bar').count()).toBe(1);
     expect(await lanes.nth(1).textContent()).toContain('exclusive');
     expect(await lanes.nth(1).locator('.bar.status-success .wait').count()).toBe(1);
+    expect(await page.locator('h1 .session-label').textContent()).toBe('Join the two notes');
     expect(await page.locator('a.webui').getAttribute('href')).toMatch(
       new RegExp(`^http://127\\.0\\.0\\.1:8233/namespaces/[^/]+/workflows/${session.sessionId}/[0-9a-f-]+/history$`),
     );

@@ -131,8 +131,9 @@ describe('switchyard mcp over stdio', () => {
     expect(block, 'README has a ```json mcp-config block').toBeDefined();
     const config = JSON.parse(block!) as { mcpServers: { switchyard: { command: string; args: string[] } } };
     const server = config.mcpServers.switchyard;
-    // The block runs the published package through npx; in this clone the same command is bin/switchyard.js.
-    expect([server.command, server.args[0]]).toEqual(['npx', 'temporal-switchyard']);
+    // The block runs the package installed in the project through npx; in this clone the same command is
+    // bin/switchyard.js.
+    expect([server.command, server.args[0]]).toEqual(['npx', 'switchyard']);
     const sessionId = uniqueName('mcp-readme');
     const args = server.args
       .slice(1)

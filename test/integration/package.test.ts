@@ -1,29 +1,19 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { scratchDir, uniqueName } from '../support/harness.js';
+import { ownPackage, packedPackage } from '../support/snippets-package.js';
 
-// README "Install": the package as a user gets it. `npm pack` (which builds dist/ through `prepare`), the tarball
-// installed into an empty project from the npm cache, then plain `node` (ESM, no tsx) and a TypeScript consumer
-// against the shipped .d.ts. Optional dependencies are left out, as a library user may: the client and worker must
-// not need them.
+// The package as a user gets it (README, the walkthrough): `npm pack` (which builds dist/ through `prepare`), the
+// tarball installed into an empty project from the npm cache (test/support/snippets-package.ts, shared with the
+// snippet test), then plain `node` (ESM, no tsx) and a TypeScript consumer against the shipped .d.ts. Optional
+// dependencies are left out, as a library user may: the client and worker must not need them.
 
 const run = promisify(execFile);
 const repoRoot = path.resolve('.');
-const ownPackage = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as {
-  name: string;
-  dependencies: Record<string, string>;
-  devDependencies: Record<string, string>;
-};
-const npm = (args: string[], cwd: string) =>
-  run('npm', args, {
-    cwd,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
-  });
 
 /** A session with a tool defined in the consumer through `defineTool`, on a worker from `temporal-switchyard/worker`. */
 const consumerScript = `
@@ -104,22 +94,33 @@ export const mode: SessionOptions = { permissionMode: 'yolo' };
 export const noConnection = () => createSwitchyardWorker({});
 `;
 
-/** What the README's ```ts blocks import from the package: per entry point, the value names and the type-only names. */
+/** README.md and docs/*.md: the documents whose code blocks the snippet test runs. */
+async function documents(): Promise<string[]> {
+  const docs = (await readdir(path.join(repoRoot, 'docs'))).filter((name) => name.endsWith('.md')).sort();
+  return Promise.all(
+    ['README.md', ...docs.map((name) => path.join('docs', name))].map((file) =>
+      readFile(path.join(repoRoot, file), 'utf8'),
+    ),
+  );
+}
+
+/** What the documents' TypeScript blocks import from the package: per entry point, the value and type-only names. */
 async function readmeImports(): Promise<Map<string, { values: Set<string>; types: Set<string> }>> {
-  const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
   const imports = new Map<string, { values: Set<string>; types: Set<string> }>();
-  for (const [, block = ''] of readme.matchAll(/^```ts(?: fragment)?\n([\s\S]*?)^```$/gm)) {
-    for (const [, typeOnly, names = '', specifier = ''] of block.matchAll(
-      /^import (type )?\{([^}]*)\} from '(temporal-switchyard(?:\/[a-z-]+)?)';$/gm,
-    )) {
-      const entry = imports.get(specifier) ?? { values: new Set<string>(), types: new Set<string>() };
-      imports.set(specifier, entry);
-      for (const name of names
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== '')) {
-        if (typeOnly !== undefined || name.startsWith('type ')) entry.types.add(name.replace(/^type /, ''));
-        else entry.values.add(name);
+  for (const text of await documents()) {
+    for (const [, block = ''] of text.matchAll(/^```ts(?: [^\n]*)?\n([\s\S]*?)^```$/gm)) {
+      for (const [, typeOnly, names = '', specifier = ''] of block.matchAll(
+        /^import (type )?\{([^}]*)\} from '(temporal-switchyard(?:\/[a-z-]+)?)';$/gm,
+      )) {
+        const entry = imports.get(specifier) ?? { values: new Set<string>(), types: new Set<string>() };
+        imports.set(specifier, entry);
+        for (const name of names
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part !== '')) {
+          if (typeOnly !== undefined || name.startsWith('type ')) entry.types.add(name.replace(/^type /, ''));
+          else entry.values.add(name);
+        }
       }
     }
   }
@@ -158,10 +159,10 @@ async function typeCheck(project: string, file: string): Promise<string> {
 }
 
 /**
- * Every README loop under plain node, from the installed package: the built-in Read tool exported to each API, a
- * model reply in each API's shape read back into Switchyard calls, a real turn on a real session, and the results in
- * the API's shape; the three stream assemblers fed each API's event stream through `serverSentEvents`, on streaming
- * turns.
+ * Every loop of docs/AGENT-LOOPS.md under plain node, from the installed package: the built-in Read tool exported to
+ * each API, a model reply in each API's shape read back into Switchyard calls, a real turn on a real session, and the
+ * results in the API's shape; the three stream assemblers fed each API's event stream through `serverSentEvents`, on
+ * streaming turns.
  */
 const loopsScript = `
 import {
@@ -242,30 +243,12 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
   let project: string;
 
   beforeAll(async () => {
-    const scratch = await scratchDir('switchyard-package-');
-    const packed = JSON.parse(
-      (await npm(['pack', '--json', '--pack-destination', scratch], repoRoot)).stdout,
-    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    const tarball = path.join(scratch, packed[0]?.filename ?? '');
-    const files = packed[0]?.files.map((file) => file.path) ?? [];
-    expect(files).toContain('dist/index.js');
-    expect(files).toContain('dist/index.d.ts');
-    expect(files).toContain('dist/workflow-bundle.js');
-    expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
-    project = path.join(scratch, 'consumer');
-    await mkdir(project);
-    await writeFile(
-      path.join(project, 'package.json'),
-      JSON.stringify({
-        name: 'consumer',
-        private: true,
-        type: 'module',
-        dependencies: { [ownPackage.name]: `file:${tarball}`, zod: ownPackage.dependencies.zod },
-        devDependencies: { '@types/node': ownPackage.devDependencies['@types/node'] },
-      }),
-    );
-    // From the npm cache (the suite's own `npm ci` filled it); the registry only for what the cache lacks.
-    await npm(['install', '--prefer-offline', '--omit=optional', '--no-package-lock'], project);
+    const packed = await packedPackage();
+    expect(packed.files).toContain('dist/index.js');
+    expect(packed.files).toContain('dist/index.d.ts');
+    expect(packed.files).toContain('dist/workflow-bundle.js');
+    expect(packed.files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
+    project = packed.project;
   }, 600_000);
 
   it('runs a turn with a defineTool tool under plain node (ESM), from the prebuilt workflow bundle', async () => {
@@ -301,15 +284,17 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
     expect(Object.keys(out.tools[0]?.input_schema.properties ?? {})).toEqual(['text']);
   });
 
-  it("exports every name the README's code blocks import, under plain node and to TypeScript", async () => {
+  it('exports every name the code blocks of README.md and docs/ import, under plain node and to TypeScript', async () => {
     const imports = await readmeImports();
     expect([...imports.keys()].sort()).toEqual([
       'temporal-switchyard',
       'temporal-switchyard/worker',
       'temporal-switchyard/workflows',
     ]);
-    const rootValues = [...(imports.get('temporal-switchyard')?.values ?? [])];
-    // The loops of "Use it from your agent loop" are among them.
+    const rootValues = imports.get('temporal-switchyard')?.values ?? new Set<string>();
+    const agentLoops = await readFile(path.join(repoRoot, 'docs', 'AGENT-LOOPS.md'), 'utf8');
+    // The loops of docs/AGENT-LOOPS.md: each adapter named there (imported by a block, or in the text), and checked
+    // below with the imported names.
     for (const name of [
       'callsFromOpenAIResponses',
       'toOpenAIResponsesOutputs',
@@ -324,7 +309,8 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
       'openAIResponsesToolStream',
       'serverSentEvents',
     ]) {
-      expect(rootValues).toContain(name);
+      expect(agentLoops).toContain(name);
+      rootValues.add(name);
     }
     // Values: plain node imports each entry point and finds each name defined.
     const entries = [...imports].map(([specifier, { values }]) => [specifier, [...values]] as const);
@@ -343,26 +329,30 @@ describe('the packed package, installed into an empty project', { timeout: 300_0
     expect(answer.count).toBe(entries.reduce((sum, [, names]) => sum + names.length, 0));
     expect(answer.count).toBeGreaterThanOrEqual(25);
     // Types (and the values as TypeScript sees them): the same imports type-checked against the shipped .d.ts.
+    // Each name under an alias of its entry point's: one name may come from two entry points (ToolCall).
     const alias = (specifier: string): string => specifier.replace(/\W/g, '_');
+    const local = (specifier: string, name: string): string => `${alias(specifier)}_${name}`;
+    // A name one block imports as a value and another as a type is imported once, as a value.
+    for (const { values, types } of imports.values()) for (const name of values) types.delete(name);
     const lines = [...imports].flatMap(([specifier, { values, types }]) => [
       ...(values.size === 0
         ? []
         : [
-            `import { ${[...values].join(', ')} } from '${specifier}';`,
-            `export const values_${alias(specifier)} = [${[...values].join(', ')}];`,
+            `import { ${[...values].map((name) => `${name} as ${local(specifier, name)}`).join(', ')} } from '${specifier}';`,
+            `export const values_${alias(specifier)} = [${[...values].map((name) => local(specifier, name)).join(', ')}];`,
           ]),
       ...(types.size === 0
         ? []
         : [
-            `import type { ${[...types].join(', ')} } from '${specifier}';`,
-            `export type Types_${alias(specifier)} = [${[...types].join(', ')}];`,
+            `import type { ${[...types].map((name) => `${name} as ${local(specifier, name)}`).join(', ')} } from '${specifier}';`,
+            `export type Types_${alias(specifier)} = [${[...types].map((name) => local(specifier, name)).join(', ')}];`,
           ]),
     ]);
     await writeFile(path.join(project, 'readme-imports.ts'), `${lines.join('\n')}\n`);
     expect(await typeCheck(project, 'readme-imports.ts')).toBe('');
   });
 
-  it('runs every README loop (Anthropic, Chat, Responses, Gemini, AI SDK, the three stream assemblers) under plain node', async () => {
+  it('runs every loop of docs/AGENT-LOOPS.md (Anthropic, Chat, Responses, Gemini, AI SDK, three stream assemblers)', async () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', loopsScript], {
       cwd: project,
       env: {

@@ -3,7 +3,7 @@ import { access, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { policySigningPayload, verifyApprovalSignature } from '../../src/activities/approval-signature.js';
+import { policySigningPayload, verifyApprovalSignature } from '../../src/approvals/approval-signature.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';

@@ -38,7 +38,7 @@ async function writeLines(file: string, chars: number): Promise<void> {
 }
 
 /**
- * Claims of the README's Concepts section that no other test checked, each against a real session: turn order,
+ * Claims of docs/CONCEPTS.md that no other test checked, each against a real session: turn order,
  * the events a UI follows, and streaming turns with approvals, the aggregate budget and rejected `addCalls`.
  */
 describe('README claims (real server; real tools unless a comment says otherwise)', () => {

@@ -114,7 +114,7 @@ describe('telemetry of a real turn', () => {
       const exporter = new InMemorySpanExporter();
       const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
       const tracer = provider.getTracer('switchyard-test');
-      // As README's Telemetry section says: a tracer on the worker and on the client.
+      // As docs/CONCEPTS.md's Telemetry section says: a tracer on the worker and on the client.
       const client = await SwitchyardClient.connect({
         address: harness.address,
         namespace: harness.namespace,
@@ -182,8 +182,8 @@ describe('telemetry of a real turn', () => {
         expect(history, `tool-call span id ${span.spanContext().spanId}`).not.toContain(span.spanContext().spanId);
     });
 
-    // The spans of one turn are separate traces (README Limits: the workflow does not carry the client's trace header
-    // to its activities); what ties them is the session, turn and call attributes the README names.
+    // The spans of one turn are separate traces (docs/CONCEPTS.md, Limits: the workflow does not carry the client's
+    // trace header to its activities); what ties them is the session, turn and call attributes the docs name.
     it('ties every tool-call span of the turn to one session and turn by its attributes', () => {
       const sessions = new Set(toolSpans().map((span) => span.attributes['switchyard.session.id']));
       expect(sessions.size).toBe(1);

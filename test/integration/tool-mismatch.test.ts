@@ -4,9 +4,9 @@ import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 
-// README "Workers on one task queue must offer the same tools": two workers on one queue, one of them with a tool the
-// other lacks (a custom-tool worker beside `npm start`'s). Before, turns failed at random with a bare `Tool not found`
-// from whichever worker happened to plan or run the call.
+// docs/CONCEPTS.md "Workers on one task queue must offer the same tools": two workers on one queue, one of them with
+// a tool the other lacks (a custom-tool worker beside `npm start`'s). Before, turns failed at random with a bare
+// `Tool not found` from whichever worker happened to plan or run the call.
 
 describe('workers with different tools on one task queue', { timeout: 300_000 }, () => {
   let harness: Harness;

@@ -18,7 +18,7 @@ import { freePort } from '../support/free-port.js';
 import { launchTestBrowser } from '../support/test-browser.js';
 import { waitFor } from '../support/wait-for.js';
 
-// The README's screenshot is written only when asked: SWITCHYARD_WEB_UI_SCREENSHOTS=docs npx vitest run test/integration/web-ui.test.ts
+// docs/CONCEPTS.md's screenshot is written only when asked: SWITCHYARD_WEB_UI_SCREENSHOTS=docs npx vitest run test/integration/web-ui.test.ts
 const screenshotDir = process.env.SWITCHYARD_WEB_UI_SCREENSHOTS;
 
 /** The Web UI renders each markdown field (summary, details, current details) in an iframe of its own. */
@@ -105,7 +105,7 @@ describe('sessions in the Temporal Web UI', () => {
   });
 
   it("shows a waiting Bash call's command and the signal JSON to paste, and approves it through Send a Signal", async () => {
-    const session = await client.startSession(uniqueName('waiting'), { cwd });
+    const session = await client.startSession(uniqueName('waiting'), { cwd, label: 'Clean the build output' });
     sessions.push(session);
     const command = 'mkdir -p build-output && rm -rf build-output && echo removed';
     const turn = session.executeTurn({
@@ -124,7 +124,8 @@ describe('sessions in the Temporal Web UI', () => {
     try {
       await openUserMetadata(page, uiUrl, session.sessionId);
       // Each field renders in an iframe of its own, loaded independently: wait for both the summary and the details.
-      const summary = `Switchyard session ${session.sessionId} · cwd ${cwd} · mode default`;
+      // The session's label leads the summary, as the Web UI's list shows it.
+      const summary = `Clean the build output · Switchyard session ${session.sessionId} · cwd ${cwd} · mode default`;
       const texts = await waitFor(
         () => markdownFrameTexts(page),
         (found) =>
@@ -153,7 +154,7 @@ describe('sessions in the Temporal Web UI', () => {
         await page.screenshot({ path: path.join(screenshotDir, 'web-ui-session.png') });
       }
 
-      // The README's fallback, as an operator does it: More Actions → Send a Signal → approval → paste → Submit.
+      // docs/CONCEPTS.md's fallback, as an operator does it: More Actions → Send a Signal → approval → paste → Submit.
       await page.getByRole('button', { name: 'More Actions' }).click();
       await page.getByRole('menuitem', { name: 'Send a Signal' }).click();
       const dialog = page.locator('dialog[open]');

@@ -9,8 +9,8 @@ import { waitFor } from '../support/wait-for.js';
 import { processExists } from '../support/processes.js';
 
 /**
- * README (Built-in tools): Bash stops a command with SIGTERM to its process group and, 2 s later, SIGKILL. These
- * commands trap TERM and keep running, so only the SIGKILL can end them.
+ * docs/CONCEPTS.md (Built-in tools): Bash stops a command with SIGTERM to its process group and, 2 s later,
+ * SIGKILL. These commands trap TERM and keep running, so only the SIGKILL can end them.
  */
 const TERM_IGNORING_COMMAND = [
   "trap 'echo term >> signals.log' TERM",

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentLoop } from '../../examples/agent-loop.js';
+import { scriptedModel } from '../../examples/scripted-model.js';
 import { wordCountTool } from '../../examples/word-count-tool.js';
 import { prepareCall } from '../../src/activities/prepare-call.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
@@ -13,30 +14,57 @@ import type { TurnResult } from '../../src/contracts/tool-result.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { toolContext } from '../support/tool-context.js';
 
-/** The README's ```ts blocks; a block whose info string is `ts fragment` is a piece of a larger program. */
-async function readmeTypeScriptBlocks(): Promise<string[]> {
-  const readme = await readFile('README.md', 'utf8');
-  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
+/** The `ts file=NAME` blocks of README.md and docs/*.md: files the reader writes into their project. */
+async function fileBlocks(): Promise<Array<{ doc: string; file: string; code: string }>> {
+  const docs = [
+    'README.md',
+    ...(await readdir('docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
+  ];
+  const blocks = await Promise.all(
+    docs.map(async (doc) =>
+      [...(await readFile(doc, 'utf8')).matchAll(/^```ts file=(\S+)\n([\s\S]*?)^```$/gm)].map(
+        ([, file = '', code = '']) => ({ doc, file, code }),
+      ),
+    ),
+  );
+  return blocks.flat();
 }
 
 describe('README code blocks', () => {
-  it('every ```ts block is a file in examples/, byte for byte (or is marked `ts fragment`)', async () => {
-    const blocks = await readmeTypeScriptBlocks();
-    expect(blocks.length).toBeGreaterThanOrEqual(2);
-    const examples = await Promise.all(
-      (await readdir('examples'))
-        .filter((name) => name.endsWith('.ts'))
-        .map(async (name) => ({ name, text: await readFile(path.join('examples', name), 'utf8') })),
-    );
-    for (const block of blocks) {
-      const file = examples.find((example) => example.text === block);
-      expect(
-        file,
-        `README block starting ${JSON.stringify(block.slice(0, 80))} matches no file in examples/`,
-      ).toBeDefined();
-    }
-    expect(blocks.some((block) => block.includes('export const wordCountTool'))).toBe(true);
-    expect(blocks.some((block) => block.includes('export async function agentLoop'))).toBe(true);
+  it('a `ts file=NAME` block whose NAME is in examples/ is that file, byte for byte (the stand-in model among them)', async () => {
+    const blocks = await fileBlocks();
+    const examples = new Set(await readdir('examples'));
+    const shared = blocks.filter((block) => examples.has(block.file));
+    expect(shared.map((block) => block.file)).toContain('scripted-model.ts');
+    for (const block of shared)
+      expect(block.code, `${block.doc}: ${block.file} differs from examples/${block.file}`).toBe(
+        await readFile(path.join('examples', block.file), 'utf8'),
+      );
+  });
+});
+
+describe('the stand-in model of the README walkthrough', () => {
+  it('answers the nth request with the nth reply (tool_use, then text), the same again for a repeated request', async () => {
+    const model = scriptedModel([
+      [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'a' } }],
+      [{ type: 'text', text: 'done' }],
+    ]);
+    const first = [{ role: 'user', content: 'go' }];
+    expect(await model({ messages: first })).toEqual({
+      content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'a' } }],
+      stop_reason: 'tool_use',
+    });
+    expect(await model({ messages: first })).toMatchObject({ stop_reason: 'tool_use' });
+    const second = [...first, { role: 'assistant', content: [] }, { role: 'user', content: [] }];
+    expect(await model({ messages: second })).toEqual({
+      content: [{ type: 'text', text: 'done' }],
+      stop_reason: 'end_turn',
+    });
+    const past = [...second, { role: 'assistant', content: [] }, { role: 'user', content: [] }];
+    expect(await model({ messages: past })).toEqual({
+      content: [{ type: 'text', text: 'Done.' }],
+      stop_reason: 'end_turn',
+    });
   });
 });
 

@@ -9,7 +9,7 @@ import { boundedDisplay, searchDisplay } from '../../src/tools/support/displays.
 import { ProgressLedger } from '../../src/workflows/call-progress.js';
 import { renderCurrentDetails } from '../../src/workflows/details.js';
 import { EventLog } from '../../src/workflows/event-log.js';
-import { startExecuteToolSpan } from '../../src/worker/telemetry.js';
+import { startExecuteToolSpan } from '../../src/activities/execute-tool-span.js';
 import type { SessionEvent } from '../../src/contracts/events.js';
 import type { ToolDisplay } from '../../src/contracts/tool-result.js';
 
