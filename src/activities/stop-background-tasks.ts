@@ -1,9 +1,9 @@
 import type { Activities } from '../contracts/pipeline.js';
-import { backgroundTaskStore } from '../tools/background/background-tasks.js';
+import { backgroundTaskStore } from '../tools/background/background-task-tools.js';
 
 /**
  * The `stopBackgroundTasks` activity: stops every running background task of a session at the session's end
- * (workflow cancellation). Runs on the worker whose data directory holds the tasks (one host; see README
+ * (workflow cancellation). Runs on the worker whose data directory holds the tasks (one host; see docs/CONCEPTS.md,
  * "Background tasks").
  */
 export function createStopBackgroundTasks(dataDir: string): Activities['stopBackgroundTasks'] {

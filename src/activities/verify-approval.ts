@@ -1,5 +1,5 @@
 import type { VerifyApprovalInput, VerifyApprovalResult } from '../contracts/pipeline.js';
-import { loadApproversFile, policySigningPayload, verifyApprovalSignature } from './approval-signature.js';
+import { loadApproversFile, policySigningPayload, verifyApprovalSignature } from '../approvals/approval-signature.js';
 
 /**
  * The `verifyApproval` activity: reads the approvers file on each use (so a removed approver stops counting at once,

@@ -1,6 +1,6 @@
 import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { generateApproverKeyPair, signApproval } from '../activities/approval-signature.js';
+import { generateApproverKeyPair, signApproval } from '../approvals/approval-signature.js';
 import { approvalSigningPayload } from '../contracts/approval.js';
 import type { ApprovalDecisionCounts, ApprovalDecisionRecord, ApprovalSignal } from '../contracts/approval.js';
 import { approvalDecisionCountsQuery, approvalDecisionsQuery } from '../contracts/messages.js';

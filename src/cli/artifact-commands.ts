@@ -1,4 +1,5 @@
-import { FileArtifactStore, dataDirFromEnv } from '../artifacts/file-artifact-store.js';
+import { FileArtifactStore } from '../artifacts/file-artifact-store.js';
+import { dataDirFromEnv } from '../config/environment.js';
 import { ARTIFACT_RETENTION } from '../contracts/defaults.js';
 import { formatBytes } from '../contracts/persisted-output.js';
 import { findTemporalBinary } from '../server/temporal-binary.js';

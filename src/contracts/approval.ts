@@ -111,8 +111,8 @@ export type ApprovalDecisionSource = (typeof approvalDecisionSources)[number];
 
 /**
  * How many `approval` signals a session took and ignored (query `approvalDecisionCounts`). Accepted decisions are all
- * listed by `approvalDecisions` (up to a generous bound, see `src/workflows/session-state.ts`); ignored ones are counted
- * here and only the newest of them listed.
+ * listed by `approvalDecisions` (up to a generous bound, see `src/workflows/approval-decision-log.ts`); ignored ones
+ * are counted here and only the newest of them listed.
  */
 export interface ApprovalDecisionCounts {
   /** Accepted decisions listed by `approvalDecisions`. */

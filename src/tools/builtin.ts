@@ -1,5 +1,5 @@
 import { bashTool } from './builtin/bash.js';
-import { taskOutputTool, taskStopTool } from './background/background-tasks.js';
+import { taskOutputTool, taskStopTool } from './background/background-task-tools.js';
 import type { Tool } from './define-tool.js';
 import { editTool } from './builtin/edit.js';
 import { globTool } from './builtin/glob.js';

@@ -1,7 +1,5 @@
-import { log, proxySinks, workflowInfo } from '@temporalio/workflow';
-import { INITIAL_POLICY_VERSION, approvalDecisionSource } from '../contracts/approval.js';
+import { log, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalDecisionCounts, ApprovalDecisionRecord } from '../contracts/approval.js';
-import type { SwitchyardSinks } from '../contracts/sinks.js';
 import { utf8Length } from '../contracts/utf8-length.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import type { NewSessionEvent, SessionEvent } from '../contracts/events.js';
@@ -11,15 +9,16 @@ import type { SessionContext } from '../contracts/pipeline.js';
 import type { SessionOptions } from '../contracts/session.js';
 import type { TurnResult } from '../contracts/tool-result.js';
 import type { BackgroundTaskView } from '../contracts/background-tasks.js';
+import { ApprovalDecisionLog } from './approval-decision-log.js';
+import type { CarriedApprovalDecision, NewApprovalDecision } from './approval-decision-log.js';
 import { ClientCallBoard } from './client-calls.js';
 import { BackgroundTaskLedger } from './background-task-ledger.js';
-import { CallsInDoubtLedger } from './calls-in-doubt.js';
-import type { CarriedCallsInDoubt } from './calls-in-doubt.js';
+import { CallsInDoubtLedger } from './doubt-ledger.js';
+import type { CarriedCallsInDoubt } from './doubt-ledger.js';
 import { EventLog } from './event-log.js';
+import { newestWithinBytes } from './newest-within-bytes.js';
 import { PolicyState } from './session-policy.js';
 import type { CarriedPolicy } from './session-policy.js';
-
-const { switchyardTelemetry } = proxySinks<SwitchyardSinks>();
 
 /** Completed turns remembered for re-attachment by turnId. */
 const COMPLETED_TURNS_RETAINED = 50;
@@ -39,22 +38,6 @@ export const CARRIED_TURNS_MAX_BYTES = 1_048_576;
 export const CARRIED_STATE_TARGET_BYTES = 448 * 1_024;
 /** Answered approval ids remembered, so a second answer is reported as `already_decided`. */
 export const DECIDED_REQUESTS_RETAINED = 500;
-/**
- * Ignored `approval` signals listed by the decision log (query `approvalDecisions`): the newest. Anyone who can reach the
- * server can send signals, so ignored ones are bounded apart from accepted ones and only ever evict each other; each
- * one is counted (`ApprovalDecisionCounts.ignored`).
- */
-export const IGNORED_DECISIONS_RETAINED = 100;
-/**
- * Accepted decisions a session keeps, for its whole life and across continue-as-new: only a sender who can decide a
- * waiting call (an approver's signature, the session's evaluator or hooks, a policy change) adds one, at most one per
- * waiting call. Bounded only so the state carried across continue-as-new stays under Temporal's 2 MB payload limit:
- * past `ACCEPTED_DECISIONS_RETAINED` entries, or `ACCEPTED_DECISIONS_CARRIED_BYTES` of them in the carry, the oldest
- * accepted ones are dropped and counted (`ApprovalDecisionCounts.acceptedDropped`); ignored signals never drop one.
- */
-export const ACCEPTED_DECISIONS_RETAINED = 1_000;
-/** See `ACCEPTED_DECISIONS_RETAINED`: a typical entry is about 500 bytes, the largest (clipped fields) about 3 KB. */
-export const ACCEPTED_DECISIONS_CARRIED_BYTES = 512 * 1_024;
 /** Replaced-result keys kept (a key is `<turnId>/<callId>`). */
 const REPLACED_RESULTS_RETAINED = 5_000;
 
@@ -73,12 +56,10 @@ export interface CarriedSessionState {
   backgroundTasks?: BackgroundTaskView[];
   /**
    * The decision log, in `seq` order: every accepted decision kept (`ACCEPTED_DECISIONS_RETAINED`) and the newest
-   * ignored signals (`IGNORED_DECISIONS_RETAINED`). Runs older than the split carried the newest 200 of both together.
+   * ignored signals (`IGNORED_DECISIONS_RETAINED`, both in `approval-decision-log.ts`). Runs older than the split
+   * carried the newest 200 of both together.
    */
-  approvalDecisions?: Array<
-    Omit<ApprovalDecisionRecord, 'verified' | 'policyVersion'> &
-      Partial<Pick<ApprovalDecisionRecord, 'verified' | 'policyVersion'>>
-  >;
+  approvalDecisions?: CarriedApprovalDecision[];
   /** Ignored signals counted so far, and accepted decisions dropped past their bound (absent: none counted yet). */
   approvalDecisionCounts?: { ignored: number; acceptedDropped: number };
   /** The session's policy when `setPolicy` changed it, and its session-wide limit counts. */
@@ -101,7 +82,8 @@ export interface SessionRules {
 
 /**
  * Everything a session keeps between turns, and what continue-as-new carries: options and parsed rules, the event
- * log, remembered approvals, tool state (todos), the aggregate budget's replaced results, completed turns.
+ * log, the approval decision log, remembered approvals, tool state (todos), the aggregate budget's replaced results,
+ * completed turns.
  */
 export class SessionState {
   readonly options: SessionOptions;
@@ -117,15 +99,10 @@ export class SessionState {
   readonly replacedResults: Set<string>;
   readonly reportedUntrustedSettings: Set<string>;
   readonly backgroundTasks: BackgroundTaskLedger;
-  /** Calls in doubt until a person settles them (`src/workflows/calls-in-doubt.ts`). */
+  /** Calls in doubt until a person settles them (`src/workflows/doubt-ledger.ts`). */
   readonly callsInDoubt: CallsInDoubtLedger;
-  /** Accepted decisions, oldest first (bounded only by `ACCEPTED_DECISIONS_RETAINED`). */
-  readonly #acceptedDecisions: ApprovalDecisionRecord[];
-  /** The newest ignored signals, oldest first (`IGNORED_DECISIONS_RETAINED`). */
-  readonly #ignoredDecisions: ApprovalDecisionRecord[];
-  #ignoredCount: number;
-  #acceptedDropped: number;
-  #nextDecisionSeq: number;
+  /** Every decision on a waiting call and every ignored signal (queries `approvalDecisions`, `approvalDecisionCounts`). */
+  readonly #decisionLog: ApprovalDecisionLog;
   /** Client-tool calls waiting for the client (not carried: a session continues as new only between turns). */
   readonly clientCalls: ClientCallBoard;
   #toolState: Record<string, unknown>;
@@ -145,18 +122,7 @@ export class SessionState {
     this.reportedUntrustedSettings = new Set(carried?.reportedUntrustedSettings ?? []);
     this.backgroundTasks = new BackgroundTaskLedger(carried?.backgroundTasks);
     this.callsInDoubt = new CallsInDoubtLedger(carried?.callsInDoubt);
-    // Entries carried from a run older than signed approvals lack the audit fields: unverified, the first policy.
-    // Older runs also lack `inputSummary` and `source`, and carried no counts: they are listed as they were.
-    const carriedDecisions = (carried?.approvalDecisions ?? []).map((record) => ({
-      ...record,
-      verified: record.verified ?? false,
-      policyVersion: record.policyVersion ?? INITIAL_POLICY_VERSION,
-    }));
-    this.#acceptedDecisions = carriedDecisions.filter((record) => record.outcome === 'accepted');
-    this.#ignoredDecisions = carriedDecisions.filter((record) => record.outcome !== 'accepted');
-    this.#ignoredCount = Math.max(carried?.approvalDecisionCounts?.ignored ?? 0, this.#ignoredDecisions.length);
-    this.#acceptedDropped = carried?.approvalDecisionCounts?.acceptedDropped ?? 0;
-    this.#nextDecisionSeq = carriedDecisions.reduce((next, record) => Math.max(next, record.seq + 1), 0);
+    this.#decisionLog = new ApprovalDecisionLog(carried);
     let ruleError: string | undefined;
     const parse = (list: readonly string[] | undefined): ParsedRule[] =>
       (list ?? []).flatMap((rule) => {
@@ -226,17 +192,12 @@ export class SessionState {
    * Query `approvalDecisions`: the accepted decisions and the newest ignored signals, in `seq` order (a fresh array).
    */
   get approvalDecisions(): ApprovalDecisionRecord[] {
-    return mergeBySeq(this.#acceptedDecisions, this.#ignoredDecisions);
+    return this.#decisionLog.list();
   }
 
   /** Query `approvalDecisionCounts`. */
   approvalDecisionCounts(): ApprovalDecisionCounts {
-    return {
-      accepted: this.#acceptedDecisions.length,
-      acceptedDropped: this.#acceptedDropped,
-      ignored: this.#ignoredCount,
-      ignoredRetained: this.#ignoredDecisions.length,
-    };
+    return this.#decisionLog.counts();
   }
 
   recordDecided(requestId: string): void {
@@ -244,53 +205,9 @@ export class SessionState {
     if (this.decidedRequestIds.length > DECIDED_REQUESTS_RETAINED) this.decidedRequestIds.shift();
   }
 
-  /**
-   * Appends to the approval decision log, numbering the entry and stamping it with workflow time and the policy
-   * version; telemetry (a pino line and a span, `src/worker/telemetry.ts`) hears of it too. Unverified by default; an
-   * accepted decision's `source` is derived from `by` unless given (`approvalDecisionSource`). Accepted and ignored
-   * entries are kept apart, so ignored signals never evict an accepted decision.
-   */
-  recordApprovalDecision(
-    record: Omit<ApprovalDecisionRecord, 'seq' | 'at' | 'verified' | 'policyVersion'> & { verified?: boolean },
-  ): void {
-    const seq = this.#nextDecisionSeq;
-    this.#nextDecisionSeq += 1;
-    const now = Date.now();
-    const entry: ApprovalDecisionRecord = {
-      seq,
-      at: new Date(now).toISOString(),
-      ...record,
-      verified: record.verified ?? false,
-      policyVersion: this.policy.version,
-    };
-    if (entry.outcome === 'accepted') {
-      entry.source ??= approvalDecisionSource(entry.by);
-      this.#acceptedDecisions.push(entry);
-      if (this.#acceptedDecisions.length > ACCEPTED_DECISIONS_RETAINED) {
-        this.#acceptedDecisions.shift();
-        this.#acceptedDropped += 1;
-      }
-    } else {
-      this.#ignoredCount += 1;
-      this.#ignoredDecisions.push(entry);
-      if (this.#ignoredDecisions.length > IGNORED_DECISIONS_RETAINED) this.#ignoredDecisions.shift();
-    }
-    switchyardTelemetry.approvalDecision({
-      sessionId: this.sessionId,
-      requestId: entry.requestId,
-      verified: entry.verified,
-      outcome: entry.outcome,
-      policyVersion: entry.policyVersion,
-      at: now,
-      ...(entry.callId === undefined ? {} : { callId: entry.callId }),
-      ...(entry.toolName === undefined ? {} : { toolName: entry.toolName }),
-      ...(entry.inputDigest === undefined ? {} : { inputDigest: entry.inputDigest }),
-      ...(entry.decision === undefined ? {} : { decision: entry.decision }),
-      ...(entry.by === undefined ? {} : { by: entry.by }),
-      ...(entry.ignoredBecause === undefined ? {} : { ignoredBecause: entry.ignoredBecause }),
-      ...(entry.source === undefined ? {} : { source: entry.source }),
-      ...(entry.inputSummary === undefined ? {} : { inputSummary: entry.inputSummary }),
-    });
+  /** Appends to the approval decision log (`approval-decision-log.ts`), stamped with the policy version. */
+  recordApprovalDecision(record: NewApprovalDecision): void {
+    this.#decisionLog.record(record, { sessionId: this.sessionId, policyVersion: this.policy.version });
   }
 
   recordCompletedTurn(result: TurnResult): void {
@@ -316,10 +233,6 @@ export class SessionState {
    * `CARRIED_TURNS_MAX_BYTES` of turns).
    */
   carry(besideBytes = 0, targetBytes = CARRIED_STATE_TARGET_BYTES): CarriedSessionState {
-    const accepted =
-      targetBytes === Number.POSITIVE_INFINITY
-        ? [...this.#acceptedDecisions]
-        : newestWithinBytes(this.#acceptedDecisions, ACCEPTED_DECISIONS_CARRIED_BYTES);
     const rest: Omit<CarriedSessionState, 'completedTurns'> = {
       events: this.events.carry(),
       rememberedRules: this.remembered.map((rule) => rule.source),
@@ -328,11 +241,7 @@ export class SessionState {
       replacedResults: [...this.replacedResults].slice(-REPLACED_RESULTS_RETAINED),
       reportedUntrustedSettings: [...this.reportedUntrustedSettings],
       backgroundTasks: this.backgroundTasks.carry(),
-      approvalDecisions: mergeBySeq(accepted, this.#ignoredDecisions),
-      approvalDecisionCounts: {
-        ignored: this.#ignoredCount,
-        acceptedDropped: this.#acceptedDropped + this.#acceptedDecisions.length - accepted.length,
-      },
+      ...this.#decisionLog.carry(targetBytes === Number.POSITIVE_INFINITY),
       ...(Object.keys(this.policy.carry()).length === 0 ? {} : { policy: this.policy.carry() }),
       ...(this.callsInDoubt.carry() === undefined ? {} : { callsInDoubt: this.callsInDoubt.carry() }),
     };
@@ -353,36 +262,4 @@ export function carriedTurns<T>(turns: readonly T[], roomBytes: number): T[] {
   const fitting = newestWithinBytes(retained, Math.min(Math.max(roomBytes, 0), CARRIED_TURNS_MAX_BYTES));
   if (fitting.length > 0 || retained.length === 0) return fitting;
   return newestWithinBytes(retained.slice(-1), CARRIED_TURNS_MAX_BYTES);
-}
-
-/** Two lists each in `seq` order, merged into one in `seq` order. */
-function mergeBySeq(first: readonly ApprovalDecisionRecord[], second: readonly ApprovalDecisionRecord[]) {
-  const merged: ApprovalDecisionRecord[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < first.length || j < second.length) {
-    const a = first[i];
-    const b = second[j];
-    if (b === undefined || (a !== undefined && a.seq <= b.seq)) {
-      merged.push(a as ApprovalDecisionRecord);
-      i += 1;
-    } else {
-      merged.push(b);
-      j += 1;
-    }
-  }
-  return merged;
-}
-
-/** The newest items whose JSON fits in `maxBytes` together, in their original order (a single item over it: none). */
-export function newestWithinBytes<T>(items: readonly T[], maxBytes: number): T[] {
-  let used = 0;
-  let first = items.length;
-  while (first > 0) {
-    const size = utf8Length(JSON.stringify(items[first - 1]));
-    if (used + size > maxBytes) break;
-    used += size;
-    first -= 1;
-  }
-  return items.slice(first);
 }

@@ -10,28 +10,23 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import {
-  DEFAULT_CONTINUE_AS_NEW_EVENTS,
-  DEFAULT_MAX_CALLS_PER_TURN,
-  MAX_TURN_REQUEST_BYTES,
-} from '../contracts/defaults.js';
+import { DEFAULT_CONTINUE_AS_NEW_EVENTS, MAX_TURN_REQUEST_BYTES } from '../contracts/defaults.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
-import { addCallsUpdate, awaitResultsUpdate, executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
+import { executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
 import { invalidRule, policyDecider, policySchemas } from '../contracts/policy.js';
 import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
 import { formatZodError, oversizeRequestReason, toolCallSchemas } from '../contracts/tool-call.js';
-import type { AddCallsRequest, AwaitResultsRequest, ExecuteTurnRequest, ToolCall } from '../contracts/tool-call.js';
-import type { AddCallsResult, AwaitResultsResult, ToolResult, TurnResult } from '../contracts/tool-result.js';
+import type { ExecuteTurnRequest } from '../contracts/tool-call.js';
+import type { TurnResult } from '../contracts/tool-result.js';
 import { utf8Length } from '../contracts/utf8-length.js';
 import { admitSession, stopBackgroundTasksActivity } from './activity-routing.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
-import { installCallsInDoubtHandlers, withSettledCalls } from './calls-in-doubt.js';
+import { installCallsInDoubtHandlers } from './doubt-ledger.js';
 import { judgePolicyChangeWithoutSignature, verifyPolicyChange } from './policy-authority.js';
 import type { PolicyAuthority } from './policy-authority.js';
-import { inReleasedScope } from './released-scope.js';
-import type { Turn } from './scheduler.js';
 import type { CarriedSessionState, SessionState } from './session-state.js';
+import { StreamingTurns, checkCallCount } from './streaming-turns.js';
 import { ToolExecutor, installExecutorHandlers } from './tool-executor.js';
 
 export type { CarriedSessionState } from './session-state.js';
@@ -126,7 +121,7 @@ function admissionGate(admission: Admission): Promise<void> | undefined {
  * The session's end (workflow cancellation: `SessionHandle.end()`, `temporal workflow cancel`): an activity stops the
  * background tasks the session still believes running, and `BackgroundTaskEnded` records each. Not cancellable
  * itself; a failure is logged and the session ends anyway. A terminated workflow runs no code, so termination leaves
- * its tasks running (README "Background tasks").
+ * its tasks running (docs/CONCEPTS.md, "Background tasks").
  */
 async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
   if (!state.backgroundTasks.anyRunning) return;
@@ -142,17 +137,8 @@ async function stopBackgroundTasksAtEnd(state: SessionState): Promise<void> {
 
 /** The wire contract's messages (docs/ARCHITECTURE.md, Wire contract), each to the part that owns it. */
 function installHandlers(executor: ToolExecutor, admission: Admission): void {
-  const { state, queue, scheduler } = executor;
-  /** Streaming turns by id, while they run (completed ones answer from `state.completedTurns`). */
-  const streaming = new Map<string, Turn>();
-  const maxCalls = state.options.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN;
-  const checkCallCount = (count: number, turnId: string): void => {
-    if (count > maxCalls) {
-      throw new Error(
-        `Turn "${turnId}" has ${count} calls, over this session's limit of ${maxCalls} calls per turn (maxCallsPerTurn); send fewer calls per turn`,
-      );
-    }
-  };
+  const { state, queue } = executor;
+  const streaming = new StreamingTurns({ executor, gate: () => admissionGate(admission) });
 
   // An update, not a signal, because the caller waits for the results; the update id is the turnId.
   setHandler(
@@ -170,96 +156,24 @@ function installHandlers(executor: ToolExecutor, admission: Admission): void {
         if (oversize !== undefined) throw new Error(`Invalid executeTurn request: ${oversize}`);
         if (streaming.has(request.turnId))
           throw new Error(`Turn "${request.turnId}" is a streaming turn: use addCalls and awaitResults`);
-        if (!queue.knows(request.turnId)) checkCallCount(request.calls.length, request.turnId);
+        if (!queue.knows(request.turnId)) checkCallCount(state, request.calls.length, request.turnId);
       },
     },
   );
+  streaming.installHandlers();
+  installSetPolicyHandler(executor);
+  installExecutorHandlers({ executor: () => executor, isStreaming: (turnId) => streaming.has(turnId) });
+  installCallsInDoubtHandlers({ state: () => state, turnId: () => queue.current?.turnId ?? '' });
+}
 
-  setHandler(
-    addCallsUpdate,
-    (request: AddCallsRequest): Promise<AddCallsResult> | AddCallsResult => {
-      const gate = admissionGate(admission);
-      return gate === undefined ? addCalls(request) : gate.then(() => addCalls(request));
-    },
-    {
-      validator: (request) => validateAddCalls(request),
-    },
-  );
-
-  function addCalls(request: AddCallsRequest): AddCallsResult {
-    let turn = streaming.get(request.turnId);
-    let calls: readonly ToolCall[] = request.calls;
-    if (turn === undefined) {
-      const created = scheduler.createTurn({ turnId: request.turnId, kind: 'streaming' });
-      // Calls in doubt a person settled since the last turn come first (docs/SEMANTICS.md, Calls in doubt).
-      calls = withSettledCalls(state, created, calls);
-      turn = created;
-      streaming.set(request.turnId, created);
-      queue
-        .enqueue(request.turnId, (current) => scheduler.run(created, current))
-        .catch((error: unknown) =>
-          log.error('streaming turn failed', { turnId: request.turnId, error: projectErrorMessage(error) }),
-        )
-        .finally(() => streaming.delete(request.turnId));
-    }
-    scheduler.addCalls({ turn, calls, done: request.done === true });
-    return { turnId: turn.turnId, total: turn.calls.length, done: turn.done };
-  }
-
-  function validateAddCalls(request: AddCallsRequest): void {
-    const parsed = toolCallSchemas().addCalls.safeParse(request);
-    if (!parsed.success) throw new Error(`Invalid addCalls request: ${formatZodError(parsed.error)}`);
-    const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
-    if (oversize !== undefined) throw new Error(`Invalid addCalls request: ${oversize}`);
-    const turn = streaming.get(request.turnId);
-    if (turn === undefined) {
-      if (queue.knows(request.turnId))
-        throw new Error(
-          `Turn "${request.turnId}" is a whole turn (executeTurn) or has ended; a streaming turn needs a new turnId`,
-        );
-      checkCallCount(request.calls.length, request.turnId);
-      return;
-    }
-    if (turn.done && request.calls.length > 0)
-      throw new Error(`Turn "${request.turnId}" is done: no more calls can be added`);
-    const known = new Set(turn.calls.map((entry) => entry.call.id));
-    const duplicate = parsed.data.calls.find((call) => known.has(call.id));
-    if (duplicate !== undefined) throw new Error(`duplicate call id "${duplicate.id}" in turn "${request.turnId}"`);
-    checkCallCount(turn.calls.length + request.calls.length, request.turnId);
-  }
-
-  setHandler(
-    awaitResultsUpdate,
-    async (request: AwaitResultsRequest): Promise<AwaitResultsResult> => {
-      const since = request.since ?? 0;
-      const turn = streaming.get(request.turnId);
-      if (turn === undefined) {
-        const results = state.completedTurns.get(request.turnId)?.results.slice(since) ?? [];
-        return { results, next: since + results.length, done: true };
-      }
-      await inReleasedScope(() => condition(() => scheduler.readyCount(turn) > since || turn.ended));
-      const upTo = scheduler.readyCount(turn);
-      scheduler.handOut(turn, upTo);
-      const ready = turn.calls.slice(since, upTo);
-      for (const entry of ready) entry.state = 'yielded';
-      const results = ready.map((entry) => entry.result).filter((result): result is ToolResult => result !== undefined);
-      const next = since + results.length;
-      return { results, next, done: turn.ended && next >= turn.calls.length };
-    },
-    {
-      validator: (request) => {
-        const parsed = toolCallSchemas().awaitResults.safeParse(request);
-        if (!parsed.success) throw new Error(`Invalid awaitResults request: ${formatZodError(parsed.error)}`);
-        if (!streaming.has(request.turnId) && !state.completedTurns.has(request.turnId)) {
-          throw new Error(`Unknown turn "${request.turnId}": open a streaming turn with addCalls first`);
-        }
-      },
-    },
-  );
-
-  // An update, not a signal: the caller learns the new version and what it released; the validator keeps bad rules
-  // out of history, so a rejected change applies nothing. In a session with approvers only a change signed by one of
-  // them applies; any other is refused with the reason (docs/APPROVALS.md, Signed policy changes).
+/**
+ * The `setPolicy` update: an update, not a signal, so the caller learns the new version and what it released; the
+ * validator keeps bad rules out of history, so a rejected change applies nothing. In a session with approvers only a
+ * change signed by one of them applies; any other is refused with the reason (docs/APPROVALS.md, Signed policy
+ * changes).
+ */
+function installSetPolicyHandler(executor: ToolExecutor): void {
+  const { state, queue } = executor;
   const applyPolicy = (request: SetPolicyRequest, authority: PolicyAuthority): SetPolicyResult => {
     const turnId = queue.current?.turnId ?? '';
     if (authority.kind === 'refused') {
@@ -322,7 +236,4 @@ function installHandlers(executor: ToolExecutor, admission: Admission): void {
       },
     },
   );
-
-  installExecutorHandlers({ executor: () => executor, isStreaming: (turnId) => streaming.has(turnId) });
-  installCallsInDoubtHandlers({ state: () => state, turnId: () => queue.current?.turnId ?? '' });
 }

@@ -3,7 +3,7 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { verifyApprovalSignature } from '../../src/activities/approval-signature.js';
+import { verifyApprovalSignature } from '../../src/approvals/approval-signature.js';
 import { scratchDir } from '../support/scratch.js';
 
 const run = promisify(execFile);

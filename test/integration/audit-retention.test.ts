@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApproverKeyPair, signApproval } from '../../src/activities/approval-signature.js';
+import { generateApproverKeyPair, signApproval } from '../../src/approvals/approval-signature.js';
 import { approvalSigningPayload } from '../../src/contracts/approval.js';
 import type { ApprovalDecisionRecord, ApprovalRequest } from '../../src/contracts/approval.js';
 import { approvalDecisionCountsQuery, approvalDecisionsQuery } from '../../src/contracts/messages.js';
 import { builtinTools } from '../../src/tools/builtin.js';
-import { IGNORED_DECISIONS_RETAINED } from '../../src/workflows/session-state.js';
+import { IGNORED_DECISIONS_RETAINED } from '../../src/workflows/approval-decision-log.js';
 import { cliEnvironment, runCli } from '../support/cli-process.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApproverKeyPair } from '../../src/activities/approval-signature.js';
+import { generateApproverKeyPair } from '../../src/approvals/approval-signature.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import type { ApprovalDecisionRecord } from '../../src/contracts/approval.js';
 import type { CallInDoubt } from '../../src/contracts/calls-in-doubt.js';

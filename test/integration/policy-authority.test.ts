@@ -10,7 +10,7 @@ import {
   policyDigest,
   signApproval,
   signPolicyChange,
-} from '../../src/activities/approval-signature.js';
+} from '../../src/approvals/approval-signature.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import { approvalSigningPayload } from '../../src/contracts/approval.js';
 import type { ApprovalDecision, ApprovalDecisionRecord, ApprovalRequest } from '../../src/contracts/approval.js';

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { generateApproverKeyPair, signApproval } from '../../src/activities/approval-signature.js';
+import { generateApproverKeyPair, signApproval } from '../../src/approvals/approval-signature.js';
 import type { SessionHandle } from '../../src/client/switchyard-client.js';
 import { approvalSigningPayload } from '../../src/contracts/approval.js';
 import type {

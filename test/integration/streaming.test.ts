@@ -114,7 +114,7 @@ describe('streaming turns on a real server', () => {
       { id: 'a', name: 'Sleep', input: { ms: 10, label: 'a' } },
       { id: 'b', name: 'Nope', input: {} },
       { id: 'c', name: 'FakeShell', input: { command: 'fail' } },
-      { id: 'd', name: 'submit_result', input: { result: 'r' } },
+      { id: 'd', name: 'FakeSubmit', input: { result: 'r' } },
       { id: 'e', name: 'Sleep', input: { ms: 10 } },
     ];
     const { whole, streamed } = await harness.withWorker(async () => {

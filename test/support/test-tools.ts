@@ -94,8 +94,9 @@ export const fakeShellTool = defineTool({
   },
 });
 
-export const submitResultTool = defineTool({
-  name: 'submit_result',
+/** Ends the turn on success, as the built-in submit_result does, under a name of its own. */
+export const fakeSubmitTool = defineTool({
+  name: 'FakeSubmit',
   description: 'Ends the turn on success.',
   inputSchema: z.object({ result: z.unknown() }),
   stopTurnOnSuccess: true,
@@ -163,7 +164,7 @@ export function testTools(): Tool[] {
     fakeEditTool,
     fakeFetchTool,
     fakeShellTool,
-    submitResultTool,
+    fakeSubmitTool,
     setStateTool,
     businessFailureTool,
     slowTool,

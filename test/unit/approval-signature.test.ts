@@ -7,7 +7,7 @@ import {
   loadApproversFile,
   signApproval,
   verifyApprovalSignature,
-} from '../../src/activities/approval-signature.js';
+} from '../../src/approvals/approval-signature.js';
 import { approvalSigningPayload } from '../../src/contracts/approval.js';
 import type { ApprovalSigningPayload } from '../../src/contracts/approval.js';
 import type { ApproversFile } from '../../src/contracts/approvers-file.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BackgroundTaskRecord } from '../../src/contracts/background-tasks.js';
 import { BackgroundTaskStore } from '../../src/tools/background/background-task-store.js';
-import { taskOutputTool, taskStopTool } from '../../src/tools/background/background-tasks.js';
+import { taskOutputTool, taskStopTool } from '../../src/tools/background/background-task-tools.js';
 import { bashTool } from '../../src/tools/builtin/bash.js';
 import type { ToolOutputObject } from '../../src/tools/define-tool.js';
 import { processExists } from '../support/processes.js';

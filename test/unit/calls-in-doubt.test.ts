@@ -7,7 +7,7 @@ import {
   generateApproverKeyPair,
   signInDoubtResolution,
   verifyApprovalSignature,
-} from '../../src/activities/approval-signature.js';
+} from '../../src/approvals/approval-signature.js';
 import {
   IN_DOUBT_OUTPUT_MAX_CHARS,
   idempotencyKeyOf,
@@ -16,12 +16,7 @@ import {
 } from '../../src/contracts/calls-in-doubt.js';
 import { resolveInDoubtRequestSchema } from '../../src/contracts/schemas.js';
 import { inDoubtBlock } from '../../src/console/render.js';
-import {
-  CallsInDoubtLedger,
-  IN_DOUBT_INPUT_MAX_BYTES,
-  ranEntry,
-  retryCall,
-} from '../../src/workflows/calls-in-doubt.js';
+import { CallsInDoubtLedger, IN_DOUBT_INPUT_MAX_BYTES, ranEntry, retryCall } from '../../src/workflows/doubt-ledger.js';
 
 const call = {
   callId: 'b1',

@@ -4,8 +4,8 @@ import {
   CARRIED_TURNS_MAX_BYTES,
   SessionState,
   carriedTurns,
-  newestWithinBytes,
 } from '../../src/workflows/session-state.js';
+import { newestWithinBytes } from '../../src/workflows/newest-within-bytes.js';
 import type { TurnResult } from '../../src/contracts/tool-result.js';
 import { utf8Length } from '../../src/contracts/utf8-length.js';
 

@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { opendir, realpath, rm } from 'node:fs/promises';
 import type { Dir } from 'node:fs';
@@ -7,18 +8,22 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { DISK_QUOTA_EXCEEDED, diskQuotaText, sessionDiskQuota } from '../../artifacts/session-disk.js';
-import { bashSpoolBytesFromEnv, bashTimeoutsFromEnv, sessionDiskBytesFromEnv } from '../../config/environment.js';
+import {
+  bashSpoolBytes as bashSpoolBytesFromEnv,
+  bashTimeouts as bashTimeoutsFromEnv,
+  sessionDiskBytes as sessionDiskBytesFromEnv,
+} from '../tool-settings.js';
 import { BASH_LIMITS, BASH_TIMEOUTS, RESULT_BUDGETS } from '../../contracts/defaults.js';
 import { bashGlobMatches } from '../../contracts/permission-rules.js';
 import type { PermissionFacts } from '../../contracts/call-plan.js';
-import { startBackgroundCommand } from '../background/background-tasks.js';
+import { startBackgroundCommand } from '../background/background-task-tools.js';
 import { bashPermissionFacts, bashRememberRule, isReadOnlyCommand } from '../shell/index.js';
 import { ToolUseError, defineTool } from '../define-tool.js';
 import { prepareSandboxLaunch, sandboxAllowsWithoutAsking } from '../sandbox/sandboxed-launch.js';
 import type { SandboxLaunch } from '../sandbox/sandboxed-launch.js';
 import { childEnvironment } from '../support/environment-policy.js';
 import { signalProcessGroup } from '../support/signal-process-group.js';
-import type { ToolExecutionContext, ToolOutputObject } from '../define-tool.js';
+import type { ToolExecutionContext, ToolOutput, ToolOutputObject } from '../define-tool.js';
 
 /** Bytes of each stream's tail kept in memory for the display; the whole output goes to a spool file. */
 const DISPLAY_TAIL_BYTES = 150_000;
@@ -187,6 +192,243 @@ const bashInputSchema = z.strictObject({
     ),
 });
 
+type BashInput = z.infer<typeof bashInputSchema>;
+
+/** Starts the command detached from this worker, its output to a file under the data dir: see background-task-tools.ts. */
+async function runInBackground(input: BashInput, context: ToolExecutionContext): Promise<ToolOutput> {
+  const launch = await prepareSandboxLaunch({ context });
+  const maxOutputBytes = await backgroundOutputAllowance(context);
+  const background = await startBackgroundCommand({
+    command: input.command,
+    ...(input.description === undefined ? {} : { description: input.description }),
+    context,
+    env: {
+      ...childEnvironment(),
+      SWITCHYARD_SESSION_ID: context.sessionId,
+      SWITCHYARD_IDEMPOTENCY_KEY: context.idempotencyKey,
+      ...(launch.sandboxed ? launch.env : {}),
+    },
+    maxOutputBytes,
+    ...(launch.sandboxed ? { argv: launch.argv(['/bin/bash', '-c', input.command]) } : {}),
+  });
+  return { ...background, ...sandboxFields(launch) };
+}
+
+/** Starts bash on the command in its own process group, so cancel and timeout kill the whole tree (pipelines, children of the shell). */
+function startShell(command: string, context: ToolExecutionContext, launch: SandboxLaunch) {
+  const [file = '/bin/bash', ...args] = launch.sandboxed
+    ? launch.argv(['/bin/bash', '-c', command])
+    : ['/bin/bash', '-c', command];
+  return execa(file, args, {
+    cwd: context.cwd,
+    detached: true,
+    buffer: false,
+    stdin: 'ignore',
+    reject: false,
+    // Only what the environment policy lets through: worker secrets stay out of `env` and /proc/self/environ.
+    extendEnv: false,
+    env: {
+      ...childEnvironment(),
+      SWITCHYARD_SESSION_ID: context.sessionId,
+      SWITCHYARD_IDEMPOTENCY_KEY: context.idempotencyKey,
+      ...(launch.sandboxed ? launch.env : {}),
+    },
+  });
+}
+
+type ShellProcess = ReturnType<typeof startShell>;
+
+/** A running command's output so far and what stopped it, filled in by its deadline and its stream handlers. */
+interface CommandWatch {
+  readonly combined: TailBuffer;
+  readonly stdout: TailBuffer;
+  readonly stderr: TailBuffer;
+  timedOut: boolean;
+  outputCapped: boolean;
+  spoolError: Error | undefined;
+  readonly timer: NodeJS.Timeout;
+  readonly terminate: () => void;
+}
+
+/** Watches a running command: its deadline, the turn's cancellation, and its output into the spool and the tails. */
+function watchCommand(options: {
+  child: ShellProcess;
+  context: ToolExecutionContext;
+  spool: WriteStream;
+  spoolLimit: number;
+  timeoutMs: number;
+}): CommandWatch {
+  const { child, context, spool, spoolLimit, timeoutMs } = options;
+  let killTimer: NodeJS.Timeout | undefined;
+  const terminate = (): void => {
+    signalProcessGroup(child.pid, 'SIGTERM');
+    killTimer ??= setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+  };
+  const watch: CommandWatch = {
+    combined: new TailBuffer(MODEL_TAIL_BYTES),
+    stdout: new TailBuffer(DISPLAY_TAIL_BYTES),
+    stderr: new TailBuffer(DISPLAY_TAIL_BYTES),
+    timedOut: false,
+    outputCapped: false,
+    spoolError: undefined,
+    terminate,
+    timer: setTimeout(() => {
+      watch.timedOut = true;
+      terminate();
+    }, timeoutMs),
+  };
+  const { combined } = watch;
+  context.signal.addEventListener('abort', terminate, { once: true });
+  // The spool file is written no faster than the disk takes it: the pipes pause until it drains.
+  let paused = false;
+  const resume = (): void => {
+    paused = false;
+    child.stdout?.resume();
+    child.stderr?.resume();
+  };
+  spool.on('error', (error) => {
+    watch.spoolError = error;
+    resume();
+    terminate();
+  });
+  const onData = (buffer: TailBuffer) => (chunk: Buffer) => {
+    if (watch.outputCapped || watch.spoolError !== undefined) return;
+    const room = spoolLimit - combined.total;
+    const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+    if (part.length > 0) {
+      buffer.push(part);
+      combined.push(part);
+      if (!spool.write(part) && !paused) {
+        paused = true;
+        child.stdout?.pause();
+        child.stderr?.pause();
+        spool.once('drain', resume);
+      }
+      context.reportProgress({ outputTail: combined.text().slice(-2_000) });
+    }
+    if (chunk.length > room) {
+      // At the cap: stop the command; what it still prints is dropped, and the pipes drain so it can end.
+      watch.outputCapped = true;
+      resume();
+      terminate();
+    }
+  };
+  child.stdout?.on('data', onData(watch.stdout));
+  child.stderr?.on('data', onData(watch.stderr));
+  return watch;
+}
+
+/** The result of a command that ended: its output tail with a status line when it failed, was stopped or hit a limit. */
+function finishedOutput(options: {
+  watch: CommandWatch;
+  launch: SandboxLaunch;
+  exitCode: number | null;
+  signal: string | undefined;
+  limitNote: string | undefined;
+  spoolLimit: number;
+  timeoutMs: number;
+}): ToolOutputObject {
+  const { watch, launch, exitCode, limitNote, spoolLimit, timeoutMs } = options;
+  const { combined, stdout, stderr, outputCapped, timedOut } = watch;
+  const status = outputCapped
+    ? `Output exceeded the limit of ${spoolLimit} bytes for one Bash call (SWITCHYARD_BASH_MAX_SPOOL_BYTES); the command was stopped.`
+    : timedOut
+      ? `Command timed out after ${timeoutMs}ms and was killed.`
+      : exitCode === 0 && limitNote === undefined
+        ? undefined
+        : exitCode === null
+          ? `Command was killed by ${options.signal ?? 'a signal'}.`
+          : exitCode !== 0
+            ? `Exit code ${exitCode}`
+            : limitNote;
+  const text = combined.text();
+  const statusLines =
+    status === undefined
+      ? undefined
+      : limitNote === undefined || status === limitNote
+        ? status
+        : `${status}\n${limitNote}`;
+  const output: ToolOutputObject = {
+    ...sandboxFields(launch),
+    content:
+      statusLines === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${statusLines}`,
+    isError: status !== undefined,
+    display: {
+      type: 'bash_output',
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      exitCode,
+      truncated: stdout.truncated || stderr.truncated,
+    },
+    // Claude Code's Bash output for PostToolUse hooks (`tool_response.stdout`…), from the same tails as the display.
+    hookResponse: { stdout: stdout.text(), stderr: stderr.text(), interrupted: timedOut, isImage: false, exitCode },
+  };
+  if (status !== undefined)
+    output.errorCode = outputCapped
+      ? 'output_limit'
+      : timedOut
+        ? 'command_timeout'
+        : status === limitNote
+          ? 'sandbox_limit'
+          : 'exit_code';
+  return output;
+}
+
+/** Runs the command to its end (or its deadline, the cap on its output, the turn's cancellation) and returns its output. */
+async function runInForeground(input: BashInput, context: ToolExecutionContext): Promise<ToolOutputObject> {
+  const launch = await prepareSandboxLaunch({ context });
+  const deadlines = bashTimeoutsFromEnv();
+  const timeoutMs = Math.min(input.timeout ?? deadlines.defaultMs, deadlines.maxMs);
+  const spoolLimit = spoolLimitBytes();
+  const spoolPath = path.join(os.tmpdir(), `switchyard-bash-${randomUUID()}.out`);
+  const spool = createWriteStream(spoolPath);
+  const child = startShell(input.command, context, launch);
+  const watch = watchCommand({ child, context, spool, spoolLimit, timeoutMs });
+
+  try {
+    // Wait for the shell to exit, then kill what it left behind (background jobs would hold the pipes open):
+    // nothing the command started outlives it.
+    // A shell that never started (its cwd is gone, /bin/bash is missing) emits `error` and no `exit`: fail at once.
+    const spawnError = await new Promise<Error | undefined>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve(undefined);
+      else {
+        child.once('exit', () => resolve(undefined));
+        child.once('error', (error) => resolve(child.pid === undefined ? error : undefined));
+      }
+    });
+    if (spawnError !== undefined)
+      throw new Error(`Bash could not start /bin/bash in ${context.cwd}: ${spawnError.message}`, {
+        cause: spawnError,
+      });
+    clearTimeout(watch.timer);
+    signalProcessGroup(child.pid, 'SIGKILL');
+    const result = await child;
+    const limitNote = launch.sandboxed ? (await launch.finish()).note : undefined;
+    if (watch.spoolError !== undefined)
+      throw new Error(`Could not write the output spool file ${spoolPath}: ${watch.spoolError.message}`, {
+        cause: watch.spoolError,
+      });
+    await new Promise<void>((resolve, reject) =>
+      spool.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
+    if (context.signal.aborted)
+      throw context.signal.reason instanceof Error ? context.signal.reason : new Error('cancelled');
+    const exitCode = result.exitCode ?? null;
+    const output = finishedOutput({ watch, launch, exitCode, signal: result.signal, limitNote, spoolLimit, timeoutMs });
+    if (watch.combined.truncated) output.spool = { path: spoolPath, bytes: watch.combined.total };
+    else await rm(spoolPath, { force: true });
+    return output;
+  } catch (error) {
+    if (launch.sandboxed) await launch.finish();
+    spool.destroy();
+    await rm(spoolPath, { force: true });
+    throw error;
+  } finally {
+    clearTimeout(watch.timer);
+    context.signal.removeEventListener('abort', watch.terminate);
+  }
+}
+
 export const bashTool = defineTool({
   name: 'Bash',
   aliases: ['shell', 'run_shell_command'],
@@ -213,185 +455,6 @@ export const bashTool = defineTool({
   prepareApproval: async (_input, context) => ({ narrowToAllow: await sandboxAllowsWithoutAsking(context.sandbox) }),
   summarize: summarizeCommand,
   async execute(input, context) {
-    if (input.run_in_background === true) {
-      // Detached from this worker, output to a file under the data dir: see background-tasks.ts.
-      const launch = await prepareSandboxLaunch({ context });
-      const maxOutputBytes = await backgroundOutputAllowance(context);
-      const background = await startBackgroundCommand({
-        command: input.command,
-        ...(input.description === undefined ? {} : { description: input.description }),
-        context,
-        env: {
-          ...childEnvironment(),
-          SWITCHYARD_SESSION_ID: context.sessionId,
-          SWITCHYARD_IDEMPOTENCY_KEY: context.idempotencyKey,
-          ...(launch.sandboxed ? launch.env : {}),
-        },
-        maxOutputBytes,
-        ...(launch.sandboxed ? { argv: launch.argv(['/bin/bash', '-c', input.command]) } : {}),
-      });
-      return { ...background, ...sandboxFields(launch) };
-    }
-    const launch = await prepareSandboxLaunch({ context });
-    const deadlines = bashTimeoutsFromEnv();
-    const timeoutMs = Math.min(input.timeout ?? deadlines.defaultMs, deadlines.maxMs);
-    const spoolLimit = spoolLimitBytes();
-    const spoolPath = path.join(os.tmpdir(), `switchyard-bash-${randomUUID()}.out`);
-    const spool = createWriteStream(spoolPath);
-    const combined = new TailBuffer(MODEL_TAIL_BYTES);
-    const stdout = new TailBuffer(DISPLAY_TAIL_BYTES);
-    const stderr = new TailBuffer(DISPLAY_TAIL_BYTES);
-
-    // Its own process group, so cancel and timeout kill the whole tree (pipelines, children of the shell).
-    const [file = '/bin/bash', ...args] = launch.sandboxed
-      ? launch.argv(['/bin/bash', '-c', input.command])
-      : ['/bin/bash', '-c', input.command];
-    const child = execa(file, args, {
-      cwd: context.cwd,
-      detached: true,
-      buffer: false,
-      stdin: 'ignore',
-      reject: false,
-      // Only what the environment policy lets through: worker secrets stay out of `env` and /proc/self/environ.
-      extendEnv: false,
-      env: {
-        ...childEnvironment(),
-        SWITCHYARD_SESSION_ID: context.sessionId,
-        SWITCHYARD_IDEMPOTENCY_KEY: context.idempotencyKey,
-        ...(launch.sandboxed ? launch.env : {}),
-      },
-    });
-    let killTimer: NodeJS.Timeout | undefined;
-    const terminate = (): void => {
-      signalProcessGroup(child.pid, 'SIGTERM');
-      killTimer ??= setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
-    };
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      terminate();
-    }, timeoutMs);
-    context.signal.addEventListener('abort', terminate, { once: true });
-    // The spool file is written no faster than the disk takes it: the pipes pause until it drains.
-    let paused = false;
-    const resume = (): void => {
-      paused = false;
-      child.stdout?.resume();
-      child.stderr?.resume();
-    };
-    let spoolError: Error | undefined;
-    spool.on('error', (error) => {
-      spoolError = error;
-      resume();
-      terminate();
-    });
-    let outputCapped = false;
-    const onData = (buffer: TailBuffer) => (chunk: Buffer) => {
-      if (outputCapped || spoolError !== undefined) return;
-      const room = spoolLimit - combined.total;
-      const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
-      if (part.length > 0) {
-        buffer.push(part);
-        combined.push(part);
-        if (!spool.write(part) && !paused) {
-          paused = true;
-          child.stdout?.pause();
-          child.stderr?.pause();
-          spool.once('drain', resume);
-        }
-        context.reportProgress({ outputTail: combined.text().slice(-2_000) });
-      }
-      if (chunk.length > room) {
-        // At the cap: stop the command; what it still prints is dropped, and the pipes drain so it can end.
-        outputCapped = true;
-        resume();
-        terminate();
-      }
-    };
-    child.stdout?.on('data', onData(stdout));
-    child.stderr?.on('data', onData(stderr));
-
-    try {
-      // Wait for the shell to exit, then kill what it left behind (background jobs would hold the pipes open):
-      // nothing the command started outlives it.
-      // A shell that never started (its cwd is gone, /bin/bash is missing) emits `error` and no `exit`: fail at once.
-      const spawnError = await new Promise<Error | undefined>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) resolve(undefined);
-        else {
-          child.once('exit', () => resolve(undefined));
-          child.once('error', (error) => resolve(child.pid === undefined ? error : undefined));
-        }
-      });
-      if (spawnError !== undefined)
-        throw new Error(`Bash could not start /bin/bash in ${context.cwd}: ${spawnError.message}`, {
-          cause: spawnError,
-        });
-      clearTimeout(timer);
-      signalProcessGroup(child.pid, 'SIGKILL');
-      const result = await child;
-      const limitNote = launch.sandboxed ? (await launch.finish()).note : undefined;
-      if (spoolError !== undefined)
-        throw new Error(`Could not write the output spool file ${spoolPath}: ${spoolError.message}`, {
-          cause: spoolError,
-        });
-      await new Promise<void>((resolve, reject) =>
-        spool.end((error?: Error | null) => (error ? reject(error) : resolve())),
-      );
-      if (context.signal.aborted)
-        throw context.signal.reason instanceof Error ? context.signal.reason : new Error('cancelled');
-      const exitCode = result.exitCode ?? null;
-      const status = outputCapped
-        ? `Output exceeded the limit of ${spoolLimit} bytes for one Bash call (SWITCHYARD_BASH_MAX_SPOOL_BYTES); the command was stopped.`
-        : timedOut
-          ? `Command timed out after ${timeoutMs}ms and was killed.`
-          : exitCode === 0 && limitNote === undefined
-            ? undefined
-            : exitCode === null
-              ? `Command was killed by ${result.signal ?? 'a signal'}.`
-              : exitCode !== 0
-                ? `Exit code ${exitCode}`
-                : limitNote;
-      const text = combined.text();
-      const statusLines =
-        status === undefined
-          ? undefined
-          : limitNote === undefined || status === limitNote
-            ? status
-            : `${status}\n${limitNote}`;
-      const output: ToolOutputObject = {
-        ...sandboxFields(launch),
-        content:
-          statusLines === undefined ? text : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${statusLines}`,
-        isError: status !== undefined,
-        display: {
-          type: 'bash_output',
-          stdout: stdout.text(),
-          stderr: stderr.text(),
-          exitCode,
-          truncated: stdout.truncated || stderr.truncated,
-        },
-        // Claude Code's Bash output for PostToolUse hooks (`tool_response.stdout`…), from the same tails as the display.
-        hookResponse: { stdout: stdout.text(), stderr: stderr.text(), interrupted: timedOut, isImage: false, exitCode },
-      };
-      if (status !== undefined)
-        output.errorCode = outputCapped
-          ? 'output_limit'
-          : timedOut
-            ? 'command_timeout'
-            : status === limitNote
-              ? 'sandbox_limit'
-              : 'exit_code';
-      if (combined.truncated) output.spool = { path: spoolPath, bytes: combined.total };
-      else await rm(spoolPath, { force: true });
-      return output;
-    } catch (error) {
-      if (launch.sandboxed) await launch.finish();
-      spool.destroy();
-      await rm(spoolPath, { force: true });
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      context.signal.removeEventListener('abort', terminate);
-    }
+    return input.run_in_background === true ? runInBackground(input, context) : runInForeground(input, context);
   },
 });

@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { formatZodError } from '../../contracts/tool-call.js';
-import type { McpServerConfig } from './mcp-connection.js';
+import type { McpServerConfig } from './mcp-session.js';
 
 const timeoutMsSchema = z.number().int().positive().optional();
 

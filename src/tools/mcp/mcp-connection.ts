@@ -1,33 +1,20 @@
 /**
- * The connection to one MCP server (split out of src/tools/mcp/mcp.ts): the client transport (stdio or streamable
- * HTTP), its lifecycle, and reconnection after the server died.
+ * The connection to one MCP server (split out of src/tools/mcp/mcp.ts): its lifecycle, requests on the live session,
+ * and reconnection after the server died. The session itself (the client transport, stdio or streamable HTTP) is in
+ * src/tools/mcp/mcp-session.ts.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpSdkTool } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_TIMEOUTS } from '../../contracts/defaults.js';
-import { BoundedReadBuffer } from './mcp-read-buffer.js';
-
-/** How to reach one MCP server. `timeoutMs` is the deadline of each call (default 30000). */
-export type McpServerConfig =
-  | {
-      name: string;
-      transport: 'stdio';
-      command: string;
-      args?: string[];
-      /**
-       * Added to the few variables the SDK passes on by default (HOME, PATH, SHELL, TERM, USER, LOGNAME): the server
-       * does not inherit the worker's whole environment.
-       */
-      env?: Record<string, string>;
-      cwd?: string;
-      timeoutMs?: number;
-    }
-  | { name: string; transport: 'http'; url: string; headers?: Record<string, string>; timeoutMs?: number };
+import {
+  McpConnectionError,
+  classifyLoss,
+  closeSession,
+  describeError,
+  openMcpSession,
+  stderrNote,
+} from './mcp-session.js';
+import type { McpServerConfig, McpSession } from './mcp-session.js';
 
 /** One tool as the server lists it (`tools/list`). */
 export type McpToolInfo = McpSdkTool;
@@ -40,35 +27,11 @@ export interface McpConnectionOptions {
   onWarning?(message: string, details: Record<string, unknown>): void;
 }
 
-/** A call failed because the server is not connected (it exited, it is unreachable); the next call reconnects. */
-export class McpConnectionError extends Error {
-  override readonly name = 'McpConnectionError';
-}
-
-/** Largest message read from a stdio server (the MCP SDK's own limit); a larger response fails only its call. */
-const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-
-/** Characters of a stdio server's stderr kept for error messages and warnings. */
-const STDERR_TAIL_CHARS = 2_000;
-
-interface Session {
-  client: Client;
-  stdio: StdioClientTransport | undefined;
-  http: StreamableHTTPClientTransport | undefined;
-  stderrTail: string;
-  /** Set once the server is gone; the connection then opens a new session on the next use. */
-  lost: { reason: string } | undefined;
-  /** Set when Switchyard closes the session itself, so its `onclose` is no loss. */
-  closing: boolean;
-  /** Set once `initialize` succeeded: a failure before that is a failed connect, not a loss. */
-  established: boolean;
-}
-
 /** A live connection to one MCP server; reconnects when the server died. */
 export class McpConnection {
   readonly #options: McpConnectionOptions;
-  #current: Session | undefined;
-  #connecting: Promise<Session> | undefined;
+  #current: McpSession | undefined;
+  #connecting: Promise<McpSession> | undefined;
   #sessionsOpened = 0;
   #closed = false;
 
@@ -164,7 +127,7 @@ export class McpConnection {
           { cause: error },
         );
       }
-      const loss = session.lost ?? this.#classifyLoss(error);
+      const loss = session.lost ?? classifyLoss(this.config, error);
       if (loss === undefined) throw error;
       this.#markLost(session, loss.reason, error);
       const inFlight = what.startsWith('call') ? ' The call may have partly run.' : '';
@@ -176,7 +139,7 @@ export class McpConnection {
   }
 
   /** The current session, or a new one; concurrent callers share one reconnection. */
-  #ensureSession(): Promise<Session> {
+  #ensureSession(): Promise<McpSession> {
     if (this.#closed)
       return Promise.reject(
         new McpConnectionError(`MCP server "${this.config.name}" is not connected: its connection was closed`),
@@ -189,77 +152,14 @@ export class McpConnection {
     return this.#connecting;
   }
 
-  async #openSession(): Promise<Session> {
+  async #openSession(): Promise<McpSession> {
     const { config } = this;
     const reconnecting = this.#sessionsOpened > 0;
-    const client = new Client({ name: 'switchyard', version: '0.1.0' });
-    let transport: Transport;
-    let stdio: StdioClientTransport | undefined;
-    let http: StreamableHTTPClientTransport | undefined;
-    if (config.transport === 'stdio') {
-      stdio = new StdioClientTransport({
-        command: config.command,
-        ...(config.args === undefined ? {} : { args: config.args }),
-        ...(config.env === undefined ? {} : { env: config.env }),
-        ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-        stderr: 'pipe',
-      });
-      // The SDK's reader drops the connection when one message passes its limit; this one fails only that call.
-      (stdio as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = new BoundedReadBuffer(
-        MCP_MAX_MESSAGE_BYTES,
-        (bytes, maxBytes) =>
-          `MCP server "${config.name}" sent a response of ${bytes} bytes, over the ${maxBytes}-byte limit of one message: this call failed; the connection stays open for other calls`,
-        (bytes) =>
-          this.#warn(`MCP server "${config.name}" sent a message of ${bytes} bytes, over the limit; it was dropped`, {
-            server: config.name,
-            bytes,
-          }),
-      );
-      transport = stdio;
-    } else {
-      http = new StreamableHTTPClientTransport(
-        new URL(config.url),
-        config.headers === undefined ? undefined : { requestInit: { headers: config.headers } },
-      );
-      transport = http;
-    }
-    const session: Session = {
-      client,
-      stdio,
-      http,
-      stderrTail: '',
-      lost: undefined,
-      closing: false,
-      established: false,
-    };
-    // Read stderr continuously (a full pipe would block the server); keep its tail for messages.
-    stdio?.stderr?.on('data', (chunk: unknown) => {
-      session.stderrTail = (session.stderrTail + String(chunk)).slice(-STDERR_TAIL_CHARS);
+    const session = await openMcpSession(config, {
+      reconnecting,
+      onLost: (lost, reason, cause) => this.#markLost(lost, reason, cause),
+      onWarning: (message, details) => this.#warn(message, details),
     });
-    client.onclose = () => {
-      if (session.established)
-        this.#markLost(session, config.transport === 'stdio' ? 'it exited' : 'connection lost', undefined);
-    };
-    client.onerror = (error) => {
-      // A broken HTTP response stream: the server went away mid-request, and the SDK would wait for the timeout.
-      if (
-        session.established &&
-        config.transport === 'http' &&
-        (/^SSE stream disconnected/.test(error.message) || /^Maximum reconnection attempts/.test(error.message))
-      ) {
-        this.#markLost(session, 'connection lost', error);
-      }
-    };
-    try {
-      await client.connect(transport);
-    } catch (error) {
-      await closeSession(session);
-      const verb = config.transport === 'stdio' ? 'start' : 'connect';
-      throw new McpConnectionError(
-        `MCP server "${config.name}" ${reconnecting ? 'is not connected: reconnecting failed' : `failed to ${verb}`}: ${describeError(error)}${stderrNote(session)}`,
-        { cause: error },
-      );
-    }
     this.#sessionsOpened += 1;
     session.established = true;
     if (this.#closed) {
@@ -270,29 +170,13 @@ export class McpConnection {
     if (reconnecting)
       this.#warn(`MCP server "${config.name}" reconnected`, {
         server: config.name,
-        ...(stdio?.pid == null ? {} : { pid: stdio.pid }),
+        ...(session.stdio?.pid == null ? {} : { pid: session.stdio.pid }),
       });
     return session;
   }
 
-  /** Whether an error means the server is gone (as opposed to a failed request). */
-  #classifyLoss(error: unknown): { reason: string } | undefined {
-    if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
-      return { reason: this.config.transport === 'stdio' ? 'it exited' : 'connection lost' };
-    }
-    if (error instanceof Error && error.message === 'Not connected')
-      return { reason: this.config.transport === 'stdio' ? 'it exited' : 'connection lost' };
-    if (this.config.transport === 'http') {
-      // fetch rejects with a TypeError on network failures (refused, reset, DNS).
-      if (error instanceof TypeError) return { reason: 'unreachable' };
-      // The server no longer knows the session (it restarted).
-      if (error instanceof StreamableHTTPError && error.code === 404) return { reason: 'its session expired' };
-    }
-    return undefined;
-  }
-
   /** Marks a session dead: later calls open a new one; the calls in flight are rejected. */
-  #markLost(session: Session, reason: string, cause: unknown): void {
+  #markLost(session: McpSession, reason: string, cause: unknown): void {
     if (session.closing || session.lost !== undefined) return;
     session.lost = { reason };
     if (this.#current === session) this.#current = undefined;
@@ -313,38 +197,6 @@ export class McpConnection {
       // A failing warning sink must not break the connection.
     }
   }
-}
-
-/** How long closing waits for the HTTP server to acknowledge the end of the session. */
-const TERMINATE_SESSION_WAIT_MS = 2_000;
-
-async function closeSession(session: Session): Promise<void> {
-  if (session.closing) return;
-  session.closing = true;
-  if (session.http !== undefined && session.established && session.lost === undefined) {
-    // Ends the session on the server (HTTP DELETE) so it frees its state; best effort.
-    const http = session.http;
-    await Promise.race([
-      http.terminateSession().catch(() => undefined),
-      sleep(TERMINATE_SESSION_WAIT_MS, undefined, { ref: false }),
-    ]);
-  }
-  try {
-    await session.client.close();
-  } catch {
-    // Already gone.
-  }
-}
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
-}
-
-function stderrNote(session: Session): string {
-  const tail = session.stderrTail.trim();
-  if (tail === '') return '';
-  return ` Server stderr: ${tail.length > 300 ? `…${tail.slice(-300)}` : tail}`;
 }
 
 /** Rejects with the signal's reason as soon as it aborts, without cancelling `promise` (which others may share). */

@@ -12,13 +12,17 @@
  * A server that dies (its process exits, its HTTP endpoint goes away) fails the calls in flight with a clear
  * `McpConnectionError`; the next call reconnects (spawns the process again, opens a new HTTP session) before it runs.
  */
-import { McpConnection, McpConnectionError, describeError } from './mcp-connection.js';
-import type { McpConnectionOptions, McpServerConfig } from './mcp-connection.js';
+import { McpConnection } from './mcp-connection.js';
+import type { McpConnectionOptions } from './mcp-connection.js';
+import { McpConnectionError, describeError } from './mcp-session.js';
+import type { McpServerConfig } from './mcp-session.js';
 import { mcpTool, mcpToolName, normalizeNamePart } from './mcp-tool.js';
 import type { McpTool } from './mcp-tool.js';
 
-export { McpConnection, McpConnectionError } from './mcp-connection.js';
-export type { McpCallResult, McpConnectionOptions, McpServerConfig, McpToolInfo } from './mcp-connection.js';
+export { McpConnection } from './mcp-connection.js';
+export type { McpCallResult, McpConnectionOptions, McpToolInfo } from './mcp-connection.js';
+export { McpConnectionError } from './mcp-session.js';
+export type { McpServerConfig } from './mcp-session.js';
 export {
   formatMcpResult,
   jsonSchemaOf,

@@ -34,6 +34,7 @@ import {
   RUNNERS,
   SHELLS,
   WRAPPERS,
+  PREFIX_UNSAFE_OPTIONS,
 } from './command-tables.js';
 import {
   GIT_VALUED_GLOBALS,
@@ -147,126 +148,66 @@ function gitConfigPrograms(words: readonly WordToken[], scope: Scope, out: Colle
   return configured;
 }
 
-/** The words before `--` (what the program itself parses as options). */
-function beforeDoubleDash(words: readonly WordToken[]): string[] {
-  const values = words.map((word) => word.value);
-  const end = values.indexOf('--');
-  return end < 0 ? values : values.slice(0, end);
+/** What one simple command means for rules: its part, and how it changes the directory later parts run in. */
+type AnalysedCommand = { part: AnalysedPart; cd?: { path: string | undefined }; losesDirectory?: boolean };
+
+/** Where one simple command is analysed, and whether it is still a plain simple command. */
+interface CommandContext {
+  readonly scope: Scope;
+  /** The scope of the commands it runs (substitutions, runners' commands): one level deeper, never top level. */
+  readonly nested: Scope;
+  readonly out: Collected;
+  plainHere: boolean;
 }
 
-/** npm's options that only change output; any other is configuration (`--node-options`, `--script-shell`, `--prefix`…). */
-const NPM_HARMLESS_OPTIONS =
-  /^(-s|-q|-d|-dd|-ddd|--silent|--quiet|--verbose|--json|--if-present|--workspaces|--ws|--no-audit|--no-fund|--no-color|--include-workspace-root|--(loglevel|color|workspace|w)=[\w@./-]+|-w)$/;
+function notPlain(context: CommandContext, reason: string): void {
+  context.plainHere = false;
+  markNotPlain(context.out, reason);
+}
 
-/**
- * Options that make a program run other code or read its configuration elsewhere: a part with one is allowed only
- * by an exact rule, so `Bash(npm test:*)` does not allow `npm test --node-options=--import=…`.
- */
-const PREFIX_UNSAFE_OPTIONS = new Map<string, (words: readonly WordToken[]) => boolean>([
-  [
-    'npm',
-    (words) =>
-      beforeDoubleDash(words)
-        .slice(1)
-        .some((value) => value.startsWith('-') && !NPM_HARMLESS_OPTIONS.test(value)),
-  ],
-  [
-    'npx',
-    (words) =>
-      beforeDoubleDash(words)
-        .slice(1)
-        .some(
-          (value) =>
-            /^--(node-options|script-shell|userconfig|globalconfig|prefix|call|shell)/.test(value) || /^-c/.test(value),
-        ),
-  ],
-  [
-    'pnpm',
-    (words) =>
-      beforeDoubleDash(words)
-        .slice(1)
-        .some((value) =>
-          /^(--(config|node-options|script-shell|shell-emulator|dir|prefix|global-dir|userconfig|npmrc)|-C)/.test(
-            value,
-          ),
-        ),
-  ],
-  [
-    'yarn',
-    (words) =>
-      beforeDoubleDash(words)
-        .slice(1)
-        .some((value) => /^--(cwd|use-yarnrc|rc-filename|modules-folder|global-folder|script-shell)/.test(value)),
-  ],
-  [
-    'bun',
-    (words) =>
-      beforeDoubleDash(words)
-        .slice(1)
-        .some((value) => /^(--(preload|config|cwd|require|import|shell)|-[rc]$)/.test(value)),
-  ],
-  [
-    'make',
-    (words) =>
-      beforeDoubleDash(words)
-        .slice(1)
-        .some((value) => /^(--(file|makefile|directory|eval|include-dir)|-[^-]*[fCEI])/.test(value)),
-  ],
-  [
-    'git',
-    (words) =>
-      beforeDoubleDash(words)
-        .slice(1)
-        .some((value) => /^--(upload-pack|receive-pack|exec|config|template|separate-git-dir)/.test(value)) ||
-      (words[1]?.value === 'clone' && beforeDoubleDash(words).some((value) => /^-[^-]*[uc]/.test(value))),
-  ],
-  [
-    'cargo',
-    (words) =>
-      beforeDoubleDash(words)
-        .slice(1)
-        .some((value) => /^(--config|-Z|--manifest-path)/.test(value)),
-  ],
-]);
+/** What looking through leading assignments and wrappers found: the command that runs, and what it is. */
+interface CommandHead {
+  words: WordToken[];
+  keptAssignments: WordToken[];
+  spellings: string[];
+  runner: boolean;
+  wrappersReadOnly: boolean;
+  query: boolean;
+}
 
-/** What one simple command means for rules; nested commands it runs are collected on the way. */
-function analyseCommand(
-  command: SimpleCommand,
-  scope: Scope,
-  out: Collected,
-): { part: AnalysedPart; cd?: { path: string | undefined }; losesDirectory?: boolean } | undefined {
-  let plainHere = true;
-  const notPlain = (reason: string): void => {
-    plainHere = false;
-    markNotPlain(out, reason);
-  };
-  const nested: Scope = { ...scope, depth: scope.depth + 1, top: false };
+/** Collects the scripts inside a command's words and redirections, and the files its `<` redirections read. */
+function scanWordsAndRedirects(command: SimpleCommand, context: CommandContext): void {
+  const { scope, nested, out } = context;
   for (const word of command.words) {
-    if (word.unsafe !== undefined) notPlain(word.unsafe);
+    if (word.unsafe !== undefined) notPlain(context, word.unsafe);
     for (const script of word.substitutions) collectScript(script, nested, out);
   }
   for (const { token, target } of command.redirects) {
     for (const script of token.bodySubstitutions ?? []) collectScript(script, nested, out);
     if (target === undefined) {
-      notPlain('redirection without a target');
+      notPlain(context, 'redirection without a target');
       continue;
     }
     for (const script of target.substitutions) collectScript(script, nested, out);
-    if (target.unsafe !== undefined) notPlain(target.unsafe);
+    if (target.unsafe !== undefined) notPlain(context, target.unsafe);
     const reason = redirectReason(token, target);
-    if (reason !== undefined) notPlain(reason);
+    if (reason !== undefined) notPlain(context, reason);
     else if (token.op === '<' && target.unsafe !== undefined) addUnlocatableRead(out, target);
     else if (token.op === '<') addOperand(out, resolveOperand(target.value, { tilde: target.tilde, scope }));
   }
+}
 
+/** The words after leading shell keywords, or undefined when the command is a keyword construct of its own. */
+function skipKeywords(command: SimpleCommand, context: CommandContext): WordToken[] | undefined {
+  const { nested, out } = context;
   let words = command.words;
   while (words[0] !== undefined && words[0].raw === words[0].value && LEADING_KEYWORDS.has(words[0].value)) {
-    notPlain(`shell keyword \`${words[0].value}\``);
+    notPlain(context, `shell keyword \`${words[0].value}\``);
     words = words.slice(1);
   }
   const first = words[0];
   if (first !== undefined && first.raw === first.value && NON_COMMAND_KEYWORDS.has(first.value)) {
-    notPlain(`shell keyword \`${first.value}\``);
+    notPlain(context, `shell keyword \`${first.value}\``);
     if (first.value === 'coproc' || first.value === 'function') {
       // `coproc [NAME] command`, `function name [()] { body; }`: what follows runs (now or when called).
       nestedCommand(words.slice(1), nested, out);
@@ -275,160 +216,201 @@ function analyseCommand(
     }
     return undefined;
   }
+  return words;
+}
 
-  const keptAssignments: WordToken[] = [];
-  const spellings: string[] = [];
+/** `env -S 'cmd args'` splits its value into a command: collected. */
+function collectEnvSplitString(words: readonly WordToken[], context: CommandContext): void {
+  const split = words.find((word) => /^(-S|--split-string)/.test(word.value));
+  const index = split === undefined ? -1 : words.indexOf(split);
+  const script =
+    split === undefined
+      ? undefined
+      : split.value.length > 2 && split.value.startsWith('-S')
+        ? split.value.slice(2)
+        : split.value.includes('=')
+          ? split.value.slice(split.value.indexOf('=') + 1)
+          : words[index + 1]?.value;
+  if (script !== undefined) collectScript(script, context.nested, context.out);
+}
+
+/** A shell (or `su`): the script it runs, from `-c`, its input or a script file, collected or marked unanalysed. */
+function analyseShell(
+  name: string,
+  words: readonly WordToken[],
+  command: SimpleCommand,
+  context: CommandContext,
+): void {
+  const { nested, out } = context;
+  const script = name === 'su' ? suScript(words) : shellScript(words);
+  if (script !== undefined) collectScript(script, nested, out);
+  else addSuffixSpellings(out, words);
+  if (script === undefined && name !== 'su' && readsScriptFromInput(words)) {
+    // No `-c` and no script file: the shell runs its input. A here-string or here-document is read here; a pipe cannot be.
+    const input = command.redirects.find(({ token }) => token.op === '<<<' || token.op === '<<' || token.op === '<<-');
+    if (input?.token.op === '<<<' && input.target !== undefined && input.target.unsafe === undefined)
+      collectScript(input.target.value, nested, out);
+    else if (input !== undefined && input.token.op !== '<<<' && input.token.body !== undefined)
+      collectScript(input.token.body, nested, out);
+    else if (
+      input !== undefined ||
+      command.before === '|' ||
+      command.before === '|&' ||
+      command.redirects.some(({ token }) => token.op === '<' || token.op === '<&')
+    ) {
+      markUnanalysed(out, `\`${name}\` runs commands from its input, which cannot be checked`);
+    }
+  }
+  if (
+    script === undefined &&
+    name !== 'su' &&
+    !readsScriptFromInput(words) &&
+    scriptFileWord(words)?.unsafe !== undefined
+  ) {
+    // `sh $(…)`: the script file's name is an expansion, so not even which file runs can be known.
+    markUnanalysed(out, `\`${name}\` runs a script whose name is an expansion, which cannot be checked`);
+  }
+}
+
+/** `eval` and `trap`: the script they run, collected; an expansion in it is marked unanalysed. */
+function analyseEvalOrTrap(name: string, words: readonly WordToken[], context: CommandContext): void {
+  const operands =
+    name === 'trap'
+      ? words
+          .slice(1)
+          .filter(
+            (word, index, all) => !(/^-/.test(word.value) && all.slice(0, index).every((w) => /^-/.test(w.value))),
+          )
+      : words.slice(1);
+  const script = name === 'eval' ? operands.map((word) => word.value).join(' ') : operands[0]?.value;
+  if (script !== undefined) collectScript(script, context.nested, context.out);
+  if (operands.some((word) => word.unsafe !== undefined)) markUnanalysed(context.out, `\`${name}\` runs an expansion`);
+}
+
+/** `find -exec`, `-execdir`, `-ok`, `-okdir`: the commands they run, collected; whether there is one. */
+function analyseFindExec(words: readonly WordToken[], context: CommandContext): boolean {
   let runner = false;
-  let wrappersReadOnly = true;
-  let query = false;
+  for (let k = 1; k < words.length; k += 1) {
+    if (!/^-(exec|execdir|ok|okdir)$/.test(words[k]?.value ?? '')) continue;
+    runner = true;
+    let end = k + 1;
+    while (end < words.length && words[end]?.value !== ';' && words[end]?.value !== '+') end += 1;
+    if (end > k + 1) nestedCommand(words.slice(k + 1, end), context.nested, context.out);
+    k = end;
+  }
+  return runner;
+}
+
+/**
+ * A command that is not a wrapper: whether it runs other commands (a runner, a shell, `eval`, `trap`, `script`,
+ * `source`, `find -exec`), collecting what it runs on the way.
+ */
+function analyseRunner(words: WordToken[], command: SimpleCommand, context: CommandContext): boolean {
+  const { scope, nested, out } = context;
+  const name = words[0]?.value ?? '';
+  const valued = RUNNERS.get(name);
+  if (valued !== undefined) {
+    addSuffixSpellings(out, words);
+    const start = runnerCommandStart(valued, words);
+    if (start < words.length) nestedCommand(words.slice(start), nested, out);
+    if (name === 'xargs') {
+      const file = words.findIndex((word) => word.value === '-a' || word.value === '--arg-file');
+      if (file >= 0 && words[file + 1] !== undefined)
+        addOperand(
+          out,
+          resolveOperand(words[file + 1]?.value ?? '', { tilde: words[file + 1]?.tilde ?? false, scope }),
+        );
+    }
+    return true;
+  }
+  if (SHELLS.has(name) || name === 'su') {
+    analyseShell(name, words, command, context);
+    return true;
+  }
+  if (name === 'eval' || name === 'trap') {
+    analyseEvalOrTrap(name, words, context);
+    return true;
+  }
+  if (name === 'script') {
+    // util-linux `script -c 'cmd'` runs cmd in a new terminal.
+    const script = clusterValue(words, 'c', '--command');
+    if (script !== undefined) collectScript(script, nested, out);
+    return true;
+  }
+  if (name === 'source' || name === '.') return true;
+  if (name === 'find') return analyseFindExec(words, context);
+  return false;
+}
+
+/** Looks through harmless assignments and wrappers to the command that runs, noting the other spellings on the way. */
+function lookThrough(start: WordToken[], command: SimpleCommand, context: CommandContext): CommandHead {
+  const { out } = context;
+  const head: CommandHead = {
+    words: start,
+    keptAssignments: [],
+    spellings: [],
+    runner: false,
+    wrappersReadOnly: true,
+    query: false,
+  };
+  let words = start;
   for (let guard = 0; guard < 8 && words.length > 0; guard += 1) {
     while (words[0] !== undefined && ASSIGNMENT.test(words[0].raw)) {
       const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(words[0].raw)?.[0] ?? '';
       if (!HARMLESS_VARIABLES.has(name) || words[0].unsafe !== undefined || /^[^=]*[[+]/.test(words[0].raw))
-        keptAssignments.push(words[0]);
+        head.keptAssignments.push(words[0]);
       words = words.slice(1);
     }
-    const head = words[0];
-    if (head === undefined) break;
-    const name = head.value;
-    if (head.unsafe !== undefined || head.glob) {
-      markUnanalysed(out, `the command name is an expansion or a pattern (\`${head.raw}\`)`);
+    const first = words[0];
+    if (first === undefined) break;
+    const name = first.value;
+    if (first.unsafe !== undefined || first.glob) {
+      markUnanalysed(out, `the command name is an expansion or a pattern (\`${first.raw}\`)`);
       break;
     }
-    if (keptAssignments.length > 0) spellings.push(contentOf([...keptAssignments, ...words]));
+    if (head.keptAssignments.length > 0) head.spellings.push(contentOf([...head.keptAssignments, ...words]));
     if (name === 'command' && /^-[vV]$/.test(words[1]?.value ?? '')) {
-      query = true;
+      head.query = true;
       break;
     }
     const grammar = WRAPPERS.get(name);
-    if (grammar !== undefined) {
-      const rest = unwrap(grammar, words);
-      if (rest === undefined) {
-        runner = true;
-        addSuffixSpellings(out, words);
-        if (name === 'env') {
-          // `env -S 'cmd args'` splits its value into a command.
-          const split = words.find((word) => /^(-S|--split-string)/.test(word.value));
-          const index = split === undefined ? -1 : words.indexOf(split);
-          const script =
-            split === undefined
-              ? undefined
-              : split.value.length > 2 && split.value.startsWith('-S')
-                ? split.value.slice(2)
-                : split.value.includes('=')
-                  ? split.value.slice(split.value.indexOf('=') + 1)
-                  : words[index + 1]?.value;
-          if (script !== undefined) collectScript(script, nested, out);
-        }
-        break;
-      }
-      if (rest.length === 0) break;
-      spellings.push(contentOf(words));
-      wrappersReadOnly &&= grammar.readOnly;
-      words = rest;
-      continue;
+    if (grammar === undefined) {
+      head.runner = analyseRunner(words, command, context);
+      break;
     }
-    const valued = RUNNERS.get(name);
-    if (valued !== undefined) {
-      runner = true;
+    const rest = unwrap(grammar, words);
+    if (rest === undefined) {
+      head.runner = true;
       addSuffixSpellings(out, words);
-      const start = runnerCommandStart(valued, words);
-      if (start < words.length) nestedCommand(words.slice(start), nested, out);
-      if (name === 'xargs') {
-        const file = words.findIndex((word) => word.value === '-a' || word.value === '--arg-file');
-        if (file >= 0 && words[file + 1] !== undefined)
-          addOperand(
-            out,
-            resolveOperand(words[file + 1]?.value ?? '', { tilde: words[file + 1]?.tilde ?? false, scope }),
-          );
-      }
+      if (name === 'env') collectEnvSplitString(words, context);
       break;
     }
-    if (SHELLS.has(name) || name === 'su') {
-      runner = true;
-      const script = name === 'su' ? suScript(words) : shellScript(words);
-      if (script !== undefined) collectScript(script, nested, out);
-      else addSuffixSpellings(out, words);
-      if (script === undefined && name !== 'su' && readsScriptFromInput(words)) {
-        // No `-c` and no script file: the shell runs its input. A here-string or here-document is read here; a pipe cannot be.
-        const input = command.redirects.find(
-          ({ token }) => token.op === '<<<' || token.op === '<<' || token.op === '<<-',
-        );
-        if (input?.token.op === '<<<' && input.target !== undefined && input.target.unsafe === undefined)
-          collectScript(input.target.value, nested, out);
-        else if (input !== undefined && input.token.op !== '<<<' && input.token.body !== undefined)
-          collectScript(input.token.body, nested, out);
-        else if (
-          input !== undefined ||
-          command.before === '|' ||
-          command.before === '|&' ||
-          command.redirects.some(({ token }) => token.op === '<' || token.op === '<&')
-        ) {
-          markUnanalysed(out, `\`${name}\` runs commands from its input, which cannot be checked`);
-        }
-      }
-      if (
-        script === undefined &&
-        name !== 'su' &&
-        !readsScriptFromInput(words) &&
-        scriptFileWord(words)?.unsafe !== undefined
-      ) {
-        // `sh $(…)`: the script file's name is an expansion, so not even which file runs can be known.
-        markUnanalysed(out, `\`${name}\` runs a script whose name is an expansion, which cannot be checked`);
-      }
-      break;
-    }
-    if (name === 'eval' || name === 'trap') {
-      runner = true;
-      const operands =
-        name === 'trap'
-          ? words
-              .slice(1)
-              .filter(
-                (word, index, all) => !(/^-/.test(word.value) && all.slice(0, index).every((w) => /^-/.test(w.value))),
-              )
-          : words.slice(1);
-      const script = name === 'eval' ? operands.map((word) => word.value).join(' ') : operands[0]?.value;
-      if (script !== undefined) collectScript(script, nested, out);
-      if (operands.some((word) => word.unsafe !== undefined)) markUnanalysed(out, `\`${name}\` runs an expansion`);
-      break;
-    }
-    if (name === 'script') {
-      // util-linux `script -c 'cmd'` runs cmd in a new terminal.
-      runner = true;
-      const script = clusterValue(words, 'c', '--command');
-      if (script !== undefined) collectScript(script, nested, out);
-      break;
-    }
-    if (name === 'source' || name === '.') {
-      runner = true;
-      break;
-    }
-    if (name === 'find') {
-      for (let k = 1; k < words.length; k += 1) {
-        if (!/^-(exec|execdir|ok|okdir)$/.test(words[k]?.value ?? '')) continue;
-        runner = true;
-        let end = k + 1;
-        while (end < words.length && words[end]?.value !== ';' && words[end]?.value !== '+') end += 1;
-        if (end > k + 1) nestedCommand(words.slice(k + 1, end), nested, out);
-        k = end;
-      }
-    }
-    break;
+    if (rest.length === 0) break;
+    head.spellings.push(contentOf(words));
+    head.wrappersReadOnly &&= grammar.readOnly;
+    words = rest;
   }
+  head.words = words;
+  return head;
+}
 
-  const head = words[0];
-  if (head === undefined) {
-    if (keptAssignments.length > 0) notPlain('a variable assignment changes what later commands run');
+/** The part's facts, once the command that runs is known: its spellings, reads, and whether it is read-only. */
+function describePart(head: CommandHead, context: CommandContext): AnalysedCommand | undefined {
+  const { scope, nested, out } = context;
+  const { words, keptAssignments, spellings } = head;
+  let runner = head.runner;
+  const first = words[0];
+  if (first === undefined) {
+    if (keptAssignments.length > 0) notPlain(context, 'a variable assignment changes what later commands run');
     return undefined;
   }
-  if (head.unsafe !== undefined || head.glob) notPlain('the command name is an expansion or a glob');
-  const name = head.value;
+  if (first.unsafe !== undefined || first.glob) notPlain(context, 'the command name is an expansion or a glob');
+  const name = first.value;
   if (name.includes('/') && !name.endsWith('/'))
     spellings.push(
       contentOf([
         {
-          ...head,
+          ...first,
           value: name.slice(name.lastIndexOf('/') + 1),
           raw: name.slice(name.lastIndexOf('/') + 1),
           glob: false,
@@ -452,11 +434,11 @@ function analyseCommand(
     if (cd.path !== undefined) addOperand(out, cd.path);
     readOnly = cd.path !== undefined;
   } else {
-    readOnly = query || simpleCommandReason(words) === undefined;
+    readOnly = head.query || simpleCommandReason(words) === undefined;
     const reader = READERS.get(name);
     if (reader !== undefined) addReads(out, reader, name, words.slice(1), scope);
   }
-  readOnly &&= plainHere && !runner && wrappersReadOnly && keptAssignments.length === 0;
+  readOnly &&= context.plainHere && !runner && head.wrappersReadOnly && keptAssignments.length === 0;
 
   const content = contentOf([...keptAssignments, ...words]);
   if (keptAssignments.length > 0) spellings.push(contentOf(words));
@@ -468,6 +450,20 @@ function analyseCommand(
     ...(cd === undefined ? {} : { cd }),
     ...(losesDirectory ? { losesDirectory } : {}),
   };
+}
+
+/** What one simple command means for rules; nested commands it runs are collected on the way. */
+function analyseCommand(command: SimpleCommand, scope: Scope, out: Collected): AnalysedCommand | undefined {
+  const context: CommandContext = {
+    scope,
+    nested: { ...scope, depth: scope.depth + 1, top: false },
+    out,
+    plainHere: true,
+  };
+  scanWordsAndRedirects(command, context);
+  const words = skipKeywords(command, context);
+  if (words === undefined) return undefined;
+  return describePart(lookThrough(words, command, context), context);
 }
 
 /** The script `su -c` runs, if any. */

@@ -1,7 +1,10 @@
 /**
  * The program tables behind `command-facts.ts`: harmless variables, leading and non-command keywords, wrappers and
- * their option grammars, runners, shells, and which commands read the files their operands name.
+ * their option grammars, runners, shells, which commands read the files their operands name, and the options that make
+ * a program run other code.
  */
+
+import type { WordToken } from './lexer.js';
 
 /** Variables whose assignment before a command cannot change which program runs or what it loads. */
 export const HARMLESS_VARIABLES = new Set([
@@ -229,4 +232,86 @@ export const READERS = new Map<string, ReaderKind>([
   ...['grep', 'egrep', 'fgrep', 'rg', 'awk', 'sed'].map((name) => [name, 'pattern-first'] as const),
   ['jq', 'filter-first'],
   ['find', 'find'],
+]);
+
+/** The words before `--` (what the program itself parses as options). */
+function beforeDoubleDash(words: readonly WordToken[]): string[] {
+  const values = words.map((word) => word.value);
+  const end = values.indexOf('--');
+  return end < 0 ? values : values.slice(0, end);
+}
+
+/** npm's options that only change output; any other is configuration (`--node-options`, `--script-shell`, `--prefix`…). */
+const NPM_HARMLESS_OPTIONS =
+  /^(-s|-q|-d|-dd|-ddd|--silent|--quiet|--verbose|--json|--if-present|--workspaces|--ws|--no-audit|--no-fund|--no-color|--include-workspace-root|--(loglevel|color|workspace|w)=[\w@./-]+|-w)$/;
+
+/**
+ * Options that make a program run other code or read its configuration elsewhere: a part with one is allowed only
+ * by an exact rule, so `Bash(npm test:*)` does not allow `npm test --node-options=--import=…`.
+ */
+export const PREFIX_UNSAFE_OPTIONS = new Map<string, (words: readonly WordToken[]) => boolean>([
+  [
+    'npm',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => value.startsWith('-') && !NPM_HARMLESS_OPTIONS.test(value)),
+  ],
+  [
+    'npx',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some(
+          (value) =>
+            /^--(node-options|script-shell|userconfig|globalconfig|prefix|call|shell)/.test(value) || /^-c/.test(value),
+        ),
+  ],
+  [
+    'pnpm',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) =>
+          /^(--(config|node-options|script-shell|shell-emulator|dir|prefix|global-dir|userconfig|npmrc)|-C)/.test(
+            value,
+          ),
+        ),
+  ],
+  [
+    'yarn',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^--(cwd|use-yarnrc|rc-filename|modules-folder|global-folder|script-shell)/.test(value)),
+  ],
+  [
+    'bun',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^(--(preload|config|cwd|require|import|shell)|-[rc]$)/.test(value)),
+  ],
+  [
+    'make',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^(--(file|makefile|directory|eval|include-dir)|-[^-]*[fCEI])/.test(value)),
+  ],
+  [
+    'git',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^--(upload-pack|receive-pack|exec|config|template|separate-git-dir)/.test(value)) ||
+      (words[1]?.value === 'clone' && beforeDoubleDash(words).some((value) => /^-[^-]*[uc]/.test(value))),
+  ],
+  [
+    'cargo',
+    (words) =>
+      beforeDoubleDash(words)
+        .slice(1)
+        .some((value) => /^(--config|-Z|--manifest-path)/.test(value)),
+  ],
 ]);

@@ -219,21 +219,31 @@ function decodeAnsiC(
   return undefined;
 }
 
-/** Splits a command into words, operators and redirections the way bash would, or says why it cannot. */
-export function lex(input: string): LexResult {
-  const tokens: Token[] = [];
-  let word: WordToken | undefined;
-  let i = 0;
+/** A here-document whose body starts after the next newline. */
+interface PendingBody {
+  token: RedirectToken;
+  delimiter: string;
+  literal: boolean;
+}
+
+/** The lexer's state while it walks one input: the tokens so far, the word being built and the position. */
+class LexState {
+  readonly tokens: Token[] = [];
+  word: WordToken | undefined;
+  i = 0;
   /** Here-documents whose delimiter word is the next word. */
-  let delimiterFor: RedirectToken | undefined;
+  delimiterFor: RedirectToken | undefined;
   /** Here-documents whose body starts after the next newline. */
-  const bodies: Array<{ token: RedirectToken; delimiter: string; literal: boolean }> = [];
-  const current = (): WordToken =>
-    (word ??= {
+  readonly bodies: PendingBody[] = [];
+
+  constructor(readonly input: string) {}
+
+  current(): WordToken {
+    return (this.word ??= {
       kind: 'word',
       value: '',
       raw: '',
-      start: i,
+      start: this.i,
       glob: false,
       startsWithGlob: false,
       quoted: false,
@@ -242,25 +252,31 @@ export function lex(input: string): LexResult {
       unsafe: undefined,
       substitutions: [],
     });
-  const flag = (reason: string): void => {
-    const w = current();
+  }
+
+  flag(reason: string): void {
+    const w = this.current();
     w.unsafe ??= reason;
-  };
-  const finish = (): void => {
+  }
+
+  finish(): void {
+    const word = this.word;
     if (word !== undefined) {
-      word.raw = input.slice(word.start, i);
-      tokens.push(word);
-      if (delimiterFor !== undefined) {
-        bodies.push({ token: delimiterFor, delimiter: word.value, literal: word.quoted });
-        delimiterFor = undefined;
+      word.raw = this.input.slice(word.start, this.i);
+      this.tokens.push(word);
+      if (this.delimiterFor !== undefined) {
+        this.bodies.push({ token: this.delimiterFor, delimiter: word.value, literal: word.quoted });
+        this.delimiterFor = undefined;
       }
     }
-    word = undefined;
-  };
+    this.word = undefined;
+  }
+
   /** Skips the bodies of pending here-documents, which start at `from`; returns where lexing resumes. */
-  const skipBodies = (from: number): number => {
+  skipBodies(from: number): number {
+    const input = this.input;
     let position = from;
-    for (const body of bodies) {
+    for (const body of this.bodies) {
       const strip = body.token.op === '<<-';
       const bodyStart = position;
       for (;;) {
@@ -282,219 +298,262 @@ export function lex(input: string): LexResult {
         }
       }
     }
-    bodies.length = 0;
+    this.bodies.length = 0;
     return position;
-  };
-
-  while (i < input.length) {
-    const ch = input.charAt(i);
-    const next = input.charAt(i + 1);
-    switch (ch) {
-      case ' ':
-      case '\t':
-        finish();
-        i += 1;
-        break;
-      case '\n':
-      case '\r':
-        finish();
-        tokens.push({ kind: 'op', op: 'newline' });
-        i = bodies.length > 0 ? skipBodies(i + 1) : i + 1;
-        break;
-      case "'": {
-        const end = input.indexOf("'", i + 1);
-        if (end < 0) return { ok: false, reason: 'unterminated single quote' };
-        const w = current();
-        w.quoted = true;
-        w.value += input.slice(i + 1, end);
-        i = end + 1;
-        break;
-      }
-      case '"': {
-        const w = current();
-        w.quoted = true;
-        let j = i + 1;
-        for (;;) {
-          if (j >= input.length) return { ok: false, reason: 'unterminated double quote' };
-          const c = input.charAt(j);
-          if (c === '"') break;
-          if (c === '\\') {
-            if (j + 1 >= input.length) return { ok: false, reason: 'unterminated double quote' };
-            const n = input.charAt(j + 1);
-            if (n === '$' || n === '`' || n === '"' || n === '\\') {
-              w.value += n;
-              j += 2;
-            } else if (n === '\n') {
-              j += 2;
-            } else {
-              w.value += '\\';
-              j += 1;
-            }
-            continue;
-          }
-          if (c === '$' && input.charAt(j + 1) === '(') {
-            const end = findSubstitutionEnd(input, j + 2);
-            if (end === undefined) return { ok: false, reason: 'unterminated `$(`' };
-            flag('`$(...)` substitution inside double quotes');
-            w.substitutions.push(input.slice(j + 2, end));
-            w.value += input.slice(j, end + 1);
-            j = end + 1;
-            continue;
-          }
-          if (c === '`') {
-            const end = findBacktickEnd(input, j + 1);
-            if (end === undefined) return { ok: false, reason: 'unterminated backtick' };
-            flag('backtick command substitution');
-            w.substitutions.push(backtickScript(input.slice(j + 1, end)));
-            w.value += input.slice(j, end + 1);
-            j = end + 1;
-            continue;
-          }
-          if (c === '$') flag('`$` expansion inside double quotes');
-          w.value += c;
-          j += 1;
-        }
-        i = j + 1;
-        break;
-      }
-      case '\\': {
-        if (i + 1 >= input.length) return { ok: false, reason: 'trailing backslash' };
-        if (next !== '\n') {
-          const w = current();
-          w.quoted = true;
-          w.value += next;
-        }
-        i += 2;
-        break;
-      }
-      case '$': {
-        if (next === '(') {
-          const end = findSubstitutionEnd(input, i + 2);
-          if (end === undefined) return { ok: false, reason: 'unterminated `$(`' };
-          flag(input.charAt(i + 2) === '(' ? '`$((...))` arithmetic expansion' : '`$(...)` command substitution');
-          const w = current();
-          w.substitutions.push(input.slice(i + 2, end));
-          w.value += input.slice(i, end + 1);
-          i = end + 1;
-        } else if (next === "'") {
-          const decoded = decodeAnsiC(input, i + 2);
-          if (decoded === undefined) return { ok: false, reason: "unterminated `$'`" };
-          const w = current();
-          w.quoted = true;
-          w.ansiC = true;
-          if (decoded.doubt !== undefined) flag(decoded.doubt);
-          w.value += decoded.value;
-          i = decoded.end + 1;
-        } else {
-          flag(next === '{' ? '`${...}` parameter expansion' : '`$` parameter expansion');
-          current().value += ch;
-          i += 1;
-        }
-        break;
-      }
-      case '`': {
-        const end = findBacktickEnd(input, i + 1);
-        if (end === undefined) return { ok: false, reason: 'unterminated backtick' };
-        flag('backtick command substitution');
-        const w = current();
-        w.substitutions.push(backtickScript(input.slice(i + 1, end)));
-        w.value += input.slice(i, end + 1);
-        i = end + 1;
-        break;
-      }
-      case '#':
-        if (word === undefined) {
-          // A comment: bash ignores the rest of the line (nothing in it runs, and nothing in it can be trusted to mean what it seems).
-          tokens.push({ kind: 'op', op: 'comment' });
-          const newline = input.indexOf('\n', i);
-          i = newline < 0 ? input.length : newline;
-          break;
-        }
-        current().value += ch;
-        i += 1;
-        break;
-      case '{':
-      case '}':
-        flag('braces `{...}` (brace expansion or a command group)');
-        current().value += ch;
-        i += 1;
-        break;
-      case '|':
-        finish();
-        if (next === '|') tokens.push({ kind: 'op', op: '||' });
-        else if (next === '&') tokens.push({ kind: 'op', op: '|&' });
-        else tokens.push({ kind: 'op', op: '|' });
-        i += next === '|' || next === '&' ? 2 : 1;
-        break;
-      case '&':
-        finish();
-        if (next === '&') {
-          tokens.push({ kind: 'op', op: '&&' });
-          i += 2;
-        } else if (next === '>') {
-          const append = input.charAt(i + 2) === '>';
-          tokens.push({ kind: 'redirect', op: append ? '&>>' : '&>', fd: undefined });
-          i += append ? 3 : 2;
-        } else {
-          tokens.push({ kind: 'op', op: '&' });
-          i += 1;
-        }
-        break;
-      case ';':
-        finish();
-        tokens.push({ kind: 'op', op: ';' });
-        i += 1;
-        break;
-      case '(':
-      case ')':
-        finish();
-        tokens.push({ kind: 'op', op: ch });
-        i += 1;
-        break;
-      case '<':
-      case '>': {
-        let fd: string | undefined;
-        if (word !== undefined && !word.quoted && /^\d+$/.test(word.value)) {
-          fd = word.value;
-          word = undefined;
-        } else {
-          finish();
-        }
-        if (next === '(') {
-          const end = findSubstitutionEnd(input, i + 2);
-          if (end === undefined) return { ok: false, reason: 'unterminated process substitution' };
-          tokens.push({ kind: 'op', op: 'process-substitution', script: input.slice(i + 2, end) });
-          i = end + 1;
-          break;
-        }
-        let op: RedirectOperator;
-        if (ch === '>') {
-          op = next === '>' ? '>>' : next === '|' ? '>|' : next === '&' ? '>&' : '>';
-        } else if (input.startsWith('<<<', i)) {
-          op = '<<<';
-        } else if (input.startsWith('<<-', i)) {
-          op = '<<-';
-        } else {
-          op = next === '<' ? '<<' : next === '>' ? '<>' : next === '&' ? '<&' : '<';
-        }
-        const token: RedirectToken = { kind: 'redirect', op, fd };
-        tokens.push(token);
-        if (op === '<<' || op === '<<-') delimiterFor = token;
-        i += op.length;
-        break;
-      }
-      default: {
-        const w = current();
-        if (GLOB_CHARS.has(ch)) {
-          if (w.value === '') w.startsWithGlob = true;
-          w.glob = true;
-        }
-        if (ch === '~' && w.value === '' && !w.quoted) w.tilde = true;
-        w.value += ch;
-        i += 1;
-      }
-    }
   }
-  finish();
-  return { ok: true, tokens };
+}
+
+/** Lexes a double-quoted part of a word, from its opening quote; returns why it cannot, if it cannot. */
+function lexDoubleQuoted(state: LexState): string | undefined {
+  const input = state.input;
+  const w = state.current();
+  w.quoted = true;
+  let j = state.i + 1;
+  for (;;) {
+    if (j >= input.length) return 'unterminated double quote';
+    const c = input.charAt(j);
+    if (c === '"') break;
+    if (c === '\\') {
+      if (j + 1 >= input.length) return 'unterminated double quote';
+      const n = input.charAt(j + 1);
+      if (n === '$' || n === '`' || n === '"' || n === '\\') {
+        w.value += n;
+        j += 2;
+      } else if (n === '\n') {
+        j += 2;
+      } else {
+        w.value += '\\';
+        j += 1;
+      }
+      continue;
+    }
+    if (c === '$' && input.charAt(j + 1) === '(') {
+      const end = findSubstitutionEnd(input, j + 2);
+      if (end === undefined) return 'unterminated `$(`';
+      state.flag('`$(...)` substitution inside double quotes');
+      w.substitutions.push(input.slice(j + 2, end));
+      w.value += input.slice(j, end + 1);
+      j = end + 1;
+      continue;
+    }
+    if (c === '`') {
+      const end = findBacktickEnd(input, j + 1);
+      if (end === undefined) return 'unterminated backtick';
+      state.flag('backtick command substitution');
+      w.substitutions.push(backtickScript(input.slice(j + 1, end)));
+      w.value += input.slice(j, end + 1);
+      j = end + 1;
+      continue;
+    }
+    if (c === '$') state.flag('`$` expansion inside double quotes');
+    w.value += c;
+    j += 1;
+  }
+  state.i = j + 1;
+  return undefined;
+}
+
+/** Lexes what starts with `$`: a command substitution, `$'…'` quoting or a parameter expansion. */
+function lexDollar(state: LexState): string | undefined {
+  const { input, i } = state;
+  const next = input.charAt(i + 1);
+  if (next === '(') {
+    const end = findSubstitutionEnd(input, i + 2);
+    if (end === undefined) return 'unterminated `$(`';
+    state.flag(input.charAt(i + 2) === '(' ? '`$((...))` arithmetic expansion' : '`$(...)` command substitution');
+    const w = state.current();
+    w.substitutions.push(input.slice(i + 2, end));
+    w.value += input.slice(i, end + 1);
+    state.i = end + 1;
+  } else if (next === "'") {
+    const decoded = decodeAnsiC(input, i + 2);
+    if (decoded === undefined) return "unterminated `$'`";
+    const w = state.current();
+    w.quoted = true;
+    w.ansiC = true;
+    if (decoded.doubt !== undefined) state.flag(decoded.doubt);
+    w.value += decoded.value;
+    state.i = decoded.end + 1;
+  } else {
+    state.flag(next === '{' ? '`${...}` parameter expansion' : '`$` parameter expansion');
+    state.current().value += '$';
+    state.i += 1;
+  }
+  return undefined;
+}
+
+/** Lexes a redirection or a process substitution, from its `<` or `>`; a digits-only word before it is its fd. */
+function lexRedirect(state: LexState): string | undefined {
+  const { input, i } = state;
+  const ch = input.charAt(i);
+  const next = input.charAt(i + 1);
+  let fd: string | undefined;
+  const word = state.word;
+  if (word !== undefined && !word.quoted && /^\d+$/.test(word.value)) {
+    fd = word.value;
+    state.word = undefined;
+  } else {
+    state.finish();
+  }
+  if (next === '(') {
+    const end = findSubstitutionEnd(input, i + 2);
+    if (end === undefined) return 'unterminated process substitution';
+    state.tokens.push({ kind: 'op', op: 'process-substitution', script: input.slice(i + 2, end) });
+    state.i = end + 1;
+    return undefined;
+  }
+  let op: RedirectOperator;
+  if (ch === '>') {
+    op = next === '>' ? '>>' : next === '|' ? '>|' : next === '&' ? '>&' : '>';
+  } else if (input.startsWith('<<<', i)) {
+    op = '<<<';
+  } else if (input.startsWith('<<-', i)) {
+    op = '<<-';
+  } else {
+    op = next === '<' ? '<<' : next === '>' ? '<>' : next === '&' ? '<&' : '<';
+  }
+  const token: RedirectToken = { kind: 'redirect', op, fd };
+  state.tokens.push(token);
+  if (op === '<<' || op === '<<-') state.delimiterFor = token;
+  state.i += op.length;
+  return undefined;
+}
+
+/** Lexes an operator that starts with `|` or `&` (`&>` and `&>>` are redirections). */
+function lexPipeOrAmpersand(state: LexState): void {
+  const { input, i } = state;
+  const ch = input.charAt(i);
+  const next = input.charAt(i + 1);
+  state.finish();
+  if (ch === '|') {
+    if (next === '|') state.tokens.push({ kind: 'op', op: '||' });
+    else if (next === '&') state.tokens.push({ kind: 'op', op: '|&' });
+    else state.tokens.push({ kind: 'op', op: '|' });
+    state.i += next === '|' || next === '&' ? 2 : 1;
+  } else if (next === '&') {
+    state.tokens.push({ kind: 'op', op: '&&' });
+    state.i += 2;
+  } else if (next === '>') {
+    const append = input.charAt(i + 2) === '>';
+    state.tokens.push({ kind: 'redirect', op: append ? '&>>' : '&>', fd: undefined });
+    state.i += append ? 3 : 2;
+  } else {
+    state.tokens.push({ kind: 'op', op: '&' });
+    state.i += 1;
+  }
+}
+
+/** Lexes a plain character of a word, noting globs and a leading tilde. */
+function lexPlainCharacter(state: LexState, ch: string): void {
+  const w = state.current();
+  if (GLOB_CHARS.has(ch)) {
+    if (w.value === '') w.startsWithGlob = true;
+    w.glob = true;
+  }
+  if (ch === '~' && w.value === '' && !w.quoted) w.tilde = true;
+  w.value += ch;
+  state.i += 1;
+}
+
+/** Lexes what starts at the state's position; returns why the input cannot be lexed, if it cannot. */
+function lexNext(state: LexState): string | undefined {
+  const input = state.input;
+  const i = state.i;
+  const ch = input.charAt(i);
+  const next = input.charAt(i + 1);
+  switch (ch) {
+    case ' ':
+    case '\t':
+      state.finish();
+      state.i += 1;
+      return undefined;
+    case '\n':
+    case '\r':
+      state.finish();
+      state.tokens.push({ kind: 'op', op: 'newline' });
+      state.i = state.bodies.length > 0 ? state.skipBodies(i + 1) : i + 1;
+      return undefined;
+    case "'": {
+      const end = input.indexOf("'", i + 1);
+      if (end < 0) return 'unterminated single quote';
+      const w = state.current();
+      w.quoted = true;
+      w.value += input.slice(i + 1, end);
+      state.i = end + 1;
+      return undefined;
+    }
+    case '"':
+      return lexDoubleQuoted(state);
+    case '\\': {
+      if (i + 1 >= input.length) return 'trailing backslash';
+      if (next !== '\n') {
+        const w = state.current();
+        w.quoted = true;
+        w.value += next;
+      }
+      state.i += 2;
+      return undefined;
+    }
+    case '$':
+      return lexDollar(state);
+    case '`': {
+      const end = findBacktickEnd(input, i + 1);
+      if (end === undefined) return 'unterminated backtick';
+      state.flag('backtick command substitution');
+      const w = state.current();
+      w.substitutions.push(backtickScript(input.slice(i + 1, end)));
+      w.value += input.slice(i, end + 1);
+      state.i = end + 1;
+      return undefined;
+    }
+    case '#':
+      if (state.word === undefined) {
+        // A comment: bash ignores the rest of the line (nothing in it runs, and nothing in it can be trusted to mean what it seems).
+        state.tokens.push({ kind: 'op', op: 'comment' });
+        const newline = input.indexOf('\n', i);
+        state.i = newline < 0 ? input.length : newline;
+        return undefined;
+      }
+      state.current().value += ch;
+      state.i += 1;
+      return undefined;
+    case '{':
+    case '}':
+      state.flag('braces `{...}` (brace expansion or a command group)');
+      state.current().value += ch;
+      state.i += 1;
+      return undefined;
+    case '|':
+    case '&':
+      lexPipeOrAmpersand(state);
+      return undefined;
+    case ';':
+      state.finish();
+      state.tokens.push({ kind: 'op', op: ';' });
+      state.i += 1;
+      return undefined;
+    case '(':
+    case ')':
+      state.finish();
+      state.tokens.push({ kind: 'op', op: ch });
+      state.i += 1;
+      return undefined;
+    case '<':
+    case '>':
+      return lexRedirect(state);
+    default:
+      lexPlainCharacter(state, ch);
+      return undefined;
+  }
+}
+
+/** Splits a command into words, operators and redirections the way bash would, or says why it cannot. */
+export function lex(input: string): LexResult {
+  const state = new LexState(input);
+  while (state.i < input.length) {
+    const failure = lexNext(state);
+    if (failure !== undefined) return { ok: false, reason: failure };
+  }
+  state.finish();
+  return { ok: true, tokens: state.tokens };
 }

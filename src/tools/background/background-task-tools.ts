@@ -4,7 +4,7 @@ import { BACKGROUND_TASK_DEFAULTS } from '../../contracts/background-tasks.js';
 import type { BackgroundTaskRecord } from '../../contracts/background-tasks.js';
 import { DISPLAY_LIMITS, RESULT_BUDGETS, TOOL_TIMEOUTS } from '../../contracts/defaults.js';
 import { BackgroundTaskStore } from './background-task-store.js';
-import type { BackgroundTaskState } from './background-task-store.js';
+import type { BackgroundTaskState } from './background-task-processes.js';
 import { ToolUseError, defineTool } from '../define-tool.js';
 import { backgroundTaskDisplay } from '../support/displays.js';
 import type { ToolExecutionContext, ToolOutputObject } from '../define-tool.js';

@@ -13,7 +13,7 @@ const RECENT_CALLS = 20;
  * worker, and whatever answer arrives first is the only one the workflow takes, so the call is decided once. Returns
  * the evaluator's allow or deny; undefined (the human decides) for `escalate`, an error or a timeout.
  */
-export async function runEvaluator(options: {
+export async function consultEvaluator(options: {
   state: SessionState;
   name: string;
   request: ApprovalRequest;
