@@ -11,7 +11,7 @@
  * letters. Plans recorded before carry every field, and expand to themselves.
  */
 import type { CallFlags, CallPlan, ReadyCallPlan, RejectedCallPlan, SideEffectScope } from './call-plan.js';
-import type { CallOutcome, PlannedCall } from './pipeline.js';
+import type { CallOutcome, PlannedCall } from './call-outcome.js';
 import type { ToolCall } from './tool-call.js';
 
 /**

@@ -11,18 +11,20 @@
  *   PreToolUse hooks, `prepareApproval`, permission facts. A call a turn stop or an interrupt skips never gets here.
  */
 import type { InDoubtSigningPayload } from './calls-in-doubt.js';
-import type { ReadyCallPlan, RejectedCallPlan } from './call-plan.js';
+import type { ReadyCallPlan } from './call-plan.js';
 import type { WireCallOutcome, WireCallPlan, WirePlannedCall } from './compact-plan.js';
+import type { CallOutcome } from './call-outcome.js';
 import type { ApprovalSigningPayload, ApprovalVerdict } from './approval.js';
-import type { BackgroundTaskReport, StoppedBackgroundTasks } from './background-tasks.js';
+import type { StoppedBackgroundTasks } from './background-tasks.js';
 import type { PermissionRequestHookInput, PermissionRequestHookResult } from './hook-decisions.js';
 import type { EvaluationRequest, EvaluationResult, PolicyChangeToVerify } from './policy.js';
 import type { BudgetClientResultInput, BudgetedClientResult, ClientToolSpec } from './client-tools.js';
-import type { ToolResult } from './tool-result.js';
 import type { ToolCall } from './tool-call.js';
 import type { ProgressHeartbeat } from './progress.js';
 import type { PermissionRules, SandboxMode, SandboxOptions } from './session.js';
 import type { CallRules } from './decide-permission.js';
+
+export type { CallOutcome, PlannedCall } from './call-outcome.js';
 
 /** The session facts every activity of a session needs. */
 export interface SessionContext {
@@ -44,10 +46,6 @@ export interface SessionContext {
   /** The session's client tools (`SessionOptions.clientTools`), which Plan and Prepare look up beside the worker's. */
   clientTools?: ClientToolSpec[];
 }
-
-/** A call as Plan sees it: enough to group it, nothing more. */
-export type PlannedCall =
-  { kind: 'planned'; callId: string; toolName: string; concurrentSafe: boolean } | RejectedCallPlan;
 
 export interface PlanCallsInput {
   session: SessionContext;
@@ -191,33 +189,6 @@ export interface ExecuteCallInput {
    * asking), for the execution's span (`switchyard.approval.wait_ms`). Absent in inputs recorded before it existed.
    */
   permissionWaitMs?: number;
-}
-
-/**
- * What one execution produced; the workflow adds the timings it measured and the permission wait. Its `content` holds
- * only the image blocks: the workflow puts the final text form in front when it hands the result out.
- */
-export interface CallOutcome extends Pick<
-  ToolResult,
-  'status' | 'modelContent' | 'content' | 'isError' | 'errorCode' | 'display' | 'budget' | 'turnControl' | 'sandboxed'
-> {
-  /** Why a call that started a process ran it outside the sandbox (`sandboxed: false`), for the session's details. */
-  unsandboxedReason?: string;
-  /** Session-state keys the call sets (its context modifier). */
-  sessionState?: Record<string, unknown>;
-  /** An envelope that may replace `modelContent` under the turn's aggregate budget. */
-  aggregateReplacement?: { envelope: string; artifact?: string };
-  /** A background task the call started or observed (v1.1), for the session's records. */
-  backgroundTask?: BackgroundTaskReport;
-  /** Context from PostToolUse / PostToolUseFailure hooks, for the model under `[Hook additional context]`. */
-  hookContext?: string[];
-  /** Time the handler was working (deadline time), over all attempts. */
-  activeMs: number;
-  /** Time the handler waited at admission gates (not deadline time), over all attempts. */
-  queuedMs: number;
-  attempt?: number;
-  /** A local attempt ran out of its budget: run the call again as a regular activity (nothing of this attempt counts). */
-  relocate?: true;
 }
 
 /**

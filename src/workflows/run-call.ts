@@ -15,7 +15,7 @@ import { callPermissionInput, decidePermission, ruleMatchesCall } from '../contr
 import type { PermissionInput } from '../contracts/decide-permission.js';
 import { runsLocally } from '../contracts/local-calls.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
-import { recordCallInDoubt } from './doubt-ledger.js';
+import { recordCallInDoubt } from './doubt-resolution.js';
 import type { CallClock, CallCompletion, UntimedResult } from './results.js';
 import { finishResult } from './results.js';
 import type { SessionState } from './session-state.js';

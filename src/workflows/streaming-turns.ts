@@ -5,7 +5,7 @@ import { addCallsUpdate, awaitResultsUpdate } from '../contracts/messages.js';
 import { formatZodError, oversizeRequestReason, toolCallSchemas } from '../contracts/tool-call.js';
 import type { AddCallsRequest, AwaitResultsRequest, ToolCall } from '../contracts/tool-call.js';
 import type { AddCallsResult, AwaitResultsResult, ToolResult } from '../contracts/tool-result.js';
-import { withSettledCalls } from './doubt-ledger.js';
+import { withSettledCalls } from './doubt-resolution.js';
 import { inReleasedScope } from './released-scope.js';
 import type { SessionState } from './session-state.js';
 import type { ToolExecutor } from './tool-executor.js';

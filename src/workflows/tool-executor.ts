@@ -22,7 +22,7 @@ import { formatZodError } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { ActiveTurnView, TurnResult } from '../contracts/tool-result.js';
 import { ApprovalBroker } from './approval-broker.js';
-import { withSettledCalls } from './doubt-ledger.js';
+import { withSettledCalls } from './doubt-resolution.js';
 import { SessionDetails } from './details.js';
 import { Scheduler } from './scheduler.js';
 import { SessionState } from './session-state.js';

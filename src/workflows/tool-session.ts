@@ -22,7 +22,7 @@ import type { TurnResult } from '../contracts/tool-result.js';
 import { utf8Length } from '../contracts/utf8-length.js';
 import { admitSession, stopBackgroundTasksActivity } from './activity-routing.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
-import { installCallsInDoubtHandlers } from './doubt-ledger.js';
+import { installCallsInDoubtHandlers } from './doubt-resolution.js';
 import { judgePolicyChangeWithoutSignature, verifyPolicyChange } from './policy-authority.js';
 import type { PolicyAuthority } from './policy-authority.js';
 import type { CarriedSessionState, SessionState } from './session-state.js';

@@ -16,7 +16,8 @@ import {
 } from '../../src/contracts/calls-in-doubt.js';
 import { resolveInDoubtRequestSchema } from '../../src/contracts/schemas.js';
 import { inDoubtBlock } from '../../src/console/render.js';
-import { CallsInDoubtLedger, IN_DOUBT_INPUT_MAX_BYTES, ranEntry, retryCall } from '../../src/workflows/doubt-ledger.js';
+import { CallsInDoubtLedger, IN_DOUBT_INPUT_MAX_BYTES } from '../../src/workflows/doubt-ledger.js';
+import { ranEntry, retryCall } from '../../src/workflows/doubt-resolution.js';
 
 const call = {
   callId: 'b1',
