@@ -37,11 +37,8 @@ const exists = (file: string): Promise<boolean> =>
     () => true,
     () => false,
   );
-const write = (id: string, file: string, content: string) => ({
-  id,
-  name: 'Write',
-  input: { file_path: file, content },
-});
+const writeInput = (file_path: string, content: string) => ({ file_path, content });
+const write = (id: string, file: string, text: string) => ({ id, name: 'Write', input: writeInput(file, text) });
 const bash = (id: string, command: string) => ({ id, name: 'Bash', input: { command } });
 const inTenMinutes = (): string => new Date(Date.now() + 10 * 60_000).toISOString();
 

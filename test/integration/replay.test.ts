@@ -35,6 +35,12 @@ const { historyFromJSON } = createRequire(import.meta.url)(
   '@temporalio/common/lib/proto-utils',
 ) as typeof import('@temporalio/common/lib/proto-utils.js');
 
+/** The real Read of one line of a.txt in the session's cwd. */
+const readLine = (id: string, offset: number) => ({ id, name: 'Read', input: { file_path: 'a.txt', offset } });
+/** The real Bash, started in the background. */
+const inBackground = { run_in_background: true, description: 'job' };
+const backgroundBash = (id: string, command: string) => ({ id, name: 'Bash', input: { command, ...inBackground } });
+
 /**
  * Determinism guard (invariant 1): histories recorded from real sessions are replayed against today's workflow
  * code. Re-record deliberately, after a reviewed, versioned change: `npm run record-histories`.
@@ -113,11 +119,7 @@ describe('replay of recorded session histories', () => {
         await writeFile(path.join(cwd, 'a.txt'), 'alpha\n');
         await session.executeTurn({
           turnId: 't1',
-          calls: Array.from({ length: 12 }, (_, index) => ({
-            id: `r${index}`,
-            name: 'Read',
-            input: { file_path: 'a.txt', offset: 1 + (index % 2) },
-          })),
+          calls: Array.from({ length: 12 }, (_, index) => readLine(`r${index}`, 1 + (index % 2))),
         });
       },
     },
@@ -226,13 +228,7 @@ describe('replay of recorded session histories', () => {
       run: async (session) => {
         const started = await session.executeTurn({
           turnId: 't1',
-          calls: [
-            {
-              id: 'bg',
-              name: 'Bash',
-              input: { command: 'echo begun; sleep 0.2; echo done', run_in_background: true, description: 'job' },
-            },
-          ],
+          calls: [backgroundBash('bg', 'echo begun; sleep 0.2; echo done')],
         });
         const taskId = started.results[0]?.backgroundTask?.taskId ?? '';
         await session.executeTurn({
