@@ -80,10 +80,13 @@ function positiveMs(value: number | undefined, name: string): number | undefined
  */
 export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? environmentSettings().console.token ?? randomToken();
+  // What the caller left out comes from the environment, read once.
+  let fromEnvironment: ReturnType<typeof environmentSettings> | undefined;
+  const settings = () => (fromEnvironment ??= environmentSettings());
+  const token = options.token ?? settings().console.token ?? randomToken();
   const { client, identity } = options;
   const users = options.users === undefined ? undefined : new Map(options.users.map((user) => [user.name, user]));
-  const artifacts = options.artifacts ?? new FileArtifactStore(environmentSettings().worker.dataDir);
+  const artifacts = options.artifacts ?? new FileArtifactStore(settings().worker.dataDir);
   const boundToLoopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
   const checkMs = positiveMs(options.streamCheckMs, 'streamCheckMs') ?? STREAM_CHECK_MS;
   const refreshMs = positiveMs(options.streamRefreshMs, 'streamRefreshMs') ?? STREAM_REFRESH_MS;
