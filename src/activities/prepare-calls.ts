@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import os from 'node:os';
 import { callInputValue, compactPlan } from '../contracts/compact-plan.js';
 import type { WireCallPlan } from '../contracts/compact-plan.js';
@@ -17,7 +18,6 @@ import type { ToolPrepareContext } from '../tools/define-tool.js';
 import { rememberRealPaths } from '../tools/paths.js';
 import { HOOK_HEARTBEAT_INTERVAL_MS, cancellationOf } from './cancellation.js';
 import type { Warn } from './dependencies.js';
-import { inputDigest } from './digest.js';
 import { rejected } from './plan-call.js';
 import { prepareCall } from './prepare-call.js';
 import { failOnToolMismatch } from './tool-mismatch.js';
@@ -101,7 +101,7 @@ export function createPrepareCalls(options: {
     const plans = withinPreparedBudget(
       prepared.map((plan, index) =>
         compactPlan(plan, {
-          sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.inputDigest, calls[index]),
+          sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.input, calls[index]),
           leaveOutDefaults: compactPlans === true,
         }),
       ),
@@ -151,11 +151,15 @@ function cwdProblem(cwd: string): string | undefined {
   }
 }
 
-/** Whether a resolved input (by its digest) is the call's own input, so Prepare need not send it back. */
-function sameInputAsCall(digest: string, call: { input: unknown } | undefined): boolean {
+/**
+ * Whether a resolved input is the call's own input, so Prepare need not send it back: equal as values (keys in any
+ * order), which makes their canonical JSON and digest the same. Values that differ only where JSON does not look (a
+ * key whose value is undefined) count as different, and the input is sent: never wrong, at most a few bytes more.
+ */
+function sameInputAsCall(input: unknown, call: { input: unknown } | undefined): boolean {
   if (call === undefined) return false;
   const value = callInputValue(call);
-  return value !== undefined && inputDigest(value) === digest;
+  return value !== undefined && isDeepStrictEqual(input, value);
 }
 
 /**

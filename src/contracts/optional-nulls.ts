@@ -53,6 +53,15 @@ function withoutNullsByZod(schema: z.ZodType, value: unknown): unknown {
   }
 }
 
+/** Whether `value` is null or holds a null in an array or object, at any depth. */
+function containsNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(containsNull);
+  for (const key in value) if (containsNull((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 function allowsNull(schema: unknown): boolean {
   if (!isRecord(schema)) return true;
   if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
@@ -82,6 +91,8 @@ function withoutNullsByJsonSchema(schema: unknown, value: unknown): unknown {
  * that schema. The input is not changed in place.
  */
 export function dropOptionalNulls(options: { schema: z.ZodType; jsonSchema?: unknown; input: unknown }): unknown {
+  // Most inputs hold no null at all: nothing to drop, and no walk of the schema.
+  if (!containsNull(options.input)) return options.input;
   if (isRecord(options.jsonSchema)) return withoutNullsByJsonSchema(options.jsonSchema, options.input);
   return withoutNullsByZod(options.schema, options.input);
 }

@@ -43,11 +43,9 @@ export async function pathEscapeReason(
   absolutePath: string,
   realPath: RealPath = realpath,
 ): Promise<string | undefined> {
-  // Both resolved at once: each is a trip through libuv's thread pool, and a call waits for them in turn otherwise.
-  const [root, real] = await Promise.all([
-    realPath(cwd).catch(() => path.resolve(cwd)),
-    realPathOfDeepestExisting(absolutePath, realPath),
-  ]);
+  // The cwd is resolved synchronously (see `realCwd`); only the path takes a trip through libuv's thread pool.
+  const root = realCwd(path.resolve(cwd));
+  const real = await realPathOfDeepestExisting(absolutePath, realPath);
   if (!isInside(path.resolve(cwd), absolutePath) && !isInside(root, absolutePath)) {
     return `Path ${absolutePath} is outside the session's working directory ${cwd}`;
   }
@@ -167,10 +165,8 @@ export async function realPathAsSeenByRules(
   realPath: RealPath = realpath,
 ): Promise<string> {
   const root = path.resolve(cwd);
-  const [realRoot, real] = await Promise.all([
-    realPath(root).catch(() => root),
-    realPathOfDeepestExisting(absolutePath, realPath),
-  ]);
+  const realRoot = realCwd(root);
+  const real = await realPathOfDeepestExisting(absolutePath, realPath);
   return spelledUnderCwd(real, root, realRoot);
 }
 

@@ -57,6 +57,21 @@ describe('dropOptionalNulls with an MCP tool schema', () => {
     });
   });
 
+  it('answers an input with no null as it is, and still finds a null deep in an array', () => {
+    const clean = { query: 'q', cursor: 'c', sort: [{ by: 'date', descending: false }], limit: 0 };
+    expect(dropOptionalNulls({ schema: anyInput, jsonSchema: mcpSchema, input: clean })).toBe(clean);
+    const deep = { query: 'q', cursor: 'c', sort: [{ by: 'date' }, { by: 'name', descending: null }] };
+    expect(dropOptionalNulls({ schema: anyInput, jsonSchema: mcpSchema, input: deep })).toEqual({
+      query: 'q',
+      cursor: 'c',
+      sort: [{ by: 'date' }, { by: 'name' }],
+    });
+    const zodSchema = z.object({ items: z.array(z.object({ name: z.string(), tag: z.string().optional() })) });
+    expect(
+      dropOptionalNulls({ schema: zodSchema, input: { items: [{ name: 'a' }, { name: 'b', tag: null }] } }),
+    ).toEqual({ items: [{ name: 'a' }, { name: 'b' }] });
+  });
+
   it('leaves the input unchanged in place', () => {
     const input = { query: 'q', cursor: 'c', filter: { field: 'f', value: null } };
     const copy = structuredClone(input);

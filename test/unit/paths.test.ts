@@ -48,13 +48,27 @@ describe('resolving the cwd and a path', () => {
       'realPathAsSeenByRules',
       (realPath: (target: string) => Promise<string>) => realPathAsSeenByRules('/w', '/w/a.txt', realPath),
     ],
-  ])('%s asks for both at once, not one after the other', async (_name, resolveBoth) => {
+  ])('%s resolves the cwd synchronously: only the path waits for a realpath', async (_name, resolveBoth) => {
     const held = heldRealPath();
     const answer = resolveBoth(held.realPath);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(held.asked.sort()).toEqual(['/w', '/w/a.txt']);
+    expect(held.asked).toEqual(['/w/a.txt']);
     held.answerAll();
     await answer;
+  });
+
+  it('a linked cwd is still seen where it leads: a path through the link is inside, a link out of the real cwd is not', async () => {
+    const dir = await scratchDir();
+    await mkdir(path.join(dir, 'real'));
+    await writeFile(path.join(dir, 'real', 'a.txt'), 'a');
+    await writeFile(path.join(dir, 'secret.txt'), 's');
+    await symlink(path.join(dir, 'real'), path.join(dir, 'link'));
+    await symlink(path.join(dir, 'secret.txt'), path.join(dir, 'real', 'out.txt'));
+    const cwd = path.join(dir, 'link');
+    expect(await pathEscapeReason(cwd, path.join(cwd, 'a.txt'))).toBeUndefined();
+    expect(await pathEscapeReason(cwd, path.join(dir, 'real', 'a.txt'))).toBeUndefined();
+    expect(await pathEscapeReason(cwd, path.join(cwd, 'out.txt'))).toMatch(/leads outside/);
+    expect(await realPathAsSeenByRules(cwd, path.join(dir, 'real', 'a.txt'))).toBe(path.join(cwd, 'a.txt'));
   });
 
   it('realCwd resolves a linked cwd, and answers a cwd it cannot resolve as given', async () => {

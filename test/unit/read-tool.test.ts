@@ -92,6 +92,9 @@ describe('Read and the front of the pipeline', () => {
       ['../elsewhere.txt', /outside the session's working directory/],
       [path.join(outside, 'secret.txt'), /outside the session's working directory/],
       ['link.txt', /through a symlink/],
+      // The file's stat goes along with the confinement check: outside cwd, the escape is what the model reads.
+      [path.join(outside, 'missing.txt'), /outside the session's working directory/],
+      [outside, /outside the session's working directory/],
     ];
     for (const [filePath, message] of cases) {
       const plan = await prepare({ file_path: filePath });

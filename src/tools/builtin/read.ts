@@ -203,15 +203,19 @@ export const readTool = defineTool({
         : { ok: false, message: problem, errorCode: 'artifact_not_accessible' };
     }
     const filePath = resolveToolPath(context.cwd, input.file_path);
-    const escape = await checkToolPath({
-      cwd: context.cwd,
-      toolName: 'Read',
-      absolutePath: filePath,
-      allowRules: context.allowRules,
-      ...(context.realPath === undefined ? {} : { realPath: context.realPath }),
-    });
+    // The file's `stat` goes along with the path's confinement check (its answer counts only when the path is
+    // confined), so a call waits for one trip through libuv's thread pool, not two in turn.
+    const [escape, info] = await Promise.all([
+      checkToolPath({
+        cwd: context.cwd,
+        toolName: 'Read',
+        absolutePath: filePath,
+        allowRules: context.allowRules,
+        ...(context.realPath === undefined ? {} : { realPath: context.realPath }),
+      }),
+      stat(filePath).catch(() => undefined),
+    ]);
     if (escape !== undefined) return { ok: false, message: escape, errorCode: 'path_escape' };
-    const info = await stat(filePath).catch(() => undefined);
     if (info === undefined) return { ok: false, message: `File does not exist: ${filePath}`, errorCode: 'not_found' };
     if (info.isDirectory())
       return { ok: false, message: `${filePath} is a directory, not a file`, errorCode: 'is_directory' };
