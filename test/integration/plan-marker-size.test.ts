@@ -48,11 +48,8 @@ describe("a ten-Read turn's Plan marker (real server, real Read)", () => {
   afterAll(async () => harness.close());
 
   it(`records at most ${MAX_BYTES_PER_CALL} bytes per call besides the files' text, and the reads still answer`, async () => {
-    const calls = Array.from({ length: CALLS }, (_, index) => ({
-      id: `r${index}`,
-      name: 'Read',
-      input: { file_path: 'file.txt' },
-    }));
+    const input = { file_path: 'file.txt' };
+    const calls = Array.from({ length: CALLS }, (_, index) => ({ id: `r${index}`, name: 'Read', input }));
     const { results, events } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const turn = await session.executeTurn({ turnId: 't', calls });

@@ -43,6 +43,8 @@ function callsRunInPlan(events: HistoryEvents): string[] {
 
 const READS = 16;
 const name = (index: number): string => `f${String(index).padStart(2, '0')}.txt`;
+/** A real Read of `file_path`, the turn's call number `index`. */
+const readCall = (index: number, file_path: string) => ({ id: `r${index}`, name: 'Read', input: { file_path } });
 
 /**
  * A whole turn of allowed read-only calls in more than one group (groups hold at most ten calls): Plan runs every
@@ -81,11 +83,7 @@ describe('Plan runs the following groups of allowed reads too (real server, real
 
   it('runs a 16-Read turn in default mode in one Plan marker covering both groups, results in call order', async () => {
     seen.length = 0;
-    const calls = Array.from({ length: READS }, (_, index) => ({
-      id: `r${index}`,
-      name: 'Read',
-      input: { file_path: name(index) },
-    }));
+    const calls = Array.from({ length: READS }, (_, index) => readCall(index, name(index)));
     const { results, events } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const turn = await session.executeTurn({ turnId: 't', calls });
@@ -104,11 +102,9 @@ describe('Plan runs the following groups of allowed reads too (real server, real
   it('leaves a following group with a denied Read to the workflow: nothing reads the secret, the results in order', async () => {
     seen.length = 0;
     await writeFile(path.join(cwd, 'secret.txt'), 'the secret\n');
-    const calls = Array.from({ length: READS }, (_, index) => ({
-      id: `r${index}`,
-      name: 'Read',
-      input: { file_path: index === 12 ? 'secret.txt' : name(index) },
-    }));
+    const calls = Array.from({ length: READS }, (_, index) =>
+      readCall(index, index === 12 ? 'secret.txt' : name(index)),
+    );
     const { results, events } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd, rules: { deny: ['Read(secret.txt)'] } });
       const turn = await session.executeTurn({ turnId: 't', calls });
@@ -129,11 +125,7 @@ describe('Plan runs the following groups of allowed reads too (real server, real
 
   it('never runs the second group when a result of the first stops the turn', async () => {
     seen.length = 0;
-    const calls = Array.from({ length: READS }, (_, index) => ({
-      id: `r${index}`,
-      name: 'Read',
-      input: { file_path: index === 3 ? 'stop.txt' : name(index) },
-    }));
+    const calls = Array.from({ length: READS }, (_, index) => readCall(index, index === 3 ? 'stop.txt' : name(index)));
     const { result, events } = await harness.withWorker(async () => {
       const session = await harness.startSession({ cwd });
       const turn = await session.executeTurn({ turnId: 't', calls });

@@ -24,11 +24,8 @@ describe("Bash's read-only table on a real server", () => {
   afterAll(async () => harness.close());
 
   it('ten `sleep 0.2; cat a.txt` in one reply run unasked as one read-only group', async () => {
-    const calls = Array.from({ length: 10 }, (_, index) => ({
-      id: `s${index}`,
-      name: 'Bash',
-      input: { command: 'sleep 0.2; cat a.txt' },
-    }));
+    const input = { command: 'sleep 0.2; cat a.txt' };
+    const calls = Array.from({ length: 10 }, (_, index) => ({ id: `s${index}`, name: 'Bash', input }));
     const { result, events } = await harness.withWorker(async () => {
       // dontAsk turns every ask into a denial: only a read-only command runs here without a rule.
       const session = await harness.startSession({ cwd, permissionMode: 'dontAsk' });

@@ -68,6 +68,8 @@ describe('events a UI can draw from (real tools, real Temporal server)', () => {
       permissionMode: 'bypassPermissions',
       label: 'Draw every row',
     });
+    const backgroundTask = { command: 'echo started-task; sleep 0.2; echo task-done', run_in_background: true };
+    const tickingLoop = 'for i in $(seq 1 10); do echo "tick $i"; sleep 0.3; done; touch looped';
     await session.executeTurn({
       turnId: 'draw',
       calls: [
@@ -75,11 +77,7 @@ describe('events a UI can draw from (real tools, real Temporal server)', () => {
         { id: 'grep', name: 'Grep', input: { pattern: 'needle', output_mode: 'content' } },
         { id: 'image', name: 'Read', input: { file_path: 'red.png' } },
         { id: 'mcp', name: 'mcp__notes__media', input: {} },
-        {
-          id: 'bg',
-          name: 'Bash',
-          input: { command: 'echo started-task; sleep 0.2; echo task-done', run_in_background: true },
-        },
+        { id: 'bg', name: 'Bash', input: backgroundTask },
       ],
     });
     taskId =
@@ -91,11 +89,7 @@ describe('events a UI can draw from (real tools, real Temporal server)', () => {
       calls: [
         { id: 'out', name: 'TaskOutput', input: { task_id: taskId, block: true, timeout: 10_000 } },
         // Live output: a loop printing every 0.3 s for about 3 s, as a regular activity (Bash is not read-only here).
-        {
-          id: 'loop',
-          name: 'Bash',
-          input: { command: 'for i in $(seq 1 10); do echo "tick $i"; sleep 0.3; done; touch looped' },
-        },
+        { id: 'loop', name: 'Bash', input: { command: tickingLoop } },
       ],
     });
     events = (await session.events()).events;

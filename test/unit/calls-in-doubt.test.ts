@@ -106,11 +106,8 @@ describe('the ledger of calls in doubt', () => {
     // A turn whose own calls use a settled call's id leaves that report for a later turn.
     expect(ledger.takeReports(new Set(['b1'])).map((report) => report.call.callId)).toEqual(['b2']);
     const [retry] = ledger.takeReports(new Set());
-    expect(retry === undefined ? undefined : retryCall(retry)).toEqual({
-      id: 'b1',
-      name: 'Bash',
-      input: { command: 'echo hi\nsleep 30' },
-    });
+    const expected = { id: 'b1', name: 'Bash', input: { command: 'echo hi\nsleep 30' } };
+    expect(retry === undefined ? undefined : retryCall(retry)).toEqual(expected);
     expect(ledger.pendingReports).toBe(0);
     expect(ledger.carry()).toBeUndefined();
   });
