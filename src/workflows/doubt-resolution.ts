@@ -11,6 +11,7 @@ import type { ToolCall } from '../contracts/tool-call.js';
 import type { ToolResult } from '../contracts/tool-result.js';
 import { verifyApproval } from './activity-routing.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
+import { refusedSignedChange } from './policy-authority.js';
 import type { PolicyRefusalReason } from './policy-authority.js';
 import type { TurnCall } from './schedule-calls.js';
 import type { SessionState } from './session-state.js';
@@ -166,26 +167,14 @@ export function installCallsInDoubtHandlers(options: { state: () => SessionState
             }),
         ...(request.expiresAt === undefined ? {} : { expiresAt: request.expiresAt }),
       };
-      if (authority.kind === 'refused') {
-        state.emit({
-          type: 'ApprovalIgnored',
+      if (authority.kind === 'refused')
+        throw refusedSignedChange({
+          state,
           turnId: options.turnId(),
-          requestId: 'resolveInDoubt',
-          reason: authority.reason,
-          detail: authority.detail,
+          refusal: authority,
+          audit,
+          failureType: 'InDoubtResolutionRefused',
         });
-        state.recordApprovalDecision({
-          ...audit,
-          outcome: 'ignored',
-          ignoredBecause: authority.reason,
-          detail: authority.detail,
-        });
-        throw ApplicationFailure.create({
-          message: `resolveInDoubt refused (${authority.reason}): ${authority.detail}; nothing changed`,
-          type: 'InDoubtResolutionRefused',
-          nonRetryable: true,
-        });
-      }
       // Another resolution may have settled the call while this one's signature was checked.
       if (call === undefined) throw ApplicationFailure.create({ message: unknownCall(request.callId).message });
       state.callsInDoubt.settle(call, request.outcome, request.output);

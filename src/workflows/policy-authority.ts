@@ -1,10 +1,11 @@
-import { patched } from '@temporalio/workflow';
+import { ApplicationFailure, patched } from '@temporalio/workflow';
 import type { ApprovalIgnoredReason } from '../contracts/approval.js';
 import { projectErrorMessage } from '../contracts/error-projection.js';
 import { policyChangeOf } from '../contracts/policy.js';
 import type { SetPolicyRequest } from '../contracts/policy.js';
 import { verifyApproval } from './activity-routing.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
+import type { NewApprovalDecision } from './approval-decision-log.js';
 import type { SessionState } from './session-state.js';
 
 /**
@@ -29,6 +30,40 @@ export type PolicyRefusalReason = Extract<
 export type PolicyAuthority =
   | { kind: 'taken'; verified: boolean; policyDigest?: string }
   | { kind: 'refused'; reason: PolicyRefusalReason; detail: string };
+
+/**
+ * A signed change (`setPolicy`, `resolveInDoubt`) refused for want of authority: an `ApprovalIgnored` event and an
+ * `ignored` record in the decision log (`audit` says who asked for what), then the update's failure, which says that
+ * nothing changed.
+ */
+export function refusedSignedChange(options: {
+  state: SessionState;
+  turnId: string;
+  refusal: { reason: PolicyRefusalReason; detail: string };
+  audit: Omit<NewApprovalDecision, 'outcome' | 'ignoredBecause' | 'detail'>;
+  failureType: string;
+}): ApplicationFailure {
+  const { state, refusal, audit } = options;
+  const requestId = audit.requestId;
+  state.emit({
+    type: 'ApprovalIgnored',
+    turnId: options.turnId,
+    requestId,
+    reason: refusal.reason,
+    detail: refusal.detail,
+  });
+  state.recordApprovalDecision({
+    ...audit,
+    outcome: 'ignored',
+    ignoredBecause: refusal.reason,
+    detail: refusal.detail,
+  });
+  return ApplicationFailure.create({
+    message: `${requestId} refused (${refusal.reason}): ${refusal.detail}; nothing changed`,
+    type: options.failureType,
+    nonRetryable: true,
+  });
+}
 
 /**
  * What can be said of a `setPolicy` without checking a signature (no await: decided in the activation it arrived

@@ -23,7 +23,7 @@ import { utf8Length } from '../contracts/utf8-length.js';
 import { admitSession, stopBackgroundTasksActivity } from './activity-routing.js';
 import { afterLocalActivities } from './local-activity-barrier.js';
 import { installCallsInDoubtHandlers } from './doubt-resolution.js';
-import { judgePolicyChangeWithoutSignature, verifyPolicyChange } from './policy-authority.js';
+import { judgePolicyChangeWithoutSignature, refusedSignedChange, verifyPolicyChange } from './policy-authority.js';
 import type { PolicyAuthority } from './policy-authority.js';
 import type { CarriedSessionState, SessionState } from './session-state.js';
 import { StreamingTurns, checkCallCount } from './streaming-turns.js';
@@ -176,28 +176,14 @@ function installSetPolicyHandler(executor: ToolExecutor): void {
   const { state, queue } = executor;
   const applyPolicy = (request: SetPolicyRequest, authority: PolicyAuthority): SetPolicyResult => {
     const turnId = queue.current?.turnId ?? '';
-    if (authority.kind === 'refused') {
-      state.emit({
-        type: 'ApprovalIgnored',
+    if (authority.kind === 'refused')
+      throw refusedSignedChange({
+        state,
         turnId,
-        requestId: 'setPolicy',
-        reason: authority.reason,
-        detail: authority.detail,
+        refusal: authority,
+        audit: { requestId: 'setPolicy', by: policyDecider(request.by), source: 'policy' },
+        failureType: 'PolicyChangeRefused',
       });
-      state.recordApprovalDecision({
-        requestId: 'setPolicy',
-        by: policyDecider(request.by),
-        source: 'policy',
-        outcome: 'ignored',
-        ignoredBecause: authority.reason,
-        detail: authority.detail,
-      });
-      throw ApplicationFailure.create({
-        message: `setPolicy refused (${authority.reason}): ${authority.detail}; nothing changed`,
-        type: 'PolicyChangeRefused',
-        nonRetryable: true,
-      });
-    }
     const policyVersion = state.policy.update(request);
     // Decisions a policy change makes are the policy's (`policy:<by>`), never a bare name taken for a person.
     const { released, denied } = executor.broker.reconsider({
