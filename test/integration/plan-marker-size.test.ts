@@ -1,28 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-
-type HistoryEvents = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>;
+import { planMarkerResults } from '../support/history-text.js';
 
 interface PlanMarkerResult {
   firstGroup?: { plans: unknown[] };
   ranFirstGroup?: Record<string, { modelContent?: string }>;
-}
-
-/** The result of each Plan local-activity marker in a history, as recorded (JSON text). */
-function planMarkerResults(events: HistoryEvents): string[] {
-  return events.flatMap((event) => {
-    const details = event.markerRecordedEventAttributes?.details;
-    const metadata = details?.data?.payloads?.[0]?.data;
-    const result = details?.result?.payloads?.[0]?.data;
-    if (metadata === undefined || metadata === null || result === undefined || result === null) return [];
-    const { activity_type: type } = JSON.parse(Buffer.from(metadata).toString()) as { activity_type?: string };
-    return type === 'planCalls' ? [Buffer.from(result).toString()] : [];
-  });
 }
 
 const CALLS = 10;

@@ -6,7 +6,7 @@ import { texts } from '../../src/contracts/texts.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { createHarness, scratchDir } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { localExecuteCallMarkers } from '../support/history-text.js';
+import { localExecuteCallMarkers, planMarkerResults } from '../support/history-text.js';
 
 type HistoryEvents = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>;
 
@@ -23,14 +23,8 @@ function localActivityTypes(events: HistoryEvents): string[] {
 
 /** Ids of the calls a whole turn's Plan ran itself, first group and the following ones, from its marker's result. */
 function callsRunInPlan(events: HistoryEvents): string[] {
-  return events.flatMap((event) => {
-    const details = event.markerRecordedEventAttributes?.details;
-    const metadata = details?.data?.payloads?.[0]?.data;
-    const result = details?.result?.payloads?.[0]?.data;
-    if (metadata === undefined || metadata === null || result === undefined || result === null) return [];
-    const { activity_type: type } = JSON.parse(Buffer.from(metadata).toString()) as { activity_type?: string };
-    if (type !== 'planCalls') return [];
-    const planned = JSON.parse(Buffer.from(result).toString()) as {
+  return planMarkerResults(events).flatMap((text) => {
+    const planned = JSON.parse(text) as {
       ranFirstGroup?: Record<string, unknown>;
       ranGroups?: Array<{ outcomes: Record<string, unknown> }>;
     };

@@ -46,16 +46,21 @@ export function localExecuteCallMarkers(events: HistoryEvents): number {
   return events.filter(isLocalExecuteCall).length;
 }
 
-/** Ids of the calls a whole turn's Plan ran itself (`PlannedCalls.ranFirstGroup`), from its local-activity markers. */
-export function callsRunByPlan(events: HistoryEvents): string[] {
+/** The result of each Plan local-activity marker in a history, as recorded (JSON text). */
+export function planMarkerResults(events: HistoryEvents): string[] {
   return events.flatMap((event) => {
     const details = event.markerRecordedEventAttributes?.details;
     const metadata = details?.data?.payloads?.[0]?.data;
-    if (metadata === undefined || metadata === null) return [];
-    const { activity_type: type } = JSON.parse(Buffer.from(metadata).toString()) as { activity_type?: string };
     const result = details?.result?.payloads?.[0]?.data;
-    if (type !== 'planCalls' || result === undefined || result === null) return [];
-    const planned = JSON.parse(Buffer.from(result).toString()) as { ranFirstGroup?: Record<string, unknown> };
-    return Object.keys(planned.ranFirstGroup ?? {});
+    if (metadata === undefined || metadata === null || result === undefined || result === null) return [];
+    const { activity_type: type } = JSON.parse(Buffer.from(metadata).toString()) as { activity_type?: string };
+    return type === 'planCalls' ? [Buffer.from(result).toString()] : [];
   });
+}
+
+/** Ids of the calls a whole turn's Plan ran itself (`PlannedCalls.ranFirstGroup`), from its local-activity markers. */
+export function callsRunByPlan(events: HistoryEvents): string[] {
+  return planMarkerResults(events).flatMap((text) =>
+    Object.keys((JSON.parse(text) as { ranFirstGroup?: Record<string, unknown> }).ranFirstGroup ?? {}),
+  );
 }
