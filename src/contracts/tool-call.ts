@@ -30,6 +30,39 @@ const executeTurnRequestSchema = z
   .superRefine((request, context) => rejectDuplicateIds(request.calls, context));
 export type ExecuteTurnRequest = z.infer<typeof executeTurnRequestSchema>;
 
+/**
+ * Why `request` is not a valid `executeTurn` request (the schema's message), or undefined when it is. The update's
+ * validator runs on the workflow thread for every turn: a request of the usual shape is recognised without the
+ * schema, and anything else goes through it, so what is accepted and every message stay the schema's.
+ */
+export function executeTurnRequestProblem(request: unknown): string | undefined {
+  if (isPlainTurnRequest(request)) return undefined;
+  const parsed = executeTurnRequestSchema.safeParse(request);
+  return parsed.success ? undefined : formatZodError(parsed.error);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The schema's rules, checked directly: a non-empty `turnId`; calls with a non-empty id, distinct, a name, and an
+ * `input` key (of any value, `undefined` included).
+ */
+function isPlainTurnRequest(request: unknown): boolean {
+  if (!isRecord(request) || typeof request.turnId !== 'string' || request.turnId.length === 0) return false;
+  const { calls } = request;
+  if (!Array.isArray(calls)) return false;
+  const ids = new Set<string>();
+  for (const call of calls as unknown[]) {
+    if (!isRecord(call) || typeof call.id !== 'string' || call.id.length === 0 || typeof call.name !== 'string')
+      return false;
+    if (!Object.hasOwn(call, 'input')) return false;
+    ids.add(call.id);
+  }
+  return ids.size === calls.length;
+}
+
 /** UTF-8 bytes of a call's input as it travels (a JSON string counts as itself); 0 when it cannot be serialized. */
 export function callInputBytes(call: Pick<ToolCall, 'input'>): number {
   const { input } = call;

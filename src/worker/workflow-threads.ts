@@ -98,7 +98,8 @@ function carrySinkCallsOnCompletions(): void {
  * execution timed out" error, which fails the activation as the SDK fails it. Queries, signals, updates and the start
  * of a workflow all arrive as activations; what is not guarded (creating and disposing a workflow, collecting sink
  * calls) runs only SDK code. Each completion also carries the sink calls its activation made, collected and copied
- * as the SDK's `extract-sink-calls` handler does (see `carrySinkCallsOnCompletions`).
+ * as the SDK's `extract-sink-calls` handler does (see `carrySinkCallsOnCompletions`), except that calls which saw the
+ * same workflow info share one copy of it, as they share the info itself when workflows run on the main thread.
  */
 const threadEntry = [
   "import('node:worker_threads')",
@@ -124,11 +125,16 @@ const threadEntry = [
   '      return Promise.resolve(pending).then((completion) => {',
   '        if (completion === null || typeof completion !== "object") return completion;',
   '        const calls = this.activator.getAndResetSinkCalls();',
+  '        let info, copy;',
   '        for (const call of calls) {',
-  '          call.workflowInfo = { ...call.workflowInfo, unsafe: { ...call.workflowInfo.unsafe } };',
-  '          delete call.workflowInfo.unsafe.now;',
-  '          delete call.workflowInfo.unsafe.random;',
-  '          call.workflowInfo = structuredClone(call.workflowInfo);',
+  '          if (call.workflowInfo !== info) {',
+  '            info = call.workflowInfo;',
+  '            copy = { ...info, unsafe: { ...info.unsafe } };',
+  '            delete copy.unsafe.now;',
+  '            delete copy.unsafe.random;',
+  '            copy = structuredClone(copy);',
+  '          }',
+  '          call.workflowInfo = copy;',
   '        }',
   `        completion[${JSON.stringify(SINK_CALLS_KEY)}] = calls;`,
   '        return completion;',

@@ -16,7 +16,7 @@ import { executeTurnUpdate, setPolicyUpdate } from '../contracts/messages.js';
 import { invalidRule, policyDecider, policySchemas } from '../contracts/policy.js';
 import type { SetPolicyRequest, SetPolicyResult } from '../contracts/policy.js';
 import type { SessionOptions } from '../contracts/session.js';
-import { formatZodError, oversizeRequestReason, toolCallSchemas } from '../contracts/tool-call.js';
+import { executeTurnRequestProblem, formatZodError, oversizeRequestReason } from '../contracts/tool-call.js';
 import type { ExecuteTurnRequest } from '../contracts/tool-call.js';
 import type { TurnResult } from '../contracts/tool-result.js';
 import { utf8Length } from '../contracts/utf8-length.js';
@@ -150,8 +150,8 @@ function installHandlers(executor: ToolExecutor, admission: Admission): void {
     },
     {
       validator: (request) => {
-        const parsed = toolCallSchemas().executeTurn.safeParse(request);
-        if (!parsed.success) throw new Error(`Invalid executeTurn request: ${formatZodError(parsed.error)}`);
+        const problem = executeTurnRequestProblem(request);
+        if (problem !== undefined) throw new Error(`Invalid executeTurn request: ${problem}`);
         const oversize = oversizeRequestReason(request.calls, MAX_TURN_REQUEST_BYTES);
         if (oversize !== undefined) throw new Error(`Invalid executeTurn request: ${oversize}`);
         if (streaming.has(request.turnId))

@@ -8,7 +8,21 @@ import { utf8Length } from '../../src/contracts/utf8-length.js';
 
 describe('request size limit (pure, used by the update validators and the client)', () => {
   it('counts UTF-8 bytes like Buffer.byteLength, surrogate pairs included', () => {
-    for (const text of ['', 'abc', 'é', '€', '𝔘𝔫𝔦', 'a\u0000b', 'x'.repeat(1000) + '😀', '\ud800']) {
+    const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)).join('');
+    for (const text of [
+      '',
+      'abc',
+      'é',
+      '€',
+      '𝔘𝔫𝔦',
+      'a\u0000b',
+      'x'.repeat(1000) + '😀',
+      '\ud800',
+      ascii,
+      ascii + '\u0080',
+      '\udfff' + ascii,
+      'x'.repeat(5000) + '\uffff',
+    ]) {
       expect(utf8Length(text), JSON.stringify(text)).toBe(Buffer.byteLength(text, 'utf8'));
     }
   });
