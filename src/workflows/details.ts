@@ -45,14 +45,24 @@ export class SessionDetails {
   searchAttributeAvailable = false;
   #searchAttributeValue = 0;
   readonly #identity: SessionIdentity;
+  /** What the details say of the session's identity, the same at every change: rendered once. */
+  readonly #identityText: IdentityText;
 
   constructor(identity: SessionIdentity) {
     this.#identity = identity;
+    this.#identityText = identityText(identity);
   }
 
   update(view: SessionView): void {
     // Workflow time: the details are rewritten at each change, so a wait is "since <time>", never a live clock.
-    setCurrentDetails(renderCurrentDetails({ identity: this.#identity, view, now: new Date(Date.now()) }));
+    setCurrentDetails(
+      renderCurrentDetails({
+        identity: this.#identity,
+        view,
+        now: new Date(Date.now()),
+        identityText: this.#identityText,
+      }),
+    );
     if (this.searchAttributeAvailable && this.#searchAttributeValue !== view.pending.length) {
       this.#searchAttributeValue = view.pending.length;
       upsertSearchAttributes([{ key: pendingApprovalsSearchAttributeKey, value: view.pending.length }]);
@@ -66,24 +76,20 @@ export class SessionDetails {
  * Blocks are separated by blank lines (the Web UI renders a list without one inline), and a line of lesser value
  * ends the text: the Web UI sizes the frame it renders the markdown in a line short.
  */
-export function renderCurrentDetails(options: { identity: SessionIdentity; view: SessionView; now: Date }): string {
+export function renderCurrentDetails(options: {
+  identity: SessionIdentity;
+  view: SessionView;
+  now: Date;
+  /** `identityText(identity)`, when the caller keeps it. */
+  identityText?: IdentityText;
+}): string {
   const { identity, view, now } = options;
+  const { head, notes } = options.identityText ?? identityText(identity);
   const state =
     view.runningTurnId === undefined
       ? `**Idle.** ${view.completedTurns} turn(s) completed.`
       : `**Running turn** ${inlineCode(view.runningTurnId)}${view.queuedTurns > 0 ? `; ${view.queuedTurns} turn(s) queued` : ''}.`;
-  const lines = [
-    ...(identity.label === undefined ? [] : [`**${escapeMarkdown(sessionLabelText(identity.label))}**`, '']),
-    `Session ${inlineCode(identity.sessionId)} · cwd ${identity.cwd === undefined ? "the worker's directory" : inlineCode(identity.cwd)} · mode ${inlineCode(identity.permissionMode ?? 'default')}`,
-    '',
-    state,
-  ];
-  // Loud where processes run with the worker's full rights: the session turned the sandbox off, or the worker had none.
-  if (identity.sandboxMode === 'off')
-    lines.push(
-      '',
-      "**Sandbox off** (session option `sandbox.mode`): Bash and background tasks run with the worker's full rights.",
-    );
+  const lines = [...head, '', state, ...notes];
   if (view.unsandboxed !== undefined && view.unsandboxed.calls > 0) {
     lines.push(
       '',
@@ -103,6 +109,28 @@ export function renderCurrentDetails(options: { identity: SessionIdentity; view:
   }
   lines.push('', `_Updated ${now.toISOString()} (workflow time)._`);
   return lines.join('\n');
+}
+
+/** The lines of the current details that only the session's identity decides: above and below its state line. */
+interface IdentityText {
+  head: readonly string[];
+  notes: readonly string[];
+}
+
+function identityText(identity: SessionIdentity): IdentityText {
+  const head = [
+    ...(identity.label === undefined ? [] : [`**${escapeMarkdown(sessionLabelText(identity.label))}**`, '']),
+    `Session ${inlineCode(identity.sessionId)} · cwd ${identity.cwd === undefined ? "the worker's directory" : inlineCode(identity.cwd)} · mode ${inlineCode(identity.permissionMode ?? 'default')}`,
+  ];
+  // Loud where processes run with the worker's full rights: the session turned the sandbox off, or the worker had none.
+  const notes =
+    identity.sandboxMode === 'off'
+      ? [
+          '',
+          "**Sandbox off** (session option `sandbox.mode`): Bash and background tasks run with the worker's full rights.",
+        ]
+      : [];
+  return { head, notes };
 }
 
 function renderRequest(request: ApprovalRequest, position: number, now: Date): string[] {

@@ -79,6 +79,35 @@ describe('Current Details in the Temporal Web UI', () => {
   });
 });
 
+describe('Current Details of a named session with the sandbox off', () => {
+  it('puts the name and the session above the state, the sandbox notes below it, and the time last', () => {
+    const text = renderCurrentDetails({
+      identity: { ...identity, label: 'Deploy bot', sandboxMode: 'off' },
+      view: {
+        runningTurnId: undefined,
+        queuedTurns: 0,
+        completedTurns: 3,
+        pending: [],
+        unsandboxed: { calls: 2, lastReason: 'no bwrap' },
+      },
+      now: new Date('2026-01-01T10:00:00.000Z'),
+    });
+    expect(text.split('\n')).toEqual([
+      '**Deploy bot**',
+      '',
+      'Session `s-1` · cwd `/work/demo` · mode `default`',
+      '',
+      '**Idle.** 3 turn(s) completed.',
+      '',
+      "**Sandbox off** (session option `sandbox.mode`): Bash and background tasks run with the worker's full rights.",
+      '',
+      '**2 call(s) ran without the OS sandbox** on this worker: no bwrap',
+      '',
+      '_Updated 2026-01-01T10:00:00.000Z (workflow time)._',
+    ]);
+  });
+});
+
 describe('static summary and details set at start', () => {
   it('names the session, cwd and permission mode, and how to approve from the Web UI', () => {
     const { staticSummary, staticDetails } = sessionStartMetadata(
