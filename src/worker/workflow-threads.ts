@@ -10,6 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
+import { WatchedThreadClient, threadWatchSource } from './activation-watch.js';
+import type { StartedThread, ThreadClient } from './activation-watch.js';
 
 const require = createRequire(import.meta.url);
 
@@ -20,7 +22,7 @@ type CreatorResult = ReturnType<(typeof Worker)['createWorkflowCreator']>;
 /** The SDK's thread-pool pieces (not its documented API; the SDK's version is pinned in package.json). */
 interface ThreadedVm {
   WorkerThreadClient: new (thread: Thread, logger: Logger, patchActivationCallback?: unknown) => ThreadClient;
-  ThreadedVMWorkflowCreator: new (clients: ThreadClient[]) => Awaited<CreatorResult>;
+  ThreadedVMWorkflowCreator: new (clients: WatchedThreadClient[]) => Awaited<CreatorResult>;
   VMWorkflowThreadProxy: { prototype: WorkflowThreadProxy };
 }
 /** The main thread's handle on one workflow in a workflow thread. */
@@ -31,9 +33,6 @@ interface WorkflowThreadProxy {
 /** A sink call as the workflow thread sends it: `now` and `random` cannot cross threads and are put back here. */
 interface SinkCall {
   workflowInfo: { unsafe: { now?: () => number; random?: () => number } };
-}
-interface ThreadClient {
-  send(input: Record<string, unknown>): Promise<unknown>;
 }
 
 const threadedVm = require('@temporalio/worker/lib/workflow/threaded-vm') as ThreadedVm;
@@ -81,46 +80,43 @@ function carrySinkCallsOnCompletions(): void {
 }
 
 /**
- * What a workflow thread runs: the SDK's global handlers lose their promise hook, each activation runs under one
- * isolate timeout (below), then the SDK's own thread entry takes over. Only the hook goes; the SDK's stack-trace
- * preparation stays. Dynamic `import()` of file URLs, because evaluated thread code is an ES module when the process
- * runs with `--input-type=module` (`node --input-type=module -e …`), and CommonJS otherwise; `import()` works in both,
- * and loads the SDK's CommonJS files into the same module cache as its own `require` calls, so the thread entry sees
- * the handlers changed here. Messages posted to the thread before the entry listens wait in its port.
+ * What a workflow thread runs: the SDK's global handlers lose their promise hook, each activation's synchronous part
+ * is marked for the main thread's watch (below), then the SDK's own thread entry takes over. Only the hook goes; the
+ * SDK's stack-trace preparation stays. Dynamic `import()` of file URLs, because evaluated thread code is an ES module
+ * when the process runs with `--input-type=module` (`node --input-type=module -e …`), and CommonJS otherwise;
+ * `import()` works in both, and loads the SDK's CommonJS files into the same module cache as its own `require` calls,
+ * so the thread entry sees the handlers changed here. Messages posted to the thread before the entry listens wait in
+ * its port.
  *
  * The isolate timeout is what turns workflow code stuck in a loop into a failed workflow task instead of a frozen
- * worker. Node enforces a `runInContext` timeout with a watchdog thread it starts and joins on every call, and the
- * SDK calls into the sandbox with one about four times per activation (activate, each round of unblocking conditions,
- * conclude): measured with strace, 3.5 thread creations per call at four Reads per turn. Here the SDK's calls get no
- * timeout, and the whole synchronous part of an activation runs inside one timed call instead: a tiny context of its
- * own whose script calls back into the activation. The watchdog stops the whole isolate, so it stops workflow code in
- * the inner calls too; the inner calls pass the termination up, and the outer call turns it into the same "Script
- * execution timed out" error, which fails the activation as the SDK fails it. Queries, signals, updates and the start
- * of a workflow all arrive as activations; what is not guarded (creating and disposing a workflow, collecting sink
- * calls) runs only SDK code. Each completion also carries the sink calls its activation made, collected and copied
- * as the SDK's `extract-sink-calls` handler does (see `carrySinkCallsOnCompletions`), except that calls which saw the
- * same workflow info share one copy of it, as they share the info itself when workflows run on the main thread.
+ * worker. Node enforces a `runInContext` timeout with a watchdog thread it starts and joins on every call (the SDK
+ * calls into the sandbox with one about four times per activation). Here the SDK's calls get no timeout; the main
+ * thread keeps the timeout instead, from marks the thread leaves around the whole synchronous part of each activation
+ * (src/worker/activation-watch.ts), and an activation that outlives it fails with the same "Script execution timed
+ * out" message, its thread replaced. Queries, signals, updates and the start of a workflow all arrive as activations;
+ * what is not watched (creating and disposing a workflow, collecting sink calls) runs only SDK code. Each completion
+ * also carries the sink calls its activation made, collected and copied as the SDK's `extract-sink-calls` handler does
+ * (see `carrySinkCallsOnCompletions`), except that calls which saw the same workflow info share one copy of it, as
+ * they share the info itself when workflows run on the main thread.
  */
 const threadEntry = [
   "import('node:worker_threads')",
-  "  .then(({ workerData }) => Promise.all([import('node:vm'), workerData.activationTimeoutMs,",
+  '  .then(({ workerData }) => Promise.all([workerData.watchState,',
   `    import(${JSON.stringify(pathToFileURL(require.resolve('@temporalio/worker/lib/workflow/vm-shared')).href)})]))`,
-  '  .then(([vmModule, timeout, vmSharedModule]) => {',
-  '    const vm = vmModule.default ?? vmModule;',
+  '  .then(([watchState, vmSharedModule]) => {',
   '    const vmShared = vmSharedModule.default ?? vmSharedModule;',
   '    vmShared.globalHandlers.setPromiseHook = () => {};',
-  '    const guard = vm.createContext({ run: undefined });',
-  "    const callRun = new vm.Script('run()');",
+  threadWatchSource('watchState'),
   '    const activate = vmShared.BaseVMWorkflow.prototype.activate;',
   '    vmShared.BaseVMWorkflow.prototype.activate = function (activation) {',
   '      let pending;',
-  '      guard.run = () => { pending = activate.call(this, activation); };',
+  '      watch.begin(this.activator.info.runId);',
   '      try {',
-  '        callRun.runInContext(guard, { timeout });',
+  '        pending = activate.call(this, activation);',
   '      } catch (error) {',
   '        return Promise.resolve({ runId: this.activator.info.runId, failed: { failure: this.activator.errorToFailure(error) } });',
   '      } finally {',
-  '        guard.run = undefined;',
+  '        watch.end();',
   '      }',
   '      return Promise.resolve(pending).then((completion) => {',
   '        if (completion === null || typeof completion !== "object") return completion;',
@@ -155,31 +151,28 @@ export class HooklessWorkflowThreadsWorker extends Worker {
   ): CreatorResult {
     if (options.debugMode) return await super.createWorkflowCreator(workflowBundle, options, logger);
     carrySinkCallsOnCompletions();
+    const start = (watchState: SharedArrayBuffer): StartedThread => {
+      const client = new threadedVm.WorkerThreadClient(
+        new Thread(threadEntry, { eval: true, workerData: { watchState } }),
+        logger,
+        options.patchActivationCallback,
+      );
+      const ready = client.send({
+        type: 'init',
+        workflowBundle,
+        // No timeout per call into the sandbox: the main thread watches each activation as a whole.
+        isolateExecutionTimeoutMs: undefined,
+        reuseV8Context: options.reuseV8Context ?? true,
+        registeredActivityNames: new Set(options.activities.keys()),
+        hasPatchActivationCallback: options.patchActivationCallback !== undefined,
+      });
+      return { client, ready };
+    };
     const clients = Array.from(
       { length: options.workflowThreadPoolSize },
-      () =>
-        new threadedVm.WorkerThreadClient(
-          new Thread(threadEntry, {
-            eval: true,
-            workerData: { activationTimeoutMs: options.isolateExecutionTimeoutMs },
-          }),
-          logger,
-          options.patchActivationCallback,
-        ),
+      () => new WatchedThreadClient({ start, timeoutMs: options.isolateExecutionTimeoutMs, logger }),
     );
-    await Promise.all(
-      clients.map((client) =>
-        client.send({
-          type: 'init',
-          workflowBundle,
-          // No timeout per call into the sandbox: the thread entry times each activation as a whole.
-          isolateExecutionTimeoutMs: undefined,
-          reuseV8Context: options.reuseV8Context ?? true,
-          registeredActivityNames: new Set(options.activities.keys()),
-          hasPatchActivationCallback: options.patchActivationCallback !== undefined,
-        }),
-      ),
-    );
+    await Promise.all(clients.map((client) => client.ready()));
     return new threadedVm.ThreadedVMWorkflowCreator(clients);
   }
 }

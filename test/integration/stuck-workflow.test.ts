@@ -51,4 +51,55 @@ describe('a workflow stuck in a loop', () => {
       await nativeConnection.close();
     }
   });
+
+  it('replays a workflow that waited in the same thread meanwhile: it goes on from its history', async () => {
+    const taskQueue = uniqueName('stuck-bystander');
+    const nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    // One workflow thread, so the waiting workflow and the stuck one share it.
+    const worker = await HooklessWorkflowThreadsWorker.create({
+      connection: nativeConnection,
+      namespace: inject('temporalNamespace'),
+      taskQueue,
+      workflowsPath,
+      workflowThreadPoolSize: 1,
+    });
+    try {
+      await worker.runUntil(async () => {
+        const waiting = await client.workflow.start('waitForWord', { taskQueue, workflowId: uniqueName('wait') });
+        // Its first task done: it waits in the thread's cache.
+        await waitFor(async () =>
+          (await waiting.fetchHistory()).events?.some((event) => event.workflowTaskCompletedEventAttributes != null),
+        );
+        const stuck = await client.workflow.start('spinForever', { taskQueue, workflowId: uniqueName('spin') });
+        const failure = await waitFor(async () => {
+          const history = await stuck.fetchHistory();
+          return history.events?.find((event) => event.workflowTaskFailedEventAttributes != null)
+            ?.workflowTaskFailedEventAttributes?.failure?.message;
+        });
+        expect(failure).toMatch(/timed out after 5000ms/);
+        await waiting.signal('word', 'hello');
+        expect(await waiting.result()).toBe('heard hello');
+        // The thread it waited in was replaced: its next task failed, saying why, and Temporal replayed it.
+        const replaced = (await waiting.fetchHistory()).events?.find(
+          (event) => event.workflowTaskFailedEventAttributes != null,
+        );
+        expect(replaced?.workflowTaskFailedEventAttributes?.failure?.message).toMatch(
+          /workflow thread .* was replaced/,
+        );
+        await stuck.terminate('test over');
+      });
+    } finally {
+      await nativeConnection.close();
+    }
+  });
 });
+
+/** `probe`'s first truthy answer, asked every 100 ms for up to 30 s. */
+async function waitFor<T>(probe: () => Promise<T | undefined | null | false>): Promise<T> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const answer = await probe();
+    if (answer) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('gave up waiting after 30 s');
+}
