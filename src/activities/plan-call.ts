@@ -60,11 +60,26 @@ function parseJsonInput(raw: unknown): { ok: true; value: unknown } | { ok: fals
   }
 }
 
+type ParsedCall = { kind: 'parsed'; tool: Tool; input: unknown } | RejectedCallPlan;
+
+/**
+ * Plan's parse of each call, for the Prepare that the same Plan runs next on the same call object (its first group):
+ * taken once, and only with the same registry, so the input is parsed once per Plan instead of twice. A call object
+ * is the activity's own (decoded from its input), so no other activity ever sees an entry.
+ */
+const parsedByPlan = new WeakMap<ToolCall, { registry: ToolRegistry; parsed: ParsedCall }>();
+
 /** Lookup (aliases resolved), JSON-string input parse and schema parse: what both Plan and Prepare start with. */
-export function lookupAndParse(options: {
-  registry: ToolRegistry;
-  call: ToolCall;
-}): { kind: 'parsed'; tool: Tool; input: unknown } | RejectedCallPlan {
+export function lookupAndParse(options: { registry: ToolRegistry; call: ToolCall }): ParsedCall {
+  const kept = parsedByPlan.get(options.call);
+  if (kept !== undefined) {
+    parsedByPlan.delete(options.call);
+    if (kept.registry === options.registry) return kept.parsed;
+  }
+  return parse(options);
+}
+
+function parse(options: { registry: ToolRegistry; call: ToolCall }): ParsedCall {
   const { registry, call } = options;
   const tool = registry.lookup(call.name);
   if (tool === undefined) return rejected(call, 'lookup', errorCodes.toolNotFound, texts.toolNotFound(call.name));
@@ -99,7 +114,8 @@ export function lookupAndParse(options: {
  * an unknown tool, an invalid input or a throwing classifier makes the call exclusive.
  */
 export function planCall(options: { registry: ToolRegistry; call: ToolCall }): PlannedCall {
-  const parsed = lookupAndParse(options);
+  const parsed = parse(options);
+  parsedByPlan.set(options.call, { registry: options.registry, parsed });
   if (parsed.kind === 'rejected') return parsed;
   return {
     kind: 'planned',
