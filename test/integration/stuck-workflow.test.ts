@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { HooklessWorkflowThreadsWorker } from '../../src/worker/workflow-threads.js';
@@ -24,75 +25,65 @@ describe('a workflow stuck in a loop', () => {
   });
 
   it('fails its workflow task with the isolate timeout, and the worker still runs other workflows', async () => {
-    const taskQueue = uniqueName('stuck');
-    const nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await HooklessWorkflowThreadsWorker.create({
-      connection: nativeConnection,
-      namespace: inject('temporalNamespace'),
-      taskQueue,
-      workflowsPath,
+    await withWorker({ name: 'stuck' }, async (taskQueue) => {
+      const stuck = await client.workflow.start('spinForever', { taskQueue, workflowId: uniqueName('spin') });
+      expect(await firstTaskFailure(stuck)).toMatch(/timed out after 5000ms/);
+      const answered = await client.workflow.execute('answer', { taskQueue, workflowId: uniqueName('answer') });
+      expect(answered).toBe(42);
+      await stuck.terminate('test over');
     });
-    try {
-      await worker.runUntil(async () => {
-        const stuck = await client.workflow.start('spinForever', { taskQueue, workflowId: uniqueName('spin') });
-        let failure: string | undefined;
-        for (let attempt = 0; attempt < 300 && failure === undefined; attempt++) {
-          const history = await stuck.fetchHistory();
-          const failed = history.events?.find((event) => event.workflowTaskFailedEventAttributes != null);
-          failure = failed?.workflowTaskFailedEventAttributes?.failure?.message ?? undefined;
-          if (failure === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        expect(failure).toMatch(/timed out after 5000ms/);
-        const answered = await client.workflow.execute('answer', { taskQueue, workflowId: uniqueName('answer') });
-        expect(answered).toBe(42);
-        await stuck.terminate('test over');
-      });
-    } finally {
-      await nativeConnection.close();
-    }
   });
 
   it('replays a workflow that waited in the same thread meanwhile: it goes on from its history', async () => {
-    const taskQueue = uniqueName('stuck-bystander');
-    const nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
     // One workflow thread, so the waiting workflow and the stuck one share it.
-    const worker = await HooklessWorkflowThreadsWorker.create({
-      connection: nativeConnection,
-      namespace: inject('temporalNamespace'),
-      taskQueue,
-      workflowsPath,
-      workflowThreadPoolSize: 1,
+    await withWorker({ name: 'stuck-bystander', workflowThreadPoolSize: 1 }, async (taskQueue) => {
+      const waiting = await client.workflow.start('waitForWord', { taskQueue, workflowId: uniqueName('wait') });
+      // Its first task done: it waits in the thread's cache.
+      await waitFor(async () =>
+        (await waiting.fetchHistory()).events?.some((event) => event.workflowTaskCompletedEventAttributes != null),
+      );
+      const stuck = await client.workflow.start('spinForever', { taskQueue, workflowId: uniqueName('spin') });
+      expect(await firstTaskFailure(stuck)).toMatch(/timed out after 5000ms/);
+      await waiting.signal('word', 'hello');
+      expect(await waiting.result()).toBe('heard hello');
+      // The thread it waited in was replaced: its next task failed, saying why, and Temporal replayed it.
+      expect(await firstTaskFailure(waiting)).toMatch(/workflow thread .* was replaced/);
+      await stuck.terminate('test over');
     });
+  });
+
+  /** Runs `body` while a hook-less worker polls a task queue of its own. */
+  async function withWorker(
+    options: { name: string; workflowThreadPoolSize?: number },
+    body: (taskQueue: string) => Promise<void>,
+  ): Promise<void> {
+    const taskQueue = uniqueName(options.name);
+    const nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
     try {
-      await worker.runUntil(async () => {
-        const waiting = await client.workflow.start('waitForWord', { taskQueue, workflowId: uniqueName('wait') });
-        // Its first task done: it waits in the thread's cache.
-        await waitFor(async () =>
-          (await waiting.fetchHistory()).events?.some((event) => event.workflowTaskCompletedEventAttributes != null),
-        );
-        const stuck = await client.workflow.start('spinForever', { taskQueue, workflowId: uniqueName('spin') });
-        const failure = await waitFor(async () => {
-          const history = await stuck.fetchHistory();
-          return history.events?.find((event) => event.workflowTaskFailedEventAttributes != null)
-            ?.workflowTaskFailedEventAttributes?.failure?.message;
-        });
-        expect(failure).toMatch(/timed out after 5000ms/);
-        await waiting.signal('word', 'hello');
-        expect(await waiting.result()).toBe('heard hello');
-        // The thread it waited in was replaced: its next task failed, saying why, and Temporal replayed it.
-        const replaced = (await waiting.fetchHistory()).events?.find(
-          (event) => event.workflowTaskFailedEventAttributes != null,
-        );
-        expect(replaced?.workflowTaskFailedEventAttributes?.failure?.message).toMatch(
-          /workflow thread .* was replaced/,
-        );
-        await stuck.terminate('test over');
+      const worker = await HooklessWorkflowThreadsWorker.create({
+        connection: nativeConnection,
+        namespace: inject('temporalNamespace'),
+        taskQueue,
+        workflowsPath,
+        ...(options.workflowThreadPoolSize === undefined
+          ? {}
+          : { workflowThreadPoolSize: options.workflowThreadPoolSize }),
       });
+      await worker.runUntil(() => body(taskQueue));
     } finally {
       await nativeConnection.close();
     }
-  });
+  }
 });
+
+/** The message of the first failed workflow task in a workflow's history, once there is one. */
+async function firstTaskFailure(handle: WorkflowHandle): Promise<string> {
+  return await waitFor(async () => {
+    const history = await handle.fetchHistory();
+    return history.events?.find((event) => event.workflowTaskFailedEventAttributes != null)
+      ?.workflowTaskFailedEventAttributes?.failure?.message;
+  });
+}
 
 /** `probe`'s first truthy answer, asked every 100 ms for up to 30 s. */
 async function waitFor<T>(probe: () => Promise<T | undefined | null | false>): Promise<T> {
