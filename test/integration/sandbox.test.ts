@@ -281,7 +281,10 @@ describe('the OS sandbox (bubblewrap) through real sessions', { timeout: 180_000
     const cwd = await scratchDir();
     await harness.withWorker(async () => {
       const session = await requiredSession(cwd);
-      const bomb = await bash(session, 't1', 'bomb() { bomb | bomb; }; bomb', { timeout: 20_000 });
+      // Five seconds reach the limit many times over. The bomb keeps both cores busy until its deadline ends it, and
+      // test files running meanwhile starve for as long: a fresh-clone CI run once saw a workflow task of another
+      // file time out during a 20-second bomb.
+      const bomb = await bash(session, 't1', 'bomb() { bomb | bomb; }; bomb', { timeout: 5_000 });
       expect(bomb).toMatchObject({ status: 'error', isError: true, sandboxed: true });
       expect(bomb.modelContent).toMatch(/process limit \(64 processes|Resource temporarily unavailable/);
       const after = await bash(session, 't2', 'echo alive');
