@@ -4,7 +4,7 @@ import { ApplicationFailure, condition, uuid4 } from '@temporalio/workflow';
 import { DEFAULT_MAX_CALLS_PER_TURN } from '../contracts/defaults.js';
 import { sessionSchemas } from '../contracts/session.js';
 import type { SessionOptions } from '../contracts/session.js';
-import { formatZodError, toolCallSchemas } from '../contracts/tool-call.js';
+import { executeTurnRequestProblem, formatZodError } from '../contracts/tool-call.js';
 import type { ToolCall } from '../contracts/tool-call.js';
 import type { TurnResult } from '../contracts/tool-result.js';
 import type { CarriedSessionState } from './session-state.js';
@@ -89,8 +89,8 @@ function checkRequest(request: { turnId: string; calls: readonly ToolCall[]; ses
   const { turnId, calls, sessionOptions } = request;
   const options = sessionSchemas().options.safeParse(sessionOptions);
   if (!options.success) throw invalid(`options: ${formatZodError(options.error)}`);
-  const parsed = toolCallSchemas().executeTurn.safeParse({ turnId, calls });
-  if (!parsed.success) throw invalid(formatZodError(parsed.error));
+  const problem = executeTurnRequestProblem({ turnId, calls });
+  if (problem !== undefined) throw invalid(problem);
   const maxCalls = sessionOptions.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN;
   if (calls.length > maxCalls && executor?.queue.knows(turnId) !== true) {
     throw invalid(
