@@ -4,6 +4,7 @@ import os from 'node:os';
 import { callInputValue, compactPlan } from '../contracts/compact-plan.js';
 import type { WireCallPlan } from '../contracts/compact-plan.js';
 import { PAYLOAD_LIMITS } from '../contracts/defaults.js';
+import type { CallPlan } from '../contracts/call-plan.js';
 import type { Activities, PreparedCalls } from '../contracts/pipeline.js';
 import type { PermissionRules } from '../contracts/session.js';
 import { texts } from '../contracts/texts.js';
@@ -21,6 +22,18 @@ import type { Warn } from './dependencies.js';
 import { rejected } from './plan-call.js';
 import { prepareCall } from './prepare-call.js';
 import { failOnToolMismatch } from './tool-mismatch.js';
+
+/** The plan each compact plan of this process was made from (see `planBeforeCompacting`). */
+const compactedFrom = new WeakMap<WireCallPlan, CallPlan>();
+
+/**
+ * The plan Prepare compacted into `wire`, when this process made it: what `expandPlan` would give back (the same
+ * fields; the input the same value), without taking the compact plan apart again. For a Plan that runs the group it
+ * has just prepared, in the same process (`runGroup`); a plan that came through a payload has no entry.
+ */
+export function planBeforeCompacting(wire: WireCallPlan): CallPlan | undefined {
+  return compactedFrom.get(wire);
+}
 
 /**
  * The `prepareCalls` activity: the front half of the pipeline for calls whose group is about to run, in one round
@@ -98,14 +111,15 @@ export function createPrepareCalls(options: {
         if (plan.kind === 'ready' && postToolUseHookMatches(seen, plan.toolName)) plan.postToolUseHooks = true;
     }
     await failOnToolMismatch({ identity: options.workerIdentity, plans: prepared, warn });
-    const plans = withinPreparedBudget(
-      prepared.map((plan, index) =>
-        compactPlan(plan, {
-          sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.input, calls[index]),
-          leaveOutDefaults: compactPlans === true,
-        }),
-      ),
-    );
+    const wires = prepared.map((plan, index) => {
+      const wire = compactPlan(plan, {
+        sameAsCall: plan.kind === 'ready' && sameInputAsCall(plan.input, calls[index]),
+        leaveOutDefaults: compactPlans === true,
+      });
+      if (wire !== plan) compactedFrom.set(wire, plan);
+      return wire;
+    });
+    const plans = withinPreparedBudget(wires);
     const result: PreparedCalls =
       untrustedSettingsFiles.length === 0 ? { plans, cwd } : { plans, cwd, untrustedSettings: untrustedSettingsFiles };
     if (options.operatorRules !== undefined) result.operatorRules = options.operatorRules;

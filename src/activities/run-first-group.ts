@@ -14,6 +14,7 @@ import type {
   SessionContext,
 } from '../contracts/pipeline.js';
 import { utf8Length } from '../contracts/utf8-length.js';
+import { planBeforeCompacting } from './prepare-calls.js';
 
 /**
  * At most this many bytes of outcomes come back from one Plan (Temporal warns about a payload over 512 KiB): the
@@ -67,7 +68,7 @@ export async function runGroup(options: RunGroupOptions): Promise<RanGroupOutcom
   if (prepared.plans.length === 0 || prepared.plans.length !== calls.length) return undefined;
   const plans: ReadyCallPlan[] = [];
   for (const [index, wire] of prepared.plans.entries()) {
-    const plan = expandPlan(wire, calls[index] ?? { input: undefined });
+    const plan = planBeforeCompacting(wire) ?? expandPlan(wire, calls[index] ?? { input: undefined });
     // Client tools wait for the client, tools that read session state need the workflow's state, and a tool that
     // cancels its siblings on error needs each call in its own cancellation scope.
     if (plan.kind !== 'ready' || plan.clientTool === true || plan.readsSessionState || plan.cancelSiblingsOnError)

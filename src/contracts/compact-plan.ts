@@ -120,13 +120,14 @@ export function compactPlan(
     }
     return value;
   };
+  // Built field by field, in the plan's order (no `delete`, which would leave V8 a slow dictionary of an object).
   const compact: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(plan))
+  for (const key of Object.keys(plan)) {
+    if (key === 'input' && options.sameAsCall) continue;
+    const value = (plan as Record<string, unknown>)[key];
     compact[key] = OWN_KEYS.has(key) || sources.length === 0 ? value : visit(value, [key]);
-  if (options.sameAsCall) {
-    delete compact.input;
-    compact.inputFromCall = true;
   }
+  if (options.sameAsCall) compact.inputFromCall = true;
   if (refs.length > 0) compact.refs = refs;
   return compact as CompactReadyPlan;
 }
@@ -204,39 +205,49 @@ function flagLetters(flags: CallFlags): string {
   return `${letters.join('')}${flags.sideEffectScope === 'none' ? '' : `:${flags.sideEffectScope}`}`;
 }
 
+/** Each flag's letter (`FLAG_LETTERS` the other way round). */
+const LETTER_OF = Object.fromEntries(FLAG_LETTERS.map(([letter, flag]) => [flag, letter])) as Record<
+  (typeof FLAG_LETTERS)[number][1],
+  string
+>;
+
 function flagsFromLetters(code: string): CallFlags {
-  const [letters = '', scope] = code.split(':');
-  const flags: Partial<CallFlags> = {};
-  for (const [letter, flag] of FLAG_LETTERS) flags[flag] = letters.includes(letter);
+  // `letters[:scope]`: the scope is what follows the first colon, up to any next one.
+  const colon = code.indexOf(':');
+  const letters = colon === -1 ? code : code.slice(0, colon);
+  const scope = colon === -1 ? 'none' : code.slice(colon + 1).split(':', 1)[0];
   return {
-    concurrentSafe: flags.concurrentSafe === true,
-    readOnly: flags.readOnly === true,
-    destructive: flags.destructive === true,
-    sideEffectScope: (scope ?? 'none') as SideEffectScope,
-    idempotent: flags.idempotent === true,
-    declaredReadOnly: flags.declaredReadOnly === true,
+    concurrentSafe: letters.includes(LETTER_OF.concurrentSafe),
+    readOnly: letters.includes(LETTER_OF.readOnly),
+    destructive: letters.includes(LETTER_OF.destructive),
+    sideEffectScope: scope as SideEffectScope,
+    idempotent: letters.includes(LETTER_OF.idempotent),
+    declaredReadOnly: letters.includes(LETTER_OF.declaredReadOnly),
   };
 }
 
 /** What the workflow can put back without being told (see the module comment). */
 function leaveOutDefaults(plan: ReadyCallPlan): CompactReadyPlan {
-  const compact: CompactReadyPlan = { ...plan, flags: flagLetters(plan.flags) };
-  for (const [key, value] of Object.entries(DEFAULTS) as Array<[DefaultedKey, unknown]>)
-    if (compact[key] === value) delete compact[key];
-  const { ruleContent, toolName } = plan;
-  if (ruleContent !== undefined) {
-    if (plan.summary === `${toolName}: ${ruleContent}`) delete compact.summary;
-    if (plan.rememberRule === `${toolName}(${ruleContent})`) delete compact.rememberRule;
-    const input = plan.input;
-    if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
-      const field = Object.entries(input as Record<string, unknown>).find(([, value]) => value === ruleContent)?.[0];
-      if (field !== undefined) {
-        delete compact.ruleContent;
-        compact.ruleContentField = field;
-      }
-    }
+  const { ruleContent, toolName, input } = plan;
+  // The input's field that holds the rule content, if one does (the first, in the input's order).
+  let ruleContentField: string | undefined;
+  if (ruleContent !== undefined && input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const fields = input as Record<string, unknown>;
+    ruleContentField = Object.keys(fields).find((field) => fields[field] === ruleContent);
   }
-  return compact;
+  // Built field by field in the plan's order, leaving out instead of deleting (see `compactPlan`).
+  const compact: Record<string, unknown> = {};
+  for (const key of Object.keys(plan)) {
+    const value = (plan as unknown as Record<string, unknown>)[key];
+    if (key === 'flags') compact.flags = flagLetters(plan.flags);
+    else if (Object.hasOwn(DEFAULTS, key) && DEFAULTS[key as DefaultedKey] === value) continue;
+    else if (ruleContent !== undefined && key === 'summary' && value === `${toolName}: ${ruleContent}`) continue;
+    else if (ruleContent !== undefined && key === 'rememberRule' && value === `${toolName}(${ruleContent})`) continue;
+    else if (key === 'ruleContent' && ruleContentField !== undefined) continue;
+    else compact[key] = value;
+  }
+  if (ruleContentField !== undefined) compact.ruleContentField = ruleContentField;
+  return compact as CompactReadyPlan;
 }
 
 /**
@@ -335,10 +346,13 @@ export type WireCallOutcome = Omit<CallOutcome, 'isError' | 'queuedMs'> &
 export function compactOutcomes(outcomes: Record<string, CallOutcome>): Record<string, WireCallOutcome> {
   return Object.fromEntries(
     Object.entries(outcomes).map(([callId, outcome]) => {
-      const wire: WireCallOutcome = { ...outcome };
-      if (wire.isError === false) delete wire.isError;
-      if (wire.queuedMs === 0) delete wire.queuedMs;
-      return [callId, wire];
+      const wire: Record<string, unknown> = {};
+      for (const key of Object.keys(outcome)) {
+        const value = (outcome as unknown as Record<string, unknown>)[key];
+        if ((key === 'isError' && value === false) || (key === 'queuedMs' && value === 0)) continue;
+        wire[key] = value;
+      }
+      return [callId, wire as WireCallOutcome];
     }),
   );
 }

@@ -186,3 +186,105 @@ describe('compact plans: what a Prepare answer records per call', () => {
     expect(expandOutcomes(viaJson(outcomes))).toStrictEqual(outcomes);
   });
 });
+
+describe('compact plans on the wire', () => {
+  // The bytes a Prepare answer records, field by field in the order Prepare makes them: the compact shape is built
+  // without deleting fields, and must send the same JSON as when it was built by deleting them.
+  const long = 'cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail';
+  const plans: ReadyCallPlan[] = [
+    {
+      kind: 'ready',
+      callId: 'r0',
+      toolName: 'Read',
+      input: { file_path: '/w/file.txt' },
+      inputDigest: 'abababababababababababababababababababababababababababababababab',
+      flags: {
+        concurrentSafe: true,
+        readOnly: true,
+        destructive: false,
+        sideEffectScope: 'none',
+        idempotent: true,
+        declaredReadOnly: true,
+      },
+      summary: 'Read: /w/file.txt',
+      interruptBehavior: 'cancel',
+      alwaysAsk: false,
+      stopTurnOnSuccess: false,
+      cancelSiblingsOnError: false,
+      ruleKind: 'path',
+      rememberRule: 'Read(/w/file.txt)',
+      editsInsideCwd: false,
+      hasPermissionRequestHooks: false,
+      readsSessionState: false,
+      ruleContent: '/w/file.txt',
+      permission: {},
+      timeoutMs: 30000,
+    },
+    {
+      kind: 'ready',
+      callId: 'b1',
+      toolName: 'Bash',
+      input: { command: long, timeout: 5 },
+      inputDigest: 'cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd',
+      flags: {
+        concurrentSafe: false,
+        readOnly: false,
+        destructive: false,
+        sideEffectScope: 'workspace',
+        idempotent: false,
+        declaredReadOnly: false,
+      },
+      summary:
+        'Bash: cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail',
+      interruptBehavior: 'block',
+      alwaysAsk: false,
+      stopTurnOnSuccess: false,
+      cancelSiblingsOnError: true,
+      ruleKind: 'command',
+      rememberRule: 'Bash(cd:*)',
+      editsInsideCwd: false,
+      hasPermissionRequestHooks: true,
+      readsSessionState: false,
+      ruleContent: long,
+      approval: { preview: long },
+      permission: {
+        commands: {
+          parsed: true,
+          parts: [
+            { content: 'cd /tmp/switchyard-bench/project', readOnly: true },
+            { content: 'npm run build -- --verbose && npm test -- --reporter=dot --bail --xx', readOnly: false },
+          ],
+          otherSpellings: [],
+        },
+      },
+      timeoutMs: 5,
+    },
+  ] as ReadyCallPlan[];
+  const expected = [
+    '{"kind":"ready","callId":"r0","toolName":"Read","inputDigest":"abababababababababababababababababababababababababababababababab","flags":"crio","ruleKind":"path","permission":{},"timeoutMs":30000,"ruleContentField":"file_path","inputFromCall":true}',
+    '{"kind":"ready","callId":"r0","toolName":"Read","inputDigest":"abababababababababababababababababababababababababababababababab","flags":{"concurrentSafe":true,"readOnly":true,"destructive":false,"sideEffectScope":"none","idempotent":true,"declaredReadOnly":true},"summary":"Read: /w/file.txt","interruptBehavior":"cancel","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":false,"ruleKind":"path","rememberRule":"Read(/w/file.txt)","editsInsideCwd":false,"hasPermissionRequestHooks":false,"readsSessionState":false,"ruleContent":"/w/file.txt","permission":{},"timeoutMs":30000,"inputFromCall":true}',
+    '{"kind":"ready","callId":"r0","toolName":"Read","input":{"file_path":"/w/file.txt"},"inputDigest":"abababababababababababababababababababababababababababababababab","flags":"crio","ruleKind":"path","permission":{},"timeoutMs":30000,"ruleContentField":"file_path"}',
+    '{"kind":"ready","callId":"r0","toolName":"Read","input":{"file_path":"/w/file.txt"},"inputDigest":"abababababababababababababababababababababababababababababababab","flags":{"concurrentSafe":true,"readOnly":true,"destructive":false,"sideEffectScope":"none","idempotent":true,"declaredReadOnly":true},"summary":"Read: /w/file.txt","interruptBehavior":"cancel","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":false,"ruleKind":"path","rememberRule":"Read(/w/file.txt)","editsInsideCwd":false,"hasPermissionRequestHooks":false,"readsSessionState":false,"ruleContent":"/w/file.txt","permission":{},"timeoutMs":30000}',
+    '{"kind":"ready","callId":"b1","toolName":"Bash","inputDigest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","flags":":workspace","interruptBehavior":"block","cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(cd:*)","hasPermissionRequestHooks":true,"approval":{"preview":""},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"timeoutMs":5,"ruleContentField":"command","inputFromCall":true,"refs":[{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
+    '{"kind":"ready","callId":"b1","toolName":"Bash","inputDigest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","flags":{"concurrentSafe":false,"readOnly":false,"destructive":false,"sideEffectScope":"workspace","idempotent":false,"declaredReadOnly":false},"summary":"","interruptBehavior":"block","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(cd:*)","editsInsideCwd":false,"hasPermissionRequestHooks":true,"readsSessionState":false,"ruleContent":"","approval":{"preview":""},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"timeoutMs":5,"inputFromCall":true,"refs":[{"path":["summary"],"field":"command","start":0,"end":99,"before":"Bash: "},{"path":["ruleContent"],"field":"command","start":0,"end":99},{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
+    '{"kind":"ready","callId":"b1","toolName":"Bash","input":{"command":"cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail","timeout":5},"inputDigest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","flags":":workspace","interruptBehavior":"block","cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(cd:*)","hasPermissionRequestHooks":true,"approval":{"preview":""},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"timeoutMs":5,"ruleContentField":"command","refs":[{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
+    '{"kind":"ready","callId":"b1","toolName":"Bash","input":{"command":"cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail","timeout":5},"inputDigest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","flags":{"concurrentSafe":false,"readOnly":false,"destructive":false,"sideEffectScope":"workspace","idempotent":false,"declaredReadOnly":false},"summary":"","interruptBehavior":"block","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(cd:*)","editsInsideCwd":false,"hasPermissionRequestHooks":true,"readsSessionState":false,"ruleContent":"","approval":{"preview":""},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"timeoutMs":5,"refs":[{"path":["summary"],"field":"command","start":0,"end":99,"before":"Bash: "},{"path":["ruleContent"],"field":"command","start":0,"end":99},{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
+  ];
+  it('sends each plan as the same JSON, with and without its defaults, with and without its input', () => {
+    const sent: string[] = [];
+    for (const plan of plans)
+      for (const sameAsCall of [true, false])
+        for (const leaveOutDefaults of [true, false])
+          sent.push(JSON.stringify(compactPlan(plan, { sameAsCall, leaveOutDefaults })));
+    expect(sent).toEqual(expected);
+  });
+  it('sends outcomes without their defaults, the rest in their order', () => {
+    const outcomes: Record<string, CallOutcome> = {
+      r0: { status: 'success', modelContent: 'x', isError: false, queuedMs: 0, activeMs: 3 },
+      r1: { status: 'error', modelContent: 'y', isError: true, queuedMs: 5, activeMs: 3 },
+    };
+    expect(JSON.stringify(compactOutcomes(outcomes))).toBe(
+      '{"r0":{"status":"success","modelContent":"x","activeMs":3},"r1":{"status":"error","modelContent":"y","isError":true,"queuedMs":5,"activeMs":3}}',
+    );
+  });
+});
