@@ -3,7 +3,7 @@
  * without ever re-scanning text already seen, so a long line costs linear time, and at most `keepChars` characters of
  * a line are held in memory, so a 300 MB line costs no more than a short one.
  */
-import { constants } from 'node:fs';
+import { constants, fstatSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
@@ -53,7 +53,10 @@ export async function openRegularFileWithStats(filePath: string): Promise<{ hand
   const handle = await open(filePath, constants.O_RDONLY | constants.O_NONBLOCK);
   let stats: Stats;
   try {
-    stats = await handle.stat();
+    // Asked synchronously, of the open descriptor: no path to walk and nothing to read, the kernel answers from the
+    // file it holds open (a network file system from the attributes the open has just fetched), where a trip through
+    // libuv's thread pool would make the call wait one more round and cost the worker's thread more than the answer.
+    stats = fstatSync(handle.fd);
   } catch (error) {
     await handle.close();
     throw error;
