@@ -44,7 +44,8 @@ const OPTIONS = {
     retry: { maximumAttempts: 3 },
   }),
   /** PreToolUse command hooks may take a minute each; a retry would run them again, so one retry only. */
-  prepare: { startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 2 } },
+  // In milliseconds: a Plan is scheduled on every turn, and a number is the SDK's duration without parsing text.
+  prepare: { startToCloseTimeout: 10 * 60_000, retry: { maximumAttempts: 2 } },
   /**
    * A hook that fails or hangs is no decision: the human still decides. Once the race is decided or the turn is
    * interrupted the activity is cancelled without waiting (TRY_CANCEL); the cancellation reaches it with its next

@@ -12,6 +12,9 @@ export class EventLog {
   #events: SessionEvent[];
   #next: number;
   #appendedThisRun = 0;
+  /** The last `at` written, as a time and as text: the events of one activation share their workflow time. */
+  #atMs = Number.NaN;
+  #atText = '';
 
   constructor(carried?: { events: SessionEvent[]; next: number }) {
     this.#events = carried?.events ?? [];
@@ -19,7 +22,12 @@ export class EventLog {
   }
 
   append(event: NewSessionEvent, at: Date): SessionEvent {
-    const full = { ...event, seq: this.#next, at: at.toISOString() } as SessionEvent;
+    const ms = at.getTime();
+    if (ms !== this.#atMs) {
+      this.#atMs = ms;
+      this.#atText = at.toISOString();
+    }
+    const full = { ...event, seq: this.#next, at: this.#atText } as SessionEvent;
     this.#next += 1;
     this.#appendedThisRun += 1;
     this.#events.push(full);

@@ -9,6 +9,15 @@ const fill = (log: EventLog, count: number) => {
 const seqs = (events: Array<{ seq: number }>) => events.map((event) => event.seq);
 
 describe('the event log', () => {
+  it('stamps each event with the time it was appended at (events of one activation share theirs)', () => {
+    const log = new EventLog();
+    const later = new Date(at.getTime() + 1);
+    const stamps = [at, at, later, at].map(
+      (time, index) => log.append({ type: 'TurnStarted', turnId: `t${index}`, callIds: [], streaming: false }, time).at,
+    );
+    expect(stamps).toEqual([at.toISOString(), at.toISOString(), later.toISOString(), at.toISOString()]);
+  });
+
   it('keeps the newest EVENT_LOG_RETAINED events, whatever it still holds before a batch is dropped', () => {
     for (const total of [
       EVENT_LOG_RETAINED - 1,
