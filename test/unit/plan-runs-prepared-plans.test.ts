@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createActivities } from '../../src/activities/create-activities.js';
 import { createPrepareCalls, planBeforeCompacting } from '../../src/activities/prepare-calls.js';
 import * as compactPlans from '../../src/contracts/compact-plan.js';
-import type { PlannedCalls, PreparedCalls } from '../../src/contracts/pipeline.js';
+import type { PlanCallsInput, PlannedCalls, PreparedCalls } from '../../src/contracts/pipeline.js';
 import type { ToolCall } from '../../src/contracts/tool-call.js';
 import { builtinTools } from '../../src/tools/builtin.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -45,13 +45,14 @@ describe('the group a Plan runs', () => {
       localCalls: { maxTimeoutMs: 30_000, budgetMs: 1_000 },
     });
     vi.mocked(compactPlans.expandPlan).mockClear();
-    const planned = (await new MockActivityEnvironment().run(activities.planCalls, {
+    const input: PlanCallsInput = {
       session: { sessionId: 's', cwd },
       calls,
       compactPlans: true,
       prepareFirstGroup: { hooksOffPath: true, postHooksOffPath: true },
       runFirstGroup: { turnId: 't', rules },
-    })) as PlannedCalls;
+    };
+    const planned = (await new MockActivityEnvironment().run(activities.planCalls, input)) as PlannedCalls;
     const ran = compactPlans.expandOutcomes(planned.ranFirstGroup ?? {});
     expect(ran.r1?.modelContent).toContain('alpha');
     expect(ran.r2?.modelContent).toContain('beta');
@@ -75,10 +76,10 @@ describe('the group a Plan runs', () => {
     })) as PreparedCalls;
     const throughPayload = JSON.parse(JSON.stringify(prepared)) as PreparedCalls;
     for (const [index, wire] of prepared.plans.entries()) {
-      const call = calls[index] ?? { input: undefined };
+      const call = calls[index];
       const before = planBeforeCompacting(wire);
-      expect(before).toMatchObject({ kind: 'ready', callId: call.id });
-      expect(before).toStrictEqual(compactPlans.expandPlan(throughPayload.plans[index]!, call));
+      expect(before).toMatchObject({ kind: 'ready', callId: call?.id });
+      expect(before).toStrictEqual(compactPlans.expandPlan(throughPayload.plans[index]!, call ?? { input: undefined }));
       expect(planBeforeCompacting(throughPayload.plans[index]!)).toBeUndefined();
     }
   });
