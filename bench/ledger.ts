@@ -55,6 +55,7 @@ export function ledgerEntry(
     commit: git.commit,
     uncommittedChanges: git.uncommittedChanges,
     rounds: report.rounds,
+    ...(report.latencyRounds === undefined ? {} : { latencyRounds: report.latencyRounds }),
     throughputSeconds,
     ratioToRaw: { '1': ratioAt(1), '4': ratioAt(4), '16': ratioAt(16) },
     switchyardP50Ms: { '1': p50At(1), '4': p50At(4), '16': p50At(16) },

@@ -12,6 +12,8 @@ export interface LedgerEntry {
   /** True when `git status --porcelain -- src/workflows src/activities` listed anything: the code measured is not the commit's. */
   uncommittedChanges: boolean;
   rounds: number;
+  /** Rounds, so pairs, of the Reads-per-turn scenarios; absent before they took more than `rounds`. */
+  latencyRounds?: number;
   throughputSeconds: number;
   /** Switchyard (as shipped) p50 / raw Temporal p50, by calls per turn. */
   ratioToRaw: { '1': number | null; '4': number | null; '16': number | null };
@@ -130,6 +132,8 @@ export interface BenchReport {
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
   versions: { temporalSdk: string; server: string };
   rounds: number;
+  /** Rounds of the Reads-per-turn scenarios (`BENCH_LATENCY_ROUNDS`); absent in reports written before, which took `rounds`. */
+  latencyRounds?: number;
   latency: ContenderRow[];
   switchyardOnly: ContenderRow[];
   history: HistoryRow[];
@@ -585,7 +589,7 @@ export async function writeReport(options: {
   const markdown = [
     '# Benchmarks',
     '',
-    `Written by \`npm run bench\` (bench/run.ts) on ${report.date.slice(0, 10)} (${report.date}). Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}. Temporal TypeScript SDK ${report.versions.temporalSdk}; ${report.versions.server}. Client, workers and server share the machine. Each scenario runs one warm-up, then ${report.rounds} rounds (the ten 200 ms calls ${Math.min(report.rounds, 20)}); within a round the contenders take turns (alternating), against the same server. Nothing here is asserted by a test, and nothing here is an absolute target.`,
+    `Written by \`npm run bench\` (bench/run.ts) on ${report.date.slice(0, 10)} (${report.date}). Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}. Temporal TypeScript SDK ${report.versions.temporalSdk}; ${report.versions.server}. Client, workers and server share the machine. Each scenario runs one warm-up, then ${report.rounds} rounds (the 1, 4 and 16 Reads per turn ${report.latencyRounds ?? report.rounds}, the ten 200 ms calls ${Math.min(report.rounds, 20)}); within a round the contenders take turns (alternating), against the same server. Nothing here is asserted by a test, and nothing here is an absolute target.`,
     '',
     '## Switchyard against the hand-written sessions: same-round ratios',
     '',

@@ -3,7 +3,9 @@
 // mutating calls). Writes bench/results/<scenario>.json, bench/results/latency.svg and BENCHMARKS.md. Only same-run
 // ratios count: within a round the contenders alternate, and every figure that matters is the median, with its
 // interquartile range, of the rounds' ratios (bench/stats.ts `pairedRatio`); absolute times are context.
-// Not a test: nothing here asserts a timing. `BENCH_ROUNDS` (default 30), `BENCH_THROUGHPUT_SECONDS` (default 4, one
+// Not a test: nothing here asserts a timing. `BENCH_ROUNDS` (default 30), `BENCH_LATENCY_ROUNDS` (default four times
+// `BENCH_ROUNDS`: the rounds of the 1, 4 and 16 Reads scenarios, whose one-Read median moved by ±0.05 between runs of the
+// same commit at 30), `BENCH_THROUGHPUT_SECONDS` (default 4, one
 // window) and `BENCH_THROUGHPUT_PAIRS` (default 3 alternating windows per contender and size) size the run. Switchyard runs twice: as shipped (short read-only calls as local activities) and with
 // `localReadOnlyCalls: false` (every call a regular activity, as when tool workers are separate), so the lever shows.
 // `BENCH_WAITING_SESSIONS` (default 200) sizes the memory scenario. A run of 10 rounds or more is appended to the
@@ -50,6 +52,12 @@ import { pairedRatio, round, stats } from './stats.js';
 import { benchWorker, slowReadTool, stampStarts, stampTool } from './tools.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+/**
+ * Rounds of the Reads-per-turn scenarios. Their ratios are the headline, and the median of a few dozen pairs is a
+ * coarse one: at 30 pairs, the one-Read median of three runs of the same commit read 0.97, 0.96 and 1.07 (each pair's
+ * ratio spreads over about ±0.15 on this machine). Four times the pairs halve that spread; they cost about a minute.
+ */
+const LATENCY_ROUNDS = Number(process.env.BENCH_LATENCY_ROUNDS ?? ROUNDS * 4);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 4);
 const THROUGHPUT_PAIRS = Number(process.env.BENCH_THROUGHPUT_PAIRS ?? 3);
 const WAITING_SESSIONS = Number(process.env.BENCH_WAITING_SESSIONS ?? 200);
@@ -160,26 +168,29 @@ async function latencyByCalls(): Promise<ContenderRow[]> {
     });
   const rows: ContenderRow[] = [];
   for (const calls of [1, 4, 16]) {
-    progress(`latency: ${calls} Read call(s) per turn, ${ROUNDS} rounds`);
-    const samples = await alternate({
-      'in-process Promise.all': async () => {
-        await Promise.all(Array.from({ length: calls }, () => rawActivities.readFileActivity(filePath)));
+    progress(`latency: ${calls} Read call(s) per turn, ${LATENCY_ROUNDS} rounds`);
+    const samples = await alternate(
+      {
+        'in-process Promise.all': async () => {
+          await Promise.all(Array.from({ length: calls }, () => rawActivities.readFileActivity(filePath)));
+        },
+        'raw Temporal': async () => {
+          await rawUpdate(raw, calls);
+        },
+        Switchyard: async (index) => {
+          await session.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
+        },
+        [REGULAR]: async (index) => {
+          await regularSession.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
+        },
+        // Last, so the contenders before it follow each other as they did before it was added (the order within a round
+        // shifts what each one inherits from the one before: the server's leftover work, garbage to collect).
+        [RAW_LOCAL]: async () => {
+          await rawUpdate(rawLocal, calls);
+        },
       },
-      'raw Temporal': async () => {
-        await rawUpdate(raw, calls);
-      },
-      Switchyard: async (index) => {
-        await session.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
-      },
-      [REGULAR]: async (index) => {
-        await regularSession.executeTurn({ turnId: `c${calls}-${index}`, calls: reads(calls) });
-      },
-      // Last, so the contenders before it follow each other as they did before it was added (the order within a round
-      // shifts what each one inherits from the one before: the server's leftover work, garbage to collect).
-      [RAW_LOCAL]: async () => {
-        await rawUpdate(rawLocal, calls);
-      },
-    });
+      LATENCY_ROUNDS,
+    );
     const scenario = `${calls} call${calls === 1 ? '' : 's'} per turn`;
     for (const [contender, values] of Object.entries(samples))
       rows.push({ scenario, calls, contender, ...stats(values) });
@@ -746,6 +757,7 @@ const report: BenchReport = {
       : 'embedded dev server (temporal CLI 1.5.1, server 1.29.1, SQLite in memory)',
   },
   rounds: ROUNDS,
+  latencyRounds: LATENCY_ROUNDS,
   latency: [],
   switchyardOnly: [],
   history: [],
