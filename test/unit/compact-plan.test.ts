@@ -191,84 +191,37 @@ describe('compact plans on the wire', () => {
   // The bytes a Prepare answer records, field by field in the order Prepare makes them: the compact shape is built
   // without deleting fields, and must send the same JSON as when it was built by deleting them.
   const long = 'cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail';
-  const plans: ReadyCallPlan[] = [
-    {
-      kind: 'ready',
-      callId: 'r0',
-      toolName: 'Read',
-      input: { file_path: '/w/file.txt' },
-      inputDigest: 'abababababababababababababababababababababababababababababababab',
-      flags: {
-        concurrentSafe: true,
-        readOnly: true,
-        destructive: false,
-        sideEffectScope: 'none',
-        idempotent: true,
-        declaredReadOnly: true,
+  /** A Bash plan whose long strings are slices of its command: they travel as references. */
+  const bashPlan: ReadyCallPlan = {
+    ...unusualPlan,
+    input: { command: long, timeout: 5 },
+    flags: { ...unusualPlan.flags, destructive: false },
+    summary: `Bash: ${long}`,
+    alwaysAsk: false,
+    stopTurnOnSuccess: false,
+    ruleContent: long,
+    approval: { preview: long },
+    permission: {
+      commands: {
+        parsed: true,
+        parts: [
+          { content: 'cd /tmp/switchyard-bench/project', readOnly: true },
+          { content: 'npm run build -- --verbose && npm test -- --reporter=dot --bail --xx', readOnly: false },
+        ],
+        otherSpellings: [],
       },
-      summary: 'Read: /w/file.txt',
-      interruptBehavior: 'cancel',
-      alwaysAsk: false,
-      stopTurnOnSuccess: false,
-      cancelSiblingsOnError: false,
-      ruleKind: 'path',
-      rememberRule: 'Read(/w/file.txt)',
-      editsInsideCwd: false,
-      hasPermissionRequestHooks: false,
-      readsSessionState: false,
-      ruleContent: '/w/file.txt',
-      permission: {},
-      timeoutMs: 30000,
     },
-    {
-      kind: 'ready',
-      callId: 'b1',
-      toolName: 'Bash',
-      input: { command: long, timeout: 5 },
-      inputDigest: 'cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd',
-      flags: {
-        concurrentSafe: false,
-        readOnly: false,
-        destructive: false,
-        sideEffectScope: 'workspace',
-        idempotent: false,
-        declaredReadOnly: false,
-      },
-      summary:
-        'Bash: cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail',
-      interruptBehavior: 'block',
-      alwaysAsk: false,
-      stopTurnOnSuccess: false,
-      cancelSiblingsOnError: true,
-      ruleKind: 'command',
-      rememberRule: 'Bash(cd:*)',
-      editsInsideCwd: false,
-      hasPermissionRequestHooks: true,
-      readsSessionState: false,
-      ruleContent: long,
-      approval: { preview: long },
-      permission: {
-        commands: {
-          parsed: true,
-          parts: [
-            { content: 'cd /tmp/switchyard-bench/project', readOnly: true },
-            { content: 'npm run build -- --verbose && npm test -- --reporter=dot --bail --xx', readOnly: false },
-          ],
-          otherSpellings: [],
-        },
-      },
-      timeoutMs: 5,
-    },
-  ] as ReadyCallPlan[];
+  };
+  const plans = [readPlan, bashPlan];
   const expected = [
-    '{"kind":"ready","callId":"r0","toolName":"Read","inputDigest":"abababababababababababababababababababababababababababababababab","flags":"crio","ruleKind":"path","permission":{},"timeoutMs":30000,"ruleContentField":"file_path","inputFromCall":true}',
-    '{"kind":"ready","callId":"r0","toolName":"Read","inputDigest":"abababababababababababababababababababababababababababababababab","flags":{"concurrentSafe":true,"readOnly":true,"destructive":false,"sideEffectScope":"none","idempotent":true,"declaredReadOnly":true},"summary":"Read: /w/file.txt","interruptBehavior":"cancel","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":false,"ruleKind":"path","rememberRule":"Read(/w/file.txt)","editsInsideCwd":false,"hasPermissionRequestHooks":false,"readsSessionState":false,"ruleContent":"/w/file.txt","permission":{},"timeoutMs":30000,"inputFromCall":true}',
-    '{"kind":"ready","callId":"r0","toolName":"Read","input":{"file_path":"/w/file.txt"},"inputDigest":"abababababababababababababababababababababababababababababababab","flags":"crio","ruleKind":"path","permission":{},"timeoutMs":30000,"ruleContentField":"file_path"}',
-    '{"kind":"ready","callId":"r0","toolName":"Read","input":{"file_path":"/w/file.txt"},"inputDigest":"abababababababababababababababababababababababababababababababab","flags":{"concurrentSafe":true,"readOnly":true,"destructive":false,"sideEffectScope":"none","idempotent":true,"declaredReadOnly":true},"summary":"Read: /w/file.txt","interruptBehavior":"cancel","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":false,"ruleKind":"path","rememberRule":"Read(/w/file.txt)","editsInsideCwd":false,"hasPermissionRequestHooks":false,"readsSessionState":false,"ruleContent":"/w/file.txt","permission":{},"timeoutMs":30000}',
-    '{"kind":"ready","callId":"b1","toolName":"Bash","inputDigest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","flags":":workspace","interruptBehavior":"block","cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(cd:*)","hasPermissionRequestHooks":true,"approval":{"preview":""},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"timeoutMs":5,"ruleContentField":"command","inputFromCall":true,"refs":[{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
-    '{"kind":"ready","callId":"b1","toolName":"Bash","inputDigest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","flags":{"concurrentSafe":false,"readOnly":false,"destructive":false,"sideEffectScope":"workspace","idempotent":false,"declaredReadOnly":false},"summary":"","interruptBehavior":"block","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(cd:*)","editsInsideCwd":false,"hasPermissionRequestHooks":true,"readsSessionState":false,"ruleContent":"","approval":{"preview":""},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"timeoutMs":5,"inputFromCall":true,"refs":[{"path":["summary"],"field":"command","start":0,"end":99,"before":"Bash: "},{"path":["ruleContent"],"field":"command","start":0,"end":99},{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
-    '{"kind":"ready","callId":"b1","toolName":"Bash","input":{"command":"cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail","timeout":5},"inputDigest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","flags":":workspace","interruptBehavior":"block","cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(cd:*)","hasPermissionRequestHooks":true,"approval":{"preview":""},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"timeoutMs":5,"ruleContentField":"command","refs":[{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
-    '{"kind":"ready","callId":"b1","toolName":"Bash","input":{"command":"cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail","timeout":5},"inputDigest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","flags":{"concurrentSafe":false,"readOnly":false,"destructive":false,"sideEffectScope":"workspace","idempotent":false,"declaredReadOnly":false},"summary":"","interruptBehavior":"block","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(cd:*)","editsInsideCwd":false,"hasPermissionRequestHooks":true,"readsSessionState":false,"ruleContent":"","approval":{"preview":""},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"timeoutMs":5,"refs":[{"path":["summary"],"field":"command","start":0,"end":99,"before":"Bash: "},{"path":["ruleContent"],"field":"command","start":0,"end":99},{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
+    '{"kind":"ready","callId":"r0","toolName":"Read","inputDigest":"2fe463be2013442ae7d54ba1fe27d677a9d0553e0257af99d273fe6e2d57167a","flags":"crio","ruleKind":"path","permission":{},"timeoutMs":30000,"ruleContentField":"file_path","inputFromCall":true}',
+    '{"kind":"ready","callId":"r0","toolName":"Read","inputDigest":"2fe463be2013442ae7d54ba1fe27d677a9d0553e0257af99d273fe6e2d57167a","flags":{"concurrentSafe":true,"readOnly":true,"destructive":false,"sideEffectScope":"none","idempotent":true,"declaredReadOnly":true},"summary":"Read: /tmp/switchyard-compact-plan/file.txt","interruptBehavior":"cancel","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":false,"ruleKind":"path","rememberRule":"Read(/tmp/switchyard-compact-plan/file.txt)","editsInsideCwd":false,"hasPermissionRequestHooks":false,"readsSessionState":false,"ruleContent":"/tmp/switchyard-compact-plan/file.txt","permission":{},"timeoutMs":30000,"inputFromCall":true}',
+    '{"kind":"ready","callId":"r0","toolName":"Read","input":{"file_path":"/tmp/switchyard-compact-plan/file.txt"},"inputDigest":"2fe463be2013442ae7d54ba1fe27d677a9d0553e0257af99d273fe6e2d57167a","flags":"crio","ruleKind":"path","permission":{},"timeoutMs":30000,"ruleContentField":"file_path"}',
+    '{"kind":"ready","callId":"r0","toolName":"Read","input":{"file_path":"/tmp/switchyard-compact-plan/file.txt"},"inputDigest":"2fe463be2013442ae7d54ba1fe27d677a9d0553e0257af99d273fe6e2d57167a","flags":{"concurrentSafe":true,"readOnly":true,"destructive":false,"sideEffectScope":"none","idempotent":true,"declaredReadOnly":true},"summary":"Read: /tmp/switchyard-compact-plan/file.txt","interruptBehavior":"cancel","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":false,"ruleKind":"path","rememberRule":"Read(/tmp/switchyard-compact-plan/file.txt)","editsInsideCwd":false,"hasPermissionRequestHooks":false,"readsSessionState":false,"ruleContent":"/tmp/switchyard-compact-plan/file.txt","permission":{},"timeoutMs":30000}',
+    '{"kind":"ready","callId":"b1","toolName":"Bash","inputDigest":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","flags":":workspace","interruptBehavior":"block","cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(npm test:*)","editsInsideCwd":true,"hasPermissionRequestHooks":true,"readsSessionState":true,"approval":{"preview":""},"hook":{"decision":"ask","reason":"why not"},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"clientTool":true,"postToolUseHooks":true,"ruleContentField":"command","inputFromCall":true,"refs":[{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
+    '{"kind":"ready","callId":"b1","toolName":"Bash","inputDigest":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","flags":{"concurrentSafe":false,"readOnly":false,"destructive":false,"sideEffectScope":"workspace","idempotent":false,"declaredReadOnly":false},"summary":"","interruptBehavior":"block","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(npm test:*)","editsInsideCwd":true,"hasPermissionRequestHooks":true,"readsSessionState":true,"ruleContent":"","approval":{"preview":""},"hook":{"decision":"ask","reason":"why not"},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"clientTool":true,"postToolUseHooks":true,"inputFromCall":true,"refs":[{"path":["summary"],"field":"command","start":0,"end":99,"before":"Bash: "},{"path":["ruleContent"],"field":"command","start":0,"end":99},{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
+    '{"kind":"ready","callId":"b1","toolName":"Bash","input":{"command":"cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail","timeout":5},"inputDigest":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","flags":":workspace","interruptBehavior":"block","cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(npm test:*)","editsInsideCwd":true,"hasPermissionRequestHooks":true,"readsSessionState":true,"approval":{"preview":""},"hook":{"decision":"ask","reason":"why not"},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"clientTool":true,"postToolUseHooks":true,"ruleContentField":"command","refs":[{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
+    '{"kind":"ready","callId":"b1","toolName":"Bash","input":{"command":"cd /tmp/switchyard-bench/project && npm run build -- --verbose && npm test -- --reporter=dot --bail","timeout":5},"inputDigest":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","flags":{"concurrentSafe":false,"readOnly":false,"destructive":false,"sideEffectScope":"workspace","idempotent":false,"declaredReadOnly":false},"summary":"","interruptBehavior":"block","alwaysAsk":false,"stopTurnOnSuccess":false,"cancelSiblingsOnError":true,"ruleKind":"command","rememberRule":"Bash(npm test:*)","editsInsideCwd":true,"hasPermissionRequestHooks":true,"readsSessionState":true,"ruleContent":"","approval":{"preview":""},"hook":{"decision":"ask","reason":"why not"},"permission":{"commands":{"parsed":true,"parts":[{"content":"cd /tmp/switchyard-bench/project","readOnly":true},{"content":"npm run build -- --verbose && npm test -- --reporter=dot --bail --xx","readOnly":false}],"otherSpellings":[]}},"clientTool":true,"postToolUseHooks":true,"refs":[{"path":["summary"],"field":"command","start":0,"end":99,"before":"Bash: "},{"path":["ruleContent"],"field":"command","start":0,"end":99},{"path":["approval","preview"],"field":"command","start":0,"end":99}]}',
   ];
   it('sends each plan as the same JSON, with and without its defaults, with and without its input', () => {
     const sent: string[] = [];
